@@ -1,0 +1,326 @@
+//! Containers and objects: `Option<T>`, `Vec<T>` (Array), tuples (Array of fixed length),
+//! `HashMap`/`BTreeMap` (Map), and the object handles (Function, Tensor, Shape, Error...).
+
+use core::hash::Hash;
+use core::ptr::NonNull;
+use std::collections::{BTreeMap, HashMap};
+
+use super::{AbiType, ConvError, FromAny, FromArg, IntoAny, ListItem};
+use crate::any::{Any, AnyView};
+use crate::array::{seq_slice, Array};
+use crate::error::Error;
+use crate::function::{Function, FunctionRef};
+use crate::map::Map;
+use crate::object::{cell_ptr, ObjectRef};
+use crate::reflect::TypeDesc;
+use crate::shape::Shape;
+use crate::tensor::{DLTensor, Tensor, TensorView};
+use crate::type_index as ti;
+
+impl<T: AbiType> AbiType for Option<T> {
+    const DESC: &'static TypeDesc = &TypeDesc::Optional(T::DESC);
+}
+impl<T: ListItem> ListItem for Option<T> {}
+
+impl<'a, T: FromArg<'a>> FromArg<'a> for Option<T> {
+    #[inline(always)]
+    fn from_arg(v: &'a AnyView<'a>) -> Result<Option<T>, ConvError> {
+        if v.is_none() {
+            Ok(None)
+        } else {
+            T::from_arg(v).map(Some)
+        }
+    }
+}
+
+impl<T: IntoAny> IntoAny for Option<T> {
+    #[inline]
+    fn into_any(self) -> Result<Any, ConvError> {
+        match self {
+            Some(v) => v.into_any(),
+            None => Ok(Any::NONE),
+        }
+    }
+}
+
+/// The elements of an Array/List view, or a mismatch against `desc`.
+#[inline]
+fn seq_elements<'a>(
+    v: &'a AnyView<'a>,
+    desc: &'static TypeDesc,
+) -> Result<&'a [AnyView<'a>], ConvError> {
+    match v.type_index() {
+        // SAFETY: an Array/List object borrowed by the view for 'a.
+        ti::ARRAY | ti::LIST => Ok(unsafe { seq_slice(v.raw().ptr().cast()) }),
+        other => Err(ConvError::mismatch(desc, other)),
+    }
+}
+
+/// Wraps an element's failure with its index.
+#[cold]
+pub(crate) fn in_element(index: usize, inner: ConvError) -> ConvError {
+    ConvError::Element {
+        index,
+        inner: Box::new(inner),
+    }
+}
+
+impl<T: ListItem> AbiType for Vec<T> {
+    const DESC: &'static TypeDesc = &TypeDesc::List(T::DESC);
+}
+impl<T: ListItem> ListItem for Vec<T> {}
+
+impl<'a, T: ListItem + FromArg<'a>> FromArg<'a> for Vec<T> {
+    fn from_arg(v: &'a AnyView<'a>) -> Result<Vec<T>, ConvError> {
+        seq_elements(v, Self::DESC)?
+            .iter()
+            .enumerate()
+            .map(|(i, e)| T::from_arg(e).map_err(|err| in_element(i, err)))
+            .collect()
+    }
+}
+
+impl<T: ListItem + IntoAny> IntoAny for Vec<T> {
+    fn into_any(self) -> Result<Any, ConvError> {
+        let items = self
+            .into_iter()
+            .enumerate()
+            .map(|(i, e)| e.into_any().map_err(|err| in_element(i, err)))
+            .collect::<Result<Vec<Any>, _>>()?;
+        Ok(Array::new(items).as_object().clone().into_any())
+    }
+}
+
+macro_rules! tuple {
+    ($len:expr; $($name:ident $idx:tt),+) => {
+        impl<$($name: AbiType),+> AbiType for ($($name,)+) {
+            const DESC: &'static TypeDesc = &TypeDesc::Tuple(&[$($name::DESC),+]);
+        }
+        impl<$($name: AbiType),+> ListItem for ($($name,)+) {}
+
+        impl<'a, $($name: FromArg<'a>),+> FromArg<'a> for ($($name,)+) {
+            fn from_arg(v: &'a AnyView<'a>) -> Result<Self, ConvError> {
+                let items = seq_elements(v, Self::DESC)?;
+                if items.len() != $len {
+                    return Err(ConvError::Length { what: "tuple", expected: $len, got: items.len() });
+                }
+                Ok(($($name::from_arg(&items[$idx]).map_err(|e| in_element($idx, e))?,)+))
+            }
+        }
+
+        impl<$($name: IntoAny),+> IntoAny for ($($name,)+) {
+            fn into_any(self) -> Result<Any, ConvError> {
+                let items = vec![$(self.$idx.into_any().map_err(|e| in_element($idx, e))?),+];
+                Ok(Array::new(items).as_object().clone().into_any())
+            }
+        }
+    };
+}
+
+tuple!(1; A 0);
+tuple!(2; A 0, B 1);
+tuple!(3; A 0, B 1, C 2);
+tuple!(4; A 0, B 1, C 2, D 3);
+tuple!(5; A 0, B 1, C 2, D 3, E 4);
+tuple!(6; A 0, B 1, C 2, D 3, E 4, F 5);
+tuple!(7; A 0, B 1, C 2, D 3, E 4, F 5, G 6);
+tuple!(8; A 0, B 1, C 2, D 3, E 4, F 5, G 6, H 7);
+tuple!(9; A 0, B 1, C 2, D 3, E 4, F 5, G 6, H 7, I 8);
+tuple!(10; A 0, B 1, C 2, D 3, E 4, F 5, G 6, H 7, I 8, J 9);
+tuple!(11; A 0, B 1, C 2, D 3, E 4, F 5, G 6, H 7, I 8, J 9, K 10);
+tuple!(12; A 0, B 1, C 2, D 3, E 4, F 5, G 6, H 7, I 8, J 9, K 10, L 11);
+
+fn map_entries(v: &AnyView<'_>, desc: &'static TypeDesc) -> Result<Vec<(Any, Any)>, ConvError> {
+    if v.type_index() != ti::MAP {
+        return Err(ConvError::mismatch(desc, v.type_index()));
+    }
+    let obj = v.object().and_then(NonNull::new).expect("object index");
+    // SAFETY: a live Map object borrowed by the view.
+    let map = Map::from_object(unsafe { ObjectRef::from_borrowed(obj) })
+        .map_err(|_| ConvError::mismatch(desc, v.type_index()))?;
+    map.entries().map_err(ConvError::from)
+}
+
+fn entry<K: FromAny, V: FromAny>(i: usize, (k, v): &(Any, Any)) -> Result<(K, V), ConvError> {
+    Ok((
+        K::from_any(k.view()).map_err(|e| in_element(i, e))?,
+        V::from_any(v.view()).map_err(|e| in_element(i, e))?,
+    ))
+}
+
+fn map_any<K: IntoAny, V: IntoAny>(
+    entries: impl Iterator<Item = (K, V)>,
+) -> Result<Any, ConvError> {
+    let entries = entries
+        .enumerate()
+        .map(|(i, (k, v))| {
+            Ok((
+                k.into_any().map_err(|e| in_element(i, e))?,
+                v.into_any().map_err(|e| in_element(i, e))?,
+            ))
+        })
+        .collect::<Result<Vec<_>, ConvError>>()?;
+    Ok(Map::new(entries)?.as_object().clone().into_any())
+}
+
+macro_rules! map_type {
+    ($map:ident, $($bound:path),*) => {
+        impl<K: AbiType, V: AbiType, S> AbiType for $map<K, V, S> {
+            const DESC: &'static TypeDesc = &TypeDesc::Map(K::DESC, V::DESC);
+        }
+        impl<K: AbiType, V: AbiType, S> ListItem for $map<K, V, S> {}
+    };
+}
+
+// HashMap carries a hasher parameter; BTreeMap gets its impls written out below.
+map_type!(HashMap,);
+
+impl<
+        'a,
+        K: FromAny + AbiType + Eq + Hash,
+        V: FromAny + AbiType,
+        S: Default + core::hash::BuildHasher,
+    > FromArg<'a> for HashMap<K, V, S>
+{
+    fn from_arg(v: &'a AnyView<'a>) -> Result<Self, ConvError> {
+        map_entries(v, Self::DESC)?
+            .iter()
+            .enumerate()
+            .map(|(i, e)| entry(i, e))
+            .collect()
+    }
+}
+
+impl<K: IntoAny, V: IntoAny, S> IntoAny for HashMap<K, V, S> {
+    fn into_any(self) -> Result<Any, ConvError> {
+        map_any(self.into_iter())
+    }
+}
+
+impl<K: AbiType, V: AbiType> AbiType for BTreeMap<K, V> {
+    const DESC: &'static TypeDesc = &TypeDesc::Map(K::DESC, V::DESC);
+}
+impl<K: AbiType, V: AbiType> ListItem for BTreeMap<K, V> {}
+
+impl<'a, K: FromAny + AbiType + Ord, V: FromAny + AbiType> FromArg<'a> for BTreeMap<K, V> {
+    fn from_arg(v: &'a AnyView<'a>) -> Result<Self, ConvError> {
+        map_entries(v, Self::DESC)?
+            .iter()
+            .enumerate()
+            .map(|(i, e)| entry(i, e))
+            .collect()
+    }
+}
+
+impl<K: IntoAny, V: IntoAny> IntoAny for BTreeMap<K, V> {
+    fn into_any(self) -> Result<Any, ConvError> {
+        map_any(self.into_iter())
+    }
+}
+
+macro_rules! object_type {
+    ($t:ty, $desc:expr, [$($index:expr),+]) => {
+        impl AbiType for $t {
+            const DESC: &'static TypeDesc = &$desc;
+        }
+        impl ListItem for $t {}
+
+        impl<'a> FromArg<'a> for $t {
+            fn from_arg(v: &'a AnyView<'a>) -> Result<$t, ConvError> {
+                let ty = v.type_index();
+                match v.object().and_then(NonNull::new) {
+                    Some(obj) if $(ty == $index)||+ => {
+                        // SAFETY: a live object of an accepted index, borrowed by the view.
+                        <$t>::from_object(unsafe { ObjectRef::from_borrowed(obj) })
+                            .map_err(|_| ConvError::mismatch(Self::DESC, ty))
+                    }
+                    _ => Err(ConvError::mismatch(Self::DESC, ty)),
+                }
+            }
+        }
+
+        impl IntoAny for $t {
+            fn into_any(self) -> Result<Any, ConvError> {
+                Ok(self.as_object().clone().into_any())
+            }
+        }
+    };
+}
+
+object_type!(Function, TypeDesc::Function, [ti::FUNCTION]);
+object_type!(Error, TypeDesc::Error, [ti::ERROR]);
+object_type!(Shape, TypeDesc::Shape, [ti::SHAPE]);
+object_type!(
+    Tensor,
+    TypeDesc::Tensor {
+        elem: None,
+        rank: None
+    },
+    [ti::TENSOR]
+);
+object_type!(Array, TypeDesc::List(&TypeDesc::Any), [ti::ARRAY, ti::LIST]);
+object_type!(
+    Map,
+    TypeDesc::Map(&TypeDesc::Any, &TypeDesc::Any),
+    [ti::MAP]
+);
+
+impl AbiType for ObjectRef {
+    const DESC: &'static TypeDesc = &TypeDesc::Object;
+}
+impl ListItem for ObjectRef {}
+
+impl<'a> FromArg<'a> for ObjectRef {
+    fn from_arg(v: &'a AnyView<'a>) -> Result<ObjectRef, ConvError> {
+        match v.object().and_then(NonNull::new) {
+            // SAFETY: a live object borrowed by the view.
+            Some(obj) => Ok(unsafe { ObjectRef::from_borrowed(obj) }),
+            None => Err(ConvError::mismatch(Self::DESC, v.type_index())),
+        }
+    }
+}
+
+impl IntoAny for ObjectRef {
+    fn into_any(self) -> Result<Any, ConvError> {
+        Ok(ObjectRef::into_any(self))
+    }
+}
+
+impl AbiType for TensorView<'_> {
+    const DESC: &'static TypeDesc = &TypeDesc::Tensor {
+        elem: None,
+        rank: None,
+    };
+}
+
+impl<'a> FromArg<'a> for TensorView<'a> {
+    #[inline]
+    fn from_arg(v: &'a AnyView<'a>) -> Result<TensorView<'a>, ConvError> {
+        let raw = v.raw();
+        let dl: *const DLTensor = match raw.type_index {
+            ti::TENSOR => cell_ptr::<DLTensor>(raw.ptr().cast()),
+            ti::DL_TENSOR_PTR if !raw.ptr().is_null() => raw.ptr().cast(),
+            other => return Err(ConvError::mismatch(Self::DESC, other)),
+        };
+        // SAFETY: a Tensor object holds its DLTensor at offset 24; a DLTensor* argument is
+        // valid for the call. Both outlive the borrow 'a.
+        Ok(unsafe { TensorView::from_dl(&*dl) })
+    }
+}
+
+impl AbiType for FunctionRef<'_> {
+    const DESC: &'static TypeDesc = &TypeDesc::Function;
+}
+
+impl<'a> FromArg<'a> for FunctionRef<'a> {
+    #[inline]
+    fn from_arg(v: &'a AnyView<'a>) -> Result<FunctionRef<'a>, ConvError> {
+        match v.object().and_then(NonNull::new) {
+            // SAFETY: a live Function object borrowed by the view for 'a.
+            Some(obj) if v.type_index() == ti::FUNCTION => {
+                Ok(unsafe { FunctionRef::from_raw(obj) })
+            }
+            _ => Err(ConvError::mismatch(Self::DESC, v.type_index())),
+        }
+    }
+}

@@ -1,0 +1,159 @@
+//! [`ConvError`]: why a value could not be converted; small, cheap to move, formatted
+//! only when somebody reads it.
+
+use core::fmt;
+
+use crate::reflect::{type_display, TypeDesc, Writer};
+use crate::type_index as ti;
+
+/// A conversion failure. Formatting is deferred until the message is read.
+#[derive(Debug, Clone)]
+pub enum ConvError {
+    /// A value of type index `got` where `expected` was required.
+    Mismatch {
+        /// The expected type.
+        expected: &'static TypeDesc,
+        /// The type index given.
+        got: i32,
+    },
+    /// An integer (or float) that does not fit the target type.
+    OutOfRange {
+        /// The value given.
+        value: Number,
+        /// The Rust target type, e.g. `"i32"`.
+        target: &'static str,
+    },
+    /// Bytes that are not valid UTF-8 where a string was required.
+    InvalidUtf8,
+    /// A tuple or struct of the wrong length.
+    Length {
+        /// What the value is (`"tuple"`, a struct name).
+        what: &'static str,
+        /// Required length.
+        expected: usize,
+        /// Given length.
+        got: usize,
+    },
+    /// A failure inside element `index` of a list or tuple.
+    Element {
+        /// The element index.
+        index: usize,
+        /// The failure.
+        inner: Box<ConvError>,
+    },
+    /// A failure inside field `field` of struct `owner`.
+    Field {
+        /// The struct name.
+        owner: &'static str,
+        /// The field name.
+        field: &'static str,
+        /// The failure.
+        inner: Box<ConvError>,
+    },
+    /// Any other failure, with its own kind and message.
+    Other(Box<crate::Error>),
+}
+
+/// A number named in an out-of-range message.
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub enum Number {
+    /// An integer (covers i64 and u64).
+    Int(i128),
+    /// A float.
+    Float(f64),
+}
+
+impl fmt::Display for Number {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match self {
+            Number::Int(v) => write!(f, "{v}"),
+            Number::Float(v) => write!(f, "{v:?}"),
+        }
+    }
+}
+
+impl ConvError {
+    /// A type mismatch.
+    #[cold]
+    #[inline(never)]
+    pub fn mismatch(expected: &'static TypeDesc, got: i32) -> ConvError {
+        ConvError::Mismatch { expected, got }
+    }
+
+    /// The error kind this failure raises as: `TypeError` for wrong types and shapes,
+    /// `ValueError` for values out of range or malformed.
+    pub fn kind(&self) -> &str {
+        match self {
+            ConvError::Mismatch { .. } | ConvError::Length { .. } => crate::error::kind::TYPE_ERROR,
+            ConvError::OutOfRange { .. } | ConvError::InvalidUtf8 => {
+                crate::error::kind::VALUE_ERROR
+            }
+            ConvError::Element { inner, .. } | ConvError::Field { inner, .. } => inner.kind(),
+            ConvError::Other(e) => e.kind(),
+        }
+    }
+}
+
+/// Writes the Python-style name of a type description.
+pub(crate) struct Display(pub &'static TypeDesc);
+
+impl fmt::Display for Display {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        let mut count = Writer::new(&mut []);
+        type_display(&mut count, self.0);
+        let mut buf = vec![0u8; count.len()];
+        type_display(&mut Writer::new(&mut buf), self.0);
+        f.write_str(core::str::from_utf8(&buf).map_err(|_| fmt::Error)?)
+    }
+}
+
+impl fmt::Display for ConvError {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match self {
+            ConvError::Mismatch { expected, got } => {
+                write!(
+                    f,
+                    "expected {}, got {}",
+                    Display(expected),
+                    ti::display_name(*got)
+                )
+            }
+            ConvError::OutOfRange { value, target } => {
+                write!(f, "{value} is out of range for {target}")
+            }
+            ConvError::InvalidUtf8 => f.write_str("invalid UTF-8 in string"),
+            ConvError::Length {
+                what,
+                expected,
+                got,
+            } => {
+                write!(f, "expected {what} of length {expected}, got length {got}")
+            }
+            ConvError::Element { index, inner } => write!(f, "element {index}: {inner}"),
+            ConvError::Field {
+                owner,
+                field,
+                inner,
+            } => write!(f, "{owner}.{field}: {inner}"),
+            ConvError::Other(e) => f.write_str(e.message()),
+        }
+    }
+}
+
+impl std::error::Error for ConvError {}
+
+impl From<ConvError> for crate::Error {
+    #[cold]
+    fn from(e: ConvError) -> crate::Error {
+        match e {
+            ConvError::Other(e) => *e,
+            e => crate::Error::new(e.kind(), e.to_string()),
+        }
+    }
+}
+
+impl From<crate::Error> for ConvError {
+    fn from(e: crate::Error) -> ConvError {
+        ConvError::Other(Box::new(e))
+    }
+}

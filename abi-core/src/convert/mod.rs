@@ -1,0 +1,158 @@
+//! Conversions between Rust values and [`Any`]/[`AnyView`]. Every type carries its
+//! reflection as a constant ([`AbiType::DESC`]); argument conversion inlines a compare
+//! against the type's constant index and leaves everything else to cold code.
+
+mod containers;
+mod error;
+mod scalars;
+mod strings;
+
+pub use error::ConvError;
+
+use crate::any::{Any, AnyView};
+use crate::reflect::TypeDesc;
+
+/// A type with a fixed ABI description.
+#[diagnostic::on_unimplemented(
+    message = "`{Self}` cannot be passed across the ABI boundary",
+    label = "unsupported ABI type",
+    note = "supported: (), bool, integers, f32, f64, f16, bf16, &str, String, &[u8], Vec<u8>, Option<T>, Vec<T>, tuples, maps, Any, tensors, functions",
+    note = "derive `abi_core::AbiStruct` for local structs"
+)]
+pub trait AbiType {
+    /// The reflection of this type.
+    const DESC: &'static TypeDesc;
+}
+
+/// Converts an argument slot into `Self`, borrowing from it for `'a` where possible.
+#[diagnostic::on_unimplemented(
+    message = "`{Self}` cannot be received as an ABI argument",
+    label = "unsupported parameter type",
+    note = "supported: bool, integers, floats, &str, String, &[u8], Vec<u8>, Option<T>, Vec<T>, tuples, maps, Any, AnyView, TensorView, Tensor, Function, derived structs"
+)]
+pub trait FromArg<'a>: AbiType + Sized {
+    /// Converts; the success path is a type-index compare and a load.
+    fn from_arg(v: &'a AnyView<'a>) -> Result<Self, ConvError>;
+}
+
+/// Owned conversion out of any view: every `T: for<'a> FromArg<'a>`.
+pub trait FromAny: Sized {
+    /// Converts, copying or adding references as needed.
+    fn from_any(v: AnyView<'_>) -> Result<Self, ConvError>;
+}
+
+impl<T: for<'a> FromArg<'a>> FromAny for T {
+    #[inline]
+    fn from_any(v: AnyView<'_>) -> Result<T, ConvError> {
+        T::from_arg(&v)
+    }
+}
+
+/// Converts `Self` into an owned value to return or pass across the ABI.
+#[diagnostic::on_unimplemented(
+    message = "`{Self}` cannot be returned across the ABI boundary",
+    label = "unsupported return type",
+    note = "supported: (), bool, integers, floats, String, &str, Vec<u8>, Option<T>, Vec<T>, tuples, maps, Any, Tensor, Function, derived structs, and Result<T, E> of those"
+)]
+pub trait IntoAny: AbiType {
+    /// Converts; fails only when the value cannot be represented (e.g. a `u64` above
+    /// `i64::MAX`).
+    fn into_any(self) -> Result<Any, ConvError>;
+}
+
+/// A derived struct passed as one argument slot per leaf field, depth-first in declaration
+/// order (`#[abi(expand)]`), with no allocation.
+#[diagnostic::on_unimplemented(
+    message = "`#[abi(expand)]` requires a struct deriving `abi_core::AbiStruct` whose leaves are all scalars",
+    label = "cannot be expanded",
+    note = "remove `#[abi(expand)]` to pass the value as one tuple argument"
+)]
+pub trait Expand: AbiType + Sized {
+    /// Number of argument slots.
+    const LEAVES: usize;
+    /// Converts from exactly [`Expand::LEAVES`] slots; a failure names the leaf index.
+    fn from_slots<'a>(slots: &'a [AnyView<'a>]) -> Result<Self, (u32, ConvError)>;
+}
+
+/// Marks types that can be elements of `Vec<T>`: every ABI type except `u8`, whose
+/// vectors are bytes.
+pub trait ListItem: AbiType {}
+
+/// What an exported function may return: any [`IntoAny`] type, or `Result<T, E>` of one
+/// with `E: Into<Error>`.
+#[diagnostic::on_unimplemented(
+    message = "`{Self}` cannot be returned from an exported function",
+    label = "unsupported return type",
+    note = "return an ABI type, or `Result<T, E>` where `E: Into<abi_core::Error>`"
+)]
+pub trait ReturnValue {
+    /// The reflection of the success type.
+    const DESC: &'static TypeDesc;
+    /// Splits into the ABI value or the user's error.
+    fn into_result(self) -> Result<Any, ReturnError>;
+}
+
+/// Why a return value did not reach the caller.
+#[derive(Debug)]
+pub enum ReturnError {
+    /// The function returned an error.
+    User(crate::Error),
+    /// The value could not be converted.
+    Conv(ConvError),
+}
+
+impl<T: IntoAny> ReturnValue for T {
+    const DESC: &'static TypeDesc = T::DESC;
+    #[inline(always)]
+    fn into_result(self) -> Result<Any, ReturnError> {
+        self.into_any().map_err(ReturnError::Conv)
+    }
+}
+
+impl<T: IntoAny, E: Into<crate::Error>> ReturnValue for Result<T, E> {
+    const DESC: &'static TypeDesc = T::DESC;
+    #[inline(always)]
+    fn into_result(self) -> Result<Any, ReturnError> {
+        match self {
+            Ok(v) => v.into_any().map_err(ReturnError::Conv),
+            Err(e) => Err(ReturnError::User(e.into())),
+        }
+    }
+}
+
+impl AbiType for Any {
+    const DESC: &'static TypeDesc = &TypeDesc::Any;
+}
+impl ListItem for Any {}
+
+impl<'a> FromArg<'a> for Any {
+    #[inline]
+    fn from_arg(v: &'a AnyView<'a>) -> Result<Any, ConvError> {
+        v.to_any()
+    }
+}
+
+impl IntoAny for Any {
+    #[inline(always)]
+    fn into_any(self) -> Result<Any, ConvError> {
+        Ok(self)
+    }
+}
+
+impl AbiType for AnyView<'_> {
+    const DESC: &'static TypeDesc = &TypeDesc::Any;
+}
+
+impl<'a> FromArg<'a> for AnyView<'a> {
+    #[inline(always)]
+    fn from_arg(v: &'a AnyView<'a>) -> Result<AnyView<'a>, ConvError> {
+        Ok(*v)
+    }
+}
+
+impl IntoAny for AnyView<'_> {
+    #[inline]
+    fn into_any(self) -> Result<Any, ConvError> {
+        self.to_any()
+    }
+}

@@ -1,0 +1,290 @@
+//! Scalars: `()`, bool, every integer width, floats (`f32`, `f64`, `f16`, `bf16`),
+//! DataType, Device and opaque pointers. Accepts what tvm-ffi's C++ `TypeTraits` accept
+//! (an int or bool where a float is wanted, an int where a bool is wanted), never truncating.
+
+use core::ffi::c_void;
+
+use half::{bf16, f16};
+
+use super::error::Number;
+use super::{AbiType, ConvError, FromArg, IntoAny, ListItem};
+use crate::any::{Any, AnyView, RawAny, RawValue};
+use crate::dtype::{DataType, Device};
+use crate::reflect::TypeDesc;
+use crate::type_index as ti;
+
+impl AbiType for () {
+    const DESC: &'static TypeDesc = &TypeDesc::None;
+}
+
+impl<'a> FromArg<'a> for () {
+    #[inline(always)]
+    fn from_arg(v: &'a AnyView<'a>) -> Result<(), ConvError> {
+        if v.type_index() == ti::NONE {
+            Ok(())
+        } else {
+            Err(ConvError::mismatch(Self::DESC, v.type_index()))
+        }
+    }
+}
+
+impl IntoAny for () {
+    #[inline(always)]
+    fn into_any(self) -> Result<Any, ConvError> {
+        Ok(Any::NONE)
+    }
+}
+
+impl AbiType for bool {
+    const DESC: &'static TypeDesc = &TypeDesc::Bool;
+}
+impl ListItem for bool {}
+
+impl<'a> FromArg<'a> for bool {
+    #[inline(always)]
+    fn from_arg(v: &'a AnyView<'a>) -> Result<bool, ConvError> {
+        let raw = v.raw();
+        if raw.type_index == ti::BOOL || raw.type_index == ti::INT {
+            Ok(raw.i64() != 0)
+        } else {
+            Err(ConvError::mismatch(Self::DESC, raw.type_index))
+        }
+    }
+}
+
+impl IntoAny for bool {
+    #[inline(always)]
+    fn into_any(self) -> Result<Any, ConvError> {
+        // SAFETY: a plain value owns nothing.
+        Ok(unsafe { Any::from_raw(RawAny::from_i64(ti::BOOL, self as i64)) })
+    }
+}
+
+// Bool where an integer is wanted, or an out-of-range Int: off the fast path.
+#[cold]
+#[inline(never)]
+fn int_slow<T: TryFrom<i64>>(
+    raw: &RawAny,
+    desc: &'static TypeDesc,
+    target: &'static str,
+) -> Result<T, ConvError> {
+    match raw.type_index {
+        ti::INT | ti::BOOL => T::try_from(raw.i64()).map_err(|_| ConvError::OutOfRange {
+            value: Number::Int(raw.i64() as i128),
+            target,
+        }),
+        other => Err(ConvError::mismatch(desc, other)),
+    }
+}
+
+#[cold]
+#[inline(never)]
+fn int_out_of_range(value: i128, target: &'static str) -> ConvError {
+    ConvError::OutOfRange {
+        value: Number::Int(value),
+        target,
+    }
+}
+
+macro_rules! int_type {
+    ($($t:ident: $bits:expr, $signed:expr;)*) => {$(
+        impl AbiType for $t {
+            const DESC: &'static TypeDesc = &TypeDesc::Int { bits: $bits, signed: $signed };
+        }
+
+        impl<'a> FromArg<'a> for $t {
+            #[inline(always)]
+            #[allow(irrefutable_let_patterns)]
+            fn from_arg(v: &'a AnyView<'a>) -> Result<$t, ConvError> {
+                let raw = v.raw();
+                if raw.type_index == ti::INT {
+                    if let Ok(x) = <$t>::try_from(raw.i64()) {
+                        return Ok(x);
+                    }
+                }
+                int_slow(raw, Self::DESC, stringify!($t))
+            }
+        }
+
+        impl IntoAny for $t {
+            #[inline(always)]
+            #[allow(irrefutable_let_patterns)]
+            fn into_any(self) -> Result<Any, ConvError> {
+                if let Ok(x) = i64::try_from(self) {
+                    // SAFETY: a plain value owns nothing.
+                    Ok(unsafe { Any::from_raw(RawAny::from_i64(ti::INT, x)) })
+                } else {
+                    Err(int_out_of_range(self as i128, stringify!($t)))
+                }
+            }
+        }
+    )*};
+}
+
+int_type! {
+    i8: 8, true; i16: 16, true; i32: 32, true; i64: 64, true; isize: 64, true;
+    u8: 8, false; u16: 16, false; u32: 32, false; u64: 64, false; usize: 64, false;
+}
+
+// Every integer but `u8` can be a list element: `Vec<u8>` is bytes.
+impl ListItem for i8 {}
+impl ListItem for i16 {}
+impl ListItem for i32 {}
+impl ListItem for i64 {}
+impl ListItem for isize {}
+impl ListItem for u16 {}
+impl ListItem for u32 {}
+impl ListItem for u64 {}
+impl ListItem for usize {}
+
+// Int or Bool where a float is wanted.
+#[cold]
+#[inline(never)]
+fn float_slow(raw: &RawAny, desc: &'static TypeDesc) -> Result<f64, ConvError> {
+    match raw.type_index {
+        ti::INT | ti::BOOL => Ok(raw.i64() as f64),
+        other => Err(ConvError::mismatch(desc, other)),
+    }
+}
+
+#[inline(always)]
+fn float_arg(raw: &RawAny, desc: &'static TypeDesc) -> Result<f64, ConvError> {
+    if raw.type_index == ti::FLOAT {
+        Ok(raw.f64())
+    } else {
+        float_slow(raw, desc)
+    }
+}
+
+#[inline(always)]
+fn float_any(x: f64) -> Any {
+    // SAFETY: a plain value owns nothing.
+    unsafe {
+        Any::from_raw(RawAny {
+            type_index: ti::FLOAT,
+            small_len: 0,
+            value: RawValue { v_float64: x },
+        })
+    }
+}
+
+impl AbiType for f64 {
+    const DESC: &'static TypeDesc = &TypeDesc::Float {
+        bits: 64,
+        brain: false,
+    };
+}
+impl ListItem for f64 {}
+
+impl<'a> FromArg<'a> for f64 {
+    #[inline(always)]
+    fn from_arg(v: &'a AnyView<'a>) -> Result<f64, ConvError> {
+        float_arg(v.raw(), Self::DESC)
+    }
+}
+
+impl IntoAny for f64 {
+    #[inline(always)]
+    fn into_any(self) -> Result<Any, ConvError> {
+        Ok(float_any(self))
+    }
+}
+
+// A narrower float rounds like `as`, but a finite value beyond its range is an error.
+macro_rules! narrow_float {
+    ($($t:ty: $bits:expr, $brain:expr, $from:expr, $to:expr;)*) => {$(
+        impl AbiType for $t {
+            const DESC: &'static TypeDesc = &TypeDesc::Float { bits: $bits, brain: $brain };
+        }
+        impl ListItem for $t {}
+
+        impl<'a> FromArg<'a> for $t {
+            #[inline(always)]
+            fn from_arg(v: &'a AnyView<'a>) -> Result<$t, ConvError> {
+                let x = float_arg(v.raw(), Self::DESC)?;
+                let from: fn(f64) -> $t = $from;
+                let y = from(x);
+                let to: fn($t) -> f64 = $to;
+                if to(y).is_infinite() && x.is_finite() {
+                    return Err(ConvError::OutOfRange { value: Number::Float(x), target: stringify!($t) });
+                }
+                Ok(y)
+            }
+        }
+
+        impl IntoAny for $t {
+            #[inline(always)]
+            fn into_any(self) -> Result<Any, ConvError> {
+                let to: fn($t) -> f64 = $to;
+                Ok(float_any(to(self)))
+            }
+        }
+    )*};
+}
+
+narrow_float! {
+    f32: 32, false, |x| x as f32, |y| y as f64;
+    f16: 16, false, f16::from_f64, f16::to_f64;
+    bf16: 16, true, bf16::from_f64, bf16::to_f64;
+}
+
+macro_rules! inline_value {
+    ($t:ty, $desc:expr, $index:expr, $field:ident) => {
+        impl AbiType for $t {
+            const DESC: &'static TypeDesc = &$desc;
+        }
+        impl ListItem for $t {}
+
+        impl<'a> FromArg<'a> for $t {
+            #[inline(always)]
+            fn from_arg(v: &'a AnyView<'a>) -> Result<$t, ConvError> {
+                let raw = v.raw();
+                if raw.type_index == $index {
+                    // SAFETY: the type index says which union field is live.
+                    Ok(unsafe { raw.value.$field })
+                } else {
+                    Err(ConvError::mismatch(Self::DESC, raw.type_index))
+                }
+            }
+        }
+
+        impl IntoAny for $t {
+            #[inline(always)]
+            fn into_any(self) -> Result<Any, ConvError> {
+                let raw = RawAny {
+                    type_index: $index,
+                    small_len: 0,
+                    value: RawValue { $field: self },
+                };
+                // SAFETY: a plain value owns nothing.
+                Ok(unsafe { Any::from_raw(raw) })
+            }
+        }
+    };
+}
+
+inline_value!(DataType, TypeDesc::DataType, ti::DATA_TYPE, v_dtype);
+inline_value!(Device, TypeDesc::Device, ti::DEVICE, v_device);
+
+impl AbiType for *mut c_void {
+    const DESC: &'static TypeDesc = &TypeDesc::OpaquePtr;
+}
+
+impl<'a> FromArg<'a> for *mut c_void {
+    #[inline(always)]
+    fn from_arg(v: &'a AnyView<'a>) -> Result<*mut c_void, ConvError> {
+        match v.type_index() {
+            ti::OPAQUE_PTR => Ok(v.raw().ptr()),
+            ti::NONE => Ok(core::ptr::null_mut()),
+            other => Err(ConvError::mismatch(Self::DESC, other)),
+        }
+    }
+}
+
+impl IntoAny for *mut c_void {
+    #[inline(always)]
+    fn into_any(self) -> Result<Any, ConvError> {
+        // SAFETY: an opaque pointer is not owned by the Any.
+        Ok(unsafe { Any::from_raw(RawAny::from_ptr(ti::OPAQUE_PTR, self)) })
+    }
+}

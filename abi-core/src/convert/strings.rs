@@ -1,0 +1,134 @@
+//! Strings and bytes: `&str`/`String` from every string form, `&[u8]`/`Vec<u8>` from every
+//! byte form; results use the small inline form up to 7 bytes and objects above.
+
+use super::{AbiType, ConvError, FromArg, IntoAny, ListItem};
+use crate::any::{Any, AnyView};
+use crate::reflect::TypeDesc;
+use crate::string::{bytes_any, is_bytes_form, is_str_form, str_any, view_bytes, Bytes, Str};
+use crate::type_index as ti;
+
+#[inline(always)]
+fn str_arg<'a>(v: &'a AnyView<'a>) -> Result<&'a str, ConvError> {
+    if !is_str_form(v.type_index()) {
+        return Err(ConvError::mismatch(&TypeDesc::Str, v.type_index()));
+    }
+    let bytes = view_bytes(v)?;
+    core::str::from_utf8(bytes).map_err(|_| ConvError::InvalidUtf8)
+}
+
+#[inline(always)]
+fn bytes_arg<'a>(v: &'a AnyView<'a>) -> Result<&'a [u8], ConvError> {
+    let ty = v.type_index();
+    if is_bytes_form(ty) || is_str_form(ty) {
+        view_bytes(v)
+    } else {
+        Err(ConvError::mismatch(&TypeDesc::Bytes, ty))
+    }
+}
+
+impl AbiType for &str {
+    const DESC: &'static TypeDesc = &TypeDesc::Str;
+}
+impl ListItem for &str {}
+
+impl<'a> FromArg<'a> for &'a str {
+    #[inline(always)]
+    fn from_arg(v: &'a AnyView<'a>) -> Result<&'a str, ConvError> {
+        str_arg(v)
+    }
+}
+
+impl IntoAny for &str {
+    #[inline]
+    fn into_any(self) -> Result<Any, ConvError> {
+        Ok(str_any(self))
+    }
+}
+
+impl AbiType for String {
+    const DESC: &'static TypeDesc = &TypeDesc::Str;
+}
+impl ListItem for String {}
+
+impl<'a> FromArg<'a> for String {
+    #[inline]
+    fn from_arg(v: &'a AnyView<'a>) -> Result<String, ConvError> {
+        str_arg(v).map(str::to_owned)
+    }
+}
+
+impl IntoAny for String {
+    #[inline]
+    fn into_any(self) -> Result<Any, ConvError> {
+        Ok(str_any(&self))
+    }
+}
+
+impl AbiType for &[u8] {
+    const DESC: &'static TypeDesc = &TypeDesc::Bytes;
+}
+impl ListItem for &[u8] {}
+
+impl<'a> FromArg<'a> for &'a [u8] {
+    #[inline(always)]
+    fn from_arg(v: &'a AnyView<'a>) -> Result<&'a [u8], ConvError> {
+        bytes_arg(v)
+    }
+}
+
+impl IntoAny for &[u8] {
+    #[inline]
+    fn into_any(self) -> Result<Any, ConvError> {
+        Ok(bytes_any(self))
+    }
+}
+
+impl AbiType for Vec<u8> {
+    const DESC: &'static TypeDesc = &TypeDesc::Bytes;
+}
+
+impl<'a> FromArg<'a> for Vec<u8> {
+    #[inline]
+    fn from_arg(v: &'a AnyView<'a>) -> Result<Vec<u8>, ConvError> {
+        bytes_arg(v).map(<[u8]>::to_vec)
+    }
+}
+
+impl IntoAny for Vec<u8> {
+    #[inline]
+    fn into_any(self) -> Result<Any, ConvError> {
+        Ok(bytes_any(&self))
+    }
+}
+
+macro_rules! byte_object_conv {
+    ($t:ty, $desc:expr, $index:expr) => {
+        impl AbiType for $t {
+            const DESC: &'static TypeDesc = &$desc;
+        }
+        impl ListItem for $t {}
+
+        impl<'a> FromArg<'a> for $t {
+            fn from_arg(v: &'a AnyView<'a>) -> Result<$t, ConvError> {
+                match v.object() {
+                    // SAFETY: a live object of the right index and layout, borrowed by the view.
+                    Some(obj) if v.type_index() == $index => Ok(unsafe {
+                        <$t>::from_object_unchecked(crate::ObjectRef::from_borrowed(
+                            core::ptr::NonNull::new_unchecked(obj),
+                        ))
+                    }),
+                    _ => Err(ConvError::mismatch(Self::DESC, v.type_index())),
+                }
+            }
+        }
+
+        impl IntoAny for $t {
+            fn into_any(self) -> Result<Any, ConvError> {
+                Ok(self.as_object().clone().into_any())
+            }
+        }
+    };
+}
+
+byte_object_conv!(Str, TypeDesc::Str, ti::STR);
+byte_object_conv!(Bytes, TypeDesc::Bytes, ti::BYTES);

@@ -1,0 +1,113 @@
+//! `DLDataType` and `DLDevice`, stored inline in an [`crate::Any`].
+
+use core::fmt;
+
+use static_assertions::assert_eq_size;
+
+/// DLPack type codes.
+pub mod code {
+    /// Signed integer.
+    pub const INT: u8 = 0;
+    /// Unsigned integer.
+    pub const UINT: u8 = 1;
+    /// IEEE float.
+    pub const FLOAT: u8 = 2;
+    /// Opaque handle.
+    pub const OPAQUE_HANDLE: u8 = 3;
+    /// bfloat16.
+    pub const BFLOAT: u8 = 4;
+    /// Complex.
+    pub const COMPLEX: u8 = 5;
+    /// Boolean.
+    pub const BOOL: u8 = 6;
+}
+
+/// `DLDataType`: element type of a tensor.
+#[repr(C)]
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub struct DataType {
+    /// One of [`code`].
+    pub code: u8,
+    /// Bits per lane.
+    pub bits: u8,
+    /// Vector lanes (1 for scalars).
+    pub lanes: u16,
+}
+
+assert_eq_size!(DataType, u32);
+
+impl DataType {
+    /// A scalar data type.
+    pub const fn new(code: u8, bits: u8) -> DataType {
+        DataType {
+            code,
+            bits,
+            lanes: 1,
+        }
+    }
+
+    /// Bytes per element, rounding bits up.
+    pub const fn size_bytes(&self) -> usize {
+        (self.bits as usize * self.lanes as usize).div_ceil(8)
+    }
+}
+
+impl fmt::Display for DataType {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        let name = match self.code {
+            code::INT => "int",
+            code::UINT => "uint",
+            code::FLOAT => "float",
+            code::OPAQUE_HANDLE => "handle",
+            code::BFLOAT => "bfloat",
+            code::COMPLEX => "complex",
+            code::BOOL => "bool",
+            _ => "unknown",
+        };
+        write!(f, "{name}{}", self.bits)?;
+        if self.lanes != 1 {
+            write!(f, "x{}", self.lanes)?;
+        }
+        Ok(())
+    }
+}
+
+/// DLPack device types.
+pub mod device_type {
+    /// Host CPU.
+    pub const CPU: i32 = 1;
+    /// CUDA GPU.
+    pub const CUDA: i32 = 2;
+    /// Pinned CUDA host memory.
+    pub const CUDA_HOST: i32 = 3;
+    /// Vulkan.
+    pub const VULKAN: i32 = 7;
+    /// Metal.
+    pub const METAL: i32 = 8;
+    /// ROCm.
+    pub const ROCM: i32 = 10;
+    /// CUDA managed memory.
+    pub const CUDA_MANAGED: i32 = 13;
+    /// oneAPI.
+    pub const ONE_API: i32 = 14;
+}
+
+/// `DLDevice`: where a tensor's memory lives.
+#[repr(C)]
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub struct Device {
+    /// One of [`device_type`].
+    pub device_type: i32,
+    /// Device ordinal.
+    pub device_id: i32,
+}
+
+assert_eq_size!(Device, u64);
+
+impl Device {
+    /// The host CPU.
+    pub const CPU: Device = Device {
+        device_type: device_type::CPU,
+        device_id: 0,
+    };
+}

@@ -1,0 +1,286 @@
+//! [`Error`]: an owned Error object (kind, message, backtrace), ours or a host's, with
+//! constructors named after the standard kinds.
+
+use core::ffi::c_void;
+use core::fmt;
+use core::mem::offset_of;
+use std::sync::Mutex;
+
+use static_assertions::const_assert_eq;
+
+use crate::object::{cell_ptr, new_object, ObjectHeader, ObjectRef};
+use crate::string::ByteArray;
+use crate::type_index as ti;
+
+/// `Result` with [`Error`] as the error type.
+pub type Result<T, E = Error> = core::result::Result<T, E>;
+
+/// Standard error kinds; hosts map these to the Python exception of the same name.
+pub mod kind {
+    /// `RuntimeError`.
+    pub const RUNTIME_ERROR: &str = "RuntimeError";
+    /// `ValueError`.
+    pub const VALUE_ERROR: &str = "ValueError";
+    /// `TypeError`.
+    pub const TYPE_ERROR: &str = "TypeError";
+    /// `AttributeError`.
+    pub const ATTRIBUTE_ERROR: &str = "AttributeError";
+    /// `KeyError`.
+    pub const KEY_ERROR: &str = "KeyError";
+    /// `IndexError`.
+    pub const INDEX_ERROR: &str = "IndexError";
+    /// `AssertionError`.
+    pub const ASSERTION_ERROR: &str = "AssertionError";
+    /// `MemoryError`.
+    pub const MEMORY_ERROR: &str = "MemoryError";
+}
+
+/// `update_backtrace(obj, backtrace, mode)`.
+type UpdateBacktrace = unsafe extern "C" fn(*mut c_void, *const ByteArray, i32);
+
+const BACKTRACE_REPLACE: i32 = 0;
+
+/// `TVMFFIErrorCell` followed by the storage that the byte arrays point into.
+#[repr(C)]
+struct ErrorCell {
+    kind: ByteArray,
+    message: ByteArray,
+    backtrace: ByteArray,
+    update_backtrace: UpdateBacktrace,
+    cause_chain: *mut ObjectHeader,
+    extra_context: *mut ObjectHeader,
+    kind_buf: Box<[u8]>,
+    message_buf: Box<[u8]>,
+    backtrace_buf: Mutex<Box<[u8]>>,
+}
+
+const_assert_eq!(offset_of!(ErrorCell, kind), 0);
+const_assert_eq!(offset_of!(ErrorCell, message), 16);
+const_assert_eq!(offset_of!(ErrorCell, backtrace), 32);
+const_assert_eq!(offset_of!(ErrorCell, update_backtrace), 48);
+const_assert_eq!(offset_of!(ErrorCell, cause_chain), 56);
+const_assert_eq!(offset_of!(ErrorCell, extra_context), 64);
+const_assert_eq!(offset_of!(ErrorCell, kind_buf), 72);
+
+// SAFETY: the byte arrays point into buffers owned by the cell; the backtrace is only
+// replaced under `backtrace_buf`'s lock; cause/context are owned object references.
+unsafe impl Send for ErrorCell {}
+// SAFETY: see above.
+unsafe impl Sync for ErrorCell {}
+
+impl Drop for ErrorCell {
+    fn drop(&mut self) {
+        for obj in [self.cause_chain, self.extra_context] {
+            if !obj.is_null() {
+                // SAFETY: the cell owns one reference to each non-null handle.
+                unsafe { crate::object::dec_ref(obj) }
+            }
+        }
+    }
+}
+
+fn nul_terminated(bytes: &[u8]) -> Box<[u8]> {
+    let mut v = Vec::with_capacity(bytes.len() + 1);
+    v.extend_from_slice(bytes);
+    v.push(0);
+    v.into_boxed_slice()
+}
+
+fn array_of(buf: &[u8]) -> ByteArray {
+    ByteArray {
+        data: buf.as_ptr(),
+        size: buf.len() - 1,
+    }
+}
+
+unsafe extern "C" fn update_backtrace(obj: *mut c_void, backtrace: *const ByteArray, mode: i32) {
+    let cell = cell_ptr::<ErrorCell>(obj.cast());
+    if backtrace.is_null() {
+        return;
+    }
+    // SAFETY: hosts call this with the error object it belongs to and a valid byte array.
+    let (cell_ref, extra) = unsafe { (&*cell, (*backtrace).as_slice()) };
+    let mut guard = cell_ref
+        .backtrace_buf
+        .lock()
+        .unwrap_or_else(|e| e.into_inner());
+    let mut next = Vec::with_capacity(guard.len() + extra.len());
+    if mode != BACKTRACE_REPLACE {
+        next.extend_from_slice(&guard[..guard.len() - 1]);
+    }
+    next.extend_from_slice(extra);
+    next.push(0);
+    let next = next.into_boxed_slice();
+    // SAFETY: the field is only written here, under the lock; the old buffer is freed after
+    // the field points at the new one.
+    unsafe { (*cell).backtrace = array_of(&next) };
+    *guard = next;
+}
+
+/// An error crossing the ABI: an owned Error object (type index 67).
+#[derive(Clone)]
+pub struct Error(ObjectRef);
+
+impl Error {
+    /// An error of `kind` (e.g. `"ValueError"`) with `message`.
+    pub fn new(kind: &str, message: impl Into<String>) -> Error {
+        Error::with_backtrace(kind, &message.into(), "")
+    }
+
+    /// An error with an explicit backtrace text.
+    pub fn with_backtrace(kind: &str, message: &str, backtrace: &str) -> Error {
+        let kind_buf = nul_terminated(kind.as_bytes());
+        let message_buf = nul_terminated(message.as_bytes());
+        let backtrace_buf = nul_terminated(backtrace.as_bytes());
+        let cell = ErrorCell {
+            kind: array_of(&kind_buf),
+            message: array_of(&message_buf),
+            backtrace: array_of(&backtrace_buf),
+            update_backtrace,
+            cause_chain: core::ptr::null_mut(),
+            extra_context: core::ptr::null_mut(),
+            kind_buf,
+            message_buf,
+            backtrace_buf: Mutex::new(backtrace_buf),
+        };
+        Error(new_object(ti::ERROR, cell))
+    }
+
+    /// A `RuntimeError`.
+    pub fn runtime_error(message: impl Into<String>) -> Error {
+        Error::new(kind::RUNTIME_ERROR, message)
+    }
+    /// A `ValueError`.
+    pub fn value_error(message: impl Into<String>) -> Error {
+        Error::new(kind::VALUE_ERROR, message)
+    }
+    /// A `TypeError`.
+    pub fn type_error(message: impl Into<String>) -> Error {
+        Error::new(kind::TYPE_ERROR, message)
+    }
+    /// An `AttributeError`.
+    pub fn attribute_error(message: impl Into<String>) -> Error {
+        Error::new(kind::ATTRIBUTE_ERROR, message)
+    }
+    /// A `KeyError`.
+    pub fn key_error(message: impl Into<String>) -> Error {
+        Error::new(kind::KEY_ERROR, message)
+    }
+    /// An `IndexError`.
+    pub fn index_error(message: impl Into<String>) -> Error {
+        Error::new(kind::INDEX_ERROR, message)
+    }
+    /// An `AssertionError`.
+    pub fn assertion_error(message: impl Into<String>) -> Error {
+        Error::new(kind::ASSERTION_ERROR, message)
+    }
+    /// A `MemoryError`.
+    pub fn memory_error(message: impl Into<String>) -> Error {
+        Error::new(kind::MEMORY_ERROR, message)
+    }
+
+    /// Wraps an Error object made anywhere (here, by C++ or by Python).
+    pub fn from_object(obj: ObjectRef) -> core::result::Result<Error, ObjectRef> {
+        if obj.type_index() == ti::ERROR {
+            Ok(Error(obj))
+        } else {
+            Err(obj)
+        }
+    }
+
+    /// The underlying object.
+    pub fn as_object(&self) -> &ObjectRef {
+        &self.0
+    }
+
+    /// Gives up the wrapper, keeping the object.
+    pub fn into_object(self) -> ObjectRef {
+        self.0
+    }
+
+    fn field(&self, offset: usize) -> &[u8] {
+        // SAFETY: every Error object (ours or foreign) starts its cell with three byte arrays
+        // that live as long as the object; `offset` is one of 0, 16, 32.
+        unsafe {
+            let base = cell_ptr::<u8>(self.0.as_ptr());
+            (*base.add(offset).cast::<ByteArray>()).as_slice()
+        }
+    }
+
+    fn text(bytes: &[u8]) -> &str {
+        core::str::from_utf8(bytes).unwrap_or("<invalid utf-8>")
+    }
+
+    /// The kind, e.g. `"ValueError"`.
+    pub fn kind(&self) -> &str {
+        Self::text(self.field(0))
+    }
+
+    /// The message.
+    pub fn message(&self) -> &str {
+        Self::text(self.field(16))
+    }
+
+    /// The backtrace text (most recent call first, as tvm-ffi stores it).
+    pub fn backtrace(&self) -> &str {
+        Self::text(self.field(32))
+    }
+}
+
+impl fmt::Debug for Error {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.debug_struct("Error")
+            .field("kind", &self.kind())
+            .field("message", &self.message())
+            .finish()
+    }
+}
+
+impl fmt::Display for Error {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        write!(f, "{}: {}", self.kind(), self.message())
+    }
+}
+
+impl std::error::Error for Error {}
+
+impl From<String> for Error {
+    fn from(message: String) -> Error {
+        Error::runtime_error(message)
+    }
+}
+
+impl From<&str> for Error {
+    fn from(message: &str) -> Error {
+        Error::runtime_error(message)
+    }
+}
+
+macro_rules! from_std {
+    ($($ty:ty => $kind:expr),* $(,)?) => {$(
+        impl From<$ty> for Error {
+            fn from(e: $ty) -> Error {
+                Error::new($kind, e.to_string())
+            }
+        }
+    )*};
+}
+
+from_std! {
+    std::io::Error => kind::RUNTIME_ERROR,
+    std::fmt::Error => kind::RUNTIME_ERROR,
+    std::num::ParseIntError => kind::VALUE_ERROR,
+    std::num::ParseFloatError => kind::VALUE_ERROR,
+    std::num::TryFromIntError => kind::VALUE_ERROR,
+    std::str::Utf8Error => kind::VALUE_ERROR,
+    std::string::FromUtf8Error => kind::VALUE_ERROR,
+    std::str::ParseBoolError => kind::VALUE_ERROR,
+    std::char::ParseCharError => kind::VALUE_ERROR,
+    core::array::TryFromSliceError => kind::VALUE_ERROR,
+}
+
+impl From<core::convert::Infallible> for Error {
+    fn from(e: core::convert::Infallible) -> Error {
+        match e {}
+    }
+}

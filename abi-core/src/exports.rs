@@ -1,0 +1,86 @@
+//! The exports linked into this binary, collected at link time (no load-time work), and
+//! the exported `abi_exports_json` that lets tools list a library's exports from disk.
+
+use core::ffi::c_void;
+
+use crate::any::RawAny;
+use crate::boundary::ffi_boundary;
+use crate::function::{Function, SafeCall};
+use crate::reflect::FnDesc;
+use crate::static_str::StaticStr;
+
+/// One `#[export_fn]` function linked into this binary.
+#[derive(Debug)]
+pub struct Export {
+    /// Its signature and docs.
+    pub desc: &'static FnDesc,
+    /// The packed shim `__tvm_ffi_<name>`.
+    pub safe_call: SafeCall,
+    /// The metadata JSON returned by `__tvm_ffi__metadata_<name>`.
+    pub metadata: &'static StaticStr,
+}
+
+impl Export {
+    /// The exported name.
+    pub fn name(&self) -> &'static str {
+        self.desc.name
+    }
+
+    /// The metadata JSON text.
+    pub fn metadata_json(&self) -> &'static str {
+        core::str::from_utf8(self.metadata.as_bytes()).unwrap_or("{}")
+    }
+
+    /// A Function object calling the shim.
+    pub fn function(&self) -> Function {
+        Function::from_safe_call(self.safe_call)
+    }
+}
+
+#[doc(hidden)]
+#[linkme::distributed_slice]
+pub static EXPORTS: [Export];
+
+/// Every `#[export_fn]` function linked into this binary, sorted by name.
+pub fn exports() -> Vec<&'static Export> {
+    let mut all: Vec<&'static Export> = EXPORTS.iter().collect();
+    all.sort_by_key(|e| e.desc.name);
+    all
+}
+
+/// Looks up a linked export by its exported name.
+pub fn find_export(name: &str) -> Option<&'static Export> {
+    EXPORTS.iter().find(|e| e.desc.name == name)
+}
+
+/// JSON object `{"<name>": <metadata>, ...}` of the exports linked into this binary.
+pub fn exports_json() -> String {
+    let mut out = String::from("{");
+    for (i, e) in exports().iter().enumerate() {
+        if i > 0 {
+            out.push(',');
+        }
+        out.push('"');
+        out.push_str(e.desc.name);
+        out.push_str("\":");
+        out.push_str(e.metadata_json());
+    }
+    out.push('}');
+    out
+}
+
+/// C entry (packed convention): returns [`exports_json`] of the library it is called in,
+/// so tools can list a library's exports with their metadata without a host.
+///
+/// # Safety
+/// The packed calling convention: `result` is writable.
+#[no_mangle]
+pub unsafe extern "C" fn __abi_exports_json(
+    _handle: *mut c_void,
+    _args: *const RawAny,
+    _n: i32,
+    result: *mut RawAny,
+) -> i32 {
+    // SAFETY: forwarded from the caller.
+    unsafe { ffi_boundary(result, || Ok(crate::string::str_any(&exports_json()))) }
+}

@@ -1,0 +1,185 @@
+//! Function objects: Rust closures callable by any host through `safe_call`, and calls of
+//! any Function object received from a host (results owned, errors propagated unchanged).
+
+use core::ffi::c_void;
+use core::fmt;
+use core::marker::PhantomData;
+use core::ptr::NonNull;
+
+use crate::any::{Any, AnyView, RawAny};
+use crate::boundary::{args_slice, ffi_boundary};
+use crate::error::{Error, Result};
+use crate::object::{cell_ptr, new_object, ObjectHeader, ObjectRef};
+use crate::type_index as ti;
+
+/// The packed calling convention: `int32 f(void* handle, const Any* args, int32 n, Any* result)`.
+pub type SafeCall = unsafe extern "C" fn(*mut c_void, *const RawAny, i32, *mut RawAny) -> i32;
+
+/// `TVMFFIFunctionCell`.
+#[repr(C)]
+struct FunctionCell {
+    safe_call: SafeCall,
+    cpp_call: *mut c_void,
+}
+
+type Closure = dyn Fn(&[AnyView<'_>]) -> Result<Any> + Send + Sync;
+
+#[repr(C)]
+struct ClosureCell {
+    base: FunctionCell,
+    closure: Box<Closure>,
+}
+
+// SAFETY: cpp_call is always null here; the closure is Send + Sync.
+unsafe impl Send for ClosureCell {}
+// SAFETY: see above.
+unsafe impl Sync for ClosureCell {}
+
+#[repr(C)]
+struct PlainCell(FunctionCell);
+// SAFETY: a bare function pointer and a null pointer.
+unsafe impl Send for PlainCell {}
+// SAFETY: see above.
+unsafe impl Sync for PlainCell {}
+
+unsafe extern "C" fn closure_safe_call(
+    handle: *mut c_void,
+    args: *const RawAny,
+    n: i32,
+    result: *mut RawAny,
+) -> i32 {
+    // SAFETY: hosts call a Function object's safe_call with the object itself as handle
+    // and `n` valid arguments.
+    unsafe {
+        ffi_boundary(result, || {
+            let cell = &*cell_ptr::<ClosureCell>(handle.cast());
+            let args = args_slice(args, n)?;
+            (cell.closure)(args)
+        })
+    }
+}
+
+/// An owned Function object (type index 68).
+#[derive(Clone)]
+pub struct Function(ObjectRef);
+
+/// A borrowed Function object, valid for `'a` (e.g. a callback argument).
+#[derive(Clone, Copy)]
+pub struct FunctionRef<'a> {
+    obj: NonNull<ObjectHeader>,
+    _borrow: PhantomData<&'a ()>,
+}
+
+impl Function {
+    /// Wraps a Rust closure; any host can call it.
+    pub fn from_closure<F>(f: F) -> Function
+    where
+        F: Fn(&[AnyView<'_>]) -> Result<Any> + Send + Sync + 'static,
+    {
+        let cell = ClosureCell {
+            base: FunctionCell {
+                safe_call: closure_safe_call,
+                cpp_call: core::ptr::null_mut(),
+            },
+            closure: Box::new(f),
+        };
+        Function(new_object(ti::FUNCTION, cell))
+    }
+
+    /// Wraps a packed function pointer (an exported shim, which ignores its handle).
+    pub fn from_safe_call(f: SafeCall) -> Function {
+        Function(new_object(
+            ti::FUNCTION,
+            PlainCell(FunctionCell {
+                safe_call: f,
+                cpp_call: core::ptr::null_mut(),
+            }),
+        ))
+    }
+
+    /// Wraps a Function object made anywhere.
+    pub fn from_object(obj: ObjectRef) -> core::result::Result<Function, ObjectRef> {
+        if obj.type_index() == ti::FUNCTION {
+            Ok(Function(obj))
+        } else {
+            Err(obj)
+        }
+    }
+
+    /// The underlying object.
+    pub fn as_object(&self) -> &ObjectRef {
+        &self.0
+    }
+
+    /// A borrowed handle.
+    pub fn as_ref(&self) -> FunctionRef<'_> {
+        // SAFETY: `self` keeps the object alive for the borrow.
+        unsafe { FunctionRef::from_raw(NonNull::new_unchecked(self.0.as_ptr())) }
+    }
+
+    /// Calls with packed arguments.
+    pub fn call_packed(&self, args: &[AnyView<'_>]) -> Result<Any> {
+        self.as_ref().call_packed(args)
+    }
+
+    /// Looks up a global function (tvm-ffi's registry under a tvm-ffi host).
+    pub fn get_global(name: &str) -> Option<Function> {
+        crate::host::get_global(name)
+    }
+
+    /// Registers this function globally under `name`.
+    pub fn register_global(&self, name: &str, allow_override: bool) -> Result<()> {
+        crate::host::register_global(name, self.clone(), allow_override)
+    }
+}
+
+impl<'a> FunctionRef<'a> {
+    /// Borrows a Function object.
+    ///
+    /// # Safety
+    /// `obj` is a live Function object for `'a`.
+    pub unsafe fn from_raw(obj: NonNull<ObjectHeader>) -> FunctionRef<'a> {
+        FunctionRef {
+            obj,
+            _borrow: PhantomData,
+        }
+    }
+
+    /// Calls with packed arguments; the result is owned, a failure carries the callee's
+    /// error unchanged.
+    #[inline]
+    pub fn call_packed(&self, args: &[AnyView<'_>]) -> Result<Any> {
+        let n = i32::try_from(args.len()).map_err(|_| Error::value_error("too many arguments"))?;
+        let obj = self.obj.as_ptr();
+        // SAFETY: the object is a live Function whose cell starts with safe_call.
+        let safe_call = unsafe { (*cell_ptr::<FunctionCell>(obj)).safe_call };
+        let mut result = RawAny::NONE;
+        // SAFETY: the calling convention: handle is the object, args live for the call,
+        // result starts as None.
+        let rc = unsafe { safe_call(obj.cast(), args.as_ptr().cast(), n, &mut result) };
+        if rc == 0 {
+            // SAFETY: a successful call transfers ownership of the result.
+            Ok(unsafe { Any::from_raw(result) })
+        } else {
+            Err(crate::host::take_raised_after(rc))
+        }
+    }
+
+    /// An owned handle.
+    pub fn to_owned(&self) -> Function {
+        // SAFETY: live for 'a.
+        Function(unsafe { ObjectRef::from_borrowed(self.obj) })
+    }
+}
+
+impl fmt::Debug for Function {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        write!(f, "Function({:p})", self.0.as_ptr())
+    }
+}
+
+impl fmt::Debug for FunctionRef<'_> {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        write!(f, "FunctionRef({:p})", self.obj.as_ptr())
+    }
+}

@@ -1,0 +1,141 @@
+//! Map objects (72). Their C++ layout is opaque, so under a tvm-ffi host maps are built
+//! and read through its global functions `ffi.Map`, `ffi.MapSize` and
+//! `ffi.MapForwardIterFunctor`; without one, an embedded map object (same type index,
+//! our own layout and deleter) holds the entries in insertion order.
+
+use core::fmt;
+use std::sync::OnceLock;
+
+use crate::any::{Any, AnyView};
+use crate::error::{Error, Result};
+use crate::function::Function;
+use crate::object::{cell_ptr, new_object, ObjectRef};
+use crate::type_index as ti;
+
+static EMBEDDED_MAP_MARK: u8 = 0;
+
+#[repr(C)]
+struct MapCell {
+    mark: *const u8,
+    entries: Vec<(Any, Any)>,
+}
+
+// SAFETY: `mark` points at a static; entries are owned Anys.
+unsafe impl Send for MapCell {}
+// SAFETY: see above.
+unsafe impl Sync for MapCell {}
+
+/// An owned Map object (ours or a host's).
+#[derive(Clone)]
+pub struct Map(ObjectRef);
+
+fn host_function(
+    name: &'static str,
+    cache: &'static OnceLock<Option<Function>>,
+) -> Result<&'static Function> {
+    cache
+        .get_or_init(|| Function::get_global(name))
+        .as_ref()
+        .ok_or_else(|| Error::runtime_error(format!("the tvm-ffi runtime has no `{name}`")))
+}
+
+impl Map {
+    /// A new map holding `entries` (later duplicates of a key win, as in a dict literal).
+    pub fn new(entries: Vec<(Any, Any)>) -> Result<Map> {
+        if crate::host::host().is_none() {
+            return Ok(Map(new_object(
+                ti::MAP,
+                MapCell {
+                    mark: &EMBEDDED_MAP_MARK,
+                    entries,
+                },
+            )));
+        }
+        static MAKE: OnceLock<Option<Function>> = OnceLock::new();
+        let make = host_function("ffi.Map", &MAKE)?;
+        let args: Vec<AnyView<'_>> = entries
+            .iter()
+            .flat_map(|(k, v)| [k.view(), v.view()])
+            .collect();
+        let map = make.call_packed(&args)?;
+        Map::from_any(map)
+    }
+
+    fn from_any(v: Any) -> Result<Map> {
+        if v.type_index() != ti::MAP {
+            return Err(Error::type_error("ffi.Map did not return a map"));
+        }
+        let obj = v.view().object().expect("object index");
+        // SAFETY: the Any owns one reference, moved into the ObjectRef.
+        let obj = unsafe { ObjectRef::from_raw(core::ptr::NonNull::new_unchecked(obj)) };
+        core::mem::forget(v);
+        Ok(Map(obj))
+    }
+
+    /// Wraps a Map object.
+    pub fn from_object(obj: ObjectRef) -> core::result::Result<Map, ObjectRef> {
+        if obj.type_index() == ti::MAP {
+            Ok(Map(obj))
+        } else {
+            Err(obj)
+        }
+    }
+
+    /// The underlying object.
+    pub fn as_object(&self) -> &ObjectRef {
+        &self.0
+    }
+
+    fn embedded(&self) -> Option<&MapCell> {
+        // SAFETY: every map object has at least 8 readable bytes after its header (C++
+        // MapObj starts with its slot pointer); only ours carry the address of our mark.
+        unsafe {
+            let cell = cell_ptr::<MapCell>(self.0.as_ptr());
+            (core::ptr::addr_of!((*cell).mark).read() == &EMBEDDED_MAP_MARK as *const u8)
+                .then(|| &*cell)
+        }
+    }
+
+    /// The entries, in the map's iteration order.
+    pub fn entries(&self) -> Result<Vec<(Any, Any)>> {
+        if let Some(cell) = self.embedded() {
+            return Ok(cell.entries.clone());
+        }
+        static SIZE: OnceLock<Option<Function>> = OnceLock::new();
+        static ITER: OnceLock<Option<Function>> = OnceLock::new();
+        let this = self.0.clone().into_any();
+        let size: i64 = host_function("ffi.MapSize", &SIZE)?
+            .call_packed(&[this.view()])?
+            .to()?;
+        let mut out = Vec::with_capacity(size.max(0) as usize);
+        if size <= 0 {
+            return Ok(out);
+        }
+        let iter =
+            host_function("ffi.MapForwardIterFunctor", &ITER)?.call_packed(&[this.view()])?;
+        let iter: Function = iter.to()?;
+        let cmd = |c: i64| -> Result<Any> {
+            let c = Any::from_value(c)?;
+            iter.call_packed(&[c.view()])
+        };
+        loop {
+            out.push((cmd(0)?, cmd(1)?));
+            if !cmd(2)?.to::<bool>()? {
+                break;
+            }
+        }
+        Ok(out)
+    }
+}
+
+impl fmt::Debug for Map {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match self.entries() {
+            Ok(e) => f
+                .debug_map()
+                .entries(e.iter().map(|(k, v)| (k, v)))
+                .finish(),
+            Err(_) => f.write_str("Map(?)"),
+        }
+    }
+}

@@ -1,0 +1,183 @@
+//! Reflection: a constant description of every ABI type ([`TypeDesc`]) and function
+//! ([`FnDesc`]), and `const fn` renderers that turn them into the JSON and signature texts
+//! hosts read. Generated code renders into `static` byte arrays at compile time.
+
+mod render;
+mod writer;
+
+pub use render::{
+    fn_compact_signature, fn_iree_record, fn_metadata_json, fn_signature_text, fn_type_schema,
+    type_display, type_iree_record, type_schema,
+};
+pub use writer::Writer;
+
+/// The description of one ABI type.
+#[derive(Debug)]
+pub enum TypeDesc {
+    /// `None` / `()`.
+    None,
+    /// `bool`.
+    Bool,
+    /// A sized integer.
+    Int {
+        /// Width in bits.
+        bits: u8,
+        /// Signedness.
+        signed: bool,
+    },
+    /// A float: 16 (`f16`), 32, 64 bits, or `bf16`.
+    Float {
+        /// Width in bits.
+        bits: u8,
+        /// `bf16` rather than IEEE half.
+        brain: bool,
+    },
+    /// A string.
+    Str,
+    /// A byte string.
+    Bytes,
+    /// Any value.
+    Any,
+    /// An opaque pointer.
+    OpaquePtr,
+    /// `DLDataType`.
+    DataType,
+    /// `DLDevice`.
+    Device,
+    /// A shape object.
+    Shape,
+    /// An untyped function object.
+    Function,
+    /// A typed function object.
+    Callable {
+        /// Parameter types.
+        params: &'static [&'static TypeDesc],
+        /// Result type.
+        ret: &'static TypeDesc,
+    },
+    /// An Error object.
+    Error,
+    /// Any object.
+    Object,
+    /// A tensor with an optional element type and rank.
+    Tensor {
+        /// Element type; `None` when any dtype is accepted.
+        elem: Option<&'static TypeDesc>,
+        /// Rank; `None` when unknown.
+        rank: Option<u32>,
+    },
+    /// `Option<T>`.
+    Optional(&'static TypeDesc),
+    /// A list of unknown length (`Vec<T>`, arrays).
+    List(&'static TypeDesc),
+    /// A fixed-arity tuple.
+    Tuple(&'static [&'static TypeDesc]),
+    /// A map from keys to values.
+    Map(&'static TypeDesc, &'static TypeDesc),
+    /// A derived struct.
+    Struct(&'static StructDesc),
+}
+
+/// A derived struct: its name and fields in declaration order.
+#[derive(Debug)]
+pub struct StructDesc {
+    /// The Rust name.
+    pub name: &'static str,
+    /// Fields in declaration order.
+    pub fields: &'static [FieldDesc],
+    /// A tuple struct (`stuple`) rather than a named one (`sdict`).
+    pub tuple_like: bool,
+}
+
+/// One field of a [`StructDesc`].
+#[derive(Debug)]
+pub struct FieldDesc {
+    /// The reflected key (the field name or its rename); `"0"`, `"1"`... for tuple structs.
+    pub name: &'static str,
+    /// The field type.
+    pub ty: &'static TypeDesc,
+}
+
+/// One parameter of an exported function.
+#[derive(Debug)]
+pub struct ParamDesc {
+    /// The parameter name.
+    pub name: &'static str,
+    /// The parameter type.
+    pub ty: &'static TypeDesc,
+    /// Expanded into one slot per leaf field (`#[abi(expand)]`).
+    pub expand: bool,
+}
+
+/// An exported function's signature and docs.
+#[derive(Debug)]
+pub struct FnDesc {
+    /// The exported name (symbol `__tvm_ffi_<name>`).
+    pub name: &'static str,
+    /// Parameters in order.
+    pub params: &'static [ParamDesc],
+    /// The result type.
+    pub ret: &'static TypeDesc,
+    /// The `///` docs.
+    pub doc: &'static str,
+}
+
+impl FnDesc {
+    /// The number of argument slots a caller passes (expanded structs count their leaves).
+    pub const fn slot_count(&self) -> usize {
+        let mut n = 0;
+        let mut i = 0;
+        while i < self.params.len() {
+            let p = &self.params[i];
+            n += if p.expand { leaf_count(p.ty) } else { 1 };
+            i += 1;
+        }
+        n
+    }
+}
+
+/// The number of scalar leaves of `ty` when expanded depth-first (1 for a non-struct).
+pub const fn leaf_count(ty: &TypeDesc) -> usize {
+    match ty {
+        TypeDesc::Struct(s) => {
+            let mut n = 0;
+            let mut i = 0;
+            while i < s.fields.len() {
+                n += leaf_count(s.fields[i].ty);
+                i += 1;
+            }
+            n
+        }
+        _ => 1,
+    }
+}
+
+/// Whether every leaf of `ty` is a scalar (expansion is only allowed then, as Clang does).
+pub const fn is_expandable(ty: &TypeDesc) -> bool {
+    match ty {
+        TypeDesc::Struct(s) => {
+            let mut i = 0;
+            while i < s.fields.len() {
+                let f = s.fields[i].ty;
+                let ok = match f {
+                    TypeDesc::Struct(_) => is_expandable(f),
+                    _ => is_scalar(f),
+                };
+                if !ok {
+                    return false;
+                }
+                i += 1;
+            }
+            true
+        }
+        _ => false,
+    }
+}
+
+/// Whether `ty` is a plain scalar (bool, integer, float).
+pub const fn is_scalar(ty: &TypeDesc) -> bool {
+    matches!(
+        ty,
+        TypeDesc::Bool | TypeDesc::Int { .. } | TypeDesc::Float { .. }
+    )
+}

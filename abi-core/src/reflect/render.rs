@@ -1,0 +1,483 @@
+//! `const fn` renderers: IREE records, tvm-ffi `type_schema`, Python-style display names,
+//! the compact raw-ABI signature, and the per-function metadata JSON.
+
+use super::writer::Writer;
+use super::{FnDesc, ParamDesc, TypeDesc};
+
+/// Writes the IREE function-ABI type record of `ty` (ABI.md section 6).
+pub const fn type_iree_record(w: &mut Writer, ty: &TypeDesc) {
+    match ty {
+        TypeDesc::None => w.str("null"),
+        TypeDesc::Bool => w.str("\"i1\""),
+        TypeDesc::Int { bits, signed } => {
+            w.str(if *signed { "\"i" } else { "\"u" });
+            w.uint(*bits as usize);
+            w.byte(b'"');
+        }
+        TypeDesc::Float {
+            bits: 16,
+            brain: true,
+        } => w.str("\"bf16\""),
+        TypeDesc::Float { bits, .. } => {
+            w.str("\"f");
+            w.uint(*bits as usize);
+            w.byte(b'"');
+        }
+        TypeDesc::Str => w.str("\"str\""),
+        TypeDesc::Bytes => w.str("\"bytes\""),
+        TypeDesc::Tensor { elem, rank } => {
+            w.str("[\"ndarray\",");
+            match elem {
+                Some(e) => type_iree_record(w, e),
+                None => w.str("\"unknown\""),
+            }
+            match rank {
+                Some(r) => {
+                    w.byte(b',');
+                    w.uint(*r as usize);
+                    let mut i = 0;
+                    while i < *r {
+                        w.str(",null");
+                        i += 1;
+                    }
+                }
+                None => w.str(",null"),
+            }
+            w.byte(b']');
+        }
+        TypeDesc::Optional(t) => {
+            w.str("[\"optional\",");
+            type_iree_record(w, t);
+            w.byte(b']');
+        }
+        TypeDesc::List(t) => {
+            w.str("[\"py_homogeneous_list\",");
+            type_iree_record(w, t);
+            w.byte(b']');
+        }
+        TypeDesc::Tuple(items) => {
+            w.str("[\"stuple\"");
+            let mut i = 0;
+            while i < items.len() {
+                w.byte(b',');
+                type_iree_record(w, items[i]);
+                i += 1;
+            }
+            w.byte(b']');
+        }
+        TypeDesc::Map(k, v) => {
+            w.str("[\"py_homogeneous_dict\",");
+            type_iree_record(w, k);
+            w.byte(b',');
+            type_iree_record(w, v);
+            w.byte(b']');
+        }
+        TypeDesc::Struct(s) => {
+            w.str(if s.tuple_like {
+                "[\"stuple\""
+            } else {
+                "[\"sdict\""
+            });
+            let mut i = 0;
+            while i < s.fields.len() {
+                w.byte(b',');
+                if s.tuple_like {
+                    type_iree_record(w, s.fields[i].ty);
+                } else {
+                    w.byte(b'[');
+                    w.json_string(s.fields[i].name);
+                    w.byte(b',');
+                    type_iree_record(w, s.fields[i].ty);
+                    w.byte(b']');
+                }
+                i += 1;
+            }
+            w.byte(b']');
+        }
+        _ => w.str("\"unknown\""),
+    }
+}
+
+const fn schema_leaf(w: &mut Writer, key: &str) {
+    w.str("{\"type\":\"");
+    w.str(key);
+    w.str("\"}");
+}
+
+const fn schema_args(w: &mut Writer, key: &str, args: &[&TypeDesc]) {
+    w.str("{\"type\":\"");
+    w.str(key);
+    w.str("\",\"args\":[");
+    let mut i = 0;
+    while i < args.len() {
+        if i > 0 {
+            w.byte(b',');
+        }
+        type_schema(w, args[i]);
+        i += 1;
+    }
+    w.str("]}");
+}
+
+/// Writes the tvm-ffi `type_schema` fragment of `ty`, as the C++ `TypeTraits` write it.
+pub const fn type_schema(w: &mut Writer, ty: &TypeDesc) {
+    match ty {
+        TypeDesc::None => schema_leaf(w, "None"),
+        TypeDesc::Bool => schema_leaf(w, "bool"),
+        TypeDesc::Int { .. } => schema_leaf(w, "int"),
+        TypeDesc::Float { .. } => schema_leaf(w, "float"),
+        TypeDesc::Str => schema_leaf(w, "ffi.String"),
+        TypeDesc::Bytes => schema_leaf(w, "ffi.Bytes"),
+        TypeDesc::Any => schema_leaf(w, "Any"),
+        TypeDesc::OpaquePtr => schema_leaf(w, "void*"),
+        TypeDesc::DataType => schema_leaf(w, "DataType"),
+        TypeDesc::Device => schema_leaf(w, "Device"),
+        TypeDesc::Shape => schema_leaf(w, "ffi.Shape"),
+        TypeDesc::Function => schema_leaf(w, "ffi.Function"),
+        TypeDesc::Callable { params, ret } => {
+            w.str("{\"type\":\"ffi.Function\",\"args\":[");
+            type_schema(w, ret);
+            let mut i = 0;
+            while i < params.len() {
+                w.byte(b',');
+                type_schema(w, params[i]);
+                i += 1;
+            }
+            w.str("]}");
+        }
+        TypeDesc::Error => schema_leaf(w, "ffi.Error"),
+        TypeDesc::Object => schema_leaf(w, "ffi.Object"),
+        TypeDesc::Tensor { .. } => schema_leaf(w, "ffi.Tensor"),
+        TypeDesc::Optional(t) => schema_args(w, "Optional", &[*t]),
+        TypeDesc::List(t) => schema_args(w, "ffi.Array", &[*t]),
+        TypeDesc::Tuple(items) => schema_args(w, "Tuple", items),
+        TypeDesc::Map(k, v) => schema_args(w, "ffi.Map", &[*k, *v]),
+        TypeDesc::Struct(s) => {
+            w.str("{\"type\":\"Tuple\",\"args\":[");
+            let mut i = 0;
+            while i < s.fields.len() {
+                if i > 0 {
+                    w.byte(b',');
+                }
+                type_schema(w, s.fields[i].ty);
+                i += 1;
+            }
+            w.str("]}");
+        }
+    }
+}
+
+const fn display_list(w: &mut Writer, open: &str, items: &[&TypeDesc]) {
+    w.str(open);
+    let mut i = 0;
+    while i < items.len() {
+        if i > 0 {
+            w.str(", ");
+        }
+        type_display(w, items[i]);
+        i += 1;
+    }
+    w.byte(b']');
+}
+
+/// Writes the Python-style name of `ty` used in error messages (`int`, `list[str]`...).
+pub const fn type_display(w: &mut Writer, ty: &TypeDesc) {
+    match ty {
+        TypeDesc::None => w.str("None"),
+        TypeDesc::Bool => w.str("bool"),
+        TypeDesc::Int { .. } => w.str("int"),
+        TypeDesc::Float { .. } => w.str("float"),
+        TypeDesc::Str => w.str("str"),
+        TypeDesc::Bytes => w.str("bytes"),
+        TypeDesc::Any => w.str("Any"),
+        TypeDesc::OpaquePtr => w.str("void*"),
+        TypeDesc::DataType => w.str("DataType"),
+        TypeDesc::Device => w.str("Device"),
+        TypeDesc::Shape => w.str("Shape"),
+        TypeDesc::Function => w.str("Function"),
+        TypeDesc::Callable { params, ret } => {
+            display_list(w, "Callable[[", params);
+            w.str(", ");
+            type_display(w, ret);
+            w.byte(b']');
+        }
+        TypeDesc::Error => w.str("Error"),
+        TypeDesc::Object => w.str("Object"),
+        TypeDesc::Tensor { elem, .. } => match elem {
+            Some(e) => {
+                w.str("Tensor[");
+                type_iree_name(w, e);
+                w.byte(b']');
+            }
+            None => w.str("Tensor"),
+        },
+        TypeDesc::Optional(t) => display_list(w, "Optional[", &[*t]),
+        TypeDesc::List(t) => display_list(w, "list[", &[*t]),
+        TypeDesc::Tuple(items) => display_list(w, "tuple[", items),
+        TypeDesc::Map(k, v) => display_list(w, "dict[", &[*k, *v]),
+        TypeDesc::Struct(s) => w.str(s.name),
+    }
+}
+
+// The unquoted scalar record (`f32`) used inside `Tensor[...]`.
+const fn type_iree_name(w: &mut Writer, ty: &TypeDesc) {
+    let mut buf = [0u8; 8];
+    let mut inner = Writer::new(&mut buf);
+    type_iree_record(&mut inner, ty);
+    let n = inner.len();
+    if n >= 2 && n <= buf.len() && buf[0] == b'"' {
+        let mut i = 1;
+        while i + 1 < n {
+            w.byte(buf[i]);
+            i += 1;
+        }
+    } else {
+        w.str("?");
+    }
+}
+
+/// Raw-function scalar type codes (ABI.md section 7); bool is encoded as i8.
+const fn compact_scalar_code(ty: &TypeDesc) -> Option<usize> {
+    Some(match ty {
+        TypeDesc::Float { bits: 32, .. } => 0,
+        TypeDesc::Float {
+            bits: 16,
+            brain: false,
+        } => 1,
+        TypeDesc::Float { bits: 64, .. } => 2,
+        TypeDesc::Float {
+            bits: 16,
+            brain: true,
+        } => 3,
+        TypeDesc::Bool => 4,
+        TypeDesc::Int { bits, signed: true } => 4 + (*bits as usize).trailing_zeros() as usize - 3,
+        TypeDesc::Int {
+            bits,
+            signed: false,
+        } => 8 + (*bits as usize).trailing_zeros() as usize - 3,
+        _ => return None,
+    })
+}
+
+const fn compact_type_code(w: &mut Writer, code: usize) {
+    if code != 0 {
+        w.byte(b't');
+        w.uint(code);
+    }
+}
+
+// `<len(p)+1> '!' p`: renders `p` twice, once to count.
+const fn length_prefixed_type(w: &mut Writer, tag: u8, ty: &TypeDesc) {
+    let mut count = Writer::new(&mut []);
+    compact_body(&mut count, ty);
+    w.byte(tag);
+    w.uint(count.len() + 1);
+    w.byte(b'!');
+    compact_body(w, ty);
+}
+
+const fn compact_body(w: &mut Writer, ty: &TypeDesc) {
+    match ty {
+        TypeDesc::Tensor {
+            elem: Some(e),
+            rank,
+        } => {
+            if let Some(code) = compact_scalar_code(e) {
+                compact_type_code(w, code);
+            }
+            if let Some(r) = rank {
+                let mut i = 0;
+                while i < *r {
+                    w.str("d-1");
+                    i += 1;
+                }
+            }
+        }
+        _ => {
+            if let Some(code) = compact_scalar_code(ty) {
+                compact_type_code(w, code);
+            }
+        }
+    }
+}
+
+/// Writes the compact code of one type: `S..` scalar, `B..` buffer, `O` object, `U` unknown.
+const fn compact_type(w: &mut Writer, ty: &TypeDesc) {
+    match ty {
+        TypeDesc::Tensor { elem: Some(e), .. } if compact_scalar_code(e).is_some() => {
+            length_prefixed_type(w, b'B', ty)
+        }
+        TypeDesc::Any => w.byte(b'U'),
+        TypeDesc::None => {}
+        _ if compact_scalar_code(ty).is_some() => length_prefixed_type(w, b'S', ty),
+        _ => w.byte(b'O'),
+    }
+}
+
+/// How [`slots`] writes each argument slot.
+#[derive(Clone, Copy)]
+enum SlotMode {
+    IreeNamed,
+    Schema,
+    Display,
+    Compact,
+    Name,
+}
+
+/// A dotted path of names (`p.x`) kept on the stack during expansion.
+struct Path<'a> {
+    name: &'static str,
+    parent: Option<&'a Path<'a>>,
+}
+
+const fn write_path(w: &mut Writer, p: &Path) {
+    if let Some(parent) = p.parent {
+        write_path(w, parent);
+        w.byte(b'.');
+    }
+    w.str(p.name);
+}
+
+const fn slot(w: &mut Writer, path: &Path, ty: &TypeDesc, mode: SlotMode, first: bool) {
+    match mode {
+        SlotMode::Compact => {}
+        SlotMode::Display => {
+            if !first {
+                w.str(", ");
+            }
+        }
+        _ => {
+            if !first {
+                w.byte(b',');
+            }
+        }
+    }
+    match mode {
+        SlotMode::IreeNamed => {
+            w.str("[\"named\",\"");
+            write_path(w, path);
+            w.str("\",");
+            type_iree_record(w, ty);
+            w.byte(b']');
+        }
+        SlotMode::Schema => type_schema(w, ty),
+        SlotMode::Display => {
+            write_path(w, path);
+            w.str(": ");
+            type_display(w, ty);
+        }
+        SlotMode::Compact => compact_type(w, ty),
+        SlotMode::Name => {
+            w.byte(b'"');
+            write_path(w, path);
+            w.byte(b'"');
+        }
+    }
+}
+
+// Visits the leaves of an expanded struct depth-first; returns whether a slot was written.
+const fn leaves(w: &mut Writer, path: &Path, ty: &TypeDesc, mode: SlotMode, first: bool) -> bool {
+    match ty {
+        TypeDesc::Struct(s) => {
+            let mut wrote = false;
+            let mut i = 0;
+            while i < s.fields.len() {
+                let f = &s.fields[i];
+                let child = Path {
+                    name: f.name,
+                    parent: Some(path),
+                };
+                if leaves(w, &child, f.ty, mode, first && !wrote) {
+                    wrote = true;
+                }
+                i += 1;
+            }
+            wrote
+        }
+        _ => {
+            slot(w, path, ty, mode, first);
+            true
+        }
+    }
+}
+
+const fn slots(w: &mut Writer, params: &[ParamDesc], mode: SlotMode) {
+    let mut first = true;
+    let mut i = 0;
+    while i < params.len() {
+        let p = &params[i];
+        let path = Path {
+            name: p.name,
+            parent: None,
+        };
+        if p.expand {
+            if leaves(w, &path, p.ty, mode, first) {
+                first = false;
+            }
+        } else {
+            slot(w, &path, p.ty, mode, first);
+            first = false;
+        }
+        i += 1;
+    }
+}
+
+/// Writes `name(a: int, b: int) -> int`, the signature quoted in error messages.
+pub const fn fn_signature_text(w: &mut Writer, f: &FnDesc) {
+    w.str(f.name);
+    w.byte(b'(');
+    slots(w, f.params, SlotMode::Display);
+    w.str(") -> ");
+    type_display(w, f.ret);
+}
+
+/// Writes the IREE record `{"a":[...],"r":[...],"v":1}` with named arguments.
+pub const fn fn_iree_record(w: &mut Writer, f: &FnDesc) {
+    w.str("{\"a\":[");
+    slots(w, f.params, SlotMode::IreeNamed);
+    w.str("],\"r\":[");
+    if !matches!(f.ret, TypeDesc::None) {
+        type_iree_record(w, f.ret);
+    }
+    w.str("],\"v\":1}");
+}
+
+/// Writes the tvm-ffi function `type_schema` as the official C++ export macro does.
+pub const fn fn_type_schema(w: &mut Writer, f: &FnDesc) {
+    w.str("{\"type\":\"ffi.Function\",\"named_args\":{\"return\":[");
+    type_schema(w, f.ret);
+    w.str("],\"params\":[");
+    slots(w, f.params, SlotMode::Schema);
+    w.str("]}}");
+}
+
+/// Writes the compact raw-function signature `I<n>!...R<n>!...` (ABI.md section 7).
+pub const fn fn_compact_signature(w: &mut Writer, f: &FnDesc) {
+    let mut count = Writer::new(&mut []);
+    slots(&mut count, f.params, SlotMode::Compact);
+    w.byte(b'I');
+    w.uint(count.len() + 1);
+    w.byte(b'!');
+    slots(w, f.params, SlotMode::Compact);
+    let mut count = Writer::new(&mut []);
+    compact_type(&mut count, f.ret);
+    w.byte(b'R');
+    w.uint(count.len() + 1);
+    w.byte(b'!');
+    compact_type(w, f.ret);
+}
+
+/// Writes the metadata JSON returned by `__tvm_ffi__metadata_<name>`.
+pub const fn fn_metadata_json(w: &mut Writer, f: &FnDesc) {
+    w.str("{\"type_schema\":\"");
+    w.push_level();
+    fn_type_schema(w, f);
+    w.pop_level();
+    w.str("\",\"arg_names\":[");
+    slots(w, f.params, SlotMode::Name);
+    w.str("],\"iree.abi\":");
+    fn_iree_record(w, f);
+    w.str(",\"signature\":\"");
+    fn_compact_signature(w, f);
+    w.str("\"}");
+}

@@ -1,0 +1,60 @@
+//! Immortal Str objects in static memory: the metadata and docs that exported functions
+//! return are rendered at compile time and handed out without allocating.
+
+use core::ffi::c_void;
+use core::sync::atomic::AtomicU64;
+
+use crate::any::RawAny;
+use crate::object::ObjectHeader;
+use crate::string::ByteArray;
+use crate::type_index as ti;
+
+/// A Str object in a `static`: its count starts high and its deleter does nothing, so
+/// hosts may add and drop references freely and it is never freed.
+#[repr(C)]
+#[derive(Debug)]
+pub struct StaticStr {
+    header: ObjectHeader,
+    cell: ByteArray,
+}
+
+// SAFETY: the bytes are immutable statics; the header's count is atomic.
+unsafe impl Sync for StaticStr {}
+
+unsafe extern "C" fn never_free(_obj: *mut c_void, _flags: i32) {}
+
+impl StaticStr {
+    /// Wraps `bytes`, which must end with a NUL that is not part of the string.
+    pub const fn new(bytes: &'static [u8]) -> StaticStr {
+        assert!(
+            !bytes.is_empty() && bytes[bytes.len() - 1] == 0,
+            "static strings end with NUL"
+        );
+        StaticStr {
+            header: ObjectHeader {
+                combined_ref_count: AtomicU64::new(1 << 30 | 1 << 32),
+                type_index: ti::STR,
+                padding: 0,
+                deleter: Some(never_free),
+            },
+            cell: ByteArray {
+                data: bytes.as_ptr(),
+                size: bytes.len() - 1,
+            },
+        }
+    }
+
+    /// The string content.
+    pub fn as_bytes(&'static self) -> &'static [u8] {
+        // SAFETY: points into a static byte array.
+        unsafe { self.cell.as_slice() }
+    }
+
+    /// An owned value referring to this object (adding a reference, as the ABI requires).
+    pub fn to_raw_any(&'static self) -> RawAny {
+        let ptr = core::ptr::from_ref(&self.header).cast_mut();
+        // SAFETY: a live static object.
+        unsafe { crate::object::inc_ref(ptr) };
+        RawAny::from_ptr(ti::STR, ptr.cast())
+    }
+}

@@ -1,0 +1,316 @@
+//! Tensors: the 48-byte `DLTensor`, a borrowed [`TensorView`] over one (from Tensor objects
+//! or `DLTensor*` arguments) with typed element slices, and an owned [`Tensor`] allocated in
+//! Rust that hosts can consume (e.g. `np.from_dlpack`).
+
+use core::cell::Cell;
+use core::ffi::c_void;
+use core::fmt;
+use core::mem::{align_of, offset_of, size_of};
+
+use half::{bf16, f16};
+use static_assertions::{assert_eq_size, const_assert_eq};
+
+use crate::dtype::{code, device_type, DataType, Device};
+use crate::error::{Error, Result};
+use crate::object::{cell_ptr, new_object, ObjectRef};
+use crate::type_index as ti;
+
+/// `DLTensor` (DLPack).
+#[repr(C)]
+#[derive(Debug)]
+pub struct DLTensor {
+    /// Base data pointer.
+    pub data: *mut c_void,
+    /// Where the data lives.
+    pub device: Device,
+    /// Number of dimensions.
+    pub ndim: i32,
+    /// Element type.
+    pub dtype: DataType,
+    /// `ndim` dimensions.
+    pub shape: *mut i64,
+    /// `ndim` strides in elements, or null for compact row-major.
+    pub strides: *mut i64,
+    /// Offset of the first element from `data`, in bytes.
+    pub byte_offset: u64,
+}
+
+assert_eq_size!(DLTensor, [u8; 48]);
+const_assert_eq!(offset_of!(DLTensor, device), 8);
+const_assert_eq!(offset_of!(DLTensor, ndim), 16);
+const_assert_eq!(offset_of!(DLTensor, dtype), 20);
+const_assert_eq!(offset_of!(DLTensor, shape), 24);
+const_assert_eq!(offset_of!(DLTensor, strides), 32);
+const_assert_eq!(offset_of!(DLTensor, byte_offset), 40);
+
+/// A Rust element type with its DLPack data type.
+///
+/// # Safety
+/// `DTYPE` must describe `Self`'s size and representation exactly, and every bit pattern
+/// of that size must be a valid `Self`.
+pub unsafe trait Element: Copy + Send + Sync + 'static {
+    /// The matching data type.
+    const DTYPE: DataType;
+}
+
+macro_rules! element {
+    ($($t:ty => $code:expr, $bits:expr;)*) => {$(
+        // SAFETY: the data type matches the Rust type's size and encoding.
+        unsafe impl Element for $t {
+            const DTYPE: DataType = DataType::new($code, $bits);
+        }
+        const_assert_eq!(size_of::<$t>() * 8, $bits);
+    )*};
+}
+
+element! {
+    i8 => code::INT, 8; i16 => code::INT, 16; i32 => code::INT, 32; i64 => code::INT, 64;
+    u8 => code::UINT, 8; u16 => code::UINT, 16; u32 => code::UINT, 32; u64 => code::UINT, 64;
+    f32 => code::FLOAT, 32; f64 => code::FLOAT, 64; f16 => code::FLOAT, 16; bf16 => code::BFLOAT, 16;
+}
+
+/// A borrowed tensor, valid for `'a`.
+#[derive(Clone, Copy)]
+pub struct TensorView<'a> {
+    dl: &'a DLTensor,
+}
+
+impl<'a> TensorView<'a> {
+    /// Views a `DLTensor`.
+    ///
+    /// # Safety
+    /// `dl` and its shape/strides/data stay valid for `'a`.
+    pub unsafe fn from_dl(dl: &'a DLTensor) -> TensorView<'a> {
+        TensorView { dl }
+    }
+
+    /// The underlying `DLTensor`.
+    pub fn dl_tensor(&self) -> &'a DLTensor {
+        self.dl
+    }
+
+    /// The element type.
+    pub fn dtype(&self) -> DataType {
+        self.dl.dtype
+    }
+
+    /// The device.
+    pub fn device(&self) -> Device {
+        self.dl.device
+    }
+
+    /// The number of dimensions.
+    pub fn ndim(&self) -> usize {
+        self.dl.ndim.max(0) as usize
+    }
+
+    /// The dimensions.
+    pub fn shape(&self) -> &'a [i64] {
+        if self.ndim() == 0 || self.dl.shape.is_null() {
+            return &[];
+        }
+        // SAFETY: a valid DLTensor has `ndim` dims.
+        unsafe { core::slice::from_raw_parts(self.dl.shape, self.ndim()) }
+    }
+
+    /// The strides in elements, or `None` for compact row-major.
+    pub fn strides(&self) -> Option<&'a [i64]> {
+        if self.dl.strides.is_null() {
+            return None;
+        }
+        // SAFETY: non-null strides have `ndim` entries.
+        Some(unsafe { core::slice::from_raw_parts(self.dl.strides, self.ndim()) })
+    }
+
+    /// The number of elements.
+    pub fn numel(&self) -> usize {
+        self.shape().iter().map(|&d| d.max(0) as usize).product()
+    }
+
+    /// Whether the elements are compact and row-major.
+    pub fn is_contiguous(&self) -> bool {
+        let Some(strides) = self.strides() else {
+            return true;
+        };
+        let mut expected = 1i64;
+        for (&dim, &stride) in self.shape().iter().zip(strides).rev() {
+            if dim != 1 && stride != expected {
+                return false;
+            }
+            expected = expected.saturating_mul(dim);
+        }
+        true
+    }
+
+    // The checked element pointer for typed access: dtype, device, contiguity, alignment.
+    fn typed_ptr<T: Element>(&self) -> Result<*mut T> {
+        if self.dtype() != T::DTYPE {
+            return Err(Error::type_error(format!(
+                "expected a tensor of {}, got {}",
+                T::DTYPE,
+                self.dtype()
+            )));
+        }
+        let dev = self.device().device_type;
+        if !matches!(
+            dev,
+            device_type::CPU | device_type::CUDA_HOST | device_type::CUDA_MANAGED
+        ) {
+            return Err(Error::value_error(format!(
+                "tensor data on device type {dev} is not host-accessible"
+            )));
+        }
+        if !self.is_contiguous() {
+            return Err(Error::value_error(
+                "tensor is not contiguous (row-major compact)",
+            ));
+        }
+        if self.numel() == 0 {
+            return Ok(core::ptr::NonNull::dangling().as_ptr());
+        }
+        let ptr = self
+            .dl
+            .data
+            .cast::<u8>()
+            .wrapping_add(self.dl.byte_offset as usize)
+            .cast::<T>();
+        if ptr.is_null() || (ptr as usize) % align_of::<T>() != 0 {
+            return Err(Error::value_error(
+                "tensor data pointer is null or misaligned",
+            ));
+        }
+        Ok(ptr)
+    }
+
+    /// The elements as a slice (checks dtype, host device, contiguity, alignment).
+    pub fn as_slice<T: Element>(&self) -> Result<&'a [T]> {
+        let ptr = self.typed_ptr::<T>()?;
+        // SAFETY: checked type, contiguity and alignment; `numel` elements live for 'a.
+        Ok(unsafe { core::slice::from_raw_parts(ptr, self.numel()) })
+    }
+
+    /// The elements as cells, for in-place writes that stay sound even if the same
+    /// memory is viewed twice.
+    pub fn as_cells<T: Element>(&self) -> Result<&'a [Cell<T>]> {
+        let ptr = self.typed_ptr::<T>()?;
+        // SAFETY: as `as_slice`; Cell<T> has T's layout and permits shared mutation.
+        Ok(unsafe { core::slice::from_raw_parts(ptr.cast::<Cell<T>>(), self.numel()) })
+    }
+
+    /// The elements as a mutable slice.
+    ///
+    /// # Safety
+    /// No other view of this memory may be used while the slice lives.
+    #[allow(clippy::mut_from_ref)]
+    pub unsafe fn as_mut_slice<T: Element>(&self) -> Result<&'a mut [T]> {
+        let ptr = self.typed_ptr::<T>()?;
+        // SAFETY: as `as_slice`, plus exclusivity guaranteed by the caller.
+        Ok(unsafe { core::slice::from_raw_parts_mut(ptr, self.numel()) })
+    }
+
+    /// Copies into a new owned tensor.
+    pub fn to_tensor<T: Element>(&self) -> Result<Tensor> {
+        Tensor::from_vec(self.as_slice::<T>()?.to_vec(), self.shape())
+    }
+}
+
+impl fmt::Debug for TensorView<'_> {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        write!(
+            f,
+            "TensorView({}, {:?}, {:?})",
+            self.dtype(),
+            self.shape(),
+            self.device()
+        )
+    }
+}
+
+/// The cell of tensors made here: the DLTensor, then what it points into.
+#[repr(C)]
+struct TensorCell {
+    dl: DLTensor,
+    shape: Box<[i64]>,
+    strides: Box<[i64]>,
+    owner: Box<dyn core::any::Any + Send + Sync>,
+}
+
+// SAFETY: the DLTensor points into the boxes owned by the cell; data is Send + Sync.
+unsafe impl Send for TensorCell {}
+// SAFETY: see above.
+unsafe impl Sync for TensorCell {}
+
+/// An owned Tensor object (70): made here from a `Vec`, or received from a host.
+#[derive(Clone)]
+pub struct Tensor(ObjectRef);
+
+impl Tensor {
+    /// A CPU tensor owning `data`, with `shape` (row-major).
+    pub fn from_vec<T: Element>(mut data: Vec<T>, shape: &[i64]) -> Result<Tensor> {
+        let numel = shape.iter().try_fold(1usize, |acc, &d| {
+            usize::try_from(d).ok().and_then(|d| acc.checked_mul(d))
+        });
+        if numel != Some(data.len()) {
+            return Err(Error::value_error(format!(
+                "shape {shape:?} does not match {} elements",
+                data.len()
+            )));
+        }
+        let ndim =
+            i32::try_from(shape.len()).map_err(|_| Error::value_error("too many dimensions"))?;
+        let mut shape: Box<[i64]> = shape.into();
+        let mut strides = vec![1i64; shape.len()].into_boxed_slice();
+        for i in (0..shape.len().saturating_sub(1)).rev() {
+            strides[i] = strides[i + 1] * shape[i + 1];
+        }
+        let dl = DLTensor {
+            data: data.as_mut_ptr().cast(),
+            device: Device::CPU,
+            ndim,
+            dtype: T::DTYPE,
+            shape: shape.as_mut_ptr(),
+            strides: strides.as_mut_ptr(),
+            byte_offset: 0,
+        };
+        Ok(Tensor(new_object(
+            ti::TENSOR,
+            TensorCell {
+                dl,
+                shape,
+                strides,
+                owner: Box::new(data),
+            },
+        )))
+    }
+
+    /// Wraps a Tensor object made anywhere.
+    pub fn from_object(obj: ObjectRef) -> core::result::Result<Tensor, ObjectRef> {
+        if obj.type_index() == ti::TENSOR {
+            Ok(Tensor(obj))
+        } else {
+            Err(obj)
+        }
+    }
+
+    /// The underlying object.
+    pub fn as_object(&self) -> &ObjectRef {
+        &self.0
+    }
+
+    /// A borrowed view.
+    pub fn view(&self) -> TensorView<'_> {
+        // SAFETY: every Tensor object holds a DLTensor at offset 24, alive with the object.
+        unsafe { TensorView::from_dl(&*cell_ptr::<DLTensor>(self.0.as_ptr())) }
+    }
+}
+
+impl fmt::Debug for Tensor {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        write!(
+            f,
+            "Tensor({}, {:?})",
+            self.view().dtype(),
+            self.view().shape()
+        )
+    }
+}

@@ -1,0 +1,1 @@
+//! Test support for the abi macros (tests live in `tests/`).

@@ -1,0 +1,106 @@
+//! Options: `#[export_fn(name = "...", crate = "...")]` and the helper attribute
+//! `#[abi(...)]` on parameters and fields, parsed into typed option structs.
+
+use proc_macro2::TokenStream;
+use syn::parse::Parser;
+use syn::{Attribute, LitStr};
+
+use crate::errors::Errors;
+
+/// Options of `#[export_fn(...)]`.
+#[derive(Default)]
+pub struct ExportOptions {
+    /// `name = "..."`.
+    pub name: Option<LitStr>,
+    /// `crate = "..."`.
+    pub krate: Option<syn::Path>,
+}
+
+/// Parses `#[export_fn(...)]` arguments; problems go to `errors`.
+pub fn export_options(args: TokenStream, errors: &mut Errors) -> ExportOptions {
+    let mut opts = ExportOptions::default();
+    let parser = syn::meta::parser(|meta| {
+        if meta.path.is_ident("name") {
+            let lit: LitStr = meta.value()?.parse()?;
+            if opts.name.is_some() {
+                return Err(syn::Error::new_spanned(
+                    &meta.path,
+                    "duplicate `name` option",
+                ));
+            }
+            opts.name = Some(lit);
+            Ok(())
+        } else if meta.path.is_ident("crate") {
+            let lit: LitStr = meta.value()?.parse()?;
+            if opts.krate.is_some() {
+                return Err(syn::Error::new_spanned(
+                    &meta.path,
+                    "duplicate `crate` option",
+                ));
+            }
+            opts.krate = Some(lit.parse()?);
+            Ok(())
+        } else {
+            Err(meta.error(
+                "unknown `export_fn` option; expected `name = \"...\"` or `crate = \"...\"`",
+            ))
+        }
+    });
+    if let Err(e) = parser.parse2(args) {
+        errors.push(e);
+    }
+    opts
+}
+
+/// Options of `#[abi(...)]` on a parameter.
+#[derive(Default)]
+pub struct ParamOptions {
+    /// `expand`, with its span.
+    pub expand: Option<proc_macro2::Span>,
+}
+
+/// Reads and removes `#[abi(...)]` attributes from a parameter.
+pub fn take_param_options(attrs: &mut Vec<Attribute>, errors: &mut Errors) -> ParamOptions {
+    let mut opts = ParamOptions::default();
+    attrs.retain(|attr| {
+        if !attr.path().is_ident("abi") {
+            return true;
+        }
+        let result = attr.parse_nested_meta(|meta| {
+            if meta.path.is_ident("expand") {
+                if opts.expand.is_some() {
+                    return Err(meta.error("duplicate `expand` option"));
+                }
+                opts.expand = Some(syn::spanned::Spanned::span(&meta.path));
+                Ok(())
+            } else {
+                Err(meta.error("unknown `abi` option on a parameter; expected `expand`"))
+            }
+        });
+        if let Err(e) = result {
+            errors.push(e);
+        }
+        false
+    });
+    opts
+}
+
+/// The `///` docs of an item, one line per attribute, the leading space removed.
+pub fn doc_text(attrs: &[Attribute]) -> String {
+    let lines: Vec<String> = attrs
+        .iter()
+        .filter(|a| a.path().is_ident("doc"))
+        .filter_map(|a| match &a.meta {
+            syn::Meta::NameValue(nv) => match &nv.value {
+                syn::Expr::Lit(syn::ExprLit {
+                    lit: syn::Lit::Str(s),
+                    ..
+                }) => Some(s.value()),
+                _ => None,
+            },
+            _ => None,
+        })
+        .map(|line| line.strip_prefix(' ').map(str::to_owned).unwrap_or(line))
+        .collect();
+    lines.join("\n").trim().to_owned()
+}

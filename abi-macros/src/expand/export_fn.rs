@@ -1,0 +1,167 @@
+//! `#[export_fn]` expansion: the user's function unchanged, plus the packed shim, the
+//! compile-time metadata and docs, and the export registry entry.
+
+use proc_macro2::{Span, TokenStream};
+use quote::{format_ident, quote, quote_spanned, ToTokens};
+use syn::spanned::Spanned;
+
+use crate::errors::Errors;
+use crate::mangle;
+use crate::model::ExportFn;
+use crate::{parse, validate};
+
+/// Entry point: parse, validate, expand; errors come out next to the unchanged item.
+pub fn export_fn(args: TokenStream, item: TokenStream) -> TokenStream {
+    let mut errors = Errors::default();
+    let Some(model) = parse::export_fn(args, item.clone(), &mut errors) else {
+        let errs = errors.into_compile_errors();
+        return quote!(#errs #item);
+    };
+    validate::export_fn(&model, &mut errors);
+    if !errors.is_empty() {
+        let errs = errors.into_compile_errors();
+        let item = &model.item;
+        return quote!(#errs #item);
+    }
+    expand(&model)
+}
+
+fn expand(f: &ExportFn) -> TokenStream {
+    let krate = &f.krate;
+    let p = quote!(#krate::__private);
+    let item = &f.item;
+    let fn_ident = &f.item.sig.ident;
+    let name = &f.name;
+    let doc = format!("{}\0", f.doc);
+    let shim = mangle::shim(name, f.name_span);
+    let metadata = mangle::metadata(name, f.name_span);
+    let doc_fn = mangle::doc(name, f.name_span);
+    let unit: syn::Type = syn::parse_quote!(());
+    let ret_ty = f.ret.as_ref().unwrap_or(&unit);
+    let ret_span = f.ret.as_ref().map_or_else(Span::call_site, |t| t.span());
+
+    // Slot offsets: each parameter takes one slot, or its leaf count when expanded.
+    let mut offset = quote!(0usize);
+    let mut param_descs = Vec::new();
+    let mut conversions = Vec::new();
+    let mut bindings = Vec::new();
+    for (i, param) in f.params.iter().enumerate() {
+        let ty = strip_lifetimes(&param.ty);
+        let pname = param.name.to_string();
+        let binding = format_ident!("__abi_arg{}", i);
+        let slot = quote!((#offset) as u32);
+        let desc = quote_spanned!(param.ty.span()=> <#ty as #krate::AbiType>::DESC);
+        match param.expand {
+            None => {
+                param_descs.push(quote!(#p::ParamDesc { name: #pname, ty: #desc, expand: false }));
+                let from = quote_spanned!(param.ty.span()=> <#ty as #krate::FromArg<'_>>::from_arg);
+                conversions.push(quote! {
+                    let #binding = match #from(&__abi_args[#offset]) {
+                        ::core::result::Result::Ok(v) => v,
+                        ::core::result::Result::Err(err) => {
+                            return ::core::result::Result::Err(#p::CallError::Arg { slot: #slot, err })
+                        }
+                    };
+                });
+                offset = quote!(#offset + 1);
+            }
+            Some(span) => {
+                param_descs.push(quote!(#p::ParamDesc { name: #pname, ty: #desc, expand: true }));
+                let leaves = quote_spanned!(span=> <#ty as #krate::convert::Expand>::LEAVES);
+                let from = quote_spanned!(span=> <#ty as #krate::convert::Expand>::from_slots);
+                conversions.push(quote! {
+                    let #binding = match #from(&__abi_args[#offset..#offset + #leaves]) {
+                        ::core::result::Result::Ok(v) => v,
+                        ::core::result::Result::Err((leaf, err)) => {
+                            return ::core::result::Result::Err(#p::CallError::Arg { slot: #slot + leaf, err })
+                        }
+                    };
+                });
+                offset = quote!(#offset + #leaves);
+            }
+        }
+        bindings.push(binding);
+    }
+    let slot_count = offset;
+    let ret_desc = quote_spanned!(ret_span=> <#ret_ty as #krate::ReturnValue>::DESC);
+    let into_result = quote_spanned!(ret_span=> <#ret_ty as #krate::ReturnValue>::into_result);
+
+    quote! {
+        #item
+
+        #[doc(hidden)]
+        #[allow(non_upper_case_globals, non_snake_case, clippy::all)]
+        const _: () = {
+            const __ABI_DESC: #p::FnDesc = #p::FnDesc {
+                name: #name,
+                params: &[#(#param_descs),*],
+                ret: #ret_desc,
+                doc: #doc,
+            };
+            const __ABI_SLOTS: usize = #slot_count;
+            const __ABI_META_LEN: usize = #p::metadata_len(&__ABI_DESC);
+            const __ABI_META_BYTES: [u8; __ABI_META_LEN] = #p::metadata_bytes::<__ABI_META_LEN>(&__ABI_DESC);
+            static __ABI_META: #p::StaticStr = #p::StaticStr::new(&__ABI_META_BYTES);
+            static __ABI_DOC: #p::StaticStr = #p::StaticStr::new(#doc.as_bytes());
+
+            #[unsafe(no_mangle)]
+            unsafe extern "C" fn #shim(
+                _handle: *mut ::core::ffi::c_void,
+                args: *const #krate::RawAny,
+                num_args: i32,
+                result: *mut #krate::RawAny,
+            ) -> i32 {
+                // SAFETY: the packed calling convention; `run_export` checks count and pointers.
+                unsafe {
+                    #p::run_export::<__ABI_SLOTS, _>(&__ABI_DESC, args, num_args, result, |__abi_args| {
+                        #(#conversions)*
+                        #into_result(#fn_ident(#(#bindings),*)).map_err(#p::CallError::Return)
+                    })
+                }
+            }
+
+            #[unsafe(no_mangle)]
+            unsafe extern "C" fn #metadata(
+                _handle: *mut ::core::ffi::c_void,
+                _args: *const #krate::RawAny,
+                _num_args: i32,
+                result: *mut #krate::RawAny,
+            ) -> i32 {
+                // SAFETY: the packed calling convention.
+                unsafe { #p::return_static_str(&__ABI_META, result) }
+            }
+
+            #[unsafe(no_mangle)]
+            unsafe extern "C" fn #doc_fn(
+                _handle: *mut ::core::ffi::c_void,
+                _args: *const #krate::RawAny,
+                _num_args: i32,
+                result: *mut #krate::RawAny,
+            ) -> i32 {
+                // SAFETY: the packed calling convention.
+                unsafe { #p::return_static_str(&__ABI_DOC, result) }
+            }
+
+            #[#p::linkme::distributed_slice(#p::EXPORTS)]
+            #[linkme(crate = #p::linkme)]
+            static __ABI_EXPORT: #p::Export = #p::Export {
+                desc: &__ABI_DESC,
+                safe_call: #shim,
+                metadata: &__ABI_META,
+            };
+        };
+    }
+}
+
+/// Replaces named and elided lifetimes by `'_` so the type can be named inside the shim.
+fn strip_lifetimes(ty: &syn::Type) -> TokenStream {
+    struct Strip;
+    impl syn::visit_mut::VisitMut for Strip {
+        fn visit_lifetime_mut(&mut self, l: &mut syn::Lifetime) {
+            *l = syn::Lifetime::new("'_", l.span());
+        }
+    }
+    let mut ty = ty.clone();
+    syn::visit_mut::VisitMut::visit_type_mut(&mut Strip, &mut ty);
+    ty.into_token_stream()
+}

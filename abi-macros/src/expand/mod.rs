@@ -1,0 +1,3 @@
+//! Code generation; reads only the model.
+
+pub mod export_fn;

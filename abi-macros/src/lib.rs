@@ -1,0 +1,33 @@
+//! Proc-macros of **abi**, re-exported by `abi_core`. Each macro runs
+//! parse -> model -> validate -> expand; errors are collected and reported together,
+//! spanned on the offending token, next to the user's unchanged item.
+
+mod attr;
+mod errors;
+mod expand;
+mod mangle;
+mod model;
+mod parse;
+mod validate;
+
+use proc_macro::TokenStream;
+
+/// Exports a free function through the TVM FFI packed-call ABI.
+///
+/// Generates `__tvm_ffi_<name>` (the packed shim), `__tvm_ffi__metadata_<name>` (JSON with
+/// `type_schema`, `arg_names`, `iree.abi` and `signature`, rendered at compile time) and
+/// `__tvm_ffi__doc_<name>` (the `///` docs). The function stays callable from Rust.
+///
+/// Options: `name = "c_identifier"` overrides the exported name; `crate = "path"` names the
+/// runtime crate when it is not `::abi_core`. Parameters may carry `#[abi(expand)]` to pass
+/// a derived struct as one argument slot per leaf field.
+///
+/// ```ignore
+/// /// Adds two integers.
+/// #[abi_core::export_fn]
+/// pub fn add(a: i64, b: i64) -> i64 { a + b }
+/// ```
+#[proc_macro_attribute]
+pub fn export_fn(attr: TokenStream, item: TokenStream) -> TokenStream {
+    expand::export_fn::export_fn(attr.into(), item.into()).into()
+}

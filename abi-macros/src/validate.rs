@@ -1,0 +1,124 @@
+//! Rules an exportable function must follow; one function per rule.
+
+use syn::visit::Visit;
+use syn::Type;
+
+use crate::errors::Errors;
+use crate::mangle::is_c_identifier;
+use crate::model::ExportFn;
+
+/// Checks every rule, recording all violations.
+pub fn export_fn(f: &ExportFn, errors: &mut Errors) {
+    name_is_c_identifier(f, errors);
+    not_generic(f, errors);
+    not_async(f, errors);
+    not_unsafe(f, errors);
+    not_variadic(f, errors);
+    for p in &f.params {
+        param_type_is_passable(&p.ty, errors);
+    }
+    if let Some(ret) = &f.ret {
+        return_type_is_owned(ret, errors);
+    }
+}
+
+// The exported name becomes part of a C symbol: it must be a C identifier.
+fn name_is_c_identifier(f: &ExportFn, errors: &mut Errors) {
+    if !is_c_identifier(&f.name) {
+        errors.error_at(
+            f.name_span,
+            format!("invalid export name `{}`: use a C identifier (letters, digits, `_`, not starting with a digit)", f.name),
+        );
+    }
+}
+
+// A shim has one concrete signature.
+fn not_generic(f: &ExportFn, errors: &mut Errors) {
+    let g = &f.item.sig.generics;
+    if let Some(p) = g.type_params().next() {
+        errors.error(
+            p,
+            "generic functions cannot be exported; export one non-generic wrapper per type",
+        );
+    } else if let Some(p) = g.const_params().next() {
+        errors.error(
+            p,
+            "const-generic functions cannot be exported; export one wrapper per value",
+        );
+    } else if let Some(w) = &g.where_clause {
+        errors.error(
+            w,
+            "functions with `where` clauses cannot be exported; export a non-generic wrapper",
+        );
+    }
+}
+
+// The packed convention is synchronous.
+fn not_async(f: &ExportFn, errors: &mut Errors) {
+    if let Some(a) = &f.item.sig.asyncness {
+        errors.error(
+            a,
+            "async functions cannot be exported; export a blocking wrapper that runs the future",
+        );
+    }
+}
+
+// Hosts cannot uphold an unsafe contract they do not know.
+fn not_unsafe(f: &ExportFn, errors: &mut Errors) {
+    if let Some(u) = &f.item.sig.unsafety {
+        errors.error(
+            u,
+            "unsafe functions cannot be exported; export a safe wrapper that checks the contract",
+        );
+    }
+}
+
+fn not_variadic(f: &ExportFn, errors: &mut Errors) {
+    if let Some(v) = &f.item.sig.variadic {
+        errors.error(
+            v,
+            "variadic functions cannot be exported; take a `Vec<T>` instead",
+        );
+    }
+}
+
+// Arguments are borrowed views the callee cannot mutate, and `impl Trait` has no single type.
+fn param_type_is_passable(ty: &Type, errors: &mut Errors) {
+    struct Check<'e> {
+        errors: &'e mut Errors,
+    }
+    impl<'ast> Visit<'ast> for Check<'_> {
+        fn visit_type_reference(&mut self, r: &'ast syn::TypeReference) {
+            if r.mutability.is_some() {
+                self.errors.error(r, "`&mut` parameters cannot be exported: arguments are borrowed read-only; take the value, or return the new value");
+            }
+            syn::visit::visit_type_reference(self, r);
+        }
+        fn visit_type_impl_trait(&mut self, t: &'ast syn::TypeImplTrait) {
+            self.errors.error(
+                t,
+                "`impl Trait` parameters cannot be exported; name a concrete type",
+            );
+        }
+    }
+    Check { errors }.visit_type(ty);
+}
+
+// Results outlive the call, so they must own their data.
+fn return_type_is_owned(ty: &Type, errors: &mut Errors) {
+    struct Check<'e> {
+        errors: &'e mut Errors,
+    }
+    impl<'ast> Visit<'ast> for Check<'_> {
+        fn visit_type_reference(&mut self, r: &'ast syn::TypeReference) {
+            self.errors.error(r, "borrowed return types cannot be exported; return an owned type such as `String` or `Vec<u8>`");
+        }
+        fn visit_type_impl_trait(&mut self, t: &'ast syn::TypeImplTrait) {
+            self.errors.error(
+                t,
+                "`impl Trait` return types cannot be exported; name a concrete type",
+            );
+        }
+    }
+    Check { errors }.visit_type(ty);
+}
