@@ -1,0 +1,1 @@
+//! Signal-processing kit (in progress).

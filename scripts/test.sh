@@ -1,0 +1,31 @@
+#!/usr/bin/env bash
+# The whole test suite: Rust tests, the interop suite against the real tvm_ffi Python
+# package (in a project-local venv this script builds), the C++ host, and leak checks.
+set -euo pipefail
+root=$(cd "$(dirname "$0")/.." && pwd)
+cd "$root"
+
+step() { printf '\n==> %s\n' "$*"; }
+
+step "format and lints"
+cargo fmt --all -- --check
+cargo clippy --workspace --all-targets --quiet -- -D warnings
+RUSTDOCFLAGS=-Dwarnings cargo doc --workspace --no-deps --quiet
+
+step "Rust tests"
+cargo test --workspace --quiet
+
+step "Python venv (apache-tvm-ffi from PyPI)"
+scripts/setup-venv.sh
+
+step "build the example libraries"
+cargo build --quiet -p signal-kit -p abi-interop-lib
+
+step "Python interop suite"
+.venv/bin/python -m pytest -q tests/python
+
+for extra in scripts/test-*.sh; do
+  [ -e "$extra" ] || continue
+  step "$(basename "$extra")"
+  bash "$extra"
+done
