@@ -35,7 +35,9 @@ pub mod type_index;
 
 pub use any::{Any, AnyView, RawAny};
 pub use array::Array;
-pub use convert::{AbiType, ConvError, Expand, FromAny, FromArg, IntoAny, ListItem, ReturnValue};
+pub use convert::{
+    AbiStruct, AbiType, ConvError, Expand, FromAny, FromArg, IntoAny, ListItem, ReturnValue,
+};
 pub use dtype::{DataType, Device};
 pub use error::{Error, Result};
 pub use exports::{exports, find_export, Export};
@@ -47,7 +49,7 @@ pub use shape::Shape;
 pub use string::{Bytes, Str};
 pub use tensor::{DLTensor, Element, Tensor, TensorView};
 
-pub use abi_macros::export_fn;
+pub use abi_macros::{export_fn, AbiStruct};
 
 /// Glue for generated code. Not a public API: it may change in any release.
 #[doc(hidden)]
@@ -55,7 +57,9 @@ pub mod __private {
     pub use crate::boundary::{ffi_boundary, run_export, CallError};
     pub use crate::convert::ReturnError;
     pub use crate::exports::{Export, EXPORTS};
-    pub use crate::reflect::{FieldDesc, FnDesc, ParamDesc, StructDesc, TypeDesc, Writer};
+    pub use crate::reflect::{
+        leaf_count, FieldDesc, FnDesc, ParamDesc, StructDesc, TypeDesc, Writer,
+    };
     pub use crate::static_str::StaticStr;
     pub use linkme;
 
@@ -77,6 +81,53 @@ pub mod __private {
         assert!(w.len() + 1 == N, "metadata length changed between passes");
         buf
     }
+
+    /// The elements of a struct passed as a tuple: an Array/List of exactly `len` items.
+    #[inline]
+    pub fn struct_items<'a>(
+        v: &'a crate::AnyView<'a>,
+        desc: &'static TypeDesc,
+        name: &'static str,
+        len: usize,
+    ) -> Result<&'a [crate::AnyView<'a>], crate::ConvError> {
+        let ty = v.type_index();
+        if ty != crate::type_index::ARRAY && ty != crate::type_index::LIST {
+            return Err(crate::ConvError::mismatch(desc, ty));
+        }
+        // SAFETY: an Array/List object borrowed by the view for 'a.
+        let items = unsafe { crate::array::seq_slice(v.raw().ptr().cast()) };
+        if items.len() != len {
+            return Err(crate::ConvError::Length {
+                what: name,
+                expected: len,
+                got: items.len(),
+            });
+        }
+        Ok(items)
+    }
+
+    /// Names the field a conversion failure happened in.
+    #[cold]
+    pub fn in_field(
+        owner: &'static str,
+        field: &'static str,
+        inner: crate::ConvError,
+    ) -> crate::ConvError {
+        crate::ConvError::Field {
+            owner,
+            field,
+            inner: Box::new(inner),
+        }
+    }
+
+    /// A struct's fields, in declaration order, as one Array object.
+    pub fn struct_any(fields: Vec<crate::Any>) -> crate::Any {
+        crate::Array::new(fields).as_object().clone().into_any()
+    }
+
+    /// Compile-time check that `#[abi(expand)]` names a derived struct.
+    #[inline(always)]
+    pub const fn assert_abi_struct<T: crate::AbiStruct>() {}
 
     /// Returns a static string from a packed function.
     ///

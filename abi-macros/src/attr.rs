@@ -104,3 +104,63 @@ pub fn doc_text(attrs: &[Attribute]) -> String {
         .collect();
     lines.join("\n").trim().to_owned()
 }
+
+/// Options of `#[abi(...)]` on a struct deriving `AbiStruct`.
+#[derive(Default)]
+pub struct StructOptions {
+    /// `crate = "..."`.
+    pub krate: Option<syn::Path>,
+}
+
+/// Reads `#[abi(...)]` on a derived struct.
+pub fn struct_options(attrs: &[Attribute], errors: &mut Errors) -> StructOptions {
+    let mut opts = StructOptions::default();
+    for attr in attrs.iter().filter(|a| a.path().is_ident("abi")) {
+        let result = attr.parse_nested_meta(|meta| {
+            if meta.path.is_ident("crate") {
+                let lit: LitStr = meta.value()?.parse()?;
+                if opts.krate.is_some() {
+                    return Err(meta.error("duplicate `crate` option"));
+                }
+                opts.krate = Some(lit.parse()?);
+                Ok(())
+            } else {
+                Err(meta.error("unknown `abi` option on a struct; expected `crate = \"...\"`"))
+            }
+        });
+        if let Err(e) = result {
+            errors.push(e);
+        }
+    }
+    opts
+}
+
+/// Options of `#[abi(...)]` on a field.
+#[derive(Default)]
+pub struct FieldOptions {
+    /// `rename = "..."`.
+    pub rename: Option<LitStr>,
+}
+
+/// Reads `#[abi(...)]` on a field.
+pub fn field_options(attrs: &[Attribute], errors: &mut Errors) -> FieldOptions {
+    let mut opts = FieldOptions::default();
+    for attr in attrs.iter().filter(|a| a.path().is_ident("abi")) {
+        let result = attr.parse_nested_meta(|meta| {
+            if meta.path.is_ident("rename") {
+                let lit: LitStr = meta.value()?.parse()?;
+                if opts.rename.is_some() {
+                    return Err(meta.error("duplicate `rename` option"));
+                }
+                opts.rename = Some(lit);
+                Ok(())
+            } else {
+                Err(meta.error("unknown `abi` option on a field; expected `rename = \"...\"`"))
+            }
+        });
+        if let Err(e) = result {
+            errors.push(e);
+        }
+    }
+    opts
+}

@@ -31,3 +31,16 @@ use proc_macro::TokenStream;
 pub fn export_fn(attr: TokenStream, item: TokenStream) -> TokenStream {
     expand::export_fn::export_fn(attr.into(), item.into()).into()
 }
+
+/// Makes a struct an ABI type: it crosses the boundary as a tuple (an Array object) of its
+/// fields in declaration order, nested structs nested. Reflection: named structs are
+/// `["sdict", ["x", T], ...]`, tuple structs `["stuple", T, ...]`.
+///
+/// Field option `#[abi(rename = "key")]` changes the reflected key, never the order. Struct
+/// option `#[abi(crate = "path")]` names the runtime crate. Structs whose leaves are all
+/// scalars can also be passed expanded, one argument slot per leaf (`#[abi(expand)]` on
+/// the parameter).
+#[proc_macro_derive(AbiStruct, attributes(abi))]
+pub fn derive_abi_struct(input: TokenStream) -> TokenStream {
+    expand::abi_struct::derive(input.into()).into()
+}

@@ -29,3 +29,29 @@ pub struct Param {
     /// `#[abi(expand)]` (its span): one argument slot per leaf field.
     pub expand: Option<Span>,
 }
+
+/// A struct deriving `AbiStruct`.
+pub struct StructDef {
+    /// The struct name.
+    pub ident: syn::Ident,
+    /// Path of the runtime crate.
+    pub krate: syn::Path,
+    /// Fields in declaration order.
+    pub fields: Vec<Field>,
+    /// A tuple struct (`Pair(i64, i64)`).
+    pub tuple_like: bool,
+}
+
+/// One field of a [`StructDef`].
+pub struct Field {
+    /// How to access it (`x` or `0`).
+    pub member: syn::Member,
+    /// The reflected key: the name, its `rename`, or the index for tuple structs.
+    pub key: String,
+    /// Span of the key (the rename literal when given).
+    pub key_span: Span,
+    /// Whether the key came from `#[abi(rename = "...")]`.
+    pub renamed: bool,
+    /// The field type.
+    pub ty: syn::Type,
+}

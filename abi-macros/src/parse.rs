@@ -62,3 +62,61 @@ pub fn export_fn(args: TokenStream, item: TokenStream, errors: &mut Errors) -> O
         doc,
     })
 }
+
+/// Parses a `#[derive(AbiStruct)]` input. `None` when it is not a struct.
+pub fn abi_struct(
+    input: &syn::DeriveInput,
+    errors: &mut Errors,
+) -> Option<crate::model::StructDef> {
+    use crate::model::{Field, StructDef};
+    let data = match &input.data {
+        syn::Data::Struct(s) => s,
+        syn::Data::Enum(e) => {
+            errors.error(
+                e.enum_token,
+                "enums cannot derive AbiStruct yet; pass a struct, or an integer code and convert it in the function",
+            );
+            return None;
+        }
+        syn::Data::Union(u) => {
+            errors.error(
+                u.union_token,
+                "unions cannot derive AbiStruct; use a struct with one field per variant",
+            );
+            return None;
+        }
+    };
+    let opts = attr::struct_options(&input.attrs, errors);
+    let krate = opts.krate.unwrap_or_else(|| syn::parse_quote!(::abi_core));
+    let tuple_like = matches!(data.fields, syn::Fields::Unnamed(_));
+    let fields = data
+        .fields
+        .iter()
+        .enumerate()
+        .map(|(i, f)| {
+            let opts = attr::field_options(&f.attrs, errors);
+            let (member, default_key, default_span) = match &f.ident {
+                Some(id) => (syn::Member::Named(id.clone()), id.to_string(), id.span()),
+                None => (syn::Member::Unnamed(i.into()), i.to_string(), f.ty.span()),
+            };
+            let renamed = opts.rename.is_some();
+            let (key, key_span) = match opts.rename {
+                Some(lit) => (lit.value(), lit.span()),
+                None => (default_key, default_span),
+            };
+            Field {
+                member,
+                key,
+                key_span,
+                renamed,
+                ty: f.ty.clone(),
+            }
+        })
+        .collect();
+    Some(StructDef {
+        ident: input.ident.clone(),
+        krate,
+        fields,
+        tuple_like,
+    })
+}

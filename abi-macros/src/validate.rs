@@ -122,3 +122,45 @@ fn return_type_is_owned(ty: &Type, errors: &mut Errors) {
     }
     Check { errors }.visit_type(ty);
 }
+
+/// Checks every rule of a derived struct, recording all violations.
+pub fn abi_struct(input: &syn::DeriveInput, s: &crate::model::StructDef, errors: &mut Errors) {
+    struct_not_generic(input, errors);
+    keys_are_valid(s, errors);
+    keys_are_unique(s, errors);
+}
+
+// One concrete layout per struct, as for exported functions.
+fn struct_not_generic(input: &syn::DeriveInput, errors: &mut Errors) {
+    if let Some(p) = input.generics.params.first() {
+        errors.error(p, "structs with generic or lifetime parameters cannot derive AbiStruct; fields must own their data");
+    }
+}
+
+// Keys appear in JSON and in dotted argument names (`p.x`).
+fn keys_are_valid(s: &crate::model::StructDef, errors: &mut Errors) {
+    for f in s.fields.iter().filter(|f| f.renamed) {
+        let ok = !f.key.is_empty() && f.key.chars().all(|c| c == '_' || c.is_ascii_alphanumeric());
+        if !ok {
+            errors.error_at(
+                f.key_span,
+                format!("invalid key `{}`: use letters, digits and `_`", f.key),
+            );
+        }
+    }
+}
+
+// Renames may not collide with each other or with field names.
+fn keys_are_unique(s: &crate::model::StructDef, errors: &mut Errors) {
+    for (i, f) in s.fields.iter().enumerate() {
+        if s.fields[..i].iter().any(|g| g.key == f.key) {
+            errors.error_at(
+                f.key_span,
+                format!(
+                    "duplicate key `{}`: every field needs its own reflected key",
+                    f.key
+                ),
+            );
+        }
+    }
+}

@@ -60,18 +60,31 @@ pub trait IntoAny: AbiType {
     fn into_any(self) -> Result<Any, ConvError>;
 }
 
-/// A derived struct passed as one argument slot per leaf field, depth-first in declaration
-/// order (`#[abi(expand)]`), with no allocation.
+/// Marks structs that derive `AbiStruct`: a C-like structure that crosses the boundary
+/// as a tuple of its fields in declaration order.
 #[diagnostic::on_unimplemented(
-    message = "`#[abi(expand)]` requires a struct deriving `abi_core::AbiStruct` whose leaves are all scalars",
-    label = "cannot be expanded",
-    note = "remove `#[abi(expand)]` to pass the value as one tuple argument"
+    message = "`#[abi(expand)]` requires a struct deriving `abi_core::AbiStruct`, not `{Self}`",
+    label = "not a derived struct",
+    note = "remove `#[abi(expand)]` to pass the value as one argument"
 )]
-pub trait Expand: AbiType + Sized {
+pub trait AbiStruct: AbiType {
+    /// Number of fields.
+    const FIELD_COUNT: usize;
+}
+
+/// A value that occupies consecutive argument slots when expanded (`#[abi(expand)]`):
+/// scalars take one slot, derived structs one per leaf field, depth-first in declaration
+/// order, with no allocation. Following Clang's "Expand", only scalar leaves qualify.
+#[diagnostic::on_unimplemented(
+    message = "`{Self}` cannot be a leaf of an expanded struct",
+    label = "not a scalar",
+    note = "only bool, integers, floats and derived structs of those can be expanded; remove `#[abi(expand)]` to pass the struct as one tuple argument"
+)]
+pub trait Expand<'a>: Sized {
     /// Number of argument slots.
     const LEAVES: usize;
-    /// Converts from exactly [`Expand::LEAVES`] slots; a failure names the leaf index.
-    fn from_slots<'a>(slots: &'a [AnyView<'a>]) -> Result<Self, (u32, ConvError)>;
+    /// Converts from exactly [`Expand::LEAVES`] slots; a failure names the slot within them.
+    fn from_slots(slots: &'a [AnyView<'a>]) -> Result<Self, (u32, ConvError)>;
 }
 
 /// Marks types that can be elements of `Vec<T>`: every ABI type except `u8`, whose

@@ -7,7 +7,7 @@ use core::ffi::c_void;
 use half::{bf16, f16};
 
 use super::error::Number;
-use super::{AbiType, ConvError, FromArg, IntoAny, ListItem};
+use super::{AbiType, ConvError, Expand, FromArg, IntoAny, ListItem};
 use crate::any::{Any, AnyView, RawAny, RawValue};
 use crate::dtype::{DataType, Device};
 use crate::reflect::TypeDesc;
@@ -288,3 +288,18 @@ impl IntoAny for *mut c_void {
         Ok(unsafe { Any::from_raw(RawAny::from_ptr(ti::OPAQUE_PTR, self)) })
     }
 }
+
+// Scalars are the leaves of expanded structs: one slot each.
+macro_rules! expand_leaf {
+    ($($t:ty),*) => {$(
+        impl<'a> Expand<'a> for $t {
+            const LEAVES: usize = 1;
+            #[inline(always)]
+            fn from_slots(slots: &'a [AnyView<'a>]) -> Result<$t, (u32, ConvError)> {
+                <$t as FromArg<'a>>::from_arg(&slots[0]).map_err(|e| (0, e))
+            }
+        }
+    )*};
+}
+
+expand_leaf!(bool, i8, i16, i32, i64, isize, u8, u16, u32, u64, usize, f32, f64, f16, bf16);

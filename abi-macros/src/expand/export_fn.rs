@@ -67,9 +67,11 @@ fn expand(f: &ExportFn) -> TokenStream {
             }
             Some(span) => {
                 param_descs.push(quote!(#p::ParamDesc { name: #pname, ty: #desc, expand: true }));
-                let leaves = quote_spanned!(span=> <#ty as #krate::convert::Expand>::LEAVES);
-                let from = quote_spanned!(span=> <#ty as #krate::convert::Expand>::from_slots);
+                let leaves = quote_spanned!(span=> <#ty as #krate::Expand<'static>>::LEAVES);
+                let from = quote_spanned!(span=> <#ty as #krate::Expand<'_>>::from_slots);
+                let is_struct = quote_spanned!(span=> #krate::__private::assert_abi_struct::<#ty>);
                 conversions.push(quote! {
+                    #is_struct();
                     let #binding = match #from(&__abi_args[#offset..#offset + #leaves]) {
                         ::core::result::Result::Ok(v) => v,
                         ::core::result::Result::Err((leaf, err)) => {

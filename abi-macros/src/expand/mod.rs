@@ -1,3 +1,4 @@
 //! Code generation; reads only the model.
 
+pub mod abi_struct;
 pub mod export_fn;
