@@ -149,6 +149,13 @@ impl<'a> FunctionRef<'a> {
     /// error unchanged.
     #[inline]
     pub fn call_packed(&self, args: &[AnyView<'_>]) -> Result<Any> {
+        // SAFETY: AnyView is repr(transparent) over RawAny.
+        self.call_raw(unsafe { core::slice::from_raw_parts(args.as_ptr().cast(), args.len()) })
+    }
+
+    /// Calls with raw packed arguments (valid for the call).
+    #[inline]
+    pub fn call_raw(&self, args: &[RawAny]) -> Result<Any> {
         let n = i32::try_from(args.len()).map_err(|_| Error::value_error("too many arguments"))?;
         let obj = self.obj.as_ptr();
         // SAFETY: the object is a live Function whose cell starts with safe_call.
@@ -156,13 +163,18 @@ impl<'a> FunctionRef<'a> {
         let mut result = RawAny::NONE;
         // SAFETY: the calling convention: handle is the object, args live for the call,
         // result starts as None.
-        let rc = unsafe { safe_call(obj.cast(), args.as_ptr().cast(), n, &mut result) };
+        let rc = unsafe { safe_call(obj.cast(), args.as_ptr(), n, &mut result) };
         if rc == 0 {
             // SAFETY: a successful call transfers ownership of the result.
             Ok(unsafe { Any::from_raw(result) })
         } else {
             Err(crate::host::take_raised_after(rc))
         }
+    }
+
+    /// The object pointer (borrowed).
+    pub fn as_ptr(&self) -> *mut ObjectHeader {
+        self.obj.as_ptr()
     }
 
     /// An owned handle.

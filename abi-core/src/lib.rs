@@ -18,12 +18,15 @@
 pub mod any;
 pub mod array;
 pub mod boundary;
+pub mod call_arg;
 pub mod convert;
 pub mod dtype;
 pub mod error;
 pub mod exports;
 pub mod function;
 pub mod host;
+pub mod import;
+pub mod library;
 pub mod map;
 pub mod object;
 pub mod reflect;
@@ -32,9 +35,11 @@ pub mod static_str;
 pub mod string;
 pub mod tensor;
 pub mod type_index;
+pub mod typed;
 
 pub use any::{Any, AnyView, RawAny};
 pub use array::Array;
+pub use call_arg::IntoArg;
 pub use convert::{
     AbiStruct, AbiType, ConvError, Expand, FromAny, FromArg, IntoAny, ListItem, ReturnValue,
 };
@@ -42,21 +47,26 @@ pub use dtype::{DataType, Device};
 pub use error::{Error, Result};
 pub use exports::{exports, find_export, Export};
 pub use function::{Function, FunctionRef, SafeCall};
+pub use import::{Bound, ImportSource};
+pub use library::Library;
 pub use map::Map;
 pub use object::ObjectRef;
 pub use reflect::TypeDesc;
 pub use shape::Shape;
 pub use string::{Bytes, Str};
 pub use tensor::{DLTensor, Element, Tensor, TensorView};
+pub use typed::{Signature, TypedFunction};
 
-pub use abi_macros::{export_fn, AbiStruct};
+pub use abi_macros::{export_fn, import, AbiStruct};
 
 /// Glue for generated code. Not a public API: it may change in any release.
 #[doc(hidden)]
 pub mod __private {
     pub use crate::boundary::{ffi_boundary, run_export, CallError};
+    pub use crate::call_arg::ArgSlot;
     pub use crate::convert::ReturnError;
     pub use crate::exports::{Export, EXPORTS};
+    pub use crate::import::{absent, bad_arg, bad_result, Binder};
     pub use crate::reflect::{
         leaf_count, FieldDesc, FnDesc, ParamDesc, StructDesc, TypeDesc, Writer,
     };

@@ -164,3 +164,100 @@ pub fn field_options(attrs: &[Attribute], errors: &mut Errors) -> FieldOptions {
     }
     opts
 }
+
+/// Arguments of `#[import(...)]`: `[vis] Name [, crate = "..."]`.
+pub struct ImportOptions {
+    /// The struct's visibility.
+    pub vis: syn::Visibility,
+    /// The struct's name.
+    pub ident: syn::Ident,
+    /// `crate = "..."`.
+    pub krate: Option<syn::Path>,
+}
+
+impl syn::parse::Parse for ImportOptions {
+    fn parse(input: syn::parse::ParseStream) -> syn::Result<Self> {
+        if input.is_empty() {
+            return Err(input.error(
+                "#[import] needs the name of the struct to generate, e.g. #[import(MathLib)]",
+            ));
+        }
+        let vis: syn::Visibility = input.parse()?;
+        let vis = if matches!(vis, syn::Visibility::Inherited) {
+            syn::parse_quote!(pub)
+        } else {
+            vis
+        };
+        let ident: syn::Ident = input.parse()?;
+        let mut krate = None;
+        while !input.is_empty() {
+            input.parse::<syn::Token![,]>()?;
+            if input.is_empty() {
+                break;
+            }
+            let key: syn::Ident = input.call(syn::ext::IdentExt::parse_any)?;
+            if key != "crate" {
+                return Err(syn::Error::new(
+                    key.span(),
+                    "unknown `import` option; expected `crate = \"...\"`",
+                ));
+            }
+            input.parse::<syn::Token![=]>()?;
+            let lit: LitStr = input.parse()?;
+            if krate.is_some() {
+                return Err(syn::Error::new(key.span(), "duplicate `crate` option"));
+            }
+            krate = Some(lit.parse()?);
+        }
+        Ok(ImportOptions { vis, ident, krate })
+    }
+}
+
+/// Options of `#[abi(...)]` on an imported function.
+#[derive(Default)]
+pub struct ImportFnOptions {
+    /// `name = "..."`.
+    pub name: Option<LitStr>,
+    /// `optional`.
+    pub optional: bool,
+    /// `fallback = path`.
+    pub fallback: Option<syn::Path>,
+}
+
+/// Reads and removes `#[abi(...)]` from an imported function's attributes.
+pub fn take_import_fn_options(attrs: &mut Vec<Attribute>, errors: &mut Errors) -> ImportFnOptions {
+    let mut opts = ImportFnOptions::default();
+    attrs.retain(|attr| {
+        if !attr.path().is_ident("abi") {
+            return true;
+        }
+        let result = attr.parse_nested_meta(|meta| {
+            if meta.path.is_ident("optional") {
+                if opts.optional {
+                    return Err(meta.error("duplicate `optional` option"));
+                }
+                opts.optional = true;
+            } else if meta.path.is_ident("name") {
+                let lit: LitStr = meta.value()?.parse()?;
+                if opts.name.replace(lit).is_some() {
+                    return Err(meta.error("duplicate `name` option"));
+                }
+            } else if meta.path.is_ident("fallback") {
+                let path: syn::Path = meta.value()?.parse()?;
+                if opts.fallback.replace(path).is_some() {
+                    return Err(meta.error("duplicate `fallback` option"));
+                }
+            } else {
+                return Err(meta.error(
+                    "unknown `abi` option on an import; expected `optional`, `name = \"...\"` or `fallback = path`",
+                ));
+            }
+            Ok(())
+        });
+        if let Err(e) = result {
+            errors.push(e);
+        }
+        false
+    });
+    opts
+}

@@ -44,3 +44,29 @@ pub fn export_fn(attr: TokenStream, item: TokenStream) -> TokenStream {
 pub fn derive_abi_struct(input: TokenStream) -> TokenStream {
     expand::abi_struct::derive(input.into()).into()
 }
+
+/// Declares typed imports: functions that live elsewhere, called like Rust functions.
+///
+/// ```ignore
+/// #[abi_core::import(MathLib)]            // generates `pub struct MathLib`
+/// extern "C" {
+///     /// Adds two integers.
+///     fn add(a: i64, b: i64) -> i64;
+///     #[abi(name = "greet_v2")]
+///     fn greet(name: &str) -> String;
+///     #[abi(optional, fallback = local_fast_add)]
+///     fn fast_add(a: i64, b: i64) -> i64;
+/// }
+/// let math = MathLib::bind(&abi_core::Library::open("libmath.so")?)?;
+/// let three: i64 = math.add(1, 2)?;
+/// ```
+///
+/// `bind` (a library), `bind_globals` (the global registry) and `bind_linked` (exports
+/// linked into this binary) resolve every function by its exported name, compare the
+/// declared signature with published metadata, and fail listing every missing or
+/// mismatched import. Optional imports may be absent (`has_<name>()`); a `fallback` runs
+/// instead. Each method returns `abi_core::Result<T>`.
+#[proc_macro_attribute]
+pub fn import(attr: TokenStream, item: TokenStream) -> TokenStream {
+    expand::import::import(attr.into(), item.into()).into()
+}

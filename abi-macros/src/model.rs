@@ -55,3 +55,37 @@ pub struct Field {
     /// The field type.
     pub ty: syn::Type,
 }
+
+/// An `#[import(Name)]` extern block: the struct to generate and its functions.
+pub struct ImportSet {
+    /// The generated struct.
+    pub ident: syn::Ident,
+    /// Its visibility (default `pub`).
+    pub vis: syn::Visibility,
+    /// Path of the runtime crate.
+    pub krate: syn::Path,
+    /// Docs for the struct (the extern block's docs).
+    pub attrs: Vec<syn::Attribute>,
+    /// The declared functions in order.
+    pub fns: Vec<ImportFn>,
+}
+
+/// One declared import.
+pub struct ImportFn {
+    /// The declared signature (the method's name and parameters).
+    pub sig: syn::Signature,
+    /// The attributes kept on the method (docs).
+    pub attrs: Vec<syn::Attribute>,
+    /// The exported name resolved at bind time.
+    pub name: String,
+    /// Span of that name.
+    pub name_span: Span,
+    /// Parameters in order.
+    pub params: Vec<Param>,
+    /// The return type, `None` for `()`.
+    pub ret: Option<syn::Type>,
+    /// `#[abi(optional)]`: absence is not a bind error.
+    pub optional: bool,
+    /// `#[abi(fallback = path)]`: called when the optional import is absent.
+    pub fallback: Option<syn::Path>,
+}

@@ -120,3 +120,93 @@ pub fn abi_struct(
         tuple_like,
     })
 }
+
+/// Parses an `#[import(Name)]` extern block. `None` when it is not one.
+pub fn import_set(
+    args: TokenStream,
+    item: TokenStream,
+    errors: &mut Errors,
+) -> Option<crate::model::ImportSet> {
+    use crate::model::{ImportFn, ImportSet};
+    let opts: attr::ImportOptions = match syn::parse2(args) {
+        Ok(o) => o,
+        Err(e) => {
+            errors.push(e);
+            return None;
+        }
+    };
+    let block: syn::ItemForeignMod = match syn::parse2(item) {
+        Ok(b) => b,
+        Err(e) => {
+            errors.error_at(
+                e.span(),
+                "#[import] applies to an `extern \"C\" { fn ...; }` block of declarations",
+            );
+            return None;
+        }
+    };
+    let mut fns = Vec::new();
+    for item in block.items {
+        let syn::ForeignItem::Fn(mut f) = item else {
+            errors.error(item, "only `fn` declarations can be imported");
+            continue;
+        };
+        let opts = attr::take_import_fn_options(&mut f.attrs, errors);
+        let (name, name_span) = match &opts.name {
+            Some(lit) => (lit.value(), lit.span()),
+            None => (f.sig.ident.to_string(), f.sig.ident.span()),
+        };
+        let mut params = Vec::new();
+        for (index, input) in f.sig.inputs.iter().enumerate() {
+            match input {
+                FnArg::Receiver(r) => {
+                    errors.error(r, "imports are free functions; remove the receiver")
+                }
+                FnArg::Typed(pt) => {
+                    let name = match &*pt.pat {
+                        Pat::Ident(pi) if pi.by_ref.is_none() && pi.subpat.is_none() => {
+                            pi.ident.clone()
+                        }
+                        other => {
+                            errors.error(
+                                other,
+                                "patterns cannot be import parameters; use a plain name",
+                            );
+                            syn::Ident::new(&format!("arg{index}"), other.span())
+                        }
+                    };
+                    if let Some(a) = pt.attrs.first() {
+                        errors.error(a, "attributes are not supported on import parameters");
+                    }
+                    params.push(Param {
+                        name,
+                        ty: (*pt.ty).clone(),
+                        expand: None,
+                    });
+                }
+            }
+        }
+        let ret = match &f.sig.output {
+            ReturnType::Default => None,
+            ReturnType::Type(_, ty) => Some((**ty).clone()),
+        };
+        fns.push(ImportFn {
+            sig: f.sig,
+            attrs: f.attrs,
+            name,
+            name_span,
+            params,
+            ret,
+            optional: opts.optional,
+            fallback: opts.fallback,
+        });
+    }
+    let krate = opts.krate.unwrap_or_else(|| syn::parse_quote!(::abi_core));
+    Some(ImportSet {
+        ident: opts.ident,
+        vis: opts.vis,
+        krate,
+        attrs: block.attrs,
+        fns,
+    })
+}

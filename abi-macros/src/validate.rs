@@ -9,11 +9,9 @@ use crate::model::ExportFn;
 
 /// Checks every rule, recording all violations.
 pub fn export_fn(f: &ExportFn, errors: &mut Errors) {
-    name_is_c_identifier(f, errors);
-    not_generic(f, errors);
-    not_async(f, errors);
-    not_unsafe(f, errors);
-    not_variadic(f, errors);
+    name_is_c_identifier(&f.name, f.name_span, errors);
+    signature(&f.item.sig, errors);
+    not_unsafe(&f.item.sig, errors);
     for p in &f.params {
         param_type_is_passable(&p.ty, errors);
     }
@@ -22,19 +20,61 @@ pub fn export_fn(f: &ExportFn, errors: &mut Errors) {
     }
 }
 
+/// Checks every rule of an import set, recording all violations.
+pub fn import_set(set: &crate::model::ImportSet, errors: &mut Errors) {
+    for f in &set.fns {
+        name_is_c_identifier(&f.name, f.name_span, errors);
+        signature(&f.sig, errors);
+        for p in &f.params {
+            param_type_is_passable(&p.ty, errors);
+        }
+        if let Some(ret) = &f.ret {
+            return_type_is_owned(ret, errors);
+        }
+        fallback_needs_optional(f, errors);
+    }
+    import_names_are_unique(set, errors);
+}
+
+// A fallback only runs when an optional import is absent.
+fn fallback_needs_optional(f: &crate::model::ImportFn, errors: &mut Errors) {
+    if let (Some(fb), false) = (&f.fallback, f.optional) {
+        errors.error(
+            fb,
+            "`fallback` only applies to optional imports; add `optional`",
+        );
+    }
+}
+
+// Each import becomes a method and a struct field.
+fn import_names_are_unique(set: &crate::model::ImportSet, errors: &mut Errors) {
+    for (i, f) in set.fns.iter().enumerate() {
+        if set.fns[..i].iter().any(|g| g.sig.ident == f.sig.ident) {
+            errors.error(&f.sig.ident, format!("duplicate import `{}`", f.sig.ident));
+        }
+    }
+}
+
+/// Rules shared by exports and imports: one concrete, synchronous, fixed-arity signature.
+fn signature(sig: &syn::Signature, errors: &mut Errors) {
+    not_generic(sig, errors);
+    not_async(sig, errors);
+    not_variadic(sig, errors);
+}
+
 // The exported name becomes part of a C symbol: it must be a C identifier.
-fn name_is_c_identifier(f: &ExportFn, errors: &mut Errors) {
-    if !is_c_identifier(&f.name) {
+fn name_is_c_identifier(name: &str, span: proc_macro2::Span, errors: &mut Errors) {
+    if !is_c_identifier(name) {
         errors.error_at(
-            f.name_span,
-            format!("invalid export name `{}`: use a C identifier (letters, digits, `_`, not starting with a digit)", f.name),
+            span,
+            format!("invalid export name `{name}`: use a C identifier (letters, digits, `_`, not starting with a digit)"),
         );
     }
 }
 
 // A shim has one concrete signature.
-fn not_generic(f: &ExportFn, errors: &mut Errors) {
-    let g = &f.item.sig.generics;
+fn not_generic(sig: &syn::Signature, errors: &mut Errors) {
+    let g = &sig.generics;
     if let Some(p) = g.type_params().next() {
         errors.error(
             p,
@@ -54,8 +94,8 @@ fn not_generic(f: &ExportFn, errors: &mut Errors) {
 }
 
 // The packed convention is synchronous.
-fn not_async(f: &ExportFn, errors: &mut Errors) {
-    if let Some(a) = &f.item.sig.asyncness {
+fn not_async(sig: &syn::Signature, errors: &mut Errors) {
+    if let Some(a) = &sig.asyncness {
         errors.error(
             a,
             "async functions cannot be exported; export a blocking wrapper that runs the future",
@@ -64,8 +104,8 @@ fn not_async(f: &ExportFn, errors: &mut Errors) {
 }
 
 // Hosts cannot uphold an unsafe contract they do not know.
-fn not_unsafe(f: &ExportFn, errors: &mut Errors) {
-    if let Some(u) = &f.item.sig.unsafety {
+fn not_unsafe(sig: &syn::Signature, errors: &mut Errors) {
+    if let Some(u) = &sig.unsafety {
         errors.error(
             u,
             "unsafe functions cannot be exported; export a safe wrapper that checks the contract",
@@ -73,8 +113,8 @@ fn not_unsafe(f: &ExportFn, errors: &mut Errors) {
     }
 }
 
-fn not_variadic(f: &ExportFn, errors: &mut Errors) {
-    if let Some(v) = &f.item.sig.variadic {
+fn not_variadic(sig: &syn::Signature, errors: &mut Errors) {
+    if let Some(v) = &sig.variadic {
         errors.error(
             v,
             "variadic functions cannot be exported; take a `Vec<T>` instead",

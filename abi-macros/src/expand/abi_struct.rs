@@ -104,6 +104,13 @@ fn expand(s: &StructDef) -> TokenStream {
                 }
             }
 
+            impl #krate::IntoArg for #ident {
+                type Slot = #krate::Any;
+                fn into_slot(self) -> ::core::result::Result<#krate::Any, #krate::ConvError> {
+                    #krate::IntoAny::into_any(self)
+                }
+            }
+
             // Checked only where expansion is used: the bounds name the impl's lifetime.
             impl<'a> #krate::Expand<'a> for #ident where #(#leaf_bounds),* {
                 const LEAVES: usize = {

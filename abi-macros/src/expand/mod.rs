@@ -2,3 +2,4 @@
 
 pub mod abi_struct;
 pub mod export_fn;
+pub mod import;

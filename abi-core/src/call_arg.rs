@@ -1,0 +1,282 @@
+//! Arguments of outgoing calls (typed imports, typed callbacks), packed on the stack:
+//! scalars and borrowed values (`&str`, `&[u8]`, tensor views, function references) need
+//! no heap allocation; owned values are converted into an [`Any`] held for the call.
+
+use core::ffi::c_char;
+use std::collections::{BTreeMap, HashMap};
+
+use half::{bf16, f16};
+
+use crate::any::{Any, AnyView, RawAny};
+use crate::array::Array;
+use crate::convert::{ConvError, IntoAny, ListItem};
+use crate::dtype::{DataType, Device};
+use crate::error::Error;
+use crate::function::{Function, FunctionRef};
+use crate::map::Map;
+use crate::object::ObjectRef;
+use crate::shape::Shape;
+use crate::string::{ByteArray, Bytes, Str};
+use crate::tensor::{Tensor, TensorView};
+use crate::type_index as ti;
+
+/// Holds one packed argument for the duration of a call.
+pub trait ArgSlot {
+    /// The slot's value; pointers in it refer into `self`, so `self` must not move while
+    /// the value is in use.
+    fn raw(&self) -> RawAny;
+}
+
+/// A Rust value that can be passed to a packed function.
+#[diagnostic::on_unimplemented(
+    message = "`{Self}` cannot be passed to a packed function",
+    label = "unsupported argument type",
+    note = "supported: bool, integers, floats, &str, &[u8], String, Vec<u8>, Option<T>, Vec<T>, tuples, maps, Any, AnyView, TensorView, Tensor, Function, FunctionRef, derived structs"
+)]
+pub trait IntoArg {
+    /// The holder kept alive during the call.
+    type Slot: ArgSlot;
+    /// Packs the value.
+    fn into_slot(self) -> Result<Self::Slot, ConvError>;
+}
+
+impl ArgSlot for RawAny {
+    #[inline(always)]
+    fn raw(&self) -> RawAny {
+        *self
+    }
+}
+
+impl ArgSlot for Any {
+    #[inline(always)]
+    fn raw(&self) -> RawAny {
+        *self.as_raw()
+    }
+}
+
+impl<S: ArgSlot> ArgSlot for Option<S> {
+    #[inline(always)]
+    fn raw(&self) -> RawAny {
+        self.as_ref().map_or(RawAny::NONE, S::raw)
+    }
+}
+
+/// Longest string passed as a NUL-terminated stack copy (RawStr) before an object is made.
+pub const STACK_STR_MAX: usize = 255;
+
+/// A `&str` argument: inline up to 7 bytes, a NUL-terminated stack copy (RawStr) up to
+/// [`STACK_STR_MAX`] bytes, a Str object beyond (or when the text holds a NUL).
+#[derive(Debug)]
+pub enum StrSlot {
+    /// Inline small string, or an owned Str object.
+    Value(Any),
+    /// A NUL-terminated copy.
+    Stack {
+        /// The bytes and the terminating NUL.
+        buf: [u8; STACK_STR_MAX + 1],
+    },
+}
+
+impl ArgSlot for StrSlot {
+    #[inline(always)]
+    fn raw(&self) -> RawAny {
+        match self {
+            StrSlot::Value(v) => *v.as_raw(),
+            StrSlot::Stack { buf } => {
+                RawAny::from_ptr(ti::RAW_STR, buf.as_ptr() as *const c_char as *mut _)
+            }
+        }
+    }
+}
+
+impl IntoArg for &str {
+    type Slot = StrSlot;
+    #[inline]
+    fn into_slot(self) -> Result<StrSlot, ConvError> {
+        let b = self.as_bytes();
+        if b.len() <= ti::SMALL_STR_MAX_LEN || b.len() > STACK_STR_MAX || b.contains(&0) {
+            return Ok(StrSlot::Value(crate::string::str_any(self)));
+        }
+        let mut buf = [0u8; STACK_STR_MAX + 1];
+        buf[..b.len()].copy_from_slice(b);
+        Ok(StrSlot::Stack { buf })
+    }
+}
+
+/// A `&[u8]` argument: inline up to 7 bytes, else a borrowed ByteArrayPtr.
+#[derive(Debug)]
+pub struct BytesSlot {
+    small: Option<RawAny>,
+    array: ByteArray,
+}
+
+impl ArgSlot for BytesSlot {
+    #[inline(always)]
+    fn raw(&self) -> RawAny {
+        match self.small {
+            Some(r) => r,
+            None => RawAny::from_ptr(
+                ti::BYTE_ARRAY_PTR,
+                core::ptr::from_ref(&self.array).cast_mut().cast(),
+            ),
+        }
+    }
+}
+
+impl IntoArg for &[u8] {
+    type Slot = BytesSlot;
+    #[inline]
+    fn into_slot(self) -> Result<BytesSlot, ConvError> {
+        let small = (self.len() <= ti::SMALL_STR_MAX_LEN)
+            .then(|| crate::string::bytes_any(self).into_raw());
+        Ok(BytesSlot {
+            small,
+            array: ByteArray::from_slice(self),
+        })
+    }
+}
+
+macro_rules! by_value {
+    ($($t:ty),*) => {$(
+        impl IntoArg for $t {
+            type Slot = RawAny;
+            #[inline(always)]
+            fn into_slot(self) -> Result<RawAny, ConvError> {
+                // Plain values own nothing, so the raw form outlives the Any.
+                self.into_any().map(Any::into_raw)
+            }
+        }
+    )*};
+}
+
+by_value!(
+    (),
+    bool,
+    i8,
+    i16,
+    i32,
+    i64,
+    isize,
+    u8,
+    u16,
+    u32,
+    u64,
+    usize,
+    f32,
+    f64,
+    f16,
+    bf16,
+    DataType,
+    Device
+);
+
+macro_rules! via_any {
+    ($($t:ty),*) => {$(
+        impl IntoArg for $t {
+            type Slot = Any;
+            #[inline]
+            fn into_slot(self) -> Result<Any, ConvError> {
+                IntoAny::into_any(self)
+            }
+        }
+    )*};
+}
+
+via_any!(
+    String,
+    Vec<u8>,
+    Any,
+    Str,
+    Bytes,
+    Shape,
+    Tensor,
+    Array,
+    Map,
+    Function,
+    Error,
+    ObjectRef
+);
+
+impl IntoArg for AnyView<'_> {
+    type Slot = RawAny;
+    #[inline(always)]
+    fn into_slot(self) -> Result<RawAny, ConvError> {
+        Ok(*self.raw())
+    }
+}
+
+impl IntoArg for TensorView<'_> {
+    type Slot = RawAny;
+    #[inline(always)]
+    fn into_slot(self) -> Result<RawAny, ConvError> {
+        Ok(RawAny::from_ptr(
+            ti::DL_TENSOR_PTR,
+            core::ptr::from_ref(self.dl_tensor()).cast_mut().cast(),
+        ))
+    }
+}
+
+impl IntoArg for FunctionRef<'_> {
+    type Slot = RawAny;
+    #[inline(always)]
+    fn into_slot(self) -> Result<RawAny, ConvError> {
+        Ok(RawAny::from_ptr(ti::FUNCTION, self.as_ptr().cast()))
+    }
+}
+
+impl IntoArg for &Function {
+    type Slot = RawAny;
+    #[inline(always)]
+    fn into_slot(self) -> Result<RawAny, ConvError> {
+        self.as_ref().into_slot()
+    }
+}
+
+impl<T: IntoArg> IntoArg for Option<T> {
+    type Slot = Option<T::Slot>;
+    #[inline]
+    fn into_slot(self) -> Result<Option<T::Slot>, ConvError> {
+        self.map(T::into_slot).transpose()
+    }
+}
+
+impl<T: ListItem + IntoAny> IntoArg for Vec<T> {
+    type Slot = Any;
+    fn into_slot(self) -> Result<Any, ConvError> {
+        self.into_any()
+    }
+}
+
+impl<K: IntoAny, V: IntoAny, S> IntoArg for HashMap<K, V, S> {
+    type Slot = Any;
+    fn into_slot(self) -> Result<Any, ConvError> {
+        self.into_any()
+    }
+}
+
+impl<K: IntoAny, V: IntoAny> IntoArg for BTreeMap<K, V> {
+    type Slot = Any;
+    fn into_slot(self) -> Result<Any, ConvError> {
+        self.into_any()
+    }
+}
+
+macro_rules! tuple_arg {
+    ($($name:ident),+) => {
+        impl<$($name: IntoAny),+> IntoArg for ($($name,)+) {
+            type Slot = Any;
+            fn into_slot(self) -> Result<Any, ConvError> {
+                self.into_any()
+            }
+        }
+    };
+}
+
+tuple_arg!(A);
+tuple_arg!(A, B);
+tuple_arg!(A, B, C);
+tuple_arg!(A, B, C, D);
+tuple_arg!(A, B, C, D, E);
+tuple_arg!(A, B, C, D, E, F);
+tuple_arg!(A, B, C, D, E, F, G);
+tuple_arg!(A, B, C, D, E, F, G, H);

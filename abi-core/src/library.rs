@@ -1,0 +1,106 @@
+//! Shared libraries on disk that export packed functions (ours, or any tvm-ffi library),
+//! opened with `libloading`. A library stays loaded for the life of the process: objects
+//! it created (errors, strings, tensors) carry deleters that live in its code and may
+//! outlive every handle, as tvm-ffi hosts also assume.
+
+use core::ffi::c_void;
+use std::path::{Path, PathBuf};
+use std::sync::Arc;
+
+use crate::any::Any;
+use crate::error::{Error, Result};
+use crate::function::SafeCall;
+use crate::import::Bound;
+
+/// `abi_error_move_from_raised`: how a library built with abi hands over its errors when no
+/// tvm-ffi runtime is in the process.
+pub(crate) type TakeError = unsafe extern "C" fn(*mut *mut c_void);
+
+struct Inner {
+    lib: libloading::Library,
+    path: PathBuf,
+    take_error: Option<TakeError>,
+}
+
+/// An opened library. Cheap to clone.
+#[derive(Clone)]
+pub struct Library(Arc<Inner>);
+
+impl Library {
+    /// Opens the library at `path`.
+    pub fn open(path: impl AsRef<Path>) -> Result<Library> {
+        let path = path.as_ref();
+        // SAFETY: loading runs the library's initialisers; the caller chose to trust it.
+        let lib = unsafe { libloading::Library::new(path) }
+            .map_err(|e| Error::new("OSError", format!("cannot open {}: {e}", path.display())))?;
+        // SAFETY: the symbol, when present, has the documented signature.
+        let take_error = unsafe {
+            lib.get::<TakeError>(b"abi_error_move_from_raised\0")
+                .ok()
+                .map(|s| *s)
+        };
+        let inner = Arc::new(Inner {
+            lib,
+            path: path.to_owned(),
+            take_error,
+        });
+        // Never unload (see the module docs): keep one reference forever.
+        core::mem::forget(Arc::clone(&inner));
+        Ok(Library(inner))
+    }
+
+    /// The path it was opened from.
+    pub fn path(&self) -> &Path {
+        &self.0.path
+    }
+
+    fn packed(&self, symbol: &str) -> Option<SafeCall> {
+        let mut name = symbol.as_bytes().to_vec();
+        name.push(0);
+        // SAFETY: every `__tvm_ffi_*` symbol has the packed signature; the library is never
+        // unloaded, so the pointer stays valid.
+        unsafe { self.0.lib.get::<SafeCall>(&name).ok().map(|s| *s) }
+    }
+
+    /// The exported function `name` (symbol `__tvm_ffi_<name>`), if present.
+    pub fn get(&self, name: &str) -> Option<Bound> {
+        let f = self.packed(&format!("__tvm_ffi_{name}"))?;
+        Some(Bound::from_library(f, self.clone()))
+    }
+
+    fn call_text(&self, symbol: &str) -> Option<Result<String>> {
+        let f = self.packed(symbol)?;
+        let bound = Bound::from_library(f, self.clone());
+        Some(bound.call_raw(&[]).and_then(|v: Any| v.to::<String>()))
+    }
+
+    /// The metadata JSON of `name` (`__tvm_ffi__metadata_<name>`), if published.
+    pub fn metadata(&self, name: &str) -> Option<Result<String>> {
+        self.call_text(&format!("__tvm_ffi__metadata_{name}"))
+    }
+
+    /// The docstring of `name` (`__tvm_ffi__doc_<name>`), if published.
+    pub fn doc(&self, name: &str) -> Option<Result<String>> {
+        self.call_text(&format!("__tvm_ffi__doc_{name}"))
+    }
+
+    /// `{"<name>": <metadata>, ...}` for every export of a library built with abi.
+    pub fn exports_json(&self) -> Result<String> {
+        self.call_text("__abi_exports_json").unwrap_or_else(|| {
+            Err(Error::attribute_error(format!(
+                "{} was not built with abi",
+                self.path().display()
+            )))
+        })
+    }
+
+    pub(crate) fn take_error(&self) -> Option<TakeError> {
+        self.0.take_error
+    }
+}
+
+impl core::fmt::Debug for Library {
+    fn fmt(&self, f: &mut core::fmt::Formatter<'_>) -> core::fmt::Result {
+        write!(f, "Library({})", self.0.path.display())
+    }
+}

@@ -1,0 +1,144 @@
+//! [`TypedFunction`]: a Function object with a Rust signature, used as a callback parameter
+//! (`TypedFunction<fn(i64) -> i64>`) and called like a Rust function.
+
+use core::fmt;
+use core::marker::PhantomData;
+
+use crate::any::{Any, AnyView};
+use crate::call_arg::{ArgSlot, IntoArg};
+use crate::convert::{AbiType, ConvError, FromAny, FromArg, IntoAny, ListItem};
+use crate::error::{Error, Result};
+use crate::function::Function;
+use crate::reflect::TypeDesc;
+
+/// A function signature usable in [`TypedFunction`]: `fn(A, B, ...) -> R`.
+pub trait Signature {
+    /// Parameter types.
+    const PARAMS: &'static [&'static TypeDesc];
+    /// Result type.
+    const RET: &'static TypeDesc;
+}
+
+/// A Function object called with Rust types. Arguments are packed on the stack; the
+/// result is converted with the same checks as exported functions' arguments.
+pub struct TypedFunction<F> {
+    func: Function,
+    _sig: PhantomData<fn() -> F>,
+}
+
+impl<F> Clone for TypedFunction<F> {
+    fn clone(&self) -> Self {
+        TypedFunction {
+            func: self.func.clone(),
+            _sig: PhantomData,
+        }
+    }
+}
+
+impl<F> fmt::Debug for TypedFunction<F> {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        write!(f, "TypedFunction({:?})", self.func)
+    }
+}
+
+impl<F> TypedFunction<F> {
+    /// Wraps a Function object; the signature is trusted (checked at each call's result).
+    pub fn from_function(func: Function) -> Self {
+        TypedFunction {
+            func,
+            _sig: PhantomData,
+        }
+    }
+
+    /// The untyped Function object.
+    pub fn as_function(&self) -> &Function {
+        &self.func
+    }
+}
+
+impl<F: Signature> AbiType for TypedFunction<F> {
+    const DESC: &'static TypeDesc = &TypeDesc::Callable {
+        params: F::PARAMS,
+        ret: F::RET,
+    };
+}
+impl<F: Signature> ListItem for TypedFunction<F> {}
+
+impl<'a, F: Signature> FromArg<'a> for TypedFunction<F> {
+    fn from_arg(v: &'a AnyView<'a>) -> core::result::Result<Self, ConvError> {
+        match Function::from_arg(v) {
+            Ok(func) => Ok(TypedFunction::from_function(func)),
+            Err(_) => Err(ConvError::mismatch(Self::DESC, v.type_index())),
+        }
+    }
+}
+
+impl<F: Signature> IntoAny for TypedFunction<F> {
+    fn into_any(self) -> core::result::Result<Any, ConvError> {
+        self.func.into_any()
+    }
+}
+
+impl<F: Signature> IntoArg for TypedFunction<F> {
+    type Slot = Any;
+    fn into_slot(self) -> core::result::Result<Any, ConvError> {
+        self.func.into_any()
+    }
+}
+
+#[cold]
+fn arg_error(index: usize, e: ConvError) -> Error {
+    Error::new(e.kind(), format!("callback argument #{index}: {e}"))
+}
+
+#[cold]
+fn result_error(e: ConvError) -> Error {
+    Error::new(e.kind(), format!("callback result: {e}"))
+}
+
+macro_rules! typed_arity {
+    ($($arg:ident $idx:tt),*) => {
+        impl<R: AbiType, $($arg: AbiType),*> Signature for fn($($arg),*) -> R {
+            const PARAMS: &'static [&'static TypeDesc] = &[$($arg::DESC),*];
+            const RET: &'static TypeDesc = R::DESC;
+        }
+
+        impl<R: FromAny + AbiType, $($arg: IntoArg + AbiType),*> TypedFunction<fn($($arg),*) -> R> {
+            /// Calls the function.
+            #[allow(non_snake_case, clippy::too_many_arguments)]
+            #[inline]
+            pub fn call(&self, $($arg: $arg),*) -> Result<R> {
+                $(let $arg = $arg.into_slot().map_err(|e| arg_error($idx, e))?;)*
+                let raw = [$($arg.raw()),*];
+                let bound = self.func.as_ref();
+                let out = bound.call_raw(&raw)?;
+                R::from_any(out.view()).map_err(result_error)
+            }
+        }
+
+        impl<R: IntoAny + AbiType, $($arg: FromAny + AbiType),*> TypedFunction<fn($($arg),*) -> R> {
+            /// Wraps a Rust closure: any host can call it, with arguments checked as for
+            /// exported functions.
+            #[allow(non_snake_case, unused_variables, unused_mut)]
+            pub fn new(f: impl Fn($($arg),*) -> R + Send + Sync + 'static) -> Self {
+                const N: usize = 0 $(+ { let _ = $idx; 1 })*;
+                let func = Function::from_closure(move |args: &[AnyView<'_>]| {
+                    if args.len() != N {
+                        return Err(Error::type_error(format!("callback takes {N} arguments, got {}", args.len())));
+                    }
+                    $(let $arg = $arg::from_any(args[$idx]).map_err(|e| arg_error($idx, e))?;)*
+                    f($($arg),*).into_any().map_err(Error::from)
+                });
+                TypedFunction::from_function(func)
+            }
+        }
+    };
+}
+
+typed_arity!();
+typed_arity!(A 0);
+typed_arity!(A 0, B 1);
+typed_arity!(A 0, B 1, C 2);
+typed_arity!(A 0, B 1, C 2, D 3);
+typed_arity!(A 0, B 1, C 2, D 3, E 4);
+typed_arity!(A 0, B 1, C 2, D 3, E 4, F 5);

@@ -1,0 +1,185 @@
+//! Typed imports through a real cdylib (examples/mathlib), the global registry and linked
+//! exports: success, callee errors with kinds, missing and optional imports, signature
+//! mismatches caught at bind time, typed callbacks.
+
+use abi_core::{Function, Library, TypedFunction};
+use abi_derive_tests::fixture_library;
+
+fn mathlib() -> Library {
+    Library::open(fixture_library("abi-mathlib", "mathlib")).expect("open mathlib")
+}
+
+fn local_fast_add(a: i64, b: i64) -> i64 {
+    a + b + 1000
+}
+
+/// The math library as its users see it.
+#[abi_core::import(MathLib)]
+extern "C" {
+    /// Adds two integers.
+    fn add(a: i64, b: i64) -> i64;
+    #[abi(name = "greet_v2")]
+    fn greet(name: &str) -> String;
+    fn divide(a: i64, b: i64) -> i64;
+    fn lookup(key: &str) -> f64;
+    fn map_ints(xs: Vec<i64>, f: TypedFunction<fn(i64) -> i64>) -> Vec<i64>;
+    fn total(xs: Vec<f64>) -> f64;
+    #[abi(optional)]
+    fn fast_add(a: i64, b: i64) -> i64;
+    #[abi(optional, name = "fast_add", fallback = local_fast_add)]
+    fn fast_add_or_local(a: i64, b: i64) -> i64;
+}
+
+#[abi_core::import(Missing)]
+extern "C" {
+    fn add(a: i64, b: i64) -> i64;
+    fn subtract(a: i64, b: i64) -> i64;
+    fn multiply(a: i64, b: i64) -> i64;
+}
+
+#[abi_core::import(Mismatched)]
+extern "C" {
+    fn add(a: &str, b: i64) -> i64;
+    #[abi(name = "greet_v2")]
+    fn greet(name: &str) -> i64;
+}
+
+#[test]
+fn calls_succeed_with_typed_results() {
+    let math = MathLib::bind(&mathlib()).unwrap();
+    assert_eq!(math.add(1, 2).unwrap(), 3);
+    assert_eq!(math.add(i64::MAX, 0).unwrap(), i64::MAX);
+    assert_eq!(math.greet("rust").unwrap(), "hello, rust");
+    let long = "a name well beyond the small-string limit";
+    assert_eq!(math.greet(long).unwrap(), format!("hello, {long}"));
+    let huge = "x".repeat(10_000);
+    assert_eq!(math.greet(&huge).unwrap().len(), 7 + 10_000);
+    assert_eq!(math.total(vec![0.5, 1.5, 2.0]).unwrap(), 4.0);
+    assert_eq!(math.divide(7, 2).unwrap(), 3);
+}
+
+#[test]
+fn callee_errors_keep_kind_and_message() {
+    let math = MathLib::bind(&mathlib()).unwrap();
+    let e = math.divide(1, 0).unwrap_err();
+    assert_eq!(
+        (e.kind(), e.message()),
+        ("ValueError", "cannot divide 1 by zero")
+    );
+    let e = math.lookup("tau").unwrap_err();
+    assert_eq!(
+        (e.kind(), e.message()),
+        ("LookupMissError", "no constant named \"tau\"")
+    );
+    assert_eq!(math.lookup("pi").unwrap(), core::f64::consts::PI);
+    assert!(
+        abi_core::host::take_raised().is_none(),
+        "the error was taken, nothing pending"
+    );
+}
+
+#[test]
+fn optional_imports_report_absence_and_fall_back() {
+    let math = MathLib::bind(&mathlib()).unwrap();
+    assert!(!math.has_fast_add());
+    let e = math.fast_add(1, 2).unwrap_err();
+    assert_eq!(e.kind(), "AttributeError");
+    assert_eq!(
+        e.message(),
+        "optional import `fast_add` of MathLib is not available"
+    );
+    assert_eq!(math.fast_add_or_local(1, 2).unwrap(), 1003);
+}
+
+#[test]
+fn missing_imports_are_listed_together() {
+    let e = Missing::bind(&mathlib()).unwrap_err();
+    assert_eq!(e.kind(), "AttributeError");
+    assert!(
+        e.message().ends_with("; missing: subtract, multiply"),
+        "{}",
+        e.message()
+    );
+}
+
+#[test]
+fn mismatched_declarations_fail_at_bind_time_with_both_signatures() {
+    let e = Mismatched::bind(&mathlib()).unwrap_err();
+    assert_eq!(e.kind(), "TypeError");
+    let m = e.message();
+    assert!(
+        m.contains("signature mismatch for `add`: declared add(a: str, b: int) -> int"),
+        "{m}"
+    );
+    assert!(m.contains(r#"publishes type_schema {"type":"ffi.Function","named_args":{"return":[{"type":"int"}],"params":[{"type":"int"},{"type":"int"}]}}"#), "{m}");
+    assert!(m.contains("signature mismatch for `greet_v2`"), "{m}");
+}
+
+#[test]
+fn typed_callbacks_cross_the_library_boundary() {
+    let math = MathLib::bind(&mathlib()).unwrap();
+    let double = TypedFunction::<fn(i64) -> i64>::new(|x| x * 2);
+    assert_eq!(math.map_ints(vec![1, 2, 3], double).unwrap(), vec![2, 4, 6]);
+}
+
+#[test]
+fn library_metadata_is_readable_without_a_host() {
+    let lib = mathlib();
+    let meta = lib.metadata("add").unwrap().unwrap();
+    assert!(meta.starts_with(r#"{"type_schema":"#), "{meta}");
+    assert_eq!(
+        lib.doc("divide").unwrap().unwrap(),
+        "Integer division; dividing by zero raises ValueError."
+    );
+    let all = lib.exports_json().unwrap();
+    for name in ["add", "greet_v2", "divide", "lookup", "map_ints", "total"] {
+        assert!(
+            all.contains(&format!("\"{name}\":{{\"type_schema\"")),
+            "{name} in {all}"
+        );
+    }
+    assert!(lib.get("nope").is_none());
+}
+
+#[abi_core::export_fn]
+fn linked_scale(x: f64, k: f64) -> f64 {
+    x * k
+}
+
+#[abi_core::import(Linked)]
+extern "C" {
+    fn linked_scale(x: f64, k: f64) -> f64;
+}
+
+#[abi_core::import(Globals)]
+extern "C" {
+    fn test_triple(x: i64) -> i64;
+}
+
+#[test]
+fn linked_exports_and_global_registry_bind_too() {
+    let linked = Linked::bind_linked().unwrap();
+    assert_eq!(linked.linked_scale(1.5, 4.0).unwrap(), 6.0);
+    // An int where a float is declared is accepted (as tvm-ffi's C++ does).
+    let triple = TypedFunction::<fn(i64) -> i64>::new(|x| x * 3);
+    triple
+        .as_function()
+        .register_global("test_triple", true)
+        .unwrap();
+    let g = Globals::bind_globals().unwrap();
+    assert_eq!(g.test_triple(5).unwrap(), 15);
+    let e = Globals::bind_globals().map(|_| ()).and_then(|_| {
+        Function::get_global("test_triple")
+            .unwrap()
+            .call_packed(&[abi_core::AnyView::NONE])
+            .map(|_| ())
+    });
+    let e = e.unwrap_err();
+    assert_eq!(e.kind(), "TypeError");
+    assert!(
+        e.message()
+            .contains("callback argument #0: expected int, got None"),
+        "{}",
+        e.message()
+    );
+}
