@@ -32,7 +32,8 @@ fn expand(f: &ExportFn) -> TokenStream {
     let item = &f.item;
     let fn_ident = &f.item.sig.ident;
     let name = &f.name;
-    let doc = format!("{}\0", f.doc);
+    let doc = &f.doc;
+    let doc_nul = format!("{}\0", f.doc);
     let shim = mangle::shim(name, f.name_span);
     let metadata = mangle::metadata(name, f.name_span);
     let doc_fn = mangle::doc(name, f.name_span);
@@ -104,7 +105,7 @@ fn expand(f: &ExportFn) -> TokenStream {
             const __ABI_META_LEN: usize = #p::metadata_len(&__ABI_DESC);
             const __ABI_META_BYTES: [u8; __ABI_META_LEN] = #p::metadata_bytes::<__ABI_META_LEN>(&__ABI_DESC);
             static __ABI_META: #p::StaticStr = #p::StaticStr::new(&__ABI_META_BYTES);
-            static __ABI_DOC: #p::StaticStr = #p::StaticStr::new(#doc.as_bytes());
+            static __ABI_DOC: #p::StaticStr = #p::StaticStr::new(#doc_nul.as_bytes());
 
             #[unsafe(no_mangle)]
             unsafe extern "C" fn #shim(
