@@ -128,6 +128,13 @@ pub fn import_set(
     errors: &mut Errors,
 ) -> Option<crate::model::ImportSet> {
     use crate::model::{ImportFn, ImportSet};
+    if args.is_empty() {
+        errors.error_at(
+            proc_macro2::Span::call_site(),
+            "#[import] needs the name of the struct to generate, e.g. #[import(MathLib)]",
+        );
+        return None;
+    }
     let opts: attr::ImportOptions = match syn::parse2(args) {
         Ok(o) => o,
         Err(e) => {

@@ -10,13 +10,29 @@ use crate::model::ExportFn;
 /// Checks every rule, recording all violations.
 pub fn export_fn(f: &ExportFn, errors: &mut Errors) {
     name_is_c_identifier(&f.name, f.name_span, errors);
-    signature(&f.item.sig, errors);
+    signature(&f.item.sig, Role::Export, errors);
     not_unsafe(&f.item.sig, errors);
     for p in &f.params {
-        param_type_is_passable(&p.ty, errors);
+        param_type_is_passable(&p.ty, Role::Export, errors);
     }
     if let Some(ret) = &f.ret {
-        return_type_is_owned(ret, errors);
+        return_type_is_owned(ret, Role::Export, errors);
+    }
+}
+
+/// Whether a signature is being exported or imported (for the wording of errors).
+#[derive(Clone, Copy)]
+enum Role {
+    Export,
+    Import,
+}
+
+impl Role {
+    fn verb(self) -> &'static str {
+        match self {
+            Role::Export => "exported",
+            Role::Import => "imported",
+        }
     }
 }
 
@@ -24,12 +40,12 @@ pub fn export_fn(f: &ExportFn, errors: &mut Errors) {
 pub fn import_set(set: &crate::model::ImportSet, errors: &mut Errors) {
     for f in &set.fns {
         name_is_c_identifier(&f.name, f.name_span, errors);
-        signature(&f.sig, errors);
+        signature(&f.sig, Role::Import, errors);
         for p in &f.params {
-            param_type_is_passable(&p.ty, errors);
+            param_type_is_passable(&p.ty, Role::Import, errors);
         }
         if let Some(ret) = &f.ret {
-            return_type_is_owned(ret, errors);
+            return_type_is_owned(ret, Role::Import, errors);
         }
         fallback_needs_optional(f, errors);
     }
@@ -56,10 +72,10 @@ fn import_names_are_unique(set: &crate::model::ImportSet, errors: &mut Errors) {
 }
 
 /// Rules shared by exports and imports: one concrete, synchronous, fixed-arity signature.
-fn signature(sig: &syn::Signature, errors: &mut Errors) {
-    not_generic(sig, errors);
-    not_async(sig, errors);
-    not_variadic(sig, errors);
+fn signature(sig: &syn::Signature, role: Role, errors: &mut Errors) {
+    not_generic(sig, role, errors);
+    not_async(sig, role, errors);
+    not_variadic(sig, role, errors);
 }
 
 // The exported name becomes part of a C symbol: it must be a C identifier.
@@ -73,33 +89,36 @@ fn name_is_c_identifier(name: &str, span: proc_macro2::Span, errors: &mut Errors
 }
 
 // A shim has one concrete signature.
-fn not_generic(sig: &syn::Signature, errors: &mut Errors) {
+fn not_generic(sig: &syn::Signature, role: Role, errors: &mut Errors) {
     let g = &sig.generics;
+    let v = role.verb();
     if let Some(p) = g.type_params().next() {
-        errors.error(
-            p,
-            "generic functions cannot be exported; export one non-generic wrapper per type",
-        );
+        let hint = match role {
+            Role::Export => "export one non-generic wrapper per type",
+            Role::Import => "declare one import per concrete signature",
+        };
+        errors.error(p, format!("generic functions cannot be {v}; {hint}"));
     } else if let Some(p) = g.const_params().next() {
         errors.error(
             p,
-            "const-generic functions cannot be exported; export one wrapper per value",
+            format!("const-generic functions cannot be {v}; use one function per value"),
         );
     } else if let Some(w) = &g.where_clause {
         errors.error(
             w,
-            "functions with `where` clauses cannot be exported; export a non-generic wrapper",
+            format!("functions with `where` clauses cannot be {v}; use a concrete signature"),
         );
     }
 }
 
 // The packed convention is synchronous.
-fn not_async(sig: &syn::Signature, errors: &mut Errors) {
+fn not_async(sig: &syn::Signature, role: Role, errors: &mut Errors) {
     if let Some(a) = &sig.asyncness {
-        errors.error(
-            a,
-            "async functions cannot be exported; export a blocking wrapper that runs the future",
+        let msg = format!(
+            "async functions cannot be {}: packed calls are synchronous; use a blocking function",
+            role.verb()
         );
+        errors.error(a, msg);
     }
 }
 
@@ -113,54 +132,77 @@ fn not_unsafe(sig: &syn::Signature, errors: &mut Errors) {
     }
 }
 
-fn not_variadic(sig: &syn::Signature, errors: &mut Errors) {
+fn not_variadic(sig: &syn::Signature, role: Role, errors: &mut Errors) {
     if let Some(v) = &sig.variadic {
         errors.error(
             v,
-            "variadic functions cannot be exported; take a `Vec<T>` instead",
+            format!(
+                "variadic functions cannot be {}; take a `Vec<T>` instead",
+                role.verb()
+            ),
         );
     }
 }
 
 // Arguments are borrowed views the callee cannot mutate, and `impl Trait` has no single type.
-fn param_type_is_passable(ty: &Type, errors: &mut Errors) {
+fn param_type_is_passable(ty: &Type, role: Role, errors: &mut Errors) {
     struct Check<'e> {
         errors: &'e mut Errors,
+        verb: &'static str,
     }
     impl<'ast> Visit<'ast> for Check<'_> {
         fn visit_type_reference(&mut self, r: &'ast syn::TypeReference) {
             if r.mutability.is_some() {
-                self.errors.error(r, "`&mut` parameters cannot be exported: arguments are borrowed read-only; take the value, or return the new value");
+                let msg = format!(
+                    "`&mut` parameters cannot be {}: arguments are borrowed read-only; take the value, or return the new value",
+                    self.verb
+                );
+                self.errors.error(r, msg);
             }
             syn::visit::visit_type_reference(self, r);
         }
         fn visit_type_impl_trait(&mut self, t: &'ast syn::TypeImplTrait) {
-            self.errors.error(
-                t,
-                "`impl Trait` parameters cannot be exported; name a concrete type",
+            let msg = format!(
+                "`impl Trait` parameters cannot be {}; name a concrete type",
+                self.verb
             );
+            self.errors.error(t, msg);
         }
     }
-    Check { errors }.visit_type(ty);
+    Check {
+        errors,
+        verb: role.verb(),
+    }
+    .visit_type(ty);
 }
 
 // Results outlive the call, so they must own their data.
-fn return_type_is_owned(ty: &Type, errors: &mut Errors) {
+fn return_type_is_owned(ty: &Type, role: Role, errors: &mut Errors) {
     struct Check<'e> {
         errors: &'e mut Errors,
+        verb: &'static str,
     }
     impl<'ast> Visit<'ast> for Check<'_> {
         fn visit_type_reference(&mut self, r: &'ast syn::TypeReference) {
-            self.errors.error(r, "borrowed return types cannot be exported; return an owned type such as `String` or `Vec<u8>`");
+            let msg = format!(
+                "borrowed return types cannot be {}: results outlive the call; use an owned type such as `String` or `Vec<u8>`",
+                self.verb
+            );
+            self.errors.error(r, msg);
         }
         fn visit_type_impl_trait(&mut self, t: &'ast syn::TypeImplTrait) {
-            self.errors.error(
-                t,
-                "`impl Trait` return types cannot be exported; name a concrete type",
+            let msg = format!(
+                "`impl Trait` return types cannot be {}; name a concrete type",
+                self.verb
             );
+            self.errors.error(t, msg);
         }
     }
-    Check { errors }.visit_type(ty);
+    Check {
+        errors,
+        verb: role.verb(),
+    }
+    .visit_type(ty);
 }
 
 /// Checks every rule of a derived struct, recording all violations.

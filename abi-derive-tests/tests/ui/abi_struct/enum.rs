@@ -1,0 +1,7 @@
+#[derive(abi_core::AbiStruct)]
+enum Shape {
+    Circle,
+    Square,
+}
+
+fn main() {}

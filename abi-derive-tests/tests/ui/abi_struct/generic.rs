@@ -1,0 +1,6 @@
+#[derive(abi_core::AbiStruct)]
+struct Wrapper<T> {
+    value: T,
+}
+
+fn main() {}

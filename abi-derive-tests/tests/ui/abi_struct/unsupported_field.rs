@@ -1,0 +1,9 @@
+struct NotAbi;
+
+#[derive(abi_core::AbiStruct)]
+struct Holder {
+    ok: i64,
+    bad: NotAbi,
+}
+
+fn main() {}

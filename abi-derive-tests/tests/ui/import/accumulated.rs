@@ -1,0 +1,8 @@
+#[abi_core::import(Math)]
+extern "C" {
+    #[abi(lazy)]
+    fn add(a: &mut i64, b: i64) -> i64;
+    fn add(a: i64, ...) -> i64;
+}
+
+fn main() {}
