@@ -19,7 +19,7 @@ step "Python venv (apache-tvm-ffi from PyPI)"
 scripts/setup-venv.sh
 
 step "build the example libraries"
-cargo build --quiet -p signal-kit -p abi-interop-lib
+cargo build --quiet -p signal-kit -p abi-interop-lib -p abi-mathlib
 
 step "Python interop suite"
 .venv/bin/python -m pytest -q tests/python

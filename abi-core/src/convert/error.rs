@@ -61,6 +61,8 @@ pub enum Number {
     Int(i128),
     /// A float.
     Float(f64),
+    /// An integer wider than 64 bits (a BigInt object), value not decoded.
+    Big,
 }
 
 impl fmt::Display for Number {
@@ -68,6 +70,7 @@ impl fmt::Display for Number {
         match self {
             Number::Int(v) => write!(f, "{v}"),
             Number::Float(v) => write!(f, "{v:?}"),
+            Number::Big => f.write_str("an integer wider than 64 bits"),
         }
     }
 }

@@ -73,6 +73,10 @@ fn int_slow<T: TryFrom<i64>>(
             value: Number::Int(raw.i64() as i128),
             target,
         }),
+        ti::BIG_INT => Err(ConvError::OutOfRange {
+            value: Number::Big,
+            target,
+        }),
         other => Err(ConvError::mismatch(desc, other)),
     }
 }

@@ -48,3 +48,32 @@ pub fn map_ints(xs: Vec<i64>, f: TypedFunction<fn(i64) -> i64>) -> Result<Vec<i6
 pub fn total(xs: Vec<f64>) -> f64 {
     xs.iter().sum()
 }
+
+/// Hooks a host may register in the global function registry (e.g. Python's
+/// `tvm_ffi.register_global_func`), called from Rust through typed wrappers.
+#[abi_core::import(Hooks)]
+extern "C" {
+    #[abi(name = "mathlib_square")]
+    fn square(x: i64) -> i64;
+    #[abi(optional, name = "mathlib_describe")]
+    fn describe(x: f64, unit: &str) -> String;
+}
+
+/// Sums `square(x)` over `xs`, calling the registered global `mathlib_square`.
+#[abi_core::export_fn]
+pub fn sum_of_squares(xs: Vec<i64>) -> Result<i64> {
+    let hooks = Hooks::bind_globals()?;
+    xs.into_iter()
+        .try_fold(0i64, |acc, x| Ok(acc + hooks.square(x)?))
+}
+
+/// Describes `x` with the registered global `mathlib_describe`, or a default text.
+#[abi_core::export_fn]
+pub fn describe(x: f64, unit: &str) -> Result<String> {
+    let hooks = Hooks::bind_globals()?;
+    if hooks.has_describe() {
+        hooks.describe(x, unit)
+    } else {
+        Ok(format!("{x} {unit}"))
+    }
+}
