@@ -74,11 +74,21 @@ impl Bound {
     /// Calls with packed arguments; the result is owned.
     #[inline]
     pub fn call_raw(&self, args: &[RawAny]) -> Result<Any> {
+        // SAFETY: `args` is a valid slice for the call.
+        unsafe { self.call_unchecked(args.as_ptr(), args.len() as i32) }
+    }
+
+    /// Calls with an explicit pointer and count, as a C caller would (the callee checks
+    /// them; used to test hostile input).
+    ///
+    /// # Safety
+    /// When `n > 0` and `args` is non-null, `args` points to `n` slots valid for the call.
+    #[inline]
+    pub unsafe fn call_unchecked(&self, args: *const RawAny, n: i32) -> Result<Any> {
         let mut result = RawAny::NONE;
-        // SAFETY: the packed convention: `args` live for the call, `result` starts as None;
-        // `keep` keeps the code and handle alive.
-        let rc =
-            unsafe { (self.safe_call)(self.handle, args.as_ptr(), args.len() as i32, &mut result) };
+        // SAFETY: the packed convention: `args` as guaranteed by the caller, `result` starts
+        // as None; `keep` keeps the code and handle alive.
+        let rc = unsafe { (self.safe_call)(self.handle, args, n, &mut result) };
         if rc == 0 {
             // SAFETY: success transfers ownership of the result.
             Ok(unsafe { Any::from_raw(result) })

@@ -94,6 +94,11 @@ impl Library {
         })
     }
 
+    /// The names of every export of a library built with abi, sorted.
+    pub fn export_names(&self) -> Result<Vec<String>> {
+        Ok(top_level_keys(&self.exports_json()?))
+    }
+
     pub(crate) fn take_error(&self) -> Option<TakeError> {
         self.0.take_error
     }
@@ -103,4 +108,37 @@ impl core::fmt::Debug for Library {
     fn fmt(&self, f: &mut core::fmt::Formatter<'_>) -> core::fmt::Result {
         write!(f, "Library({})", self.0.path.display())
     }
+}
+
+/// The keys of a JSON object's top level (keys never hold escapes: they are C identifiers).
+fn top_level_keys(json: &str) -> Vec<String> {
+    let (mut keys, mut depth, mut in_str, mut escaped, mut start) =
+        (Vec::new(), 0i32, false, false, 0);
+    for (i, c) in json.char_indices() {
+        if in_str {
+            match (escaped, c) {
+                (true, _) => escaped = false,
+                (false, '\\') => escaped = true,
+                (false, '"') => {
+                    in_str = false;
+                    if depth == 1 && json[i + 1..].trim_start().starts_with(':') {
+                        keys.push(json[start..i].to_owned());
+                    }
+                }
+                _ => {}
+            }
+            continue;
+        }
+        match c {
+            '"' => {
+                in_str = true;
+                start = i + 1;
+            }
+            '{' | '[' => depth += 1,
+            '}' | ']' => depth -= 1,
+            _ => {}
+        }
+    }
+    keys.sort();
+    keys
 }
