@@ -60,3 +60,11 @@ def test_lambda_passed_as_typed_callback(mathlib):
 def test_callback_result_out_of_range_is_value_error(mathlib):
     with pytest.raises(ValueError, match="out of range"):
         mathlib.map_ints([1], lambda x: 2**63)
+
+
+def test_panic_in_rust_callback_called_from_rust_called_from_python(mathlib):
+    cb = mathlib.panicking_callback()
+    with pytest.raises(RuntimeError, match="panicked: callback refused 7"):
+        mathlib.map_ints([7], cb)
+    # The process and the library keep working afterwards.
+    assert list(mathlib.map_ints([1], lambda x: x)) == [1]

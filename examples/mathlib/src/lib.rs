@@ -77,3 +77,9 @@ pub fn describe(x: f64, unit: &str) -> Result<String> {
         Ok(format!("{x} {unit}"))
     }
 }
+
+/// Returns a callback that panics when called (to show panics become exceptions).
+#[abi_core::export_fn]
+pub fn panicking_callback() -> TypedFunction<fn(i64) -> i64> {
+    TypedFunction::<fn(i64) -> i64>::new(|x| panic!("callback refused {x}"))
+}
