@@ -83,3 +83,62 @@ pub fn describe(x: f64, unit: &str) -> Result<String> {
 pub fn panicking_callback() -> TypedFunction<fn(i64) -> i64> {
     TypedFunction::<fn(i64) -> i64>::new(|x| panic!("callback refused {x}"))
 }
+
+/// A point in the plane; crosses the ABI as the tuple `(x, y)`.
+#[derive(abi_core::AbiStruct, Debug, Clone, Copy, PartialEq)]
+pub struct Point {
+    /// Horizontal coordinate.
+    pub x: f64,
+    /// Vertical coordinate.
+    pub y: f64,
+}
+
+/// A labelled, weighted point; nests a [`Point`].
+#[derive(abi_core::AbiStruct, Debug, Clone, PartialEq)]
+pub struct Marker {
+    /// The label.
+    pub label: String,
+    /// Where it is.
+    pub at: Point,
+    /// Its weight, reflected as `w`.
+    #[abi(rename = "w")]
+    pub weight: i32,
+}
+
+/// Distance of `p` from the origin; `p` is a tuple `(x, y)`.
+#[abi_core::export_fn]
+pub fn norm(p: Point) -> f64 {
+    p.x.hypot(p.y)
+}
+
+/// Distance of `p` from the origin; `p` arrives as two arguments `x, y`.
+#[abi_core::export_fn]
+pub fn norm_flat(#[abi(expand)] p: Point) -> f64 {
+    p.x.hypot(p.y)
+}
+
+/// Moves a marker by `(dx, dy)` and renames it.
+#[abi_core::export_fn]
+pub fn move_marker(m: Marker, dx: f64, dy: f64, label: Option<String>) -> Marker {
+    Marker {
+        label: label.unwrap_or(m.label),
+        at: Point {
+            x: m.at.x + dx,
+            y: m.at.y + dy,
+        },
+        weight: m.weight,
+    }
+}
+
+/// The centroid of `points`, or None for an empty list.
+#[abi_core::export_fn]
+pub fn centroid(points: Vec<Point>) -> Option<Point> {
+    if points.is_empty() {
+        return None;
+    }
+    let n = points.len() as f64;
+    Some(Point {
+        x: points.iter().map(|p| p.x).sum::<f64>() / n,
+        y: points.iter().map(|p| p.y).sum::<f64>() / n,
+    })
+}
