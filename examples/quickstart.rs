@@ -65,10 +65,7 @@ fn main() -> Result<()> {
     println!("demo.add(1, 2)      = {}", demo.add(1, 2)?);
     println!("demo.norm(3.0, 4.0) = {}", demo.norm(3.0, 4.0)?);
     println!("demo.greet(\"abi\")   = {:?}", demo.greet("abi")?);
-    println!(
-        "demo.has_shout()    = {} (optional import, not exported)",
-        demo.has_shout()
-    );
+    println!("demo.has_shout()    = {} (optional import, not exported)", demo.has_shout());
 
     println!("\n== Errors cross the boundary with their kind and a precise message ==");
     match demo.greet("") {

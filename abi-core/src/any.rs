@@ -60,30 +60,18 @@ const_assert_eq!(core::mem::offset_of!(RawAny, value), 8);
 
 impl RawAny {
     /// The None value.
-    pub const NONE: RawAny = RawAny {
-        type_index: ti::NONE,
-        small_len: 0,
-        value: RawValue { v_uint64: 0 },
-    };
+    pub const NONE: RawAny = RawAny { type_index: ti::NONE, small_len: 0, value: RawValue { v_uint64: 0 } };
 
     /// A value with `type_index` and a 64-bit integer payload.
     #[inline(always)]
     pub const fn from_i64(type_index: i32, v: i64) -> RawAny {
-        RawAny {
-            type_index,
-            small_len: 0,
-            value: RawValue { v_int64: v },
-        }
+        RawAny { type_index, small_len: 0, value: RawValue { v_int64: v } }
     }
 
     /// A value with `type_index` and a pointer payload.
     #[inline(always)]
     pub const fn from_ptr(type_index: i32, p: *mut c_void) -> RawAny {
-        RawAny {
-            type_index,
-            small_len: 0,
-            value: RawValue { v_ptr: p },
-        }
+        RawAny { type_index, small_len: 0, value: RawValue { v_ptr: p } }
     }
 
     /// The payload as i64 (meaningful for Int and Bool).
@@ -117,13 +105,7 @@ impl RawAny {
 
 impl fmt::Debug for RawAny {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        write!(
-            f,
-            "RawAny({}, {}, {:#x})",
-            self.type_index,
-            self.small_len,
-            self.i64()
-        )
+        write!(f, "RawAny({}, {}, {:#x})", self.type_index, self.small_len, self.i64())
     }
 }
 
@@ -178,10 +160,7 @@ impl Any {
     /// A borrowed view.
     #[inline(always)]
     pub fn view(&self) -> AnyView<'_> {
-        AnyView {
-            raw: self.0,
-            _borrow: PhantomData,
-        }
+        AnyView { raw: self.0, _borrow: PhantomData }
     }
 
     /// The type index.
@@ -242,10 +221,7 @@ impl fmt::Debug for Any {
 
 impl<'a> AnyView<'a> {
     /// None.
-    pub const NONE: AnyView<'static> = AnyView {
-        raw: RawAny::NONE,
-        _borrow: PhantomData,
-    };
+    pub const NONE: AnyView<'static> = AnyView { raw: RawAny::NONE, _borrow: PhantomData };
 
     /// Wraps a raw value as a view.
     ///
@@ -253,10 +229,7 @@ impl<'a> AnyView<'a> {
     /// Whatever `raw` points to (object, string, tensor) must stay alive and unchanged for `'a`.
     #[inline(always)]
     pub const unsafe fn from_raw(raw: RawAny) -> AnyView<'a> {
-        AnyView {
-            raw,
-            _borrow: PhantomData,
-        }
+        AnyView { raw, _borrow: PhantomData }
     }
 
     /// Views a slice of raw argument slots.
@@ -301,17 +274,14 @@ impl<'a> AnyView<'a> {
             ti::RAW_STR | ti::BYTE_ARRAY_PTR => {
                 let bytes = crate::string::view_bytes(self)?;
                 Ok(if raw.type_index == ti::RAW_STR {
-                    crate::string::str_any(
-                        core::str::from_utf8(bytes).map_err(|_| crate::ConvError::InvalidUtf8)?,
-                    )
+                    crate::string::str_any(core::str::from_utf8(bytes).map_err(|_| crate::ConvError::InvalidUtf8)?)
                 } else {
                     crate::string::bytes_any(bytes)
                 })
             }
-            ti::DL_TENSOR_PTR | ti::OBJECT_RVALUE_REF => Err(crate::ConvError::mismatch(
-                &crate::TypeDesc::Any,
-                raw.type_index,
-            )),
+            ti::DL_TENSOR_PTR | ti::OBJECT_RVALUE_REF => {
+                Err(crate::ConvError::mismatch(&crate::TypeDesc::Any, raw.type_index))
+            }
             i if ti::is_object(i) => {
                 // SAFETY: the view borrows a live object; the new Any owns the added reference.
                 unsafe {

@@ -42,13 +42,7 @@ impl Drop for ArrayCell {
     fn drop(&mut self) {
         let cell = &self.0;
         // SAFETY: `data` came from a Vec<Any> of this capacity; `size` elements are owned.
-        drop(unsafe {
-            Vec::from_raw_parts(
-                cell.data.cast::<Any>(),
-                cell.size as usize,
-                cell.capacity as usize,
-            )
-        });
+        drop(unsafe { Vec::from_raw_parts(cell.data.cast::<Any>(), cell.size as usize, cell.capacity as usize) });
     }
 }
 

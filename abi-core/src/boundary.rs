@@ -30,23 +30,10 @@ pub enum CallError {
 /// An error raised but not yet formatted.
 #[derive(Debug)]
 pub(crate) enum LazyError {
-    Arity {
-        desc: &'static FnDesc,
-        got: i32,
-    },
-    NullPointer {
-        desc: &'static FnDesc,
-        what: &'static str,
-    },
-    Arg {
-        desc: &'static FnDesc,
-        slot: u32,
-        err: ConvError,
-    },
-    Return {
-        desc: &'static FnDesc,
-        err: ConvError,
-    },
+    Arity { desc: &'static FnDesc, got: i32 },
+    NullPointer { desc: &'static FnDesc, what: &'static str },
+    Arg { desc: &'static FnDesc, slot: u32, err: ConvError },
+    Return { desc: &'static FnDesc, err: ConvError },
 }
 
 /// Renders `desc`'s signature (`add(a: int, b: int) -> int`); only error paths call it.
@@ -102,30 +89,18 @@ impl LazyError {
             LazyError::Arity { desc, got } => {
                 let n = desc.slot_count();
                 let plural = if n == 1 { "argument" } else { "arguments" };
-                Error::type_error(format!(
-                    "{} takes {n} {plural}, got {got}",
-                    signature_text(desc)
-                ))
+                Error::type_error(format!("{} takes {n} {plural}, got {got}", signature_text(desc)))
             }
-            LazyError::NullPointer { desc, what } => Error::value_error(format!(
-                "{}: {what} is a null pointer",
-                signature_text(desc)
-            )),
+            LazyError::NullPointer { desc, what } => {
+                Error::value_error(format!("{}: {what} is a null pointer", signature_text(desc)))
+            }
             LazyError::Arg { desc, slot, err } => Error::new(
                 err.kind(),
-                format!(
-                    "{}: argument `{}` (#{slot}) {err}",
-                    signature_text(desc),
-                    slot_name(desc, slot)
-                ),
+                format!("{}: argument `{}` (#{slot}) {err}", signature_text(desc), slot_name(desc, slot)),
             ),
-            LazyError::Return { desc, err } => Error::new(
-                err.kind(),
-                format!(
-                    "{}: the result cannot be returned: {err}",
-                    signature_text(desc)
-                ),
-            ),
+            LazyError::Return { desc, err } => {
+                Error::new(err.kind(), format!("{}: the result cannot be returned: {err}", signature_text(desc)))
+            }
         }
     }
 }
@@ -147,10 +122,7 @@ fn raise_panic(what: &str, payload: Box<dyn StdAny + Send>) -> i32 {
     let msg = panic_message(&*payload);
     // Dropping a payload can itself panic; never let that unwind into C.
     let _ = catch_unwind(AssertUnwindSafe(move || drop(payload)));
-    host::set_raised(Error::new(
-        kind::RUNTIME_ERROR,
-        format!("{what} panicked: {msg}"),
-    ));
+    host::set_raised(Error::new(kind::RUNTIME_ERROR, format!("{what} panicked: {msg}")));
     -1
 }
 
@@ -159,9 +131,7 @@ fn raise_panic(what: &str, payload: Box<dyn StdAny + Send>) -> i32 {
 fn raise_call_error(desc: &'static FnDesc, e: CallError) -> i32 {
     match e {
         CallError::Arg { slot, err } => host::set_raised_lazy(LazyError::Arg { desc, slot, err }),
-        CallError::Return(ReturnError::Conv(err)) => {
-            host::set_raised_lazy(LazyError::Return { desc, err })
-        }
+        CallError::Return(ReturnError::Conv(err)) => host::set_raised_lazy(LazyError::Return { desc, err }),
         CallError::Return(ReturnError::User(err)) => host::set_raised(err),
     }
     -1
@@ -169,23 +139,14 @@ fn raise_call_error(desc: &'static FnDesc, e: CallError) -> i32 {
 
 #[cold]
 #[inline(never)]
-fn raise_bad_call(
-    desc: &'static FnDesc,
-    expected: usize,
-    args: *const RawAny,
-    n: i32,
-    result: *mut RawAny,
-) -> i32 {
+fn raise_bad_call(desc: &'static FnDesc, expected: usize, args: *const RawAny, n: i32, result: *mut RawAny) -> i32 {
     let lazy = if n as i64 != expected as i64 {
         LazyError::Arity { desc, got: n }
     } else if args.is_null() {
         LazyError::NullPointer { desc, what: "args" }
     } else {
         debug_assert!(result.is_null());
-        LazyError::NullPointer {
-            desc,
-            what: "result",
-        }
+        LazyError::NullPointer { desc, what: "result" }
     };
     host::set_raised_lazy(lazy);
     -1
@@ -210,11 +171,7 @@ where
     if n as usize != N || n < 0 || (N > 0 && args.is_null()) || result.is_null() {
         return raise_bad_call(desc, N, args, n, result);
     }
-    let args = if N == 0 {
-        NonNull::dangling().as_ptr()
-    } else {
-        args.cast_mut()
-    };
+    let args = if N == 0 { NonNull::dangling().as_ptr() } else { args.cast_mut() };
     // SAFETY: N slots checked above (a dangling pointer for zero); AnyView is transparent.
     let slots = unsafe { &*args.cast::<[AnyView<'_>; N]>() };
     match catch_unwind(AssertUnwindSafe(|| body(slots))) {
@@ -241,9 +198,7 @@ pub unsafe fn args_slice<'a>(args: *const RawAny, n: i32) -> Result<&'a [AnyView
         return Ok(&[]);
     }
     if args.is_null() {
-        return Err(Error::value_error(format!(
-            "args is a null pointer with {n} arguments"
-        )));
+        return Err(Error::value_error(format!("args is a null pointer with {n} arguments")));
     }
     // SAFETY: guaranteed by the caller.
     Ok(unsafe { core::slice::from_raw_parts(args.cast::<AnyView<'a>>(), n as usize) })

@@ -82,9 +82,7 @@ impl ArgSlot for StrSlot {
     fn raw(&self) -> RawAny {
         match self {
             StrSlot::Value(v) => *v.as_raw(),
-            StrSlot::Stack { buf } => {
-                RawAny::from_ptr(ti::RAW_STR, buf.as_ptr() as *const c_char as *mut _)
-            }
+            StrSlot::Stack { buf } => RawAny::from_ptr(ti::RAW_STR, buf.as_ptr() as *const c_char as *mut _),
         }
     }
 }
@@ -115,10 +113,7 @@ impl ArgSlot for BytesSlot {
     fn raw(&self) -> RawAny {
         match self.small {
             Some(r) => r,
-            None => RawAny::from_ptr(
-                ti::BYTE_ARRAY_PTR,
-                core::ptr::from_ref(&self.array).cast_mut().cast(),
-            ),
+            None => RawAny::from_ptr(ti::BYTE_ARRAY_PTR, core::ptr::from_ref(&self.array).cast_mut().cast()),
         }
     }
 }
@@ -127,12 +122,8 @@ impl IntoArg for &[u8] {
     type Slot = BytesSlot;
     #[inline]
     fn into_slot(self) -> Result<BytesSlot, ConvError> {
-        let small = (self.len() <= ti::SMALL_STR_MAX_LEN)
-            .then(|| crate::string::bytes_any(self).into_raw());
-        Ok(BytesSlot {
-            small,
-            array: ByteArray::from_slice(self),
-        })
+        let small = (self.len() <= ti::SMALL_STR_MAX_LEN).then(|| crate::string::bytes_any(self).into_raw());
+        Ok(BytesSlot { small, array: ByteArray::from_slice(self) })
     }
 }
 
@@ -149,26 +140,7 @@ macro_rules! by_value {
     )*};
 }
 
-by_value!(
-    (),
-    bool,
-    i8,
-    i16,
-    i32,
-    i64,
-    isize,
-    u8,
-    u16,
-    u32,
-    u64,
-    usize,
-    f32,
-    f64,
-    f16,
-    bf16,
-    DataType,
-    Device
-);
+by_value!((), bool, i8, i16, i32, i64, isize, u8, u16, u32, u64, usize, f32, f64, f16, bf16, DataType, Device);
 
 macro_rules! via_any {
     ($($t:ty),*) => {$(
@@ -182,20 +154,7 @@ macro_rules! via_any {
     )*};
 }
 
-via_any!(
-    String,
-    Vec<u8>,
-    Any,
-    Str,
-    Bytes,
-    Shape,
-    Tensor,
-    Array,
-    Map,
-    Function,
-    Error,
-    ObjectRef
-);
+via_any!(String, Vec<u8>, Any, Str, Bytes, Shape, Tensor, Array, Map, Function, Error, ObjectRef);
 
 impl IntoArg for AnyView<'_> {
     type Slot = RawAny;
@@ -209,10 +168,7 @@ impl IntoArg for TensorView<'_> {
     type Slot = RawAny;
     #[inline(always)]
     fn into_slot(self) -> Result<RawAny, ConvError> {
-        Ok(RawAny::from_ptr(
-            ti::DL_TENSOR_PTR,
-            core::ptr::from_ref(self.dl_tensor()).cast_mut().cast(),
-        ))
+        Ok(RawAny::from_ptr(ti::DL_TENSOR_PTR, core::ptr::from_ref(self.dl_tensor()).cast_mut().cast()))
     }
 }
 

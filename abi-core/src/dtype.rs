@@ -39,11 +39,7 @@ assert_eq_size!(DataType, u32);
 impl DataType {
     /// A scalar data type.
     pub const fn new(code: u8, bits: u8) -> DataType {
-        DataType {
-            code,
-            bits,
-            lanes: 1,
-        }
+        DataType { code, bits, lanes: 1 }
     }
 
     /// Bytes per element, rounding bits up.
@@ -106,8 +102,5 @@ assert_eq_size!(Device, u64);
 
 impl Device {
     /// The host CPU.
-    pub const CPU: Device = Device {
-        device_type: device_type::CPU,
-        device_id: 0,
-    };
+    pub const CPU: Device = Device { device_type: device_type::CPU, device_id: 0 };
 }

@@ -87,10 +87,7 @@ fn nul_terminated(bytes: &[u8]) -> Box<[u8]> {
 }
 
 fn array_of(buf: &[u8]) -> ByteArray {
-    ByteArray {
-        data: buf.as_ptr(),
-        size: buf.len() - 1,
-    }
+    ByteArray { data: buf.as_ptr(), size: buf.len() - 1 }
 }
 
 unsafe extern "C" fn update_backtrace(obj: *mut c_void, backtrace: *const ByteArray, mode: i32) {
@@ -100,10 +97,7 @@ unsafe extern "C" fn update_backtrace(obj: *mut c_void, backtrace: *const ByteAr
     }
     // SAFETY: hosts call this with the error object it belongs to and a valid byte array.
     let (cell_ref, extra) = unsafe { (&*cell, (*backtrace).as_slice()) };
-    let mut guard = cell_ref
-        .backtrace_buf
-        .lock()
-        .unwrap_or_else(|e| e.into_inner());
+    let mut guard = cell_ref.backtrace_buf.lock().unwrap_or_else(|e| e.into_inner());
     let mut next = Vec::with_capacity(guard.len() + extra.len());
     if mode != BACKTRACE_REPLACE {
         next.extend_from_slice(&guard[..guard.len() - 1]);
@@ -229,10 +223,7 @@ impl Error {
 
 impl fmt::Debug for Error {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        f.debug_struct("Error")
-            .field("kind", &self.kind())
-            .field("message", &self.message())
-            .finish()
+        f.debug_struct("Error").field("kind", &self.kind()).field("message", &self.message()).finish()
     }
 }
 

@@ -42,12 +42,7 @@ unsafe impl Send for PlainCell {}
 // SAFETY: see above.
 unsafe impl Sync for PlainCell {}
 
-unsafe extern "C" fn closure_safe_call(
-    handle: *mut c_void,
-    args: *const RawAny,
-    n: i32,
-    result: *mut RawAny,
-) -> i32 {
+unsafe extern "C" fn closure_safe_call(handle: *mut c_void, args: *const RawAny, n: i32, result: *mut RawAny) -> i32 {
     // SAFETY: hosts call a Function object's safe_call with the object itself as handle
     // and `n` valid arguments.
     unsafe {
@@ -77,10 +72,7 @@ impl Function {
         F: Fn(&[AnyView<'_>]) -> Result<Any> + Send + Sync + 'static,
     {
         let cell = ClosureCell {
-            base: FunctionCell {
-                safe_call: closure_safe_call,
-                cpp_call: core::ptr::null_mut(),
-            },
+            base: FunctionCell { safe_call: closure_safe_call, cpp_call: core::ptr::null_mut() },
             closure: Box::new(f),
         };
         Function(new_object(ti::FUNCTION, cell))
@@ -88,13 +80,7 @@ impl Function {
 
     /// Wraps a packed function pointer (an exported shim, which ignores its handle).
     pub fn from_safe_call(f: SafeCall) -> Function {
-        Function(new_object(
-            ti::FUNCTION,
-            PlainCell(FunctionCell {
-                safe_call: f,
-                cpp_call: core::ptr::null_mut(),
-            }),
-        ))
+        Function(new_object(ti::FUNCTION, PlainCell(FunctionCell { safe_call: f, cpp_call: core::ptr::null_mut() })))
     }
 
     /// Wraps a Function object made anywhere.
@@ -139,10 +125,7 @@ impl<'a> FunctionRef<'a> {
     /// # Safety
     /// `obj` is a live Function object for `'a`.
     pub unsafe fn from_raw(obj: NonNull<ObjectHeader>) -> FunctionRef<'a> {
-        FunctionRef {
-            obj,
-            _borrow: PhantomData,
-        }
+        FunctionRef { obj, _borrow: PhantomData }
     }
 
     /// Calls with packed arguments; the result is owned, a failure carries the callee's

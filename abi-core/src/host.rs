@@ -130,9 +130,7 @@ pub fn take_raised() -> Option<Error> {
 /// Takes the error a failed call (`code != 0`) raised, or makes one saying none was set.
 #[cold]
 pub fn take_raised_after(code: i32) -> Error {
-    take_raised().unwrap_or_else(|| {
-        Error::runtime_error(format!("call failed with code {code} but raised no error"))
-    })
+    take_raised().unwrap_or_else(|| Error::runtime_error(format!("call failed with code {code} but raised no error")))
 }
 
 fn registry() -> &'static RwLock<HashMap<String, Function>> {
@@ -156,11 +154,7 @@ pub fn get_global(name: &str) -> Option<Function> {
             // SAFETY: an owned reference to a Function object.
             Function::from_object(unsafe { ObjectRef::from_raw(obj) }).ok()
         }
-        None => registry()
-            .read()
-            .unwrap_or_else(|e| e.into_inner())
-            .get(name)
-            .cloned(),
+        None => registry().read().unwrap_or_else(|e| e.into_inner()).get(name).cloned(),
     }
 }
 
@@ -170,13 +164,7 @@ pub fn register_global(name: &str, f: Function, allow_override: bool) -> crate::
         Some(api) => {
             let key = ByteArray::from_slice(name.as_bytes());
             // SAFETY: the runtime borrows the function and adds its own reference.
-            let rc = unsafe {
-                (api.function_set_global)(
-                    &key,
-                    f.as_object().as_ptr().cast(),
-                    allow_override as i32,
-                )
-            };
+            let rc = unsafe { (api.function_set_global)(&key, f.as_object().as_ptr().cast(), allow_override as i32) };
             if rc == 0 {
                 Ok(())
             } else {
@@ -186,9 +174,7 @@ pub fn register_global(name: &str, f: Function, allow_override: bool) -> crate::
         None => {
             let mut map = registry().write().unwrap_or_else(|e| e.into_inner());
             if !allow_override && map.contains_key(name) {
-                return Err(Error::key_error(format!(
-                    "global function `{name}` is already registered"
-                )));
+                return Err(Error::key_error(format!("global function `{name}` is already registered")));
             }
             map.insert(name.to_owned(), f);
             Ok(())
@@ -198,12 +184,7 @@ pub fn register_global(name: &str, f: Function, allow_override: bool) -> crate::
 
 /// Names in the embedded registry (empty under a tvm-ffi host, which has its own listing).
 pub fn embedded_global_names() -> Vec<String> {
-    let mut names: Vec<String> = registry()
-        .read()
-        .unwrap_or_else(|e| e.into_inner())
-        .keys()
-        .cloned()
-        .collect();
+    let mut names: Vec<String> = registry().read().unwrap_or_else(|e| e.into_inner()).keys().cloned().collect();
     names.sort();
     names
 }
@@ -233,9 +214,7 @@ pub unsafe extern "C" fn abi_error_move_from_raised(out: *mut *mut c_void) {
     if out.is_null() {
         return;
     }
-    let err = take_raised().map_or(ptr::null_mut(), |e| {
-        e.into_object().into_raw().as_ptr().cast()
-    });
+    let err = take_raised().map_or(ptr::null_mut(), |e| e.into_object().into_raw().as_ptr().cast());
     // SAFETY: checked non-null above; the caller owns the reference.
     unsafe { *out = err };
 }

@@ -40,12 +40,7 @@ unsafe impl Sync for Bound {}
 
 impl Bound {
     pub(crate) fn from_library(safe_call: SafeCall, lib: Library) -> Bound {
-        Bound {
-            safe_call,
-            handle: ptr::null_mut(),
-            take_error: lib.take_error(),
-            keep: Keep::Library(lib),
-        }
+        Bound { safe_call, handle: ptr::null_mut(), take_error: lib.take_error(), keep: Keep::Library(lib) }
     }
 
     /// Binds a Function object (its `safe_call` receives the object as handle).
@@ -53,22 +48,12 @@ impl Bound {
         let obj = f.as_object().as_ptr();
         // SAFETY: a Function object's cell starts with safe_call.
         let safe_call = unsafe { *crate::object::cell_ptr::<SafeCall>(obj) };
-        Bound {
-            safe_call,
-            handle: obj.cast(),
-            take_error: None,
-            keep: Keep::Function(f),
-        }
+        Bound { safe_call, handle: obj.cast(), take_error: None, keep: Keep::Function(f) }
     }
 
     /// Binds a shim linked into this binary.
     pub fn from_safe_call(safe_call: SafeCall) -> Bound {
-        Bound {
-            safe_call,
-            handle: ptr::null_mut(),
-            take_error: None,
-            keep: Keep::Static,
-        }
+        Bound { safe_call, handle: ptr::null_mut(), take_error: None, keep: Keep::Static }
     }
 
     /// Calls with packed arguments; the result is owned.
@@ -159,15 +144,10 @@ impl ImportSource<'_> {
                 let meta = lib.metadata(name).and_then(Result::ok);
                 Some((bound, meta))
             }
-            ImportSource::Globals => {
-                Function::get_global(name).map(|f| (Bound::from_function(f), None))
-            }
+            ImportSource::Globals => Function::get_global(name).map(|f| (Bound::from_function(f), None)),
             ImportSource::Linked => {
                 let e = find_export(name)?;
-                Some((
-                    Bound::from_safe_call(e.safe_call),
-                    Some(e.metadata_json().to_owned()),
-                ))
+                Some((Bound::from_safe_call(e.safe_call), Some(e.metadata_json().to_owned())))
             }
         }
     }
@@ -219,22 +199,14 @@ pub struct Binder {
 impl Binder {
     /// Resolves one import; `None` (and a recorded problem unless optional) when absent or
     /// when its published signature differs from `desc`.
-    pub fn bind(
-        &mut self,
-        source: &ImportSource<'_>,
-        desc: &'static FnDesc,
-        optional: bool,
-    ) -> Option<Bound> {
+    pub fn bind(&mut self, source: &ImportSource<'_>, desc: &'static FnDesc, optional: bool) -> Option<Bound> {
         let Some((bound, meta)) = source.resolve(desc.name) else {
             if !optional {
                 self.missing.push(desc.name.to_owned());
             }
             return None;
         };
-        if let Some(theirs) = meta
-            .as_deref()
-            .and_then(|m| json_string_field(m, "type_schema"))
-        {
+        if let Some(theirs) = meta.as_deref().and_then(|m| json_string_field(m, "type_schema")) {
             let ours = render(|w| fn_type_schema(w, desc));
             if ours != theirs {
                 self.mismatched.push(format!(
@@ -261,11 +233,7 @@ impl Binder {
         for m in &self.mismatched {
             msg.push_str(&format!("; signature mismatch for {m}"));
         }
-        let k = if self.mismatched.is_empty() {
-            kind::ATTRIBUTE_ERROR
-        } else {
-            kind::TYPE_ERROR
-        };
+        let k = if self.mismatched.is_empty() { kind::ATTRIBUTE_ERROR } else { kind::TYPE_ERROR };
         Err(Error::new(k, msg))
     }
 }
@@ -273,32 +241,18 @@ impl Binder {
 /// The error for calling an optional import that is absent and has no fallback.
 #[cold]
 pub fn absent(set: &str, name: &str) -> Error {
-    Error::attribute_error(format!(
-        "optional import `{name}` of {set} is not available"
-    ))
+    Error::attribute_error(format!("optional import `{name}` of {set} is not available"))
 }
 
 /// The error for a result of the wrong type.
 #[cold]
 pub fn bad_result(desc: &'static FnDesc, err: crate::ConvError) -> Error {
-    Error::new(
-        err.kind(),
-        format!(
-            "{}: the result {err}",
-            render(|w| fn_signature_text(w, desc))
-        ),
-    )
+    Error::new(err.kind(), format!("{}: the result {err}", render(|w| fn_signature_text(w, desc))))
 }
 
 /// The error for an argument that cannot be packed.
 #[cold]
 pub fn bad_arg(desc: &'static FnDesc, index: usize, err: crate::ConvError) -> Error {
     let name = desc.params.get(index).map_or("?", |p| p.name);
-    Error::new(
-        err.kind(),
-        format!(
-            "{}: argument `{name}` (#{index}) {err}",
-            render(|w| fn_signature_text(w, desc))
-        ),
-    )
+    Error::new(err.kind(), format!("{}: argument `{name}` (#{index}) {err}", render(|w| fn_signature_text(w, desc))))
 }

@@ -40,9 +40,7 @@ pub mod typed;
 pub use any::{Any, AnyView, RawAny};
 pub use array::Array;
 pub use call_arg::IntoArg;
-pub use convert::{
-    AbiStruct, AbiType, ConvError, Expand, FromAny, FromArg, IntoAny, ListItem, ReturnValue,
-};
+pub use convert::{AbiStruct, AbiType, ConvError, Expand, FromAny, FromArg, IntoAny, ListItem, ReturnValue};
 pub use dtype::{DataType, Device};
 pub use error::{Error, Result};
 pub use exports::{exports, find_export, Export};
@@ -67,9 +65,7 @@ pub mod __private {
     pub use crate::convert::ReturnError;
     pub use crate::exports::{Export, EXPORTS};
     pub use crate::import::{absent, bad_arg, bad_result, Binder};
-    pub use crate::reflect::{
-        leaf_count, FieldDesc, FnDesc, ParamDesc, StructDesc, TypeDesc, Writer,
-    };
+    pub use crate::reflect::{leaf_count, FieldDesc, FnDesc, ParamDesc, StructDesc, TypeDesc, Writer};
     pub use crate::static_str::StaticStr;
     pub use linkme;
 
@@ -107,27 +103,15 @@ pub mod __private {
         // SAFETY: an Array/List object borrowed by the view for 'a.
         let items = unsafe { crate::array::seq_slice(v.raw().ptr().cast()) };
         if items.len() != len {
-            return Err(crate::ConvError::Length {
-                what: name,
-                expected: len,
-                got: items.len(),
-            });
+            return Err(crate::ConvError::Length { what: name, expected: len, got: items.len() });
         }
         Ok(items)
     }
 
     /// Names the field a conversion failure happened in.
     #[cold]
-    pub fn in_field(
-        owner: &'static str,
-        field: &'static str,
-        inner: crate::ConvError,
-    ) -> crate::ConvError {
-        crate::ConvError::Field {
-            owner,
-            field,
-            inner: Box::new(inner),
-        }
+    pub fn in_field(owner: &'static str, field: &'static str, inner: crate::ConvError) -> crate::ConvError {
+        crate::ConvError::Field { owner, field, inner: Box::new(inner) }
     }
 
     /// A struct's fields, in declaration order, as one Array object.

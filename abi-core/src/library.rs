@@ -5,7 +5,7 @@
 
 use core::ffi::c_void;
 use std::path::{Path, PathBuf};
-use std::sync::Arc;
+use std::sync::{Arc, Mutex, OnceLock};
 
 use crate::any::Any;
 use crate::error::{Error, Result};
@@ -22,6 +22,12 @@ struct Inner {
     take_error: Option<TakeError>,
 }
 
+/// Every library opened in this process, kept so none is ever unloaded.
+fn loaded() -> &'static Mutex<Vec<Library>> {
+    static LOADED: OnceLock<Mutex<Vec<Library>>> = OnceLock::new();
+    LOADED.get_or_init(Default::default)
+}
+
 /// An opened library. Cheap to clone.
 #[derive(Clone)]
 pub struct Library(Arc<Inner>);
@@ -34,19 +40,11 @@ impl Library {
         let lib = unsafe { libloading::Library::new(path) }
             .map_err(|e| Error::new("OSError", format!("cannot open {}: {e}", path.display())))?;
         // SAFETY: the symbol, when present, has the documented signature.
-        let take_error = unsafe {
-            lib.get::<TakeError>(b"abi_error_move_from_raised\0")
-                .ok()
-                .map(|s| *s)
-        };
-        let inner = Arc::new(Inner {
-            lib,
-            path: path.to_owned(),
-            take_error,
-        });
-        // Never unload (see the module docs): keep one reference forever.
-        core::mem::forget(Arc::clone(&inner));
-        Ok(Library(inner))
+        let take_error = unsafe { lib.get::<TakeError>(b"abi_error_move_from_raised\0").ok().map(|s| *s) };
+        let library = Library(Arc::new(Inner { lib, path: path.to_owned(), take_error }));
+        // Never unload (see the module docs): the process-wide list holds every library.
+        loaded().lock().unwrap_or_else(|e| e.into_inner()).push(library.clone());
+        Ok(library)
     }
 
     /// The path it was opened from.
@@ -86,12 +84,8 @@ impl Library {
 
     /// `{"<name>": <metadata>, ...}` for every export of a library built with abi.
     pub fn exports_json(&self) -> Result<String> {
-        self.call_text("__abi_exports_json").unwrap_or_else(|| {
-            Err(Error::attribute_error(format!(
-                "{} was not built with abi",
-                self.path().display()
-            )))
-        })
+        self.call_text("__abi_exports_json")
+            .unwrap_or_else(|| Err(Error::attribute_error(format!("{} was not built with abi", self.path().display()))))
     }
 
     /// The names of every export of a library built with abi, sorted.
@@ -112,8 +106,7 @@ impl core::fmt::Debug for Library {
 
 /// The keys of a JSON object's top level (keys never hold escapes: they are C identifiers).
 fn top_level_keys(json: &str) -> Vec<String> {
-    let (mut keys, mut depth, mut in_str, mut escaped, mut start) =
-        (Vec::new(), 0i32, false, false, 0);
+    let (mut keys, mut depth, mut in_str, mut escaped, mut start) = (Vec::new(), 0i32, false, false, 0);
     for (i, c) in json.char_indices() {
         if in_str {
             match (escaped, c) {

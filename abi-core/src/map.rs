@@ -29,10 +29,7 @@ unsafe impl Sync for MapCell {}
 #[derive(Clone)]
 pub struct Map(ObjectRef);
 
-fn host_function(
-    name: &'static str,
-    cache: &'static OnceLock<Option<Function>>,
-) -> Result<&'static Function> {
+fn host_function(name: &'static str, cache: &'static OnceLock<Option<Function>>) -> Result<&'static Function> {
     cache
         .get_or_init(|| Function::get_global(name))
         .as_ref()
@@ -43,20 +40,11 @@ impl Map {
     /// A new map holding `entries` (later duplicates of a key win, as in a dict literal).
     pub fn new(entries: Vec<(Any, Any)>) -> Result<Map> {
         if crate::host::host().is_none() {
-            return Ok(Map(new_object(
-                ti::MAP,
-                MapCell {
-                    mark: &EMBEDDED_MAP_MARK,
-                    entries,
-                },
-            )));
+            return Ok(Map(new_object(ti::MAP, MapCell { mark: &EMBEDDED_MAP_MARK, entries })));
         }
         static MAKE: OnceLock<Option<Function>> = OnceLock::new();
         let make = host_function("ffi.Map", &MAKE)?;
-        let args: Vec<AnyView<'_>> = entries
-            .iter()
-            .flat_map(|(k, v)| [k.view(), v.view()])
-            .collect();
+        let args: Vec<AnyView<'_>> = entries.iter().flat_map(|(k, v)| [k.view(), v.view()]).collect();
         let map = make.call_packed(&args)?;
         Map::from_any(map)
     }
@@ -91,8 +79,7 @@ impl Map {
         // MapObj starts with its slot pointer); only ours carry the address of our mark.
         unsafe {
             let cell = cell_ptr::<MapCell>(self.0.as_ptr());
-            (core::ptr::addr_of!((*cell).mark).read() == &EMBEDDED_MAP_MARK as *const u8)
-                .then(|| &*cell)
+            (core::ptr::addr_of!((*cell).mark).read() == &EMBEDDED_MAP_MARK as *const u8).then(|| &*cell)
         }
     }
 
@@ -104,15 +91,12 @@ impl Map {
         static SIZE: OnceLock<Option<Function>> = OnceLock::new();
         static ITER: OnceLock<Option<Function>> = OnceLock::new();
         let this = self.0.clone().into_any();
-        let size: i64 = host_function("ffi.MapSize", &SIZE)?
-            .call_packed(&[this.view()])?
-            .to()?;
+        let size: i64 = host_function("ffi.MapSize", &SIZE)?.call_packed(&[this.view()])?.to()?;
         let mut out = Vec::with_capacity(size.max(0) as usize);
         if size <= 0 {
             return Ok(out);
         }
-        let iter =
-            host_function("ffi.MapForwardIterFunctor", &ITER)?.call_packed(&[this.view()])?;
+        let iter = host_function("ffi.MapForwardIterFunctor", &ITER)?.call_packed(&[this.view()])?;
         let iter: Function = iter.to()?;
         let cmd = |c: i64| -> Result<Any> {
             let c = Any::from_value(c)?;
@@ -131,10 +115,7 @@ impl Map {
 impl fmt::Debug for Map {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         match self.entries() {
-            Ok(e) => f
-                .debug_map()
-                .entries(e.iter().map(|(k, v)| (k, v)))
-                .finish(),
+            Ok(e) => f.debug_map().entries(e.iter().map(|(k, v)| (k, v))).finish(),
             Err(_) => f.write_str("Map(?)"),
         }
     }

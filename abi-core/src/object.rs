@@ -89,9 +89,7 @@ unsafe fn release_last_strong(obj: *mut ObjectHeader, old: u64) {
     }
     // SAFETY: the payload is no longer reachable through strong references.
     unsafe { deleter(obj.cast(), DELETER_STRONG) };
-    let old_weak = header
-        .combined_ref_count
-        .fetch_sub(WEAK_UNIT, Ordering::Release);
+    let old_weak = header.combined_ref_count.fetch_sub(WEAK_UNIT, Ordering::Release);
     if old_weak >> 32 == 1 {
         fence(Ordering::Acquire);
         // SAFETY: the last weak unit is gone: free the memory.

@@ -33,14 +33,7 @@ impl Shape {
     /// A new Shape object.
     pub fn new(dims: &[i64]) -> Shape {
         let dims: Box<[i64]> = dims.into();
-        Shape(new_object(
-            ti::SHAPE,
-            ShapeCell {
-                data: dims.as_ptr(),
-                size: dims.len(),
-                dims,
-            },
-        ))
+        Shape(new_object(ti::SHAPE, ShapeCell { data: dims.as_ptr(), size: dims.len(), dims }))
     }
 
     /// Wraps a Shape object made anywhere.

@@ -26,10 +26,7 @@ unsafe extern "C" fn never_free(_obj: *mut c_void, _flags: i32) {}
 impl StaticStr {
     /// Wraps `bytes`, which must end with a NUL that is not part of the string.
     pub const fn new(bytes: &'static [u8]) -> StaticStr {
-        assert!(
-            !bytes.is_empty() && bytes[bytes.len() - 1] == 0,
-            "static strings end with NUL"
-        );
+        assert!(!bytes.is_empty() && bytes[bytes.len() - 1] == 0, "static strings end with NUL");
         StaticStr {
             header: ObjectHeader {
                 combined_ref_count: AtomicU64::new(1 << 30 | 1 << 32),
@@ -37,10 +34,7 @@ impl StaticStr {
                 padding: 0,
                 deleter: Some(never_free),
             },
-            cell: ByteArray {
-                data: bytes.as_ptr(),
-                size: bytes.len() - 1,
-            },
+            cell: ByteArray { data: bytes.as_ptr(), size: bytes.len() - 1 },
         }
     }
 

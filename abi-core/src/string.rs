@@ -26,10 +26,7 @@ assert_eq_size!(ByteArray, [u8; 16]);
 impl ByteArray {
     /// Borrows `bytes`.
     pub const fn from_slice(bytes: &[u8]) -> ByteArray {
-        ByteArray {
-            data: bytes.as_ptr(),
-            size: bytes.len(),
-        }
+        ByteArray { data: bytes.as_ptr(), size: bytes.len() }
     }
 
     /// The bytes.
@@ -64,10 +61,7 @@ fn new_bytes_object(type_index: i32, bytes: &[u8]) -> ObjectRef {
     storage.extend_from_slice(bytes);
     storage.push(0);
     let storage = storage.into_boxed_slice();
-    let array = ByteArray {
-        data: storage.as_ptr(),
-        size: bytes.len(),
-    };
+    let array = ByteArray { data: storage.as_ptr(), size: bytes.len() };
     new_object(type_index, BytesCell { array, storage })
 }
 
@@ -77,11 +71,7 @@ fn small(type_index: i32, bytes: &[u8]) -> RawAny {
     debug_assert!(bytes.len() <= ti::SMALL_STR_MAX_LEN);
     let mut inline = [0u8; 8];
     inline[..bytes.len()].copy_from_slice(bytes);
-    RawAny {
-        type_index,
-        small_len: bytes.len() as u32,
-        value: RawValue { v_bytes: inline },
-    }
+    RawAny { type_index, small_len: bytes.len() as u32, value: RawValue { v_bytes: inline } }
 }
 
 /// An owned string value: small inline form for <= 7 bytes, a Str object above.
@@ -126,10 +116,7 @@ pub fn view_bytes<'a>(v: &'a AnyView<'_>) -> Result<&'a [u8], ConvError> {
             // SAFETY: the calling convention requires a valid TVMFFIByteArray* for the call.
             Ok(unsafe { (*(raw.ptr() as *const ByteArray)).as_slice() })
         }
-        other => Err(ConvError::Mismatch {
-            expected: &crate::TypeDesc::Str,
-            got: other,
-        }),
+        other => Err(ConvError::Mismatch { expected: &crate::TypeDesc::Str, got: other }),
     }
 }
 

@@ -145,39 +145,21 @@ impl<'a> TensorView<'a> {
     // The checked element pointer for typed access: dtype, device, contiguity, alignment.
     fn typed_ptr<T: Element>(&self) -> Result<*mut T> {
         if self.dtype() != T::DTYPE {
-            return Err(Error::type_error(format!(
-                "expected a tensor of {}, got {}",
-                T::DTYPE,
-                self.dtype()
-            )));
+            return Err(Error::type_error(format!("expected a tensor of {}, got {}", T::DTYPE, self.dtype())));
         }
         let dev = self.device().device_type;
-        if !matches!(
-            dev,
-            device_type::CPU | device_type::CUDA_HOST | device_type::CUDA_MANAGED
-        ) {
-            return Err(Error::value_error(format!(
-                "tensor data on device type {dev} is not host-accessible"
-            )));
+        if !matches!(dev, device_type::CPU | device_type::CUDA_HOST | device_type::CUDA_MANAGED) {
+            return Err(Error::value_error(format!("tensor data on device type {dev} is not host-accessible")));
         }
         if !self.is_contiguous() {
-            return Err(Error::value_error(
-                "tensor is not contiguous (row-major compact)",
-            ));
+            return Err(Error::value_error("tensor is not contiguous (row-major compact)"));
         }
         if self.numel() == 0 {
             return Ok(core::ptr::NonNull::dangling().as_ptr());
         }
-        let ptr = self
-            .dl
-            .data
-            .cast::<u8>()
-            .wrapping_add(self.dl.byte_offset as usize)
-            .cast::<T>();
+        let ptr = self.dl.data.cast::<u8>().wrapping_add(self.dl.byte_offset as usize).cast::<T>();
         if ptr.is_null() || (ptr as usize) % align_of::<T>() != 0 {
-            return Err(Error::value_error(
-                "tensor data pointer is null or misaligned",
-            ));
+            return Err(Error::value_error("tensor data pointer is null or misaligned"));
         }
         Ok(ptr)
     }
@@ -216,13 +198,7 @@ impl<'a> TensorView<'a> {
 
 impl fmt::Debug for TensorView<'_> {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        write!(
-            f,
-            "TensorView({}, {:?}, {:?})",
-            self.dtype(),
-            self.shape(),
-            self.device()
-        )
+        write!(f, "TensorView({}, {:?}, {:?})", self.dtype(), self.shape(), self.device())
     }
 }
 
@@ -247,17 +223,11 @@ pub struct Tensor(ObjectRef);
 impl Tensor {
     /// A CPU tensor owning `data`, with `shape` (row-major).
     pub fn from_vec<T: Element>(mut data: Vec<T>, shape: &[i64]) -> Result<Tensor> {
-        let numel = shape.iter().try_fold(1usize, |acc, &d| {
-            usize::try_from(d).ok().and_then(|d| acc.checked_mul(d))
-        });
+        let numel = shape.iter().try_fold(1usize, |acc, &d| usize::try_from(d).ok().and_then(|d| acc.checked_mul(d)));
         if numel != Some(data.len()) {
-            return Err(Error::value_error(format!(
-                "shape {shape:?} does not match {} elements",
-                data.len()
-            )));
+            return Err(Error::value_error(format!("shape {shape:?} does not match {} elements", data.len())));
         }
-        let ndim =
-            i32::try_from(shape.len()).map_err(|_| Error::value_error("too many dimensions"))?;
+        let ndim = i32::try_from(shape.len()).map_err(|_| Error::value_error("too many dimensions"))?;
         let mut shape: Box<[i64]> = shape.into();
         let mut strides = vec![1i64; shape.len()].into_boxed_slice();
         for i in (0..shape.len().saturating_sub(1)).rev() {
@@ -272,15 +242,7 @@ impl Tensor {
             strides: strides.as_mut_ptr(),
             byte_offset: 0,
         };
-        Ok(Tensor(new_object(
-            ti::TENSOR,
-            TensorCell {
-                dl,
-                shape,
-                strides,
-                owner: Box::new(data),
-            },
-        )))
+        Ok(Tensor(new_object(ti::TENSOR, TensorCell { dl, shape, strides, owner: Box::new(data) })))
     }
 
     /// Wraps a Tensor object made anywhere.
@@ -306,11 +268,6 @@ impl Tensor {
 
 impl fmt::Debug for Tensor {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        write!(
-            f,
-            "Tensor({}, {:?})",
-            self.view().dtype(),
-            self.view().shape()
-        )
+        write!(f, "Tensor({}, {:?})", self.view().dtype(), self.view().shape())
     }
 }

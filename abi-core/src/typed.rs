@@ -28,10 +28,7 @@ pub struct TypedFunction<F> {
 
 impl<F> Clone for TypedFunction<F> {
     fn clone(&self) -> Self {
-        TypedFunction {
-            func: self.func.clone(),
-            _sig: PhantomData,
-        }
+        TypedFunction { func: self.func.clone(), _sig: PhantomData }
     }
 }
 
@@ -44,10 +41,7 @@ impl<F> fmt::Debug for TypedFunction<F> {
 impl<F> TypedFunction<F> {
     /// Wraps a Function object; the signature is trusted (checked at each call's result).
     pub fn from_function(func: Function) -> Self {
-        TypedFunction {
-            func,
-            _sig: PhantomData,
-        }
+        TypedFunction { func, _sig: PhantomData }
     }
 
     /// The untyped Function object.
@@ -57,10 +51,7 @@ impl<F> TypedFunction<F> {
 }
 
 impl<F: Signature> AbiType for TypedFunction<F> {
-    const DESC: &'static TypeDesc = &TypeDesc::Callable {
-        params: F::PARAMS,
-        ret: F::RET,
-    };
+    const DESC: &'static TypeDesc = &TypeDesc::Callable { params: F::PARAMS, ret: F::RET };
 }
 impl<F: Signature> ListItem for TypedFunction<F> {}
 

@@ -11,8 +11,7 @@ use abi_core::string::ByteArray;
 use abi_core::tensor::DLTensor;
 use abi_core::type_index as ti;
 use abi_core::{
-    Any, Array, Bytes, DataType, Device, Error, Function, Library, Map, ObjectRef, RawAny, Shape,
-    Str, Tensor,
+    Any, Array, Bytes, DataType, Device, Error, Function, Library, Map, ObjectRef, RawAny, Shape, Str, Tensor,
 };
 use abi_derive_tests::fixture_library;
 
@@ -52,18 +51,8 @@ const EDGE_INTS: &[i64] = &[
     i64::MAX,
     i64::MIN,
 ];
-const EDGE_FLOATS: &[f64] = &[
-    0.0,
-    -0.0,
-    1.5,
-    f64::NAN,
-    f64::INFINITY,
-    f64::NEG_INFINITY,
-    f64::MAX,
-    f64::MIN_POSITIVE,
-    1e300,
-    -3.4e39,
-];
+const EDGE_FLOATS: &[f64] =
+    &[0.0, -0.0, 1.5, f64::NAN, f64::INFINITY, f64::NEG_INFINITY, f64::MAX, f64::MIN_POSITIVE, 1e300, -3.4e39];
 
 /// Everything a random argument points to, kept alive for the call.
 #[derive(Default)]
@@ -91,70 +80,34 @@ fn random_bytes(rng: &mut Rng, max: u64) -> Vec<u8> {
 fn random_object(rng: &mut Rng) -> Any {
     let any = |v: Result<Any, Error>| v.expect("conversion");
     match rng.below(11) {
-        0 => Str::new(&"long string object ".repeat(1 + rng.below(3) as usize))
+        0 => Str::new(&"long string object ".repeat(1 + rng.below(3) as usize)).as_object().clone().into_any(),
+        1 => Bytes::new(&random_bytes(rng, 40)).as_object().clone().into_any(),
+        2 => Error::value_error("an error object").into_object().into_any(),
+        3 => Function::from_closure(|args| Ok(args.first().map(|a| a.to_any()).transpose()?.unwrap_or_default()))
             .as_object()
             .clone()
             .into_any(),
-        1 => Bytes::new(&random_bytes(rng, 40))
-            .as_object()
-            .clone()
-            .into_any(),
-        2 => Error::value_error("an error object")
-            .into_object()
-            .into_any(),
-        3 => Function::from_closure(|args| {
-            Ok(args
-                .first()
-                .map(|a| a.to_any())
-                .transpose()?
-                .unwrap_or_default())
-        })
-        .as_object()
-        .clone()
-        .into_any(),
-        4 => Function::from_closure(|_| Err(Error::runtime_error("callback refuses")))
-            .as_object()
-            .clone()
-            .into_any(),
-        5 => Function::from_closure(|_| panic!("callback panics"))
-            .as_object()
-            .clone()
-            .into_any(),
+        4 => Function::from_closure(|_| Err(Error::runtime_error("callback refuses"))).as_object().clone().into_any(),
+        5 => Function::from_closure(|_| panic!("callback panics")).as_object().clone().into_any(),
         6 => Shape::new(&[2, 3]).as_object().clone().into_any(),
-        7 => Tensor::from_vec(vec![1.0f32; 6], &[2, 3])
-            .unwrap()
-            .as_object()
-            .clone()
-            .into_any(),
+        7 => Tensor::from_vec(vec![1.0f32; 6], &[2, 3]).unwrap().as_object().clone().into_any(),
         8 => {
             let n = rng.below(5) as usize;
             let items = (0..n).map(|i| any(Any::from_value(i as i64))).collect();
             Array::new(items).as_object().clone().into_any()
         }
-        9 => Map::new(vec![(
-            any(Any::from_value("k")),
-            any(Any::from_value(1i64)),
-        )])
-        .unwrap()
-        .as_object()
-        .clone()
-        .into_any(),
-        _ => Tensor::from_vec(vec![7u8; 12], &[2, 2, 3])
+        9 => Map::new(vec![(any(Any::from_value("k")), any(Any::from_value(1i64)))])
             .unwrap()
             .as_object()
             .clone()
             .into_any(),
+        _ => Tensor::from_vec(vec![7u8; 12], &[2, 2, 3]).unwrap().as_object().clone().into_any(),
     }
 }
 
 fn random_tensor(rng: &mut Rng, keep: &mut Keep) -> *mut DLTensor {
-    let dtypes = [
-        DataType::new(2, 32),
-        DataType::new(2, 64),
-        DataType::new(1, 8),
-        DataType::new(2, 16),
-        DataType::new(0, 64),
-    ];
+    let dtypes =
+        [DataType::new(2, 32), DataType::new(2, 64), DataType::new(1, 8), DataType::new(2, 16), DataType::new(0, 64)];
     let dtype = *rng.pick(&dtypes);
     let ndim = rng.below(4) as usize;
     let mut shape: Vec<i64> = (0..ndim).map(|_| rng.below(5) as i64).collect();
@@ -162,25 +115,14 @@ fn random_tensor(rng: &mut Rng, keep: &mut Keep) -> *mut DLTensor {
     let mut data = vec![0u8; (numel as usize).max(1) * dtype.size_bytes() * 2 + 8];
     let strided = ndim > 0 && rng.below(3) == 0;
     let mut strides: Vec<i64> = shape.iter().map(|_| 2).collect();
-    let device = if rng.below(5) == 0 {
-        Device {
-            device_type: 2,
-            device_id: 0,
-        }
-    } else {
-        Device::CPU
-    };
+    let device = if rng.below(5) == 0 { Device { device_type: 2, device_id: 0 } } else { Device::CPU };
     let mut t = Box::new(DLTensor {
         data: data.as_mut_ptr().cast(),
         device,
         ndim: ndim as i32,
         dtype,
         shape: shape.as_mut_ptr(),
-        strides: if strided {
-            strides.as_mut_ptr()
-        } else {
-            core::ptr::null_mut()
-        },
+        strides: if strided { strides.as_mut_ptr() } else { core::ptr::null_mut() },
         byte_offset: 0,
     });
     let ptr: *mut DLTensor = &mut *t;
@@ -194,21 +136,10 @@ fn random_tensor(rng: &mut Rng, keep: &mut Keep) -> *mut DLTensor {
 fn random_arg(rng: &mut Rng, keep: &mut Keep) -> RawAny {
     let ty = *rng.pick(&[0, 1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12, 13, 64]);
     match ty {
-        ti::INT => RawAny::from_i64(
-            ti::INT,
-            if rng.below(2) == 0 {
-                *rng.pick(EDGE_INTS)
-            } else {
-                rng.next() as i64
-            },
-        ),
+        ti::INT => RawAny::from_i64(ti::INT, if rng.below(2) == 0 { *rng.pick(EDGE_INTS) } else { rng.next() as i64 }),
         ti::BOOL => RawAny::from_i64(ti::BOOL, rng.below(2) as i64),
         ti::FLOAT => {
-            let v = if rng.below(2) == 0 {
-                *rng.pick(EDGE_FLOATS)
-            } else {
-                f64::from_bits(rng.next())
-            };
+            let v = if rng.below(2) == 0 { *rng.pick(EDGE_FLOATS) } else { f64::from_bits(rng.next()) };
             let mut r = RawAny::NONE;
             r.type_index = ti::FLOAT;
             r.value.v_float64 = v;
@@ -216,52 +147,32 @@ fn random_arg(rng: &mut Rng, keep: &mut Keep) -> RawAny {
         }
         ti::OPAQUE_PTR => {
             keep.buffers.push(vec![0u8; 16]);
-            RawAny::from_ptr(
-                ti::OPAQUE_PTR,
-                keep.buffers.last_mut().unwrap().as_mut_ptr().cast(),
-            )
+            RawAny::from_ptr(ti::OPAQUE_PTR, keep.buffers.last_mut().unwrap().as_mut_ptr().cast())
         }
         ti::DATA_TYPE => {
             let mut r = RawAny::NONE;
             r.type_index = ti::DATA_TYPE;
-            r.value.v_dtype = DataType {
-                code: rng.below(8) as u8,
-                bits: rng.below(256) as u8,
-                lanes: rng.below(4) as u16,
-            };
+            r.value.v_dtype =
+                DataType { code: rng.below(8) as u8, bits: rng.below(256) as u8, lanes: rng.below(4) as u16 };
             r
         }
         ti::DEVICE => {
             let mut r = RawAny::NONE;
             r.type_index = ti::DEVICE;
-            r.value.v_device = Device {
-                device_type: rng.below(16) as i32,
-                device_id: rng.below(4) as i32,
-            };
+            r.value.v_device = Device { device_type: rng.below(16) as i32, device_id: rng.below(4) as i32 };
             r
         }
         ti::DL_TENSOR_PTR => RawAny::from_ptr(ti::DL_TENSOR_PTR, random_tensor(rng, keep).cast()),
         ti::RAW_STR => {
-            let bytes: Vec<u8> = random_bytes(rng, 300)
-                .into_iter()
-                .filter(|&b| b != 0)
-                .collect();
+            let bytes: Vec<u8> = random_bytes(rng, 300).into_iter().filter(|&b| b != 0).collect();
             keep.cstrings.push(CString::new(bytes).unwrap());
-            RawAny::from_ptr(
-                ti::RAW_STR,
-                keep.cstrings.last().unwrap().as_ptr() as *mut _,
-            )
+            RawAny::from_ptr(ti::RAW_STR, keep.cstrings.last().unwrap().as_ptr() as *mut _)
         }
         ti::BYTE_ARRAY_PTR => {
             keep.buffers.push(random_bytes(rng, 300));
             let b = keep.buffers.last().unwrap();
             keep.arrays.push(Box::new(ByteArray::from_slice(b)));
-            RawAny::from_ptr(
-                ti::BYTE_ARRAY_PTR,
-                (&**keep.arrays.last().unwrap() as *const ByteArray)
-                    .cast_mut()
-                    .cast(),
-            )
+            RawAny::from_ptr(ti::BYTE_ARRAY_PTR, (&**keep.arrays.last().unwrap() as *const ByteArray).cast_mut().cast())
         }
         ti::OBJECT_RVALUE_REF => {
             let obj = random_object(rng);
@@ -270,9 +181,7 @@ fn random_arg(rng: &mut Rng, keep: &mut Keep) -> RawAny {
             keep.slots.push(slot);
             RawAny::from_ptr(
                 ti::OBJECT_RVALUE_REF,
-                (&**keep.slots.last().unwrap() as *const *mut core::ffi::c_void)
-                    .cast_mut()
-                    .cast(),
+                (&**keep.slots.last().unwrap() as *const *mut core::ffi::c_void).cast_mut().cast(),
             )
         }
         ti::SMALL_STR | ti::SMALL_BYTES => {
@@ -296,10 +205,7 @@ fn random_arg(rng: &mut Rng, keep: &mut Keep) -> RawAny {
 }
 
 fn counts(keep: &Keep) -> Vec<u32> {
-    keep.objects
-        .iter()
-        .map(|o| o.view().object().map_or(0, |p| unsafe_count(p)))
-        .collect()
+    keep.objects.iter().map(|o| o.view().object().map_or(0, |p| unsafe_count(p))).collect()
 }
 
 fn unsafe_count(p: *mut abi_core::object::ObjectHeader) -> u32 {
@@ -308,17 +214,8 @@ fn unsafe_count(p: *mut abi_core::object::ObjectHeader) -> u32 {
 }
 
 fn arity(lib: &Library, name: &str) -> usize {
-    let meta = lib
-        .metadata(name)
-        .expect("metadata symbol")
-        .expect("metadata call");
-    let names = meta
-        .split("\"arg_names\":[")
-        .nth(1)
-        .expect("arg_names")
-        .split(']')
-        .next()
-        .unwrap();
+    let meta = lib.metadata(name).expect("metadata symbol").expect("metadata call");
+    let names = meta.split("\"arg_names\":[").nth(1).expect("arg_names").split(']').next().unwrap();
     names.matches('"').count() / 2
 }
 
@@ -353,35 +250,23 @@ fn hammer(package: &str, lib_name: &str, seed: u64, rounds: usize) -> usize {
                 1 => n.saturating_sub(1),
                 _ => n,
             };
-            let args: Vec<RawAny> = (0..count)
-                .map(|_| random_arg(&mut rng, &mut keep))
-                .collect();
+            let args: Vec<RawAny> = (0..count).map(|_| random_arg(&mut rng, &mut keep)).collect();
             let before = counts(&keep);
             // SAFETY: `args` holds `count` slots whose pointers `keep` keeps valid.
             let result = unsafe { bound.call_unchecked(args.as_ptr(), args.len() as i32) };
             check_result(name, result);
-            assert_eq!(
-                before,
-                counts(&keep),
-                "{name}: borrowed argument reference counts changed"
-            );
+            assert_eq!(before, counts(&keep), "{name}: borrowed argument reference counts changed");
             calls += 1;
         }
         // Hostile counts and pointers, as C callers may send them.
-        for (ptr, count) in [
-            (core::ptr::null(), 0),
-            (core::ptr::null(), 1),
-            (core::ptr::null(), -1),
-            (core::ptr::null(), i32::MIN),
-        ] {
+        for (ptr, count) in
+            [(core::ptr::null(), 0), (core::ptr::null(), 1), (core::ptr::null(), -1), (core::ptr::null(), i32::MIN)]
+        {
             // SAFETY: the callee must reject these before reading any slot.
             check_result(name, unsafe { bound.call_unchecked(ptr, count) });
             calls += 1;
         }
-        assert!(
-            abi_core::host::take_raised().is_none(),
-            "{name}: an error leaked into this runtime"
-        );
+        assert!(abi_core::host::take_raised().is_none(), "{name}: an error leaked into this runtime");
     }
     calls
 }

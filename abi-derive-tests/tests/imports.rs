@@ -62,20 +62,11 @@ fn calls_succeed_with_typed_results() {
 fn callee_errors_keep_kind_and_message() {
     let math = MathLib::bind(&mathlib()).unwrap();
     let e = math.divide(1, 0).unwrap_err();
-    assert_eq!(
-        (e.kind(), e.message()),
-        ("ValueError", "cannot divide 1 by zero")
-    );
+    assert_eq!((e.kind(), e.message()), ("ValueError", "cannot divide 1 by zero"));
     let e = math.lookup("tau").unwrap_err();
-    assert_eq!(
-        (e.kind(), e.message()),
-        ("LookupMissError", "no constant named \"tau\"")
-    );
+    assert_eq!((e.kind(), e.message()), ("LookupMissError", "no constant named \"tau\""));
     assert_eq!(math.lookup("pi").unwrap(), core::f64::consts::PI);
-    assert!(
-        abi_core::host::take_raised().is_none(),
-        "the error was taken, nothing pending"
-    );
+    assert!(abi_core::host::take_raised().is_none(), "the error was taken, nothing pending");
 }
 
 #[test]
@@ -84,10 +75,7 @@ fn optional_imports_report_absence_and_fall_back() {
     assert!(!math.has_fast_add());
     let e = math.fast_add(1, 2).unwrap_err();
     assert_eq!(e.kind(), "AttributeError");
-    assert_eq!(
-        e.message(),
-        "optional import `fast_add` of MathLib is not available"
-    );
+    assert_eq!(e.message(), "optional import `fast_add` of MathLib is not available");
     assert_eq!(math.fast_add_or_local(1, 2).unwrap(), 1003);
 }
 
@@ -95,11 +83,7 @@ fn optional_imports_report_absence_and_fall_back() {
 fn missing_imports_are_listed_together() {
     let e = Missing::bind(&mathlib()).unwrap_err();
     assert_eq!(e.kind(), "AttributeError");
-    assert!(
-        e.message().ends_with("; missing: subtract, multiply"),
-        "{}",
-        e.message()
-    );
+    assert!(e.message().ends_with("; missing: subtract, multiply"), "{}", e.message());
 }
 
 #[test]
@@ -107,10 +91,7 @@ fn mismatched_declarations_fail_at_bind_time_with_both_signatures() {
     let e = Mismatched::bind(&mathlib()).unwrap_err();
     assert_eq!(e.kind(), "TypeError");
     let m = e.message();
-    assert!(
-        m.contains("signature mismatch for `add`: declared add(a: str, b: int) -> int"),
-        "{m}"
-    );
+    assert!(m.contains("signature mismatch for `add`: declared add(a: str, b: int) -> int"), "{m}");
     assert!(m.contains(r#"publishes type_schema {"type":"ffi.Function","named_args":{"return":[{"type":"int"}],"params":[{"type":"int"},{"type":"int"}]}}"#), "{m}");
     assert!(m.contains("signature mismatch for `greet_v2`"), "{m}");
 }
@@ -127,16 +108,10 @@ fn library_metadata_is_readable_without_a_host() {
     let lib = mathlib();
     let meta = lib.metadata("add").unwrap().unwrap();
     assert!(meta.starts_with(r#"{"type_schema":"#), "{meta}");
-    assert_eq!(
-        lib.doc("divide").unwrap().unwrap(),
-        "Integer division; dividing by zero raises ValueError."
-    );
+    assert_eq!(lib.doc("divide").unwrap().unwrap(), "Integer division; dividing by zero raises ValueError.");
     let all = lib.exports_json().unwrap();
     for name in ["add", "greet_v2", "divide", "lookup", "map_ints", "total"] {
-        assert!(
-            all.contains(&format!("\"{name}\":{{\"type_schema\"")),
-            "{name} in {all}"
-        );
+        assert!(all.contains(&format!("\"{name}\":{{\"type_schema\"")), "{name} in {all}");
     }
     assert!(lib.get("nope").is_none());
 }
@@ -162,24 +137,13 @@ fn linked_exports_and_global_registry_bind_too() {
     assert_eq!(linked.linked_scale(1.5, 4.0).unwrap(), 6.0);
     // An int where a float is declared is accepted (as tvm-ffi's C++ does).
     let triple = TypedFunction::<fn(i64) -> i64>::new(|x| x * 3);
-    triple
-        .as_function()
-        .register_global("test_triple", true)
-        .unwrap();
+    triple.as_function().register_global("test_triple", true).unwrap();
     let g = Globals::bind_globals().unwrap();
     assert_eq!(g.test_triple(5).unwrap(), 15);
-    let e = Globals::bind_globals().map(|_| ()).and_then(|_| {
-        Function::get_global("test_triple")
-            .unwrap()
-            .call_packed(&[abi_core::AnyView::NONE])
-            .map(|_| ())
-    });
+    let e = Globals::bind_globals()
+        .map(|_| ())
+        .and_then(|_| Function::get_global("test_triple").unwrap().call_packed(&[abi_core::AnyView::NONE]).map(|_| ()));
     let e = e.unwrap_err();
     assert_eq!(e.kind(), "TypeError");
-    assert!(
-        e.message()
-            .contains("callback argument #0: expected int, got None"),
-        "{}",
-        e.message()
-    );
+    assert!(e.message().contains("callback argument #0: expected int, got None"), "{}", e.message());
 }

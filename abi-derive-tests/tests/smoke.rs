@@ -12,8 +12,7 @@ pub fn greet(name: &str) -> abi_core::Result<String> {
 }
 
 extern "C" {
-    fn __tvm_ffi_add(h: *mut core::ffi::c_void, args: *const RawAny, n: i32, r: *mut RawAny)
-        -> i32;
+    fn __tvm_ffi_add(h: *mut core::ffi::c_void, args: *const RawAny, n: i32, r: *mut RawAny) -> i32;
 }
 
 #[test]

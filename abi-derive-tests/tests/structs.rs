@@ -41,10 +41,7 @@ pub fn norm_flat(#[abi(expand)] p: Point) -> f64 {
 
 #[abi_core::export_fn]
 pub fn seg_len(scale: f64, #[abi(expand)] s: Segment, tag: i64) -> f64 {
-    let d = Point {
-        x: s.to.x - s.from.x,
-        y: s.to.y - s.from.y,
-    };
+    let d = Point { x: s.to.x - s.from.x, y: s.to.y - s.from.y };
     scale * d.x.hypot(d.y) + if s.closed { tag as f64 } else { 0.0 }
 }
 
@@ -64,10 +61,7 @@ pub fn centroid(points: Vec<Point>, fallback: Option<Point>) -> Option<Point> {
         return fallback;
     }
     let n = points.len() as f64;
-    Some(Point {
-        x: points.iter().map(|p| p.x).sum::<f64>() / n,
-        y: points.iter().map(|p| p.y).sum::<f64>() / n,
-    })
+    Some(Point { x: points.iter().map(|p| p.x).sum::<f64>() / n, y: points.iter().map(|p| p.y).sum::<f64>() / n })
 }
 
 type Shim = unsafe extern "C" fn(*mut core::ffi::c_void, *const RawAny, i32, *mut RawAny) -> i32;
@@ -78,14 +72,7 @@ fn call(name: &str, args: &[Any]) -> abi_core::Result<Any> {
     let mut out = RawAny::NONE;
     let shim: Shim = export.safe_call;
     // SAFETY: the packed convention with `raw.len()` live slots borrowed from `args`.
-    let rc = unsafe {
-        shim(
-            core::ptr::null_mut(),
-            raw.as_ptr(),
-            raw.len() as i32,
-            &mut out,
-        )
-    };
+    let rc = unsafe { shim(core::ptr::null_mut(), raw.as_ptr(), raw.len() as i32, &mut out) };
     if rc == 0 {
         // SAFETY: success transfers the result.
         Ok(unsafe { Any::from_raw(out) })
@@ -107,83 +94,35 @@ fn tuple_lowering_keeps_declaration_order() {
     let p = Point { x: 3.0, y: 4.0 };
     let any = v(p.clone());
     let arr: Array = any.to().unwrap();
-    let fields: Vec<f64> = arr
-        .as_slice()
-        .iter()
-        .map(|e| e.to::<f64>().unwrap())
-        .collect();
+    let fields: Vec<f64> = arr.as_slice().iter().map(|e| e.to::<f64>().unwrap()).collect();
     assert_eq!(fields, vec![3.0, 4.0]);
     assert_eq!(any.to::<Point>().unwrap(), p);
-    assert_eq!(
-        call("norm", &[tuple(vec![v(3.0), v(4.0)])])
-            .unwrap()
-            .to::<f64>()
-            .unwrap(),
-        5.0
-    );
+    assert_eq!(call("norm", &[tuple(vec![v(3.0), v(4.0)])]).unwrap().to::<f64>().unwrap(), 5.0);
 }
 
 #[test]
 fn nested_and_renamed_structs_round_trip() {
-    let l = Labeled {
-        label: "a long label".into(),
-        at: Point { x: 1.0, y: -2.0 },
-        weight: 7,
-    };
-    let out = call("relabel", &[v(l.clone()), v("b".to_owned())])
-        .unwrap()
-        .to::<Labeled>()
-        .unwrap();
-    assert_eq!(
-        out,
-        Labeled {
-            label: "b".into(),
-            ..l
-        }
-    );
-    let pair = call("swap", &[v(Pair(1, 2))])
-        .unwrap()
-        .to::<Pair>()
-        .unwrap();
+    let l = Labeled { label: "a long label".into(), at: Point { x: 1.0, y: -2.0 }, weight: 7 };
+    let out = call("relabel", &[v(l.clone()), v("b".to_owned())]).unwrap().to::<Labeled>().unwrap();
+    assert_eq!(out, Labeled { label: "b".into(), ..l });
+    let pair = call("swap", &[v(Pair(1, 2))]).unwrap().to::<Pair>().unwrap();
     assert_eq!(pair, Pair(2, 1));
 }
 
 #[test]
 fn vec_and_option_of_structs() {
     let pts = vec![Point { x: 0.0, y: 0.0 }, Point { x: 2.0, y: 4.0 }];
-    let c = call("centroid", &[v(pts), Any::NONE])
-        .unwrap()
-        .to::<Option<Point>>()
-        .unwrap();
+    let c = call("centroid", &[v(pts), Any::NONE]).unwrap().to::<Option<Point>>().unwrap();
     assert_eq!(c, Some(Point { x: 1.0, y: 2.0 }));
-    let fb = call(
-        "centroid",
-        &[v(Vec::<Point>::new()), v(Point { x: 9.0, y: 9.0 })],
-    )
-    .unwrap();
-    assert_eq!(
-        fb.to::<Option<Point>>().unwrap(),
-        Some(Point { x: 9.0, y: 9.0 })
-    );
-    assert!(call("centroid", &[v(Vec::<Point>::new()), Any::NONE])
-        .unwrap()
-        .is_none());
+    let fb = call("centroid", &[v(Vec::<Point>::new()), v(Point { x: 9.0, y: 9.0 })]).unwrap();
+    assert_eq!(fb.to::<Option<Point>>().unwrap(), Some(Point { x: 9.0, y: 9.0 }));
+    assert!(call("centroid", &[v(Vec::<Point>::new()), Any::NONE]).unwrap().is_none());
 }
 
 #[test]
 fn expanded_struct_takes_one_slot_per_leaf() {
-    assert_eq!(
-        call("norm_flat", &[v(3.0), v(4.0)])
-            .unwrap()
-            .to::<f64>()
-            .unwrap(),
-        5.0
-    );
-    let r = call(
-        "seg_len",
-        &[v(2.0), v(0.0), v(0.0), v(3.0), v(4.0), v(true), v(100i64)],
-    )
-    .unwrap();
+    assert_eq!(call("norm_flat", &[v(3.0), v(4.0)]).unwrap().to::<f64>().unwrap(), 5.0);
+    let r = call("seg_len", &[v(2.0), v(0.0), v(0.0), v(3.0), v(4.0), v(true), v(100i64)]).unwrap();
     assert_eq!(r.to::<f64>().unwrap(), 110.0);
 }
 
@@ -191,23 +130,8 @@ fn expanded_struct_takes_one_slot_per_leaf() {
 fn expanded_errors_name_the_leaf_and_count_slots() {
     let e = call("norm_flat", &[v(3.0)]).unwrap_err();
     assert_eq!(e.kind(), "TypeError");
-    assert_eq!(
-        e.message(),
-        "norm_flat(p.x: float, p.y: float) -> float takes 2 arguments, got 1"
-    );
-    let e = call(
-        "seg_len",
-        &[
-            v(2.0),
-            v(0.0),
-            v(0.0),
-            v(3.0),
-            v("x".to_owned()),
-            v(true),
-            v(1i64),
-        ],
-    )
-    .unwrap_err();
+    assert_eq!(e.message(), "norm_flat(p.x: float, p.y: float) -> float takes 2 arguments, got 1");
+    let e = call("seg_len", &[v(2.0), v(0.0), v(0.0), v(3.0), v("x".to_owned()), v(true), v(1i64)]).unwrap_err();
     assert_eq!(
         e.message(),
         "seg_len(scale: float, s.from.x: float, s.from.y: float, s.to.x: float, s.to.y: float, s.closed: bool, tag: int) -> float: argument `s.to.y` (#4) expected float, got str"
@@ -218,20 +142,11 @@ fn expanded_errors_name_the_leaf_and_count_slots() {
 fn wrong_shapes_are_type_errors_naming_the_struct() {
     let e = call("norm", &[tuple(vec![v(1.0)])]).unwrap_err();
     assert_eq!(e.kind(), "TypeError");
-    assert_eq!(
-        e.message(),
-        "norm(p: Point) -> float: argument `p` (#0) expected Point of length 2, got length 1"
-    );
+    assert_eq!(e.message(), "norm(p: Point) -> float: argument `p` (#0) expected Point of length 2, got length 1");
     let e = call("norm", &[tuple(vec![v(1.0), v("no".to_owned())])]).unwrap_err();
-    assert_eq!(
-        e.message(),
-        "norm(p: Point) -> float: argument `p` (#0) Point.y: expected float, got str"
-    );
+    assert_eq!(e.message(), "norm(p: Point) -> float: argument `p` (#0) Point.y: expected float, got str");
     let e = call("norm", &[v(1.0)]).unwrap_err();
-    assert_eq!(
-        e.message(),
-        "norm(p: Point) -> float: argument `p` (#0) expected Point, got float"
-    );
+    assert_eq!(e.message(), "norm(p: Point) -> float: argument `p` (#0) expected Point, got float");
 }
 
 #[test]
@@ -243,9 +158,6 @@ fn reflection_uses_sdict_stuple_and_tuple_schema() {
     assert!(meta.contains(r#""r":[["stuple","i64","i64"]]"#), "{meta}");
     let meta = abi_core::find_export("norm_flat").unwrap().metadata_json();
     assert!(meta.contains(r#""arg_names":["p.x","p.y"]"#), "{meta}");
-    assert!(
-        meta.contains(r#""a":[["named","p.x","f64"],["named","p.y","f64"]]"#),
-        "{meta}"
-    );
+    assert!(meta.contains(r#""a":[["named","p.x","f64"],["named","p.y","f64"]]"#), "{meta}");
     let _ = AnyView::NONE;
 }

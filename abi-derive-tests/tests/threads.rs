@@ -20,8 +20,7 @@ const CALLS: i64 = 100_000;
 
 #[test]
 fn eight_threads_mix_success_and_errors_without_crosstalk() {
-    let math =
-        Math::bind(&Library::open(fixture_library("abi-mathlib", "mathlib")).unwrap()).unwrap();
+    let math = Math::bind(&Library::open(fixture_library("abi-mathlib", "mathlib")).unwrap()).unwrap();
     let seen = Arc::new(AtomicU64::new(0));
     let counter = Arc::clone(&seen);
     // Made here, called from every worker thread.
@@ -39,29 +38,17 @@ fn eight_threads_mix_success_and_errors_without_crosstalk() {
                         2 => {
                             let e = math.divide(t * 1_000_000 + i, 0).unwrap_err();
                             assert_eq!(e.kind(), "ValueError");
-                            assert_eq!(
-                                e.message(),
-                                format!("cannot divide {} by zero", t * 1_000_000 + i)
-                            );
+                            assert_eq!(e.message(), format!("cannot divide {} by zero", t * 1_000_000 + i));
                         }
                         _ if i % 1000 == 3 => {
-                            assert_eq!(
-                                math.map_ints(vec![t, i], callback.clone()).unwrap(),
-                                vec![t + 1, i + 1]
-                            );
+                            assert_eq!(math.map_ints(vec![t, i], callback.clone()).unwrap(), vec![t + 1, i + 1]);
                         }
                         _ => assert_eq!(math.divide(i, t + 1).unwrap(), i / (t + 1)),
                     }
                 }
-                assert!(
-                    abi_core::host::take_raised().is_none(),
-                    "thread {t} has a stray error"
-                );
+                assert!(abi_core::host::take_raised().is_none(), "thread {t} has a stray error");
             });
         }
     });
-    assert_eq!(
-        seen.load(Ordering::Relaxed),
-        (THREADS * (CALLS / 1000) * 2) as u64
-    );
+    assert_eq!(seen.load(Ordering::Relaxed), (THREADS * (CALLS / 1000) * 2) as u64);
 }

@@ -23,27 +23,19 @@ pub fn export_options(args: TokenStream, errors: &mut Errors) -> ExportOptions {
         if meta.path.is_ident("name") {
             let lit: LitStr = meta.value()?.parse()?;
             if opts.name.is_some() {
-                return Err(syn::Error::new_spanned(
-                    &meta.path,
-                    "duplicate `name` option",
-                ));
+                return Err(syn::Error::new_spanned(&meta.path, "duplicate `name` option"));
             }
             opts.name = Some(lit);
             Ok(())
         } else if meta.path.is_ident("crate") {
             let lit: LitStr = meta.value()?.parse()?;
             if opts.krate.is_some() {
-                return Err(syn::Error::new_spanned(
-                    &meta.path,
-                    "duplicate `crate` option",
-                ));
+                return Err(syn::Error::new_spanned(&meta.path, "duplicate `crate` option"));
             }
             opts.krate = Some(lit.parse()?);
             Ok(())
         } else {
-            Err(meta.error(
-                "unknown `export_fn` option; expected `name = \"...\"` or `crate = \"...\"`",
-            ))
+            Err(meta.error("unknown `export_fn` option; expected `name = \"...\"` or `crate = \"...\"`"))
         }
     });
     if let Err(e) = parser.parse2(args) {
@@ -92,10 +84,7 @@ pub fn doc_text(attrs: &[Attribute]) -> String {
         .filter(|a| a.path().is_ident("doc"))
         .filter_map(|a| match &a.meta {
             syn::Meta::NameValue(nv) => match &nv.value {
-                syn::Expr::Lit(syn::ExprLit {
-                    lit: syn::Lit::Str(s),
-                    ..
-                }) => Some(s.value()),
+                syn::Expr::Lit(syn::ExprLit { lit: syn::Lit::Str(s), .. }) => Some(s.value()),
                 _ => None,
             },
             _ => None,
@@ -178,16 +167,10 @@ pub struct ImportOptions {
 impl syn::parse::Parse for ImportOptions {
     fn parse(input: syn::parse::ParseStream) -> syn::Result<Self> {
         if input.is_empty() {
-            return Err(input.error(
-                "#[import] needs the name of the struct to generate, e.g. #[import(MathLib)]",
-            ));
+            return Err(input.error("#[import] needs the name of the struct to generate, e.g. #[import(MathLib)]"));
         }
         let vis: syn::Visibility = input.parse()?;
-        let vis = if matches!(vis, syn::Visibility::Inherited) {
-            syn::parse_quote!(pub)
-        } else {
-            vis
-        };
+        let vis = if matches!(vis, syn::Visibility::Inherited) { syn::parse_quote!(pub) } else { vis };
         let ident: syn::Ident = input.parse()?;
         let mut krate = None;
         while !input.is_empty() {
@@ -197,10 +180,7 @@ impl syn::parse::Parse for ImportOptions {
             }
             let key: syn::Ident = input.call(syn::ext::IdentExt::parse_any)?;
             if key != "crate" {
-                return Err(syn::Error::new(
-                    key.span(),
-                    "unknown `import` option; expected `crate = \"...\"`",
-                ));
+                return Err(syn::Error::new(key.span(), "unknown `import` option; expected `crate = \"...\"`"));
             }
             input.parse::<syn::Token![=]>()?;
             let lit: LitStr = input.parse()?;

@@ -15,10 +15,7 @@ pub fn export_fn(args: TokenStream, item: TokenStream, errors: &mut Errors) -> O
     let mut item: syn::ItemFn = match syn::parse2(item) {
         Ok(f) => f,
         Err(e) => {
-            errors.error_at(
-                e.span(),
-                "#[export_fn] can only be applied to a free function",
-            );
+            errors.error_at(e.span(), "#[export_fn] can only be applied to a free function");
             return None;
         }
     };
@@ -30,16 +27,17 @@ pub fn export_fn(args: TokenStream, item: TokenStream, errors: &mut Errors) -> O
     let mut params = Vec::new();
     for (index, input) in item.sig.inputs.iter_mut().enumerate() {
         match input {
-            FnArg::Receiver(r) => errors.error(
-                &*r,
-                "methods cannot be exported; export a free function that takes the value as a parameter",
-            ),
+            FnArg::Receiver(r) => errors
+                .error(&*r, "methods cannot be exported; export a free function that takes the value as a parameter"),
             FnArg::Typed(pt) => {
                 let opts = attr::take_param_options(&mut pt.attrs, errors);
                 let name = match &*pt.pat {
                     Pat::Ident(pi) if pi.by_ref.is_none() && pi.subpat.is_none() => pi.ident.clone(),
                     other => {
-                        errors.error(other, "patterns cannot be exported parameters; bind a plain name and destructure inside");
+                        errors.error(
+                            other,
+                            "patterns cannot be exported parameters; bind a plain name and destructure inside",
+                        );
                         syn::Ident::new(&format!("arg{index}"), other.span())
                     }
                 };
@@ -52,22 +50,11 @@ pub fn export_fn(args: TokenStream, item: TokenStream, errors: &mut Errors) -> O
         ReturnType::Type(_, ty) => Some((**ty).clone()),
     };
     let doc = attr::doc_text(&item.attrs);
-    Some(ExportFn {
-        item,
-        name,
-        name_span,
-        krate,
-        params,
-        ret,
-        doc,
-    })
+    Some(ExportFn { item, name, name_span, krate, params, ret, doc })
 }
 
 /// Parses a `#[derive(AbiStruct)]` input. `None` when it is not a struct.
-pub fn abi_struct(
-    input: &syn::DeriveInput,
-    errors: &mut Errors,
-) -> Option<crate::model::StructDef> {
+pub fn abi_struct(input: &syn::DeriveInput, errors: &mut Errors) -> Option<crate::model::StructDef> {
     use crate::model::{Field, StructDef};
     let data = match &input.data {
         syn::Data::Struct(s) => s,
@@ -79,10 +66,7 @@ pub fn abi_struct(
             return None;
         }
         syn::Data::Union(u) => {
-            errors.error(
-                u.union_token,
-                "unions cannot derive AbiStruct; use a struct with one field per variant",
-            );
+            errors.error(u.union_token, "unions cannot derive AbiStruct; use a struct with one field per variant");
             return None;
         }
     };
@@ -104,29 +88,14 @@ pub fn abi_struct(
                 Some(lit) => (lit.value(), lit.span()),
                 None => (default_key, default_span),
             };
-            Field {
-                member,
-                key,
-                key_span,
-                renamed,
-                ty: f.ty.clone(),
-            }
+            Field { member, key, key_span, renamed, ty: f.ty.clone() }
         })
         .collect();
-    Some(StructDef {
-        ident: input.ident.clone(),
-        krate,
-        fields,
-        tuple_like,
-    })
+    Some(StructDef { ident: input.ident.clone(), krate, fields, tuple_like })
 }
 
 /// Parses an `#[import(Name)]` extern block. `None` when it is not one.
-pub fn import_set(
-    args: TokenStream,
-    item: TokenStream,
-    errors: &mut Errors,
-) -> Option<crate::model::ImportSet> {
+pub fn import_set(args: TokenStream, item: TokenStream, errors: &mut Errors) -> Option<crate::model::ImportSet> {
     use crate::model::{ImportFn, ImportSet};
     if args.is_empty() {
         errors.error_at(
@@ -145,10 +114,7 @@ pub fn import_set(
     let block: syn::ItemForeignMod = match syn::parse2(item) {
         Ok(b) => b,
         Err(e) => {
-            errors.error_at(
-                e.span(),
-                "#[import] applies to an `extern \"C\" { fn ...; }` block of declarations",
-            );
+            errors.error_at(e.span(), "#[import] applies to an `extern \"C\" { fn ...; }` block of declarations");
             return None;
         }
     };
@@ -166,30 +132,19 @@ pub fn import_set(
         let mut params = Vec::new();
         for (index, input) in f.sig.inputs.iter().enumerate() {
             match input {
-                FnArg::Receiver(r) => {
-                    errors.error(r, "imports are free functions; remove the receiver")
-                }
+                FnArg::Receiver(r) => errors.error(r, "imports are free functions; remove the receiver"),
                 FnArg::Typed(pt) => {
                     let name = match &*pt.pat {
-                        Pat::Ident(pi) if pi.by_ref.is_none() && pi.subpat.is_none() => {
-                            pi.ident.clone()
-                        }
+                        Pat::Ident(pi) if pi.by_ref.is_none() && pi.subpat.is_none() => pi.ident.clone(),
                         other => {
-                            errors.error(
-                                other,
-                                "patterns cannot be import parameters; use a plain name",
-                            );
+                            errors.error(other, "patterns cannot be import parameters; use a plain name");
                             syn::Ident::new(&format!("arg{index}"), other.span())
                         }
                     };
                     if let Some(a) = pt.attrs.first() {
                         errors.error(a, "attributes are not supported on import parameters");
                     }
-                    params.push(Param {
-                        name,
-                        ty: (*pt.ty).clone(),
-                        expand: None,
-                    });
+                    params.push(Param { name, ty: (*pt.ty).clone(), expand: None });
                 }
             }
         }
@@ -209,11 +164,5 @@ pub fn import_set(
         });
     }
     let krate = opts.krate.unwrap_or_else(|| syn::parse_quote!(::abi_core));
-    Some(ImportSet {
-        ident: opts.ident,
-        vis: opts.vis,
-        krate,
-        attrs: block.attrs,
-        fns,
-    })
+    Some(ImportSet { ident: opts.ident, vis: opts.vis, krate, attrs: block.attrs, fns })
 }

@@ -55,10 +55,7 @@ pub fn import_set(set: &crate::model::ImportSet, errors: &mut Errors) {
 // A fallback only runs when an optional import is absent.
 fn fallback_needs_optional(f: &crate::model::ImportFn, errors: &mut Errors) {
     if let (Some(fb), false) = (&f.fallback, f.optional) {
-        errors.error(
-            fb,
-            "`fallback` only applies to optional imports; add `optional`",
-        );
+        errors.error(fb, "`fallback` only applies to optional imports; add `optional`");
     }
 }
 
@@ -83,7 +80,9 @@ fn name_is_c_identifier(name: &str, span: proc_macro2::Span, errors: &mut Errors
     if !is_c_identifier(name) {
         errors.error_at(
             span,
-            format!("invalid export name `{name}`: use a C identifier (letters, digits, `_`, not starting with a digit)"),
+            format!(
+                "invalid export name `{name}`: use a C identifier (letters, digits, `_`, not starting with a digit)"
+            ),
         );
     }
 }
@@ -99,25 +98,17 @@ fn not_generic(sig: &syn::Signature, role: Role, errors: &mut Errors) {
         };
         errors.error(p, format!("generic functions cannot be {v}; {hint}"));
     } else if let Some(p) = g.const_params().next() {
-        errors.error(
-            p,
-            format!("const-generic functions cannot be {v}; use one function per value"),
-        );
+        errors.error(p, format!("const-generic functions cannot be {v}; use one function per value"));
     } else if let Some(w) = &g.where_clause {
-        errors.error(
-            w,
-            format!("functions with `where` clauses cannot be {v}; use a concrete signature"),
-        );
+        errors.error(w, format!("functions with `where` clauses cannot be {v}; use a concrete signature"));
     }
 }
 
 // The packed convention is synchronous.
 fn not_async(sig: &syn::Signature, role: Role, errors: &mut Errors) {
     if let Some(a) = &sig.asyncness {
-        let msg = format!(
-            "async functions cannot be {}: packed calls are synchronous; use a blocking function",
-            role.verb()
-        );
+        let msg =
+            format!("async functions cannot be {}: packed calls are synchronous; use a blocking function", role.verb());
         errors.error(a, msg);
     }
 }
@@ -125,22 +116,13 @@ fn not_async(sig: &syn::Signature, role: Role, errors: &mut Errors) {
 // Hosts cannot uphold an unsafe contract they do not know.
 fn not_unsafe(sig: &syn::Signature, errors: &mut Errors) {
     if let Some(u) = &sig.unsafety {
-        errors.error(
-            u,
-            "unsafe functions cannot be exported; export a safe wrapper that checks the contract",
-        );
+        errors.error(u, "unsafe functions cannot be exported; export a safe wrapper that checks the contract");
     }
 }
 
 fn not_variadic(sig: &syn::Signature, role: Role, errors: &mut Errors) {
     if let Some(v) = &sig.variadic {
-        errors.error(
-            v,
-            format!(
-                "variadic functions cannot be {}; take a `Vec<T>` instead",
-                role.verb()
-            ),
-        );
+        errors.error(v, format!("variadic functions cannot be {}; take a `Vec<T>` instead", role.verb()));
     }
 }
 
@@ -162,18 +144,11 @@ fn param_type_is_passable(ty: &Type, role: Role, errors: &mut Errors) {
             syn::visit::visit_type_reference(self, r);
         }
         fn visit_type_impl_trait(&mut self, t: &'ast syn::TypeImplTrait) {
-            let msg = format!(
-                "`impl Trait` parameters cannot be {}; name a concrete type",
-                self.verb
-            );
+            let msg = format!("`impl Trait` parameters cannot be {}; name a concrete type", self.verb);
             self.errors.error(t, msg);
         }
     }
-    Check {
-        errors,
-        verb: role.verb(),
-    }
-    .visit_type(ty);
+    Check { errors, verb: role.verb() }.visit_type(ty);
 }
 
 // Results outlive the call, so they must own their data.
@@ -191,18 +166,11 @@ fn return_type_is_owned(ty: &Type, role: Role, errors: &mut Errors) {
             self.errors.error(r, msg);
         }
         fn visit_type_impl_trait(&mut self, t: &'ast syn::TypeImplTrait) {
-            let msg = format!(
-                "`impl Trait` return types cannot be {}; name a concrete type",
-                self.verb
-            );
+            let msg = format!("`impl Trait` return types cannot be {}; name a concrete type", self.verb);
             self.errors.error(t, msg);
         }
     }
-    Check {
-        errors,
-        verb: role.verb(),
-    }
-    .visit_type(ty);
+    Check { errors, verb: role.verb() }.visit_type(ty);
 }
 
 /// Checks every rule of a derived struct, recording all violations.
@@ -215,7 +183,10 @@ pub fn abi_struct(input: &syn::DeriveInput, s: &crate::model::StructDef, errors:
 // One concrete layout per struct, as for exported functions.
 fn struct_not_generic(input: &syn::DeriveInput, errors: &mut Errors) {
     if let Some(p) = input.generics.params.first() {
-        errors.error(p, "structs with generic or lifetime parameters cannot derive AbiStruct; fields must own their data");
+        errors.error(
+            p,
+            "structs with generic or lifetime parameters cannot derive AbiStruct; fields must own their data",
+        );
     }
 }
 
@@ -224,10 +195,7 @@ fn keys_are_valid(s: &crate::model::StructDef, errors: &mut Errors) {
     for f in s.fields.iter().filter(|f| f.renamed) {
         let ok = !f.key.is_empty() && f.key.chars().all(|c| c == '_' || c.is_ascii_alphanumeric());
         if !ok {
-            errors.error_at(
-                f.key_span,
-                format!("invalid key `{}`: use letters, digits and `_`", f.key),
-            );
+            errors.error_at(f.key_span, format!("invalid key `{}`: use letters, digits and `_`", f.key));
         }
     }
 }
@@ -236,13 +204,7 @@ fn keys_are_valid(s: &crate::model::StructDef, errors: &mut Errors) {
 fn keys_are_unique(s: &crate::model::StructDef, errors: &mut Errors) {
     for (i, f) in s.fields.iter().enumerate() {
         if s.fields[..i].iter().any(|g| g.key == f.key) {
-            errors.error_at(
-                f.key_span,
-                format!(
-                    "duplicate key `{}`: every field needs its own reflected key",
-                    f.key
-                ),
-            );
+            errors.error_at(f.key_span, format!("duplicate key `{}`: every field needs its own reflected key", f.key));
         }
     }
 }

@@ -45,10 +45,7 @@ impl<T: IntoAny> IntoAny for Option<T> {
 
 /// The elements of an Array/List view, or a mismatch against `desc`.
 #[inline]
-fn seq_elements<'a>(
-    v: &'a AnyView<'a>,
-    desc: &'static TypeDesc,
-) -> Result<&'a [AnyView<'a>], ConvError> {
+fn seq_elements<'a>(v: &'a AnyView<'a>, desc: &'static TypeDesc) -> Result<&'a [AnyView<'a>], ConvError> {
     match v.type_index() {
         // SAFETY: an Array/List object borrowed by the view for 'a.
         ti::ARRAY | ti::LIST => Ok(unsafe { seq_slice(v.raw().ptr().cast()) }),
@@ -59,10 +56,7 @@ fn seq_elements<'a>(
 /// Wraps an element's failure with its index.
 #[cold]
 pub(crate) fn in_element(index: usize, inner: ConvError) -> ConvError {
-    ConvError::Element {
-        index,
-        inner: Box::new(inner),
-    }
+    ConvError::Element { index, inner: Box::new(inner) }
 }
 
 impl<T: ListItem> AbiType for Vec<T> {
@@ -142,22 +136,14 @@ fn map_entries(v: &AnyView<'_>, desc: &'static TypeDesc) -> Result<Vec<(Any, Any
 }
 
 fn entry<K: FromAny, V: FromAny>(i: usize, (k, v): &(Any, Any)) -> Result<(K, V), ConvError> {
-    Ok((
-        K::from_any(k.view()).map_err(|e| in_element(i, e))?,
-        V::from_any(v.view()).map_err(|e| in_element(i, e))?,
-    ))
+    Ok((K::from_any(k.view()).map_err(|e| in_element(i, e))?, V::from_any(v.view()).map_err(|e| in_element(i, e))?))
 }
 
-fn map_any<K: IntoAny, V: IntoAny>(
-    entries: impl Iterator<Item = (K, V)>,
-) -> Result<Any, ConvError> {
+fn map_any<K: IntoAny, V: IntoAny>(entries: impl Iterator<Item = (K, V)>) -> Result<Any, ConvError> {
     let entries = entries
         .enumerate()
         .map(|(i, (k, v))| {
-            Ok((
-                k.into_any().map_err(|e| in_element(i, e))?,
-                v.into_any().map_err(|e| in_element(i, e))?,
-            ))
+            Ok((k.into_any().map_err(|e| in_element(i, e))?, v.into_any().map_err(|e| in_element(i, e))?))
         })
         .collect::<Result<Vec<_>, ConvError>>()?;
     Ok(Map::new(entries)?.as_object().clone().into_any())
@@ -175,19 +161,11 @@ macro_rules! map_type {
 // HashMap carries a hasher parameter; BTreeMap gets its impls written out below.
 map_type!(HashMap,);
 
-impl<
-        'a,
-        K: FromAny + AbiType + Eq + Hash,
-        V: FromAny + AbiType,
-        S: Default + core::hash::BuildHasher,
-    > FromArg<'a> for HashMap<K, V, S>
+impl<'a, K: FromAny + AbiType + Eq + Hash, V: FromAny + AbiType, S: Default + core::hash::BuildHasher> FromArg<'a>
+    for HashMap<K, V, S>
 {
     fn from_arg(v: &'a AnyView<'a>) -> Result<Self, ConvError> {
-        map_entries(v, Self::DESC)?
-            .iter()
-            .enumerate()
-            .map(|(i, e)| entry(i, e))
-            .collect()
+        map_entries(v, Self::DESC)?.iter().enumerate().map(|(i, e)| entry(i, e)).collect()
     }
 }
 
@@ -204,11 +182,7 @@ impl<K: AbiType, V: AbiType> ListItem for BTreeMap<K, V> {}
 
 impl<'a, K: FromAny + AbiType + Ord, V: FromAny + AbiType> FromArg<'a> for BTreeMap<K, V> {
     fn from_arg(v: &'a AnyView<'a>) -> Result<Self, ConvError> {
-        map_entries(v, Self::DESC)?
-            .iter()
-            .enumerate()
-            .map(|(i, e)| entry(i, e))
-            .collect()
+        map_entries(v, Self::DESC)?.iter().enumerate().map(|(i, e)| entry(i, e)).collect()
     }
 }
 
@@ -250,20 +224,9 @@ macro_rules! object_type {
 object_type!(Function, TypeDesc::Function, [ti::FUNCTION]);
 object_type!(Error, TypeDesc::Error, [ti::ERROR]);
 object_type!(Shape, TypeDesc::Shape, [ti::SHAPE]);
-object_type!(
-    Tensor,
-    TypeDesc::Tensor {
-        elem: None,
-        rank: None
-    },
-    [ti::TENSOR]
-);
+object_type!(Tensor, TypeDesc::Tensor { elem: None, rank: None }, [ti::TENSOR]);
 object_type!(Array, TypeDesc::List(&TypeDesc::Any), [ti::ARRAY, ti::LIST]);
-object_type!(
-    Map,
-    TypeDesc::Map(&TypeDesc::Any, &TypeDesc::Any),
-    [ti::MAP]
-);
+object_type!(Map, TypeDesc::Map(&TypeDesc::Any, &TypeDesc::Any), [ti::MAP]);
 
 impl AbiType for ObjectRef {
     const DESC: &'static TypeDesc = &TypeDesc::Object;
@@ -287,10 +250,7 @@ impl IntoAny for ObjectRef {
 }
 
 impl AbiType for TensorView<'_> {
-    const DESC: &'static TypeDesc = &TypeDesc::Tensor {
-        elem: None,
-        rank: None,
-    };
+    const DESC: &'static TypeDesc = &TypeDesc::Tensor { elem: None, rank: None };
 }
 
 impl<'a> FromArg<'a> for TensorView<'a> {
@@ -317,9 +277,7 @@ impl<'a> FromArg<'a> for FunctionRef<'a> {
     fn from_arg(v: &'a AnyView<'a>) -> Result<FunctionRef<'a>, ConvError> {
         match v.object().and_then(NonNull::new) {
             // SAFETY: a live Function object borrowed by the view for 'a.
-            Some(obj) if v.type_index() == ti::FUNCTION => {
-                Ok(unsafe { FunctionRef::from_raw(obj) })
-            }
+            Some(obj) if v.type_index() == ti::FUNCTION => Ok(unsafe { FunctionRef::from_raw(obj) }),
             _ => Err(ConvError::mismatch(Self::DESC, v.type_index())),
         }
     }

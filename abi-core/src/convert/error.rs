@@ -88,9 +88,7 @@ impl ConvError {
     pub fn kind(&self) -> &str {
         match self {
             ConvError::Mismatch { .. } | ConvError::Length { .. } => crate::error::kind::TYPE_ERROR,
-            ConvError::OutOfRange { .. } | ConvError::InvalidUtf8 => {
-                crate::error::kind::VALUE_ERROR
-            }
+            ConvError::OutOfRange { .. } | ConvError::InvalidUtf8 => crate::error::kind::VALUE_ERROR,
             ConvError::Element { inner, .. } | ConvError::Field { inner, .. } => inner.kind(),
             ConvError::Other(e) => e.kind(),
         }
@@ -114,30 +112,17 @@ impl fmt::Display for ConvError {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         match self {
             ConvError::Mismatch { expected, got } => {
-                write!(
-                    f,
-                    "expected {}, got {}",
-                    Display(expected),
-                    ti::display_name(*got)
-                )
+                write!(f, "expected {}, got {}", Display(expected), ti::display_name(*got))
             }
             ConvError::OutOfRange { value, target } => {
                 write!(f, "{value} is out of range for {target}")
             }
             ConvError::InvalidUtf8 => f.write_str("invalid UTF-8 in string"),
-            ConvError::Length {
-                what,
-                expected,
-                got,
-            } => {
+            ConvError::Length { what, expected, got } => {
                 write!(f, "expected {what} of length {expected}, got length {got}")
             }
             ConvError::Element { index, inner } => write!(f, "element {index}: {inner}"),
-            ConvError::Field {
-                owner,
-                field,
-                inner,
-            } => write!(f, "{owner}.{field}: {inner}"),
+            ConvError::Field { owner, field, inner } => write!(f, "{owner}.{field}: {inner}"),
             ConvError::Other(e) => f.write_str(e.message()),
         }
     }

@@ -63,20 +63,12 @@ impl IntoAny for bool {
 // Bool where an integer is wanted, or an out-of-range Int: off the fast path.
 #[cold]
 #[inline(never)]
-fn int_slow<T: TryFrom<i64>>(
-    raw: &RawAny,
-    desc: &'static TypeDesc,
-    target: &'static str,
-) -> Result<T, ConvError> {
+fn int_slow<T: TryFrom<i64>>(raw: &RawAny, desc: &'static TypeDesc, target: &'static str) -> Result<T, ConvError> {
     match raw.type_index {
-        ti::INT | ti::BOOL => T::try_from(raw.i64()).map_err(|_| ConvError::OutOfRange {
-            value: Number::Int(raw.i64() as i128),
-            target,
-        }),
-        ti::BIG_INT => Err(ConvError::OutOfRange {
-            value: Number::Big,
-            target,
-        }),
+        ti::INT | ti::BOOL => {
+            T::try_from(raw.i64()).map_err(|_| ConvError::OutOfRange { value: Number::Int(raw.i64() as i128), target })
+        }
+        ti::BIG_INT => Err(ConvError::OutOfRange { value: Number::Big, target }),
         other => Err(ConvError::mismatch(desc, other)),
     }
 }
@@ -84,10 +76,7 @@ fn int_slow<T: TryFrom<i64>>(
 #[cold]
 #[inline(never)]
 fn int_out_of_range(value: i128, target: &'static str) -> ConvError {
-    ConvError::OutOfRange {
-        value: Number::Int(value),
-        target,
-    }
+    ConvError::OutOfRange { value: Number::Int(value), target }
 }
 
 macro_rules! int_type {
@@ -163,20 +152,11 @@ fn float_arg(raw: &RawAny, desc: &'static TypeDesc) -> Result<f64, ConvError> {
 #[inline(always)]
 fn float_any(x: f64) -> Any {
     // SAFETY: a plain value owns nothing.
-    unsafe {
-        Any::from_raw(RawAny {
-            type_index: ti::FLOAT,
-            small_len: 0,
-            value: RawValue { v_float64: x },
-        })
-    }
+    unsafe { Any::from_raw(RawAny { type_index: ti::FLOAT, small_len: 0, value: RawValue { v_float64: x } }) }
 }
 
 impl AbiType for f64 {
-    const DESC: &'static TypeDesc = &TypeDesc::Float {
-        bits: 64,
-        brain: false,
-    };
+    const DESC: &'static TypeDesc = &TypeDesc::Float { bits: 64, brain: false };
 }
 impl ListItem for f64 {}
 
@@ -255,11 +235,7 @@ macro_rules! inline_value {
         impl IntoAny for $t {
             #[inline(always)]
             fn into_any(self) -> Result<Any, ConvError> {
-                let raw = RawAny {
-                    type_index: $index,
-                    small_len: 0,
-                    value: RawValue { $field: self },
-                };
+                let raw = RawAny { type_index: $index, small_len: 0, value: RawValue { $field: self } };
                 // SAFETY: a plain value owns nothing.
                 Ok(unsafe { Any::from_raw(raw) })
             }

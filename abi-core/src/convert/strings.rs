@@ -113,9 +113,9 @@ macro_rules! byte_object_conv {
                 match v.object() {
                     // SAFETY: a live object of the right index and layout, borrowed by the view.
                     Some(obj) if v.type_index() == $index => Ok(unsafe {
-                        <$t>::from_object_unchecked(crate::ObjectRef::from_borrowed(
-                            core::ptr::NonNull::new_unchecked(obj),
-                        ))
+                        <$t>::from_object_unchecked(crate::ObjectRef::from_borrowed(core::ptr::NonNull::new_unchecked(
+                            obj,
+                        )))
                     }),
                     _ => Err(ConvError::mismatch(Self::DESC, v.type_index())),
                 }

@@ -6,8 +6,8 @@ mod render;
 mod writer;
 
 pub use render::{
-    fn_compact_signature, fn_iree_record, fn_metadata_json, fn_signature_text, fn_type_schema,
-    type_display, type_iree_record, type_schema,
+    fn_compact_signature, fn_iree_record, fn_metadata_json, fn_signature_text, fn_type_schema, type_display,
+    type_iree_record, type_schema,
 };
 pub use writer::Writer;
 
@@ -176,8 +176,5 @@ pub const fn is_expandable(ty: &TypeDesc) -> bool {
 
 /// Whether `ty` is a plain scalar (bool, integer, float).
 pub const fn is_scalar(ty: &TypeDesc) -> bool {
-    matches!(
-        ty,
-        TypeDesc::Bool | TypeDesc::Int { .. } | TypeDesc::Float { .. }
-    )
+    matches!(ty, TypeDesc::Bool | TypeDesc::Int { .. } | TypeDesc::Float { .. })
 }

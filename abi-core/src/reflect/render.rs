@@ -14,10 +14,7 @@ pub const fn type_iree_record(w: &mut Writer, ty: &TypeDesc) {
             w.uint(*bits as usize);
             w.byte(b'"');
         }
-        TypeDesc::Float {
-            bits: 16,
-            brain: true,
-        } => w.str("\"bf16\""),
+        TypeDesc::Float { bits: 16, brain: true } => w.str("\"bf16\""),
         TypeDesc::Float { bits, .. } => {
             w.str("\"f");
             w.uint(*bits as usize);
@@ -73,11 +70,7 @@ pub const fn type_iree_record(w: &mut Writer, ty: &TypeDesc) {
             w.byte(b']');
         }
         TypeDesc::Struct(s) => {
-            w.str(if s.tuple_like {
-                "[\"stuple\""
-            } else {
-                "[\"sdict\""
-            });
+            w.str(if s.tuple_like { "[\"stuple\"" } else { "[\"sdict\"" });
             let mut i = 0;
             while i < s.fields.len() {
                 w.byte(b',');
@@ -240,21 +233,12 @@ const fn type_iree_name(w: &mut Writer, ty: &TypeDesc) {
 const fn compact_scalar_code(ty: &TypeDesc) -> Option<usize> {
     Some(match ty {
         TypeDesc::Float { bits: 32, .. } => 0,
-        TypeDesc::Float {
-            bits: 16,
-            brain: false,
-        } => 1,
+        TypeDesc::Float { bits: 16, brain: false } => 1,
         TypeDesc::Float { bits: 64, .. } => 2,
-        TypeDesc::Float {
-            bits: 16,
-            brain: true,
-        } => 3,
+        TypeDesc::Float { bits: 16, brain: true } => 3,
         TypeDesc::Bool => 4,
         TypeDesc::Int { bits, signed: true } => 4 + (*bits as usize).trailing_zeros() as usize - 3,
-        TypeDesc::Int {
-            bits,
-            signed: false,
-        } => 8 + (*bits as usize).trailing_zeros() as usize - 3,
+        TypeDesc::Int { bits, signed: false } => 8 + (*bits as usize).trailing_zeros() as usize - 3,
         _ => return None,
     })
 }
@@ -278,10 +262,7 @@ const fn length_prefixed_type(w: &mut Writer, tag: u8, ty: &TypeDesc) {
 
 const fn compact_body(w: &mut Writer, ty: &TypeDesc) {
     match ty {
-        TypeDesc::Tensor {
-            elem: Some(e),
-            rank,
-        } => {
+        TypeDesc::Tensor { elem: Some(e), rank } => {
             if let Some(code) = compact_scalar_code(e) {
                 compact_type_code(w, code);
             }
@@ -304,9 +285,7 @@ const fn compact_body(w: &mut Writer, ty: &TypeDesc) {
 /// Writes the compact code of one type: `S..` scalar, `B..` buffer, `O` object, `U` unknown.
 const fn compact_type(w: &mut Writer, ty: &TypeDesc) {
     match ty {
-        TypeDesc::Tensor { elem: Some(e), .. } if compact_scalar_code(e).is_some() => {
-            length_prefixed_type(w, b'B', ty)
-        }
+        TypeDesc::Tensor { elem: Some(e), .. } if compact_scalar_code(e).is_some() => length_prefixed_type(w, b'B', ty),
         TypeDesc::Any => w.byte(b'U'),
         TypeDesc::None => {}
         _ if compact_scalar_code(ty).is_some() => length_prefixed_type(w, b'S', ty),
@@ -383,10 +362,7 @@ const fn leaves(w: &mut Writer, path: &Path, ty: &TypeDesc, mode: SlotMode, firs
             let mut i = 0;
             while i < s.fields.len() {
                 let f = &s.fields[i];
-                let child = Path {
-                    name: f.name,
-                    parent: Some(path),
-                };
+                let child = Path { name: f.name, parent: Some(path) };
                 if leaves(w, &child, f.ty, mode, first && !wrote) {
                     wrote = true;
                 }
@@ -406,10 +382,7 @@ const fn slots(w: &mut Writer, params: &[ParamDesc], mode: SlotMode) {
     let mut i = 0;
     while i < params.len() {
         let p = &params[i];
-        let path = Path {
-            name: p.name,
-            parent: None,
-        };
+        let path = Path { name: p.name, parent: None };
         if p.expand {
             if leaves(w, &path, p.ty, mode, first) {
                 first = false;

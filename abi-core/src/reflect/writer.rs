@@ -12,11 +12,7 @@ pub struct Writer<'b> {
 impl<'b> Writer<'b> {
     /// A writer that fills `buf` (bytes past its end are counted, not written).
     pub const fn new(buf: &'b mut [u8]) -> Writer<'b> {
-        Writer {
-            buf,
-            len: 0,
-            level: 0,
-        }
+        Writer { buf, len: 0, level: 0 }
     }
 
     /// Bytes written (or that would have been).

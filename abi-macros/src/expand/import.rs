@@ -123,9 +123,7 @@ fn method(set: &ImportSet, f: &ImportFn) -> TokenStream {
     let ret = ret_type(f);
     let names: Vec<_> = f.params.iter().map(|prm| &prm.name).collect();
     let tys: Vec<_> = f.params.iter().map(|prm| &prm.ty).collect();
-    let slots: Vec<_> = (0..f.params.len())
-        .map(|i| format_ident!("__abi_slot{}", i))
-        .collect();
+    let slots: Vec<_> = (0..f.params.len()).map(|i| format_ident!("__abi_slot{}", i)).collect();
     let packs = f.params.iter().zip(&slots).enumerate().map(|(i, (prm, slot))| {
         let (name, ty) = (&prm.name, &prm.ty);
         let into = quote_spanned!(ty.span()=> <#ty as #krate::IntoArg>::into_slot);

@@ -30,10 +30,7 @@ pub fn lookup(key: &str) -> Result<f64> {
     match key {
         "pi" => Ok(core::f64::consts::PI),
         "e" => Ok(core::f64::consts::E),
-        _ => Err(Error::new(
-            "LookupMissError",
-            format!("no constant named {key:?}"),
-        )),
+        _ => Err(Error::new("LookupMissError", format!("no constant named {key:?}"))),
     }
 }
 
@@ -63,8 +60,7 @@ extern "C" {
 #[abi_core::export_fn]
 pub fn sum_of_squares(xs: Vec<i64>) -> Result<i64> {
     let hooks = Hooks::bind_globals()?;
-    xs.into_iter()
-        .try_fold(0i64, |acc, x| Ok(acc + hooks.square(x)?))
+    xs.into_iter().try_fold(0i64, |acc, x| Ok(acc + hooks.square(x)?))
 }
 
 /// Describes `x` with the registered global `mathlib_describe`, or a default text.
@@ -120,14 +116,7 @@ pub fn norm_flat(#[abi(expand)] p: Point) -> f64 {
 /// Moves a marker by `(dx, dy)` and renames it.
 #[abi_core::export_fn]
 pub fn move_marker(m: Marker, dx: f64, dy: f64, label: Option<String>) -> Marker {
-    Marker {
-        label: label.unwrap_or(m.label),
-        at: Point {
-            x: m.at.x + dx,
-            y: m.at.y + dy,
-        },
-        weight: m.weight,
-    }
+    Marker { label: label.unwrap_or(m.label), at: Point { x: m.at.x + dx, y: m.at.y + dy }, weight: m.weight }
 }
 
 /// The centroid of `points`, or None for an empty list.
@@ -137,8 +126,5 @@ pub fn centroid(points: Vec<Point>) -> Option<Point> {
         return None;
     }
     let n = points.len() as f64;
-    Some(Point {
-        x: points.iter().map(|p| p.x).sum::<f64>() / n,
-        y: points.iter().map(|p| p.y).sum::<f64>() / n,
-    })
+    Some(Point { x: points.iter().map(|p| p.x).sum::<f64>() / n, y: points.iter().map(|p| p.y).sum::<f64>() / n })
 }
