@@ -1,5 +1,6 @@
 //! The exports linked into this binary, collected at link time (no load-time work), and
-//! the exported `abi_exports_json` that lets tools list a library's exports from disk.
+//! the exported `__tvm_ffi__abi_exports_json` (`mod["_abi_exports_json"]()` from Python)
+//! that lets tools list a library's exports from disk.
 
 use core::ffi::c_void;
 
@@ -75,7 +76,7 @@ pub fn exports_json() -> String {
 /// # Safety
 /// The packed calling convention: `result` is writable.
 #[no_mangle]
-pub unsafe extern "C" fn __abi_exports_json(
+pub unsafe extern "C" fn __tvm_ffi__abi_exports_json(
     _handle: *mut c_void,
     _args: *const RawAny,
     _n: i32,

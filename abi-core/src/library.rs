@@ -84,7 +84,7 @@ impl Library {
 
     /// `{"<name>": <metadata>, ...}` for every export of a library built with abi.
     pub fn exports_json(&self) -> Result<String> {
-        self.call_text("__abi_exports_json")
+        self.call_text("__tvm_ffi__abi_exports_json")
             .unwrap_or_else(|| Err(Error::attribute_error(format!("{} was not built with abi", self.path().display()))))
     }
 
