@@ -66,6 +66,8 @@ pub const STACK_STR_MAX: usize = 255;
 
 /// A `&str` argument: inline up to 7 bytes, a NUL-terminated stack copy (RawStr) up to
 /// [`STACK_STR_MAX`] bytes, a Str object beyond (or when the text holds a NUL).
+// The large variant is the point: a stack copy instead of a heap allocation.
+#[allow(clippy::large_enum_variant)]
 #[derive(Debug)]
 pub enum StrSlot {
     /// Inline small string, or an owned Str object.

@@ -79,7 +79,7 @@ impl Map {
         // MapObj starts with its slot pointer); only ours carry the address of our mark.
         unsafe {
             let cell = cell_ptr::<MapCell>(self.0.as_ptr());
-            (core::ptr::addr_of!((*cell).mark).read() == &EMBEDDED_MAP_MARK as *const u8).then(|| &*cell)
+            core::ptr::eq(core::ptr::addr_of!((*cell).mark).read(), &EMBEDDED_MAP_MARK).then(|| &*cell)
         }
     }
 

@@ -54,7 +54,9 @@ const EDGE_INTS: &[i64] = &[
 const EDGE_FLOATS: &[f64] =
     &[0.0, -0.0, 1.5, f64::NAN, f64::INFINITY, f64::NEG_INFINITY, f64::MAX, f64::MIN_POSITIVE, 1e300, -3.4e39];
 
-/// Everything a random argument points to, kept alive for the call.
+/// Everything a random argument points to, kept alive for the call. The boxes keep
+/// addresses stable while the vectors grow.
+#[allow(clippy::vec_box)]
 #[derive(Default)]
 struct Keep {
     cstrings: Vec<CString>,
@@ -205,7 +207,7 @@ fn random_arg(rng: &mut Rng, keep: &mut Keep) -> RawAny {
 }
 
 fn counts(keep: &Keep) -> Vec<u32> {
-    keep.objects.iter().map(|o| o.view().object().map_or(0, |p| unsafe_count(p))).collect()
+    keep.objects.iter().map(|o| o.view().object().map_or(0, unsafe_count)).collect()
 }
 
 fn unsafe_count(p: *mut abi_core::object::ObjectHeader) -> u32 {
@@ -291,7 +293,7 @@ fn object_refs_are_exact_after_many_calls() {
     let lib = Library::open(fixture_library("abi-mathlib", "mathlib")).unwrap();
     let total = lib.get("total").unwrap();
     let list = Any::from_value(vec![1.0f64, 2.0]).unwrap();
-    let obj = ObjectRef::from_arg_view(&list);
+    let obj = list.to::<ObjectRef>().unwrap();
     let before = obj.strong_count();
     for _ in 0..1000 {
         let r = total.call_raw(&[*list.as_raw()]).unwrap();
@@ -300,14 +302,4 @@ fn object_refs_are_exact_after_many_calls() {
         assert!(total.call_raw(&[*list.as_raw(), *list.as_raw()]).is_err());
     }
     assert_eq!(obj.strong_count(), before);
-}
-
-trait FromArgView {
-    fn from_arg_view(v: &Any) -> Self;
-}
-
-impl FromArgView for ObjectRef {
-    fn from_arg_view(v: &Any) -> ObjectRef {
-        v.to::<ObjectRef>().unwrap()
-    }
 }
