@@ -9,6 +9,25 @@ use crate::attr;
 use crate::errors::Errors;
 use crate::model::{ExportFn, Param};
 
+/// The exported name: the `name = "..."` option, else the Rust name, with its span.
+fn exported_name(option: Option<&syn::LitStr>, ident: &syn::Ident) -> (String, proc_macro2::Span) {
+    match option {
+        Some(lit) => (lit.value(), lit.span()),
+        None => (ident.to_string(), ident.span()),
+    }
+}
+
+/// A parameter's binding name; patterns are rejected (the shim binds arguments by name).
+fn param_name(pt: &syn::PatType, index: usize, errors: &mut Errors) -> syn::Ident {
+    match &*pt.pat {
+        Pat::Ident(pi) if pi.by_ref.is_none() && pi.subpat.is_none() => pi.ident.clone(),
+        other => {
+            errors.error(other, "patterns cannot be parameters here; bind a plain name and destructure inside");
+            syn::Ident::new(&format!("arg{index}"), other.span())
+        }
+    }
+}
+
 /// Parses an `#[export_fn]` invocation. `None` when the item is not a function at all.
 pub fn export_fn(args: TokenStream, item: TokenStream, errors: &mut Errors) -> Option<ExportFn> {
     let opts = attr::export_options(args, errors);
@@ -20,10 +39,7 @@ pub fn export_fn(args: TokenStream, item: TokenStream, errors: &mut Errors) -> O
         }
     };
     let krate = opts.krate.unwrap_or_else(|| syn::parse_quote!(::abi_core));
-    let (name, name_span) = match &opts.name {
-        Some(lit) => (lit.value(), lit.span()),
-        None => (item.sig.ident.to_string(), item.sig.ident.span()),
-    };
+    let (name, name_span) = exported_name(opts.name.as_ref(), &item.sig.ident);
     let mut params = Vec::new();
     for (index, input) in item.sig.inputs.iter_mut().enumerate() {
         match input {
@@ -31,16 +47,7 @@ pub fn export_fn(args: TokenStream, item: TokenStream, errors: &mut Errors) -> O
                 .error(&*r, "methods cannot be exported; export a free function that takes the value as a parameter"),
             FnArg::Typed(pt) => {
                 let opts = attr::take_param_options(&mut pt.attrs, errors);
-                let name = match &*pt.pat {
-                    Pat::Ident(pi) if pi.by_ref.is_none() && pi.subpat.is_none() => pi.ident.clone(),
-                    other => {
-                        errors.error(
-                            other,
-                            "patterns cannot be exported parameters; bind a plain name and destructure inside",
-                        );
-                        syn::Ident::new(&format!("arg{index}"), other.span())
-                    }
-                };
+                let name = param_name(pt, index, errors);
                 params.push(Param { name, ty: (*pt.ty).clone(), expand: opts.expand });
             }
         }
@@ -125,22 +132,13 @@ pub fn import_set(args: TokenStream, item: TokenStream, errors: &mut Errors) -> 
             continue;
         };
         let opts = attr::take_import_fn_options(&mut f.attrs, errors);
-        let (name, name_span) = match &opts.name {
-            Some(lit) => (lit.value(), lit.span()),
-            None => (f.sig.ident.to_string(), f.sig.ident.span()),
-        };
+        let (name, name_span) = exported_name(opts.name.as_ref(), &f.sig.ident);
         let mut params = Vec::new();
         for (index, input) in f.sig.inputs.iter().enumerate() {
             match input {
                 FnArg::Receiver(r) => errors.error(r, "imports are free functions; remove the receiver"),
                 FnArg::Typed(pt) => {
-                    let name = match &*pt.pat {
-                        Pat::Ident(pi) if pi.by_ref.is_none() && pi.subpat.is_none() => pi.ident.clone(),
-                        other => {
-                            errors.error(other, "patterns cannot be import parameters; use a plain name");
-                            syn::Ident::new(&format!("arg{index}"), other.span())
-                        }
-                    };
+                    let name = param_name(pt, index, errors);
                     if let Some(a) = pt.attrs.first() {
                         errors.error(a, "attributes are not supported on import parameters");
                     }
