@@ -7,6 +7,9 @@ cd "$root"
 
 step() { printf '\n==> %s\n' "$*"; }
 
+step "system tools"
+scripts/ensure-tools.sh
+
 step "format and lints"
 cargo fmt --all -- --check
 cargo clippy --workspace --all-targets --quiet -- -D warnings

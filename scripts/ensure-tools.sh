@@ -1,0 +1,19 @@
+#!/usr/bin/env bash
+# Makes sure the system tools the test suite needs are present: python3 with venv, g++,
+# valgrind. Installs missing ones with apt-get when running as root; otherwise fails
+# saying what to install.
+set -euo pipefail
+missing=()
+command -v g++ >/dev/null || missing+=(g++)
+command -v valgrind >/dev/null || missing+=(valgrind)
+command -v python3 >/dev/null || missing+=(python3)
+python3 -c 'import venv, ensurepip' 2>/dev/null || missing+=(python3-venv)
+[ ${#missing[@]} -eq 0 ] && exit 0
+if [ "$(id -u)" = 0 ] && command -v apt-get >/dev/null; then
+  echo "installing: ${missing[*]}"
+  apt-get update -qq
+  DEBIAN_FRONTEND=noninteractive apt-get install -y -qq "${missing[@]}" >/dev/null
+else
+  echo "missing tools: ${missing[*]} (install them, e.g. apt-get install ${missing[*]})" >&2
+  exit 1
+fi
