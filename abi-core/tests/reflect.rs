@@ -1,0 +1,516 @@
+//! Reflection: the `const fn` renderers of type and function descriptions (IREE records,
+//! tvm-ffi `type_schema`, Python-style names, the compact signature, the metadata JSON)
+//! checked against exact texts, and the JSON ones parsed by a small strict parser so an
+//! escaping mistake fails even where the exact text was written with the same mistake.
+
+use std::collections::{BTreeMap, HashMap};
+
+use abi_core::reflect::{
+    fn_compact_signature, fn_iree_record, fn_metadata_json, fn_signature_text, fn_type_schema, is_expandable,
+    leaf_count, type_display, type_iree_record, type_schema, FieldDesc, FnDesc, ParamDesc, StructDesc, TypeDesc,
+    Writer,
+};
+use abi_core::{AbiType, Any, AnyView, Tensor};
+
+/// Renders with a counting pass and then a filling pass, as generated code does.
+fn render(f: impl Fn(&mut Writer<'_>)) -> String {
+    let mut count = Writer::new(&mut []);
+    f(&mut count);
+    let mut buf = vec![0u8; count.len()];
+    let mut fill = Writer::new(&mut buf);
+    f(&mut fill);
+    assert_eq!(fill.len(), buf.len(), "both passes agree");
+    String::from_utf8(buf).expect("renderers write UTF-8")
+}
+
+fn iree(ty: &TypeDesc) -> String {
+    render(|w| type_iree_record(w, ty))
+}
+fn schema(ty: &TypeDesc) -> String {
+    render(|w| type_schema(w, ty))
+}
+fn display(ty: &TypeDesc) -> String {
+    render(|w| type_display(w, ty))
+}
+
+/// Checks all three renderings of `ty`, and that the JSON ones parse.
+fn check(ty: &TypeDesc, iree_text: &str, schema_text: &str, display_text: &str) {
+    assert_eq!(iree(ty), iree_text);
+    assert_eq!(schema(ty), schema_text);
+    assert_eq!(display(ty), display_text);
+    json::parse(iree_text);
+    json::parse(schema_text);
+}
+
+#[test]
+fn scalars() {
+    let ints = [
+        (<i8 as AbiType>::DESC, "\"i8\""),
+        (<i16 as AbiType>::DESC, "\"i16\""),
+        (<i32 as AbiType>::DESC, "\"i32\""),
+        (<i64 as AbiType>::DESC, "\"i64\""),
+        (<isize as AbiType>::DESC, "\"i64\""),
+        (<u8 as AbiType>::DESC, "\"u8\""),
+        (<u16 as AbiType>::DESC, "\"u16\""),
+        (<u32 as AbiType>::DESC, "\"u32\""),
+        (<u64 as AbiType>::DESC, "\"u64\""),
+        (<usize as AbiType>::DESC, "\"u64\""),
+    ];
+    for (desc, text) in ints {
+        check(desc, text, r#"{"type":"int"}"#, "int");
+    }
+    check(<f32 as AbiType>::DESC, "\"f32\"", r#"{"type":"float"}"#, "float");
+    check(<f64 as AbiType>::DESC, "\"f64\"", r#"{"type":"float"}"#, "float");
+    check(&TypeDesc::Float { bits: 16, brain: false }, "\"f16\"", r#"{"type":"float"}"#, "float");
+    check(&TypeDesc::Float { bits: 16, brain: true }, "\"bf16\"", r#"{"type":"float"}"#, "float");
+    check(<bool as AbiType>::DESC, "\"i1\"", r#"{"type":"bool"}"#, "bool");
+    check(<() as AbiType>::DESC, "null", r#"{"type":"None"}"#, "None");
+    check(<String as AbiType>::DESC, "\"str\"", r#"{"type":"ffi.String"}"#, "str");
+    check(<&str as AbiType>::DESC, "\"str\"", r#"{"type":"ffi.String"}"#, "str");
+    check(<Vec<u8> as AbiType>::DESC, "\"bytes\"", r#"{"type":"ffi.Bytes"}"#, "bytes");
+    check(<Any as AbiType>::DESC, "\"unknown\"", r#"{"type":"Any"}"#, "Any");
+    check(<AnyView as AbiType>::DESC, "\"unknown\"", r#"{"type":"Any"}"#, "Any");
+}
+
+#[test]
+fn leaf_objects() {
+    let cases = [
+        (&TypeDesc::OpaquePtr, r#"{"type":"void*"}"#, "void*"),
+        (&TypeDesc::DataType, r#"{"type":"DataType"}"#, "DataType"),
+        (&TypeDesc::Device, r#"{"type":"Device"}"#, "Device"),
+        (&TypeDesc::Shape, r#"{"type":"ffi.Shape"}"#, "Shape"),
+        (&TypeDesc::Function, r#"{"type":"ffi.Function"}"#, "Function"),
+        (&TypeDesc::Error, r#"{"type":"ffi.Error"}"#, "Error"),
+        (&TypeDesc::Object, r#"{"type":"ffi.Object"}"#, "Object"),
+    ];
+    for (desc, schema_text, display_text) in cases {
+        check(desc, "\"unknown\"", schema_text, display_text);
+    }
+}
+
+#[test]
+fn nested_containers() {
+    check(
+        <Vec<Option<i32>> as AbiType>::DESC,
+        r#"["py_homogeneous_list",["optional","i32"]]"#,
+        r#"{"type":"ffi.Array","args":[{"type":"Optional","args":[{"type":"int"}]}]}"#,
+        "list[Optional[int]]",
+    );
+    check(
+        <HashMap<String, Vec<f32>> as AbiType>::DESC,
+        r#"["py_homogeneous_dict","str",["py_homogeneous_list","f32"]]"#,
+        r#"{"type":"ffi.Map","args":[{"type":"ffi.String"},{"type":"ffi.Array","args":[{"type":"float"}]}]}"#,
+        "dict[str, list[float]]",
+    );
+    check(
+        <BTreeMap<i64, Option<Vec<u8>>> as AbiType>::DESC,
+        r#"["py_homogeneous_dict","i64",["optional","bytes"]]"#,
+        r#"{"type":"ffi.Map","args":[{"type":"int"},{"type":"Optional","args":[{"type":"ffi.Bytes"}]}]}"#,
+        "dict[int, Optional[bytes]]",
+    );
+    check(
+        <(i64, bool, String, Vec<u8>) as AbiType>::DESC,
+        r#"["stuple","i64","i1","str","bytes"]"#,
+        r#"{"type":"Tuple","args":[{"type":"int"},{"type":"bool"},{"type":"ffi.String"},{"type":"ffi.Bytes"}]}"#,
+        "tuple[int, bool, str, bytes]",
+    );
+    check(
+        <Vec<Vec<(u8, f64)>> as AbiType>::DESC,
+        r#"["py_homogeneous_list",["py_homogeneous_list",["stuple","u8","f64"]]]"#,
+        r#"{"type":"ffi.Array","args":[{"type":"ffi.Array","args":[{"type":"Tuple","args":[{"type":"int"},{"type":"float"}]}]}]}"#,
+        "list[list[tuple[int, float]]]",
+    );
+}
+
+static F32: TypeDesc = TypeDesc::Float { bits: 32, brain: false };
+
+#[test]
+fn tensors() {
+    check(
+        &TypeDesc::Tensor { elem: Some(&F32), rank: Some(2) },
+        r#"["ndarray","f32",2,null,null]"#,
+        r#"{"type":"ffi.Tensor"}"#,
+        "Tensor[f32]",
+    );
+    check(
+        &TypeDesc::Tensor { elem: Some(&F32), rank: Some(0) },
+        r#"["ndarray","f32",0]"#,
+        r#"{"type":"ffi.Tensor"}"#,
+        "Tensor[f32]",
+    );
+    check(<Tensor as AbiType>::DESC, r#"["ndarray","unknown",null]"#, r#"{"type":"ffi.Tensor"}"#, "Tensor");
+    static BF16: TypeDesc = TypeDesc::Float { bits: 16, brain: true };
+    check(
+        &TypeDesc::Tensor { elem: Some(&BF16), rank: None },
+        r#"["ndarray","bf16",null]"#,
+        r#"{"type":"ffi.Tensor"}"#,
+        "Tensor[bf16]",
+    );
+    check(
+        &TypeDesc::Tensor { elem: Some(&TypeDesc::Bool), rank: Some(1) },
+        r#"["ndarray","i1",1,null]"#,
+        r#"{"type":"ffi.Tensor"}"#,
+        "Tensor[i1]",
+    );
+}
+
+#[test]
+fn callables() {
+    static PARAMS: [&TypeDesc; 2] = [&TypeDesc::Int { bits: 64, signed: true }, &TypeDesc::Str];
+    check(
+        &TypeDesc::Callable { params: &PARAMS, ret: &TypeDesc::Bool },
+        "\"unknown\"",
+        r#"{"type":"ffi.Function","args":[{"type":"bool"},{"type":"int"},{"type":"ffi.String"}]}"#,
+        "Callable[[int, str], bool]",
+    );
+    check(
+        &TypeDesc::Callable { params: &[], ret: &TypeDesc::None },
+        "\"unknown\"",
+        r#"{"type":"ffi.Function","args":[{"type":"None"}]}"#,
+        "Callable[[], None]",
+    );
+}
+
+static POINT: StructDesc = StructDesc {
+    name: "Point",
+    fields: &[FieldDesc { name: "x", ty: &F32 }, FieldDesc { name: "y", ty: &F32 }],
+    tuple_like: false,
+};
+static PAIR: StructDesc = StructDesc {
+    name: "Pair",
+    fields: &[FieldDesc { name: "0", ty: &TypeDesc::Bool }, FieldDesc { name: "1", ty: &TypeDesc::Str }],
+    tuple_like: true,
+};
+static SEGMENT: StructDesc = StructDesc {
+    name: "Segment",
+    fields: &[
+        FieldDesc { name: "a", ty: &TypeDesc::Struct(&POINT) },
+        FieldDesc { name: "b", ty: &TypeDesc::Struct(&POINT) },
+        FieldDesc { name: "id", ty: &TypeDesc::Int { bits: 32, signed: false } },
+    ],
+    tuple_like: false,
+};
+static QUOTED: StructDesc = StructDesc {
+    name: "Quoted",
+    fields: &[FieldDesc { name: "a\"b\\c", ty: &TypeDesc::Int { bits: 8, signed: true } }],
+    tuple_like: false,
+};
+
+#[test]
+fn structs() {
+    check(
+        &TypeDesc::Struct(&POINT),
+        r#"["sdict",["x","f32"],["y","f32"]]"#,
+        r#"{"type":"Tuple","args":[{"type":"float"},{"type":"float"}]}"#,
+        "Point",
+    );
+    check(
+        &TypeDesc::Struct(&PAIR),
+        r#"["stuple","i1","str"]"#,
+        r#"{"type":"Tuple","args":[{"type":"bool"},{"type":"ffi.String"}]}"#,
+        "Pair",
+    );
+    check(
+        &TypeDesc::Struct(&SEGMENT),
+        r#"["sdict",["a",["sdict",["x","f32"],["y","f32"]]],["b",["sdict",["x","f32"],["y","f32"]]],["id","u32"]]"#,
+        r#"{"type":"Tuple","args":[{"type":"Tuple","args":[{"type":"float"},{"type":"float"}]},{"type":"Tuple","args":[{"type":"float"},{"type":"float"}]},{"type":"int"}]}"#,
+        "Segment",
+    );
+    let quoted = iree(&TypeDesc::Struct(&QUOTED));
+    assert_eq!(quoted, r#"["sdict",["a\"b\\c","i8"]]"#);
+    assert_eq!(
+        json::parse(&quoted),
+        json::arr(vec![json::s("sdict"), json::arr(vec![json::s("a\"b\\c"), json::s("i8")])])
+    );
+
+    assert_eq!(leaf_count(&TypeDesc::Struct(&SEGMENT)), 5);
+    assert_eq!(leaf_count(&F32), 1);
+    assert!(is_expandable(&TypeDesc::Struct(&SEGMENT)));
+    assert!(!is_expandable(&TypeDesc::Struct(&PAIR)), "a str leaf cannot be expanded");
+    assert!(!is_expandable(&F32));
+}
+
+static WARP_PARAMS: [ParamDesc; 3] = [
+    ParamDesc { name: "scale", ty: &TypeDesc::Int { bits: 64, signed: true }, expand: false },
+    ParamDesc { name: "p", ty: &TypeDesc::Struct(&POINT), expand: true },
+    ParamDesc { name: "x", ty: &TypeDesc::Tensor { elem: Some(&F32), rank: Some(2) }, expand: false },
+];
+static WARP: FnDesc =
+    FnDesc { name: "warp", params: &WARP_PARAMS, ret: &TypeDesc::Optional(&TypeDesc::Str), doc: "Warps a tensor." };
+
+const WARP_SCHEMA: &str = r#"{"type":"ffi.Function","named_args":{"return":[{"type":"Optional","args":[{"type":"ffi.String"}]}],"params":[{"type":"int"},{"type":"float"},{"type":"float"},{"type":"ffi.Tensor"}]}}"#;
+const WARP_IREE: &str = r#"{"a":[["named","scale","i64"],["named","p.x","f32"],["named","p.y","f32"],["named","x",["ndarray","f32",2,null,null]]],"r":[["optional","str"]],"v":1}"#;
+const WARP_COMPACT: &str = "I21!S3!t7S1!S1!B7!d-1d-1R2!O";
+
+#[test]
+fn function_texts() {
+    assert_eq!(WARP.slot_count(), 4);
+    assert_eq!(
+        render(|w| fn_signature_text(w, &WARP)),
+        "warp(scale: int, p.x: float, p.y: float, x: Tensor[f32]) -> Optional[str]"
+    );
+    assert_eq!(render(|w| fn_type_schema(w, &WARP)), WARP_SCHEMA);
+    assert_eq!(render(|w| fn_iree_record(w, &WARP)), WARP_IREE);
+    assert_eq!(render(|w| fn_compact_signature(w, &WARP)), WARP_COMPACT);
+    json::parse(WARP_SCHEMA);
+    json::parse(WARP_IREE);
+}
+
+#[test]
+fn metadata_json_parses_and_embeds_the_schema_as_a_string() {
+    let text = render(|w| fn_metadata_json(w, &WARP));
+    let expected = format!(
+        r#"{{"type_schema":"{}","arg_names":["scale","p.x","p.y","x"],"iree.abi":{WARP_IREE},"signature":"{WARP_COMPACT}"}}"#,
+        WARP_SCHEMA.replace('"', "\\\"")
+    );
+    assert_eq!(text, expected);
+
+    let doc = json::parse(&text);
+    let json::Value::Object(fields) = &doc else { panic!("metadata is an object") };
+    let keys: Vec<&str> = fields.iter().map(|(k, _)| k.as_str()).collect();
+    assert_eq!(keys, ["type_schema", "arg_names", "iree.abi", "signature"]);
+    let json::Value::Str(schema_text) = &fields[0].1 else { panic!("type_schema is a string") };
+    assert_eq!(schema_text, WARP_SCHEMA, "one level of escaping, undone by a JSON parser");
+    assert_eq!(json::parse(schema_text), json::parse(WARP_SCHEMA));
+    assert_eq!(fields[1].1, json::arr(["scale", "p.x", "p.y", "x"].into_iter().map(json::s).collect()));
+    assert_eq!(fields[2].1, json::parse(WARP_IREE));
+    assert_eq!(fields[3].1, json::s(WARP_COMPACT));
+}
+
+static SEG_PARAMS: [ParamDesc; 2] = [
+    ParamDesc { name: "seg", ty: &TypeDesc::Struct(&SEGMENT), expand: true },
+    ParamDesc { name: "flag", ty: &TypeDesc::Bool, expand: false },
+];
+static SEG_FN: FnDesc = FnDesc { name: "length", params: &SEG_PARAMS, ret: &F32, doc: "" };
+static NOTHING: FnDesc = FnDesc { name: "nothing", params: &[], ret: &TypeDesc::None, doc: "" };
+
+#[test]
+fn nested_expansion_and_empty_functions() {
+    assert_eq!(SEG_FN.slot_count(), 6);
+    assert_eq!(
+        render(|w| fn_signature_text(w, &SEG_FN)),
+        "length(seg.a.x: float, seg.a.y: float, seg.b.x: float, seg.b.y: float, seg.id: int, flag: bool) -> float"
+    );
+    assert_eq!(render(|w| fn_compact_signature(w, &SEG_FN)), "I24!S1!S1!S1!S1!S4!t10S3!t4R4!S1!");
+    let meta = json::parse(&render(|w| fn_metadata_json(w, &SEG_FN)));
+    let json::Value::Object(fields) = meta else { panic!() };
+    assert_eq!(
+        fields[1].1,
+        json::arr(["seg.a.x", "seg.a.y", "seg.b.x", "seg.b.y", "seg.id", "flag"].into_iter().map(json::s).collect())
+    );
+
+    assert_eq!(render(|w| fn_signature_text(w, &NOTHING)), "nothing() -> None");
+    assert_eq!(render(|w| fn_iree_record(w, &NOTHING)), r#"{"a":[],"r":[],"v":1}"#);
+    assert_eq!(render(|w| fn_compact_signature(w, &NOTHING)), "I1!R1!");
+    assert_eq!(
+        render(|w| fn_type_schema(w, &NOTHING)),
+        r#"{"type":"ffi.Function","named_args":{"return":[{"type":"None"}],"params":[]}}"#
+    );
+    json::parse(&render(|w| fn_metadata_json(w, &NOTHING)));
+}
+
+/// Length of a rendering computed at compile time, as `#[export_fn]` does.
+const WARP_META_LEN: usize = {
+    let mut w = Writer::new(&mut []);
+    fn_metadata_json(&mut w, &WARP);
+    w.len()
+};
+
+#[test]
+fn renderers_run_at_compile_time() {
+    assert_eq!(WARP_META_LEN, render(|w| fn_metadata_json(w, &WARP)).len());
+}
+
+#[test]
+fn writer_counts_past_its_buffer_and_escapes_by_level() {
+    let mut buf = [0u8; 4];
+    let mut w = Writer::new(&mut buf);
+    w.str("abcdef");
+    assert_eq!(w.len(), 6);
+    assert!(!w.is_empty());
+    assert_eq!(&buf, b"abcd");
+
+    assert_eq!(render(|w| w.json_string("tab\there\nq\"\\\u{1}\u{1f}é")), r#""tab\there\nq\"\\\u0001\u001fé""#);
+    assert_eq!(render(|w| w.uint(0)), "0");
+    assert_eq!(render(|w| w.uint(usize::MAX)), usize::MAX.to_string());
+
+    // A JSON string written one level down parses back to itself after two decodes.
+    let nested = render(|w| {
+        w.byte(b'"');
+        w.push_level();
+        w.json_string("a\"b\\c");
+        w.pop_level();
+        w.byte(b'"');
+    });
+    assert_eq!(nested, r#""\"a\\\"b\\\\c\"""#);
+    let json::Value::Str(once) = json::parse(&nested) else { panic!() };
+    assert_eq!(json::parse(&once), json::s("a\"b\\c"));
+
+    let twice = render(|w| {
+        w.push_level();
+        w.push_level();
+        w.str("\"");
+    });
+    assert_eq!(twice, r#"\\\""#);
+}
+
+/// A small strict JSON parser: enough to prove the rendered texts are valid JSON and to
+/// read values back out of them.
+mod json {
+    #[derive(Debug, PartialEq)]
+    pub enum Value {
+        Null,
+        Bool(bool),
+        Num(f64),
+        Str(String),
+        Arr(Vec<Value>),
+        Object(Vec<(String, Value)>),
+    }
+
+    pub fn s(text: &str) -> Value {
+        Value::Str(text.to_owned())
+    }
+
+    pub fn arr(items: Vec<Value>) -> Value {
+        Value::Arr(items)
+    }
+
+    /// Parses `text`, panicking with the offset on any deviation from RFC 8259.
+    pub fn parse(text: &str) -> Value {
+        let mut p = Parser { b: text.as_bytes(), i: 0 };
+        let v = p.value();
+        p.ws();
+        assert_eq!(p.i, p.b.len(), "trailing data in {text}");
+        v
+    }
+
+    struct Parser<'a> {
+        b: &'a [u8],
+        i: usize,
+    }
+
+    impl Parser<'_> {
+        fn ws(&mut self) {
+            while self.i < self.b.len() && b" \t\r\n".contains(&self.b[self.i]) {
+                self.i += 1;
+            }
+        }
+
+        fn peek(&self) -> u8 {
+            *self.b.get(self.i).unwrap_or_else(|| panic!("unexpected end at {}", self.i))
+        }
+
+        fn expect(&mut self, lit: &[u8]) {
+            assert!(self.b[self.i..].starts_with(lit), "expected {:?} at {}", String::from_utf8_lossy(lit), self.i);
+            self.i += lit.len();
+        }
+
+        fn value(&mut self) -> Value {
+            self.ws();
+            match self.peek() {
+                b'n' => {
+                    self.expect(b"null");
+                    Value::Null
+                }
+                b't' => {
+                    self.expect(b"true");
+                    Value::Bool(true)
+                }
+                b'f' => {
+                    self.expect(b"false");
+                    Value::Bool(false)
+                }
+                b'"' => Value::Str(self.string()),
+                b'[' => {
+                    self.i += 1;
+                    let mut items = Vec::new();
+                    self.ws();
+                    if self.peek() == b']' {
+                        self.i += 1;
+                        return Value::Arr(items);
+                    }
+                    loop {
+                        items.push(self.value());
+                        self.ws();
+                        match self.peek() {
+                            b',' => self.i += 1,
+                            b']' => {
+                                self.i += 1;
+                                return Value::Arr(items);
+                            }
+                            c => panic!("unexpected {:?} at {}", c as char, self.i),
+                        }
+                    }
+                }
+                b'{' => {
+                    self.i += 1;
+                    let mut fields = Vec::new();
+                    self.ws();
+                    if self.peek() == b'}' {
+                        self.i += 1;
+                        return Value::Object(fields);
+                    }
+                    loop {
+                        self.ws();
+                        let key = self.string();
+                        self.ws();
+                        self.expect(b":");
+                        fields.push((key, self.value()));
+                        self.ws();
+                        match self.peek() {
+                            b',' => self.i += 1,
+                            b'}' => {
+                                self.i += 1;
+                                return Value::Object(fields);
+                            }
+                            c => panic!("unexpected {:?} at {}", c as char, self.i),
+                        }
+                    }
+                }
+                b'-' | b'0'..=b'9' => {
+                    let start = self.i;
+                    while self.i < self.b.len() && b"+-0123456789.eE".contains(&self.b[self.i]) {
+                        self.i += 1;
+                    }
+                    let text = core::str::from_utf8(&self.b[start..self.i]).unwrap();
+                    Value::Num(text.parse().unwrap_or_else(|_| panic!("bad number {text}")))
+                }
+                c => panic!("unexpected {:?} at {}", c as char, self.i),
+            }
+        }
+
+        fn string(&mut self) -> String {
+            self.expect(b"\"");
+            let mut out = Vec::new();
+            loop {
+                let c = self.peek();
+                self.i += 1;
+                match c {
+                    b'"' => return String::from_utf8(out).expect("strings are UTF-8"),
+                    b'\\' => {
+                        let e = self.peek();
+                        self.i += 1;
+                        match e {
+                            b'"' | b'\\' | b'/' => out.push(e),
+                            b'n' => out.push(b'\n'),
+                            b't' => out.push(b'\t'),
+                            b'r' => out.push(b'\r'),
+                            b'b' => out.push(8),
+                            b'f' => out.push(12),
+                            b'u' => {
+                                let hex = core::str::from_utf8(&self.b[self.i..self.i + 4]).unwrap();
+                                let code = u32::from_str_radix(hex, 16).expect("four hex digits");
+                                self.i += 4;
+                                let ch = char::from_u32(code).expect("no surrogates in these texts");
+                                out.extend_from_slice(ch.encode_utf8(&mut [0; 4]).as_bytes());
+                            }
+                            _ => panic!("bad escape \\{} at {}", e as char, self.i),
+                        }
+                    }
+                    0..=0x1f => panic!("raw control character in a string at {}", self.i),
+                    _ => out.push(c),
+                }
+            }
+        }
+    }
+}
