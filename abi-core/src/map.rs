@@ -40,6 +40,7 @@ impl Map {
     /// A new map holding `entries` (later duplicates of a key win, as in a dict literal).
     pub fn new(entries: Vec<(Any, Any)>) -> Result<Map> {
         if crate::host::host().is_none() {
+            let entries = dedup_keys(entries);
             return Ok(Map(new_object(ti::MAP, MapCell { mark: &EMBEDDED_MAP_MARK, entries })));
         }
         static MAKE: OnceLock<Option<Function>> = OnceLock::new();
@@ -110,6 +111,42 @@ impl Map {
         }
         Ok(out)
     }
+}
+
+/// Whether two keys are the same key: equal strings/bytes by content (whatever their
+/// form), other values by type index and payload (objects by identity).
+fn same_key(a: &Any, b: &Any) -> bool {
+    let (va, vb) = (a.view(), b.view());
+    let text = |v: &AnyView<'_>| {
+        let ty = v.type_index();
+        let kind = if crate::string::is_str_form(ty) {
+            1
+        } else if crate::string::is_bytes_form(ty) {
+            2
+        } else {
+            0
+        };
+        (kind, crate::string::view_bytes(v).ok().map(<[u8]>::to_vec))
+    };
+    match (text(&va), text(&vb)) {
+        ((ka, Some(ta)), (kb, Some(tb))) if ka != 0 && kb != 0 => ka == kb && ta == tb,
+        _ => {
+            let (ra, rb) = (va.raw(), vb.raw());
+            ra.type_index == rb.type_index && ra.i64() == rb.i64()
+        }
+    }
+}
+
+/// Keeps one entry per key; a later duplicate replaces the earlier value in place.
+fn dedup_keys(entries: Vec<(Any, Any)>) -> Vec<(Any, Any)> {
+    let mut out: Vec<(Any, Any)> = Vec::with_capacity(entries.len());
+    for (k, v) in entries {
+        match out.iter_mut().find(|(ok, _)| same_key(ok, &k)) {
+            Some(slot) => slot.1 = v,
+            None => out.push((k, v)),
+        }
+    }
+    out
 }
 
 impl fmt::Debug for Map {

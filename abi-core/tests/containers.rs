@@ -175,7 +175,6 @@ fn maps_hold_their_entries() {
 }
 
 #[test]
-#[ignore = "bug: embedded Map::new keeps duplicate keys although its doc says later duplicates win"]
 fn later_duplicate_keys_win() {
     let k = || Any::from_value("key").unwrap();
     let map = Map::new(vec![(k(), Any::from_value(1i64).unwrap()), (k(), Any::from_value(2i64).unwrap())]).unwrap();

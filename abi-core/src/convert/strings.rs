@@ -102,7 +102,7 @@ impl IntoAny for Vec<u8> {
 }
 
 macro_rules! byte_object_conv {
-    ($t:ty, $desc:expr, $index:expr) => {
+    ($t:ty, $desc:expr, $index:expr, $copy:expr) => {
         impl AbiType for $t {
             const DESC: &'static TypeDesc = &$desc;
         }
@@ -117,7 +117,11 @@ macro_rules! byte_object_conv {
                             obj,
                         )))
                     }),
-                    _ => Err(ConvError::mismatch(Self::DESC, v.type_index())),
+                    // Inline and borrowed forms carry no object: copy them into one.
+                    _ => {
+                        let copy: fn(&'a AnyView<'a>) -> Result<$t, ConvError> = $copy;
+                        copy(v)
+                    }
                 }
             }
         }
@@ -130,5 +134,11 @@ macro_rules! byte_object_conv {
     };
 }
 
-byte_object_conv!(Str, TypeDesc::Str, ti::STR);
-byte_object_conv!(Bytes, TypeDesc::Bytes, ti::BYTES);
+byte_object_conv!(Str, TypeDesc::Str, ti::STR, |v| str_arg(v).map(Str::new));
+byte_object_conv!(Bytes, TypeDesc::Bytes, ti::BYTES, |v| {
+    if is_bytes_form(v.type_index()) {
+        view_bytes(v).map(Bytes::new)
+    } else {
+        Err(ConvError::mismatch(&TypeDesc::Bytes, v.type_index()))
+    }
+});
