@@ -3,19 +3,9 @@ declaration order (Python tuples, lists and tvm_ffi.Array all work), expanded st
 take one argument per leaf, wrong shapes are TypeErrors naming the struct and field."""
 
 import json
-import pathlib
-
 import pytest
 import tvm_ffi
 
-ROOT = pathlib.Path(__file__).resolve().parents[2]
-LIB = ROOT / "target" / "debug" / "libmathlib.so"
-
-
-@pytest.fixture(scope="module")
-def mathlib():
-    assert LIB.exists(), f"{LIB} is missing: build it with `cargo build -p abi-mathlib`"
-    return tvm_ffi.load_module(str(LIB))
 
 
 @pytest.mark.parametrize("make", [tuple, list, lambda xs: tvm_ffi.Array(xs)])

@@ -2,19 +2,9 @@
 tvm_ffi.register_global_func and Python lambdas are called through typed wrappers from
 Rust code in a cdylib (examples/mathlib)."""
 
-import pathlib
-
 import pytest
 import tvm_ffi
 
-ROOT = pathlib.Path(__file__).resolve().parents[2]
-LIB = ROOT / "target" / "debug" / "libmathlib.so"
-
-
-@pytest.fixture(scope="module")
-def mathlib():
-    assert LIB.exists(), f"{LIB} is missing: build it with `cargo build -p abi-mathlib`"
-    return tvm_ffi.load_module(str(LIB))
 
 
 def test_registered_python_function_called_through_typed_import(mathlib):
