@@ -42,6 +42,13 @@ fn vec_u8_is_bytes_not_an_array() {
     assert_eq!(long.type_index(), ti::BYTES);
     let arr = Any::from_value(vec![1u16, 2, 3]).unwrap();
     assert_eq!(arr.type_index(), ti::ARRAY);
+
+    // Byte strings nest as elements: an Array of Bytes (or None).
+    let blobs = vec![Some(vec![0u8, 1]), None, Some(vec![7u8; 40])];
+    let a = Any::from_value(blobs.clone()).unwrap();
+    let types: Vec<i32> = a.to::<Array>().unwrap().as_slice().iter().map(|v| v.type_index()).collect();
+    assert_eq!(types, [ti::SMALL_BYTES, ti::NONE, ti::BYTES]);
+    assert_eq!(a.to::<Vec<Option<Vec<u8>>>>().unwrap(), blobs);
 }
 
 #[test]

@@ -1,8 +1,36 @@
-//! Test support for the abi macros: building the example cdylibs the tests load.
+//! Test support for the abi macros: calling exports through their symbols, and building
+//! the example cdylibs the tests load.
 
 use std::path::{Path, PathBuf};
 use std::process::Command;
 use std::sync::{Mutex, OnceLock};
+
+use abi_core::{Any, RawAny, SafeCall};
+
+/// Calls the export `name` linked into this binary through its C shim, exactly as a host
+/// does: borrowed argument slots, an owned result, the raised error on failure.
+pub fn call_export(name: &str, args: &[Any]) -> abi_core::Result<Any> {
+    let export = abi_core::find_export(name).unwrap_or_else(|| panic!("export `{name}` is not linked"));
+    let raw: Vec<RawAny> = args.iter().map(|a| *a.as_raw()).collect();
+    // SAFETY: `raw.len()` live slots borrowed from `args`, which outlive the call.
+    unsafe { call_raw(export.safe_call, &raw) }
+}
+
+/// Calls `shim` with raw slots; a non-zero return must have raised an error.
+///
+/// # Safety
+/// Every slot must be valid for the callee to borrow for the duration of the call.
+pub unsafe fn call_raw(shim: SafeCall, raw: &[RawAny]) -> abi_core::Result<Any> {
+    let mut out = RawAny::NONE;
+    // SAFETY: the caller vouches for the slots; `out` is a writable result slot.
+    let rc = unsafe { shim(core::ptr::null_mut(), raw.as_ptr(), raw.len() as i32, &mut out) };
+    if rc == 0 {
+        // SAFETY: success transfers ownership of the result to the caller.
+        Ok(unsafe { Any::from_raw(out) })
+    } else {
+        Err(abi_core::host::take_raised().expect("a non-zero return must set an error"))
+    }
+}
 
 /// The workspace root.
 pub fn workspace_root() -> PathBuf {

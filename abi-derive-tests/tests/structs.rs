@@ -1,7 +1,7 @@
 //! `#[derive(AbiStruct)]`: tuple lowering in declaration order, expanded lowering,
 //! reflection, and errors, all through the real exported symbols.
 
-use abi_core::{Any, AnyView, Array, RawAny};
+use abi_core::{Any, AnyView, Array};
 
 #[derive(abi_core::AbiStruct, Debug, Clone, PartialEq)]
 pub struct Point {
@@ -64,22 +64,7 @@ pub fn centroid(points: Vec<Point>, fallback: Option<Point>) -> Option<Point> {
     Some(Point { x: points.iter().map(|p| p.x).sum::<f64>() / n, y: points.iter().map(|p| p.y).sum::<f64>() / n })
 }
 
-type Shim = unsafe extern "C" fn(*mut core::ffi::c_void, *const RawAny, i32, *mut RawAny) -> i32;
-
-fn call(name: &str, args: &[Any]) -> abi_core::Result<Any> {
-    let export = abi_core::find_export(name).expect("export linked");
-    let raw: Vec<RawAny> = args.iter().map(|a| *a.as_raw()).collect();
-    let mut out = RawAny::NONE;
-    let shim: Shim = export.safe_call;
-    // SAFETY: the packed convention with `raw.len()` live slots borrowed from `args`.
-    let rc = unsafe { shim(core::ptr::null_mut(), raw.as_ptr(), raw.len() as i32, &mut out) };
-    if rc == 0 {
-        // SAFETY: success transfers the result.
-        Ok(unsafe { Any::from_raw(out) })
-    } else {
-        Err(abi_core::host::take_raised().expect("a failed call sets an error"))
-    }
-}
+use abi_derive_tests::call_export as call;
 
 fn v<T: abi_core::IntoAny>(x: T) -> Any {
     Any::from_value(x).unwrap()

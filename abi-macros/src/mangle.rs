@@ -5,6 +5,7 @@
 //! | `__tvm_ffi_<name>` | the packed shim |
 //! | `__tvm_ffi__metadata_<name>` | returns the metadata JSON |
 //! | `__tvm_ffi__doc_<name>` | returns the docstring |
+//! | `abi_export_named_<name>!` | hidden crate-root macro: one export per name per crate |
 
 use proc_macro2::{Ident, Span};
 
@@ -21,6 +22,12 @@ pub fn metadata(name: &str, span: Span) -> Ident {
 /// The docstring symbol.
 pub fn doc(name: &str, span: Span) -> Ident {
     Ident::new(&format!("__tvm_ffi__doc_{name}"), span)
+}
+
+/// A crate-root marker whose duplication rustc reports at `cargo check` time (E0428),
+/// so two exports of one name in a crate fail early instead of clashing at link time.
+pub fn uniqueness_marker(name: &str, span: Span) -> Ident {
+    Ident::new(&format!("abi_export_named_{name}"), span)
 }
 
 /// Whether `s` is a C identifier (the exported name becomes part of a C symbol).

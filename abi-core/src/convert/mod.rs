@@ -31,6 +31,11 @@ pub trait AbiType {
     note = "supported: bool, integers, floats, &str, String, &[u8], Vec<u8>, Option<T>, Vec<T>, tuples, maps, Any, AnyView, TensorView, Tensor, Function, derived structs"
 )]
 pub trait FromArg<'a>: AbiType + Sized {
+    /// `AbiType::DESC`, reachable through this trait so that generated code naming a
+    /// parameter type reports an unsupported one once, as a parameter problem.
+    #[doc(hidden)]
+    const PARAM_DESC: &'static crate::reflect::TypeDesc = <Self as AbiType>::DESC;
+
     /// Converts; the success path is a type-index compare and a load.
     fn from_arg(v: &'a AnyView<'a>) -> Result<Self, ConvError>;
 }

@@ -87,6 +87,8 @@ impl AbiType for Vec<u8> {
     const DESC: &'static TypeDesc = &TypeDesc::Bytes;
 }
 
+impl ListItem for Vec<u8> {}
+
 impl<'a> FromArg<'a> for Vec<u8> {
     #[inline]
     fn from_arg(v: &'a AnyView<'a>) -> Result<Vec<u8>, ConvError> {

@@ -37,6 +37,14 @@ fn expand(f: &ExportFn) -> TokenStream {
     let shim = mangle::shim(name, f.name_span);
     let metadata = mangle::metadata(name, f.name_span);
     let doc_fn = mangle::doc(name, f.name_span);
+    let marker = mangle::uniqueness_marker(name, f.name_span);
+    let marker_macro = quote_spanned! {f.name_span=>
+        #[doc(hidden)]
+        #[macro_export]
+        macro_rules! #marker {
+            () => {};
+        }
+    };
     let unit: syn::Type = syn::parse_quote!(());
     let ret_ty = f.ret.as_ref().unwrap_or(&unit);
     let ret_span = f.ret.as_ref().map_or_else(Span::call_site, |t| t.span());
@@ -51,9 +59,9 @@ fn expand(f: &ExportFn) -> TokenStream {
         let pname = param.name.to_string();
         let binding = format_ident!("__abi_arg{}", i);
         let slot = quote!((#offset) as u32);
-        let desc = quote_spanned!(param.ty.span()=> <#ty as #krate::AbiType>::DESC);
         match param.expand {
             None => {
+                let desc = quote_spanned!(param.ty.span()=> <#ty as #krate::FromArg<'_>>::PARAM_DESC);
                 param_descs.push(quote!(#p::ParamDesc { name: #pname, ty: #desc, expand: false }));
                 let from = quote_spanned!(param.ty.span()=> <#ty as #krate::FromArg<'_>>::from_arg);
                 conversions.push(quote! {
@@ -67,6 +75,7 @@ fn expand(f: &ExportFn) -> TokenStream {
                 offset = quote!(#offset + 1);
             }
             Some(span) => {
+                let desc = quote_spanned!(param.ty.span()=> <#ty as #krate::AbiType>::DESC);
                 param_descs.push(quote!(#p::ParamDesc { name: #pname, ty: #desc, expand: true }));
                 let leaves = quote_spanned!(span=> <#ty as #krate::Expand<'static>>::LEAVES);
                 let from = quote_spanned!(span=> <#ty as #krate::Expand<'_>>::from_slots);
@@ -144,6 +153,10 @@ fn expand(f: &ExportFn) -> TokenStream {
                 // SAFETY: the packed calling convention.
                 unsafe { #p::return_static_str(&__ABI_DOC, result) }
             }
+
+            // Exported names share the crate-root macro namespace, so a second export of
+            // `name` is "defined multiple times" on the second name.
+            #marker_macro
 
             #[#p::linkme::distributed_slice(#p::EXPORTS)]
             #[linkme(crate = #p::linkme)]

@@ -1,0 +1,23 @@
+//! Compile-time suites of the three macros: misuse fails with the diagnostics committed
+//! next to each case (`.stderr`; `TRYBUILD=overwrite` refreshes them), and the accepted
+//! signatures compile and run.
+
+#[test]
+fn export_fn_misuse_fails_to_compile() {
+    trybuild::TestCases::new().compile_fail("tests/ui/export_fn/*.rs");
+}
+
+#[test]
+fn export_fn_accepts_ordinary_signatures() {
+    trybuild::TestCases::new().pass("tests/ui/export_fn_pass/*.rs");
+}
+
+#[test]
+fn abi_struct_misuse_fails_to_compile() {
+    trybuild::TestCases::new().compile_fail("tests/ui/abi_struct/*.rs");
+}
+
+#[test]
+fn import_misuse_fails_to_compile() {
+    trybuild::TestCases::new().compile_fail("tests/ui/import/*.rs");
+}

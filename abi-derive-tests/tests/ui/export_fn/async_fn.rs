@@ -1,0 +1,6 @@
+#[abi_core::export_fn]
+async fn fetch(url: String) -> String {
+    url
+}
+
+fn main() {}

@@ -1,0 +1,6 @@
+#[abi_core::export_fn]
+fn show(x: impl std::fmt::Display) -> String {
+    x.to_string()
+}
+
+fn main() {}

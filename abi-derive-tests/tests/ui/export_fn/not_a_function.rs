@@ -1,0 +1,6 @@
+#[abi_core::export_fn]
+struct Point {
+    x: f64,
+}
+
+fn main() {}
