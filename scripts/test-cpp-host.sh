@@ -1,0 +1,25 @@
+#!/usr/bin/env bash
+# The C++ host (tests/cpp/host.cc), compiled against the apache-tvm-ffi wheel's headers
+# and libtvm_ffi from the project venv, loading the example libraries.
+set -euo pipefail
+root=$(cd "$(dirname "$0")/.." && pwd)
+cd "$root"
+
+config=.venv/bin/tvm-ffi-config
+if [ ! -x "$config" ]; then
+  echo "error: $config is missing; run scripts/setup-venv.sh first" >&2
+  exit 1
+fi
+includedir=$("$config" --includedir)
+dlpackdir=$("$config" --dlpack-includedir)
+libdir=$("$config" --libdir)
+
+cargo build --quiet -p signal-kit -p abi-interop-lib -p abi-mathlib
+
+mkdir -p target/cpp
+host=target/cpp/host
+if [ ! -x "$host" ] || [ tests/cpp/host.cc -nt "$host" ] || [ "$config" -nt "$host" ]; then
+  g++ -std=c++17 -O1 -Wall -Wextra -Werror -isystem "$includedir" -isystem "$dlpackdir" tests/cpp/host.cc \
+    -L"$libdir" -ltvm_ffi -Wl,-rpath,"$libdir" -o "$host"
+fi
+"$host" target/debug/libabi_interop_lib.so target/debug/libsignal_kit.so target/debug/libmathlib.so

@@ -1,0 +1,208 @@
+// A C++ tvm-ffi host for the Rust example libraries: compiled against the apache-tvm-ffi
+// wheel's headers and libtvm_ffi, it loads each library with Module::LoadFromFile and
+// calls its exports as any C++ user would: typed calls, strings, bytes, optionals,
+// tensors both ways, callbacks (one that throws), errors with kinds, metadata and docs.
+//
+// Usage: host <libabi_interop_lib.so> <libsignal_kit.so> <libmathlib.so>
+
+#include <tvm/ffi/any.h>
+#include <tvm/ffi/container/array.h>
+#include <tvm/ffi/container/tensor.h>
+#include <tvm/ffi/error.h>
+#include <tvm/ffi/extra/module.h>
+#include <tvm/ffi/function.h>
+#include <tvm/ffi/string.h>
+
+#include <cmath>
+#include <cstdlib>
+#include <functional>
+#include <iostream>
+#include <string>
+#include <vector>
+
+namespace ffi = tvm::ffi;
+
+namespace {
+
+int g_checks = 0;
+
+#define CHECK(cond)                                                                        \
+  do {                                                                                     \
+    if (!(cond)) {                                                                         \
+      std::cerr << "FAILED " << __FILE__ << ":" << __LINE__ << ": " #cond << std::endl;     \
+      std::exit(1);                                                                        \
+    }                                                                                      \
+    ++g_checks;                                                                            \
+  } while (0)
+
+#define CHECK_EQ(a, b)                                                                     \
+  do {                                                                                     \
+    auto va = (a);                                                                         \
+    auto vb = (b);                                                                         \
+    if (!(va == vb)) {                                                                     \
+      std::cerr << "FAILED " << __FILE__ << ":" << __LINE__ << ": " #a " == " #b "\n  left:  " \
+                << va << "\n  right: " << vb << std::endl;                                 \
+      std::exit(1);                                                                        \
+    }                                                                                      \
+    ++g_checks;                                                                            \
+  } while (0)
+
+// Runs `call`, which must throw tvm::ffi::Error of `kind`; returns its message.
+std::string ExpectError(const std::string& kind, const std::function<void()>& call) {
+  try {
+    call();
+  } catch (const ffi::Error& e) {
+    if (e.kind() != kind) {
+      std::cerr << "FAILED: expected a " << kind << ", got " << e.kind() << ": " << e.message()
+                << std::endl;
+      std::exit(1);
+    }
+    ++g_checks;
+    return e.message();
+  }
+  std::cerr << "FAILED: expected a " << kind << ", nothing was thrown" << std::endl;
+  std::exit(1);
+}
+
+ffi::Function Get(const ffi::Module& mod, const char* name) {
+  ffi::Optional<ffi::Function> f = mod->GetFunction(name);
+  CHECK(f.has_value());
+  return f.value();
+}
+
+// A CPU allocator for tensors made here (released by whichever side drops the last ref).
+struct CPUAlloc {
+  void AllocData(DLTensor* t) { t->data = std::malloc(ffi::GetDataSize(*t)); }
+  void FreeData(DLTensor* t) { std::free(t->data); }
+};
+
+ffi::Tensor MakeF64(const std::vector<double>& values) {
+  ffi::Tensor t = ffi::Tensor::FromNDAlloc(CPUAlloc(), {static_cast<int64_t>(values.size())},
+                                           DLDataType{kDLFloat, 64, 1}, DLDevice{kDLCPU, 0});
+  auto* data = static_cast<double*>(t.data_ptr());
+  for (size_t i = 0; i < values.size(); ++i) data[i] = values[i];
+  return t;
+}
+
+void Scalars(const ffi::Module& lib) {
+  CHECK_EQ(Get(lib, "add")(1, 2).cast<int64_t>(), 3);
+  CHECK_EQ(Get(lib, "echo_i64")(INT64_MIN).cast<int64_t>(), INT64_MIN);
+  CHECK_EQ(Get(lib, "echo_u8")(255).cast<int64_t>(), 255);
+  CHECK_EQ(Get(lib, "echo_bool")(true).cast<bool>(), true);
+  CHECK_EQ(Get(lib, "echo_f64")(-0.5).cast<double>(), -0.5);
+  CHECK(std::isinf(Get(lib, "echo_f32")(INFINITY).cast<double>()));
+  CHECK_EQ(Get(lib, "zero_args")().cast<int64_t>(), 42);
+  std::string range = ExpectError("ValueError", [&] { Get(lib, "echo_u8")(256); });
+  CHECK(range.find("256") != std::string::npos && range.find("u8") != std::string::npos);
+  std::cout << "ok  scalars at their bounds, out-of-range rejected" << std::endl;
+}
+
+void StringsAndBytes(const ffi::Module& lib) {
+  CHECK_EQ(Get(lib, "greet")("abc").cast<ffi::String>(), ffi::String("hello, abc"));
+  std::string long_name(300, 'x');
+  CHECK_EQ(Get(lib, "greet")(ffi::String(long_name)).cast<std::string>(), "hello, " + long_name);
+  CHECK_EQ(Get(lib, "echo_string")(ffi::String("")).cast<std::string>(), "");
+  std::string with_nul("a\0b", 3);
+  ffi::Bytes bytes(with_nul);
+  CHECK_EQ(Get(lib, "byte_len")(bytes).cast<int64_t>(), 3);
+  ffi::Bytes echoed = Get(lib, "echo_bytes")(bytes).cast<ffi::Bytes>();
+  CHECK_EQ(std::string(echoed.data(), echoed.size()), with_nul);
+  std::cout << "ok  strings (inline, long, empty) and bytes with NULs" << std::endl;
+}
+
+void OptionalsAndContainers(const ffi::Module& lib) {
+  CHECK(Get(lib, "echo_opt")(nullptr) == nullptr);
+  CHECK_EQ(Get(lib, "echo_opt")(7).cast<int64_t>(), 7);
+  ffi::Array<int64_t> ints{3, 1, 2};
+  ffi::Array<int64_t> back = Get(lib, "echo_ints")(ints).cast<ffi::Array<int64_t>>();
+  CHECK_EQ(back.size(), 3u);
+  CHECK_EQ(back[0], 3);
+  CHECK_EQ(back[2], 2);
+  std::cout << "ok  optionals and arrays" << std::endl;
+}
+
+void Tensors(const ffi::Module& lib, const ffi::Module& kit) {
+  ffi::Tensor t = MakeF64({1.0, 2.0, 3.5});
+  CHECK_EQ(Get(lib, "tensor_sum")(t).cast<double>(), 6.5);
+  // In place: the Rust side writes into memory this host owns.
+  Get(kit, "scale_inplace")(t, 2.0);
+  CHECK_EQ(static_cast<double*>(t.data_ptr())[2], 7.0);
+  // A Rust-allocated tensor, read here and released by the Rust deleter when dropped.
+  {
+    ffi::Tensor normalized = Get(kit, "normalize")(MakeF64({1.0, 3.0})).cast<ffi::Tensor>();
+    CHECK_EQ(normalized.numel(), 2);
+    CHECK_EQ(normalized.dtype().bits, 32);
+    const float* values = static_cast<const float*>(normalized.data_ptr());
+    CHECK_EQ(values[0], -1.0f);
+    CHECK_EQ(values[1], 1.0f);
+  }
+  std::string wrong = ExpectError("TypeError", [&] { Get(kit, "apply")(t, 1); });
+  CHECK(wrong.find("apply(") == 0);
+  std::cout << "ok  tensors: borrowed, written in place, returned from Rust" << std::endl;
+}
+
+void Callbacks(const ffi::Module& lib) {
+  ffi::Function triple = ffi::Function::FromTyped([](int64_t x) { return x * 3; });
+  CHECK_EQ(Get(lib, "call_fn")(triple, 5).cast<int64_t>(), 15);
+  ffi::Function throws = ffi::Function::FromTyped([](int64_t x) -> int64_t {
+    TVM_FFI_THROW(ValueError) << "callback refused " << x;
+  });
+  std::string msg = ExpectError("ValueError", [&] { Get(lib, "call_fn")(throws, 4); });
+  CHECK(msg.find("callback refused 4") != std::string::npos);
+  std::cout << "ok  C++ lambdas as callbacks, a throwing one comes back with its kind" << std::endl;
+}
+
+void Errors(const ffi::Module& lib) {
+  CHECK_EQ(ExpectError("TypeError", [&] { Get(lib, "add")(1, "x"); }),
+           std::string("add(a: int, b: int) -> int: argument `b` (#1) expected int, got str"));
+  CHECK_EQ(ExpectError("TypeError", [&] { Get(lib, "add")(1, 2, 3); }),
+           std::string("add(a: int, b: int) -> int takes 2 arguments, got 3"));
+  CHECK_EQ(ExpectError("ValueError", [&] { Get(lib, "raise_kind")("ValueError", "bad value"); }),
+           std::string("bad value"));
+  CHECK_EQ(ExpectError("MyKind", [&] { Get(lib, "raise_kind")("MyKind", "custom"); }), std::string("custom"));
+  std::string panic = ExpectError("RuntimeError", [&] { Get(lib, "panics")("boom"); });
+  CHECK(panic.find("boom") != std::string::npos);
+  CHECK_EQ(Get(lib, "add")(2, 2).cast<int64_t>(), 4);  // alive after the panic
+  std::cout << "ok  errors: wrong type, wrong count, kinds, custom kind, panic" << std::endl;
+}
+
+void Metadata(const ffi::Module& lib, const ffi::Module& math) {
+  ffi::Optional<ffi::String> meta = lib->GetFunctionMetadata("add", true);
+  CHECK(meta.has_value());
+  std::string json = meta.value();
+  CHECK(json.find("\"arg_names\":[\"a\",\"b\"]") != std::string::npos);
+  CHECK(json.find("type_schema") != std::string::npos);
+  ffi::Optional<ffi::String> doc = lib->GetFunctionDoc("add", true);
+  CHECK(doc.has_value());
+  CHECK_EQ(std::string(doc.value()), std::string("Adds two integers."));
+  CHECK(!lib->GetFunction("no_such_function").has_value());
+  CHECK_EQ(Get(math, "divide")(7, 2).cast<int64_t>(), 3);
+  std::cout << "ok  metadata and docs; missing functions are absent" << std::endl;
+}
+
+}  // namespace
+
+int main(int argc, char** argv) {
+  if (argc != 4) {
+    std::cerr << "usage: " << argv[0] << " <libabi_interop_lib.so> <libsignal_kit.so> <libmathlib.so>"
+              << std::endl;
+    return 2;
+  }
+  try {
+    ffi::Module lib = ffi::Module::LoadFromFile(argv[1]);
+    ffi::Module kit = ffi::Module::LoadFromFile(argv[2]);
+    ffi::Module math = ffi::Module::LoadFromFile(argv[3]);
+    Scalars(lib);
+    StringsAndBytes(lib);
+    OptionalsAndContainers(lib);
+    Tensors(lib, kit);
+    Callbacks(lib);
+    Errors(lib);
+    Metadata(lib, math);
+  } catch (const ffi::Error& e) {
+    std::cerr << "FAILED: unexpected " << e.kind() << ": " << e.message() << std::endl;
+    return 1;
+  }
+  std::cout << "C++ host: " << g_checks << " checks passed" << std::endl;
+  return 0;
+}
