@@ -280,6 +280,25 @@ fn small_len_beyond_seven_is_clamped() {
     assert!(as_bytes(&v).unwrap().len() <= 7);
 }
 
+fn small_str(len: u32, payload: &[u8; 8]) -> AnyView<'static> {
+    let raw = RawAny { type_index: ti::SMALL_STR, small_len: len, value: abi_core::any::RawValue { v_bytes: *payload } };
+    // SAFETY: an inline value points at nothing.
+    unsafe { AnyView::from_raw(raw) }
+}
+
+#[test]
+fn small_str_ascii_fast_path_and_its_fallbacks() {
+    // All-ASCII payload: the prefix of `small_len` bytes, nothing past it.
+    assert_eq!(as_str(&small_str(3, b"abcdefg\0")).unwrap(), "abc");
+    assert_eq!(as_str(&small_str(7, b"abcdefgh")).unwrap(), "abcdefg");
+    // Non-ASCII padding past the length (a sloppy caller): the valid prefix still reads.
+    assert_eq!(as_str(&small_str(2, b"ok\xff\xff\0\0\0\0")).unwrap(), "ok");
+    // Multi-byte UTF-8 within the length takes the full check and passes.
+    assert_eq!(as_str(&small_str(6, b"h\xc3\xa9llo\0\0")).unwrap(), "héllo");
+    // A truncated multi-byte sequence inside the length is still rejected.
+    expect_invalid_utf8(&small_str(2, b"h\xc3\xa9\0\0\0\0\0"));
+}
+
 #[test]
 fn str_and_bytes_forms_are_distinct() {
     let b = Any::from_value(&b"not a string object"[..]).unwrap();

@@ -9,6 +9,17 @@ use crate::type_index as ti;
 
 #[inline(always)]
 fn str_arg<'a>(v: &'a AnyView<'a>) -> Result<&'a str, ConvError> {
+    let raw = v.raw();
+    if raw.type_index == crate::type_index::SMALL_STR {
+        // Fast path for inline strings: when all 8 payload bytes are ASCII, the prefix is
+        // UTF-8 with no further scan (anything else takes the full check below).
+        let payload = raw.bytes();
+        if u64::from_ne_bytes(*payload) & 0x8080_8080_8080_8080 == 0 {
+            let len = (raw.small_len as usize).min(crate::type_index::SMALL_STR_MAX_LEN);
+            // SAFETY: every byte of the payload is ASCII, so any prefix of it is UTF-8.
+            return Ok(unsafe { core::str::from_utf8_unchecked(&payload[..len]) });
+        }
+    }
     if !is_str_form(v.type_index()) {
         return Err(ConvError::mismatch(&TypeDesc::Str, v.type_index()));
     }

@@ -1,0 +1,229 @@
+//! Every measured case as a loop of `iters` calls, shared by the criterion bench and the
+//! instruction-count binary so both measure exactly the same code.
+
+use core::hint::black_box;
+
+use abi_core::{Any, Function, RawAny, SafeCall, Tensor, TypedFunction};
+
+use crate::floor;
+
+/// One measured case.
+#[derive(Debug, Clone, Copy)]
+pub struct Case {
+    /// Short identifier (`icount <name> <iters>`).
+    pub name: &'static str,
+    /// The case it is compared with.
+    pub floor: &'static str,
+    /// Runs `iters` calls (set-up outside the loop, so a difference of two lengths cancels it).
+    pub run: fn(u64),
+}
+
+/// The shim linked into this binary for `name`.
+fn shim(name: &str) -> SafeCall {
+    abi_core::find_export(name).unwrap_or_else(|| panic!("{name} is not exported")).safe_call
+}
+
+fn raw_args(values: &[Any]) -> Vec<RawAny> {
+    values.iter().map(|a| *a.as_raw()).collect()
+}
+
+/// Calls `f` `iters` times with `args`; the result is a scalar (nothing to release).
+#[inline(always)]
+fn scalar_calls(f: SafeCall, args: &[RawAny], iters: u64) {
+    for _ in 0..iters {
+        let mut out = RawAny::NONE;
+        // SAFETY: `args` are live slots owned by the caller's `Any`s; `out` is writable.
+        let rc = unsafe { black_box(f)(core::ptr::null_mut(), black_box(args.as_ptr()), args.len() as i32, &mut out) };
+        assert_eq!(rc, 0);
+        black_box(out.i64());
+    }
+}
+
+/// Calls `f` `iters` times with `args`, releasing the owned (object) result each time.
+#[inline(always)]
+fn owned_calls(f: SafeCall, args: &[RawAny], iters: u64) {
+    for _ in 0..iters {
+        let mut out = RawAny::NONE;
+        // SAFETY: as in `scalar_calls`.
+        let rc = unsafe { black_box(f)(core::ptr::null_mut(), black_box(args.as_ptr()), args.len() as i32, &mut out) };
+        assert_eq!(rc, 0);
+        // SAFETY: success transfers the result to us; dropping releases it.
+        drop(black_box(unsafe { Any::from_raw(out) }));
+    }
+}
+
+fn ints(values: &[i64]) -> Vec<Any> {
+    values.iter().map(|&v| Any::from_value(v).unwrap()).collect()
+}
+
+fn direct_add(iters: u64) {
+    for _ in 0..iters {
+        black_box(floor::add_direct(black_box(1), black_box(2)));
+    }
+}
+
+fn hand_add(iters: u64) {
+    let args = ints(&[1, 2]);
+    scalar_calls(floor::hand_add, &raw_args(&args), iters);
+}
+
+fn export_add(iters: u64) {
+    let args = ints(&[1, 2]);
+    scalar_calls(shim("add"), &raw_args(&args), iters);
+}
+
+fn mixed4_args() -> Vec<Any> {
+    vec![
+        Any::from_value(1i64).unwrap(),
+        Any::from_value(2.5f64).unwrap(),
+        Any::from_value(true).unwrap(),
+        Any::from_value(3i64).unwrap(),
+    ]
+}
+
+fn hand_mixed4(iters: u64) {
+    scalar_calls(floor::hand_mixed4, &raw_args(&mixed4_args()), iters);
+}
+
+fn export_mixed4(iters: u64) {
+    scalar_calls(shim("mixed4"), &raw_args(&mixed4_args()), iters);
+}
+
+fn export_sum16(iters: u64) {
+    let args = ints(&(0..16).collect::<Vec<i64>>());
+    scalar_calls(shim("sum16"), &raw_args(&args), iters);
+}
+
+fn export_small_str(iters: u64) {
+    let args = [Any::from_value("abc").unwrap()];
+    scalar_calls(shim("str_len"), &raw_args(&args), iters);
+}
+
+fn export_long_str(iters: u64) {
+    let args = [Any::from_value("x".repeat(100)).unwrap()];
+    scalar_calls(shim("str_len"), &raw_args(&args), iters);
+}
+
+fn export_string_result(iters: u64) {
+    let args = [Any::from_value("abc").unwrap()];
+    owned_calls(shim("greet"), &raw_args(&args), iters);
+}
+
+fn tuple(values: &[f64]) -> Vec<Any> {
+    vec![Any::from_value(values.to_vec()).unwrap()]
+}
+
+fn flat(values: &[f64]) -> Vec<Any> {
+    values.iter().map(|&v| Any::from_value(v).unwrap()).collect()
+}
+
+fn struct2_tuple(iters: u64) {
+    scalar_calls(shim("norm2"), &raw_args(&tuple(&[3.0, 4.0])), iters);
+}
+
+fn struct2_expanded(iters: u64) {
+    scalar_calls(shim("norm2_flat"), &raw_args(&flat(&[3.0, 4.0])), iters);
+}
+
+fn struct4_tuple(iters: u64) {
+    scalar_calls(shim("norm4"), &raw_args(&tuple(&[1.0, 2.0, 3.0, 4.0])), iters);
+}
+
+fn struct4_expanded(iters: u64) {
+    scalar_calls(shim("norm4_flat"), &raw_args(&flat(&[1.0, 2.0, 3.0, 4.0])), iters);
+}
+
+fn tensor_view(iters: u64) {
+    let args = [Any::from_value(Tensor::from_vec(vec![0f32; 64], &[8, 8]).unwrap()).unwrap()];
+    scalar_calls(shim("tensor_len"), &raw_args(&args), iters);
+}
+
+fn error_wrong_type(iters: u64) {
+    let args = [Any::from_value(1i64).unwrap(), Any::from_value("two").unwrap()];
+    let raw = raw_args(&args);
+    let f = shim("add");
+    for _ in 0..iters {
+        let mut out = RawAny::NONE;
+        // SAFETY: as in `scalar_calls`.
+        let rc = unsafe { black_box(f)(core::ptr::null_mut(), black_box(raw.as_ptr()), 2, &mut out) };
+        assert_ne!(rc, 0);
+        // The host takes (and here drops) the raised error, as every caller must.
+        black_box(abi_core::host::take_raised());
+    }
+}
+
+fn error_raise_only(iters: u64) {
+    let args = [Any::from_value(1i64).unwrap(), Any::from_value("two").unwrap()];
+    let raw = raw_args(&args);
+    let f = shim("add");
+    for _ in 0..iters {
+        let mut out = RawAny::NONE;
+        // SAFETY: as in `scalar_calls`.
+        let rc = unsafe { black_box(f)(core::ptr::null_mut(), black_box(raw.as_ptr()), 2, &mut out) };
+        assert_ne!(rc, 0);
+    }
+    // Call to error set: each call replaces the previous pending error; take the last.
+    assert!(abi_core::host::take_raised().is_some());
+}
+
+#[abi_core::import(Local)]
+extern "C" {
+    fn add(a: i64, b: i64) -> i64;
+}
+
+fn import_add(iters: u64) {
+    let local = Local::bind_linked().expect("bind the linked exports");
+    for _ in 0..iters {
+        black_box(local.add(black_box(1), black_box(2)).unwrap());
+    }
+}
+
+fn callback_arg(iters: u64) {
+    let cb = TypedFunction::<fn(i64) -> i64>::new(|x| x + 1);
+    let args = [Any::from_value(cb).unwrap(), Any::from_value(41i64).unwrap()];
+    scalar_calls(shim("call_cb"), &raw_args(&args), iters);
+}
+
+fn typed_function_call(iters: u64) {
+    let f = TypedFunction::<fn(i64) -> i64>::new(|x| x + 1);
+    for _ in 0..iters {
+        black_box(f.call(black_box(41)).unwrap());
+    }
+}
+
+fn function_call_packed(iters: u64) {
+    let f = Function::from_closure(|args| Any::from_value(args[0].to::<i64>()? + 1));
+    let x = Any::from_value(41i64).unwrap();
+    for _ in 0..iters {
+        black_box(f.call_packed(&[x.view()]).unwrap());
+    }
+}
+
+/// Every case, floors first.
+pub const CASES: &[Case] = &[
+    Case { name: "direct_add", floor: "direct_add", run: direct_add },
+    Case { name: "hand_shim_add", floor: "direct_add", run: hand_add },
+    Case { name: "export_add", floor: "hand_shim_add", run: export_add },
+    Case { name: "hand_shim_mixed4", floor: "hand_shim_add", run: hand_mixed4 },
+    Case { name: "export_mixed4", floor: "hand_shim_mixed4", run: export_mixed4 },
+    Case { name: "export_sum16", floor: "hand_shim_add", run: export_sum16 },
+    Case { name: "export_small_str", floor: "hand_shim_add", run: export_small_str },
+    Case { name: "export_long_str", floor: "hand_shim_add", run: export_long_str },
+    Case { name: "export_string_result", floor: "hand_shim_add", run: export_string_result },
+    Case { name: "struct2_tuple", floor: "struct2_expanded", run: struct2_tuple },
+    Case { name: "struct2_expanded", floor: "hand_shim_add", run: struct2_expanded },
+    Case { name: "struct4_tuple", floor: "struct4_expanded", run: struct4_tuple },
+    Case { name: "struct4_expanded", floor: "hand_shim_add", run: struct4_expanded },
+    Case { name: "export_tensor_view", floor: "hand_shim_add", run: tensor_view },
+    Case { name: "error_raise_only", floor: "hand_shim_add", run: error_raise_only },
+    Case { name: "error_raise_and_take", floor: "hand_shim_add", run: error_wrong_type },
+    Case { name: "import_add", floor: "hand_shim_add", run: import_add },
+    Case { name: "export_callback_arg", floor: "hand_shim_add", run: callback_arg },
+    Case { name: "typed_function_call", floor: "hand_shim_add", run: typed_function_call },
+    Case { name: "function_call_packed", floor: "hand_shim_add", run: function_call_packed },
+];
+
+/// The case called `name`.
+pub fn case(name: &str) -> Option<&'static Case> {
+    CASES.iter().find(|c| c.name == name)
+}

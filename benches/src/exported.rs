@@ -1,0 +1,122 @@
+//! The `#[export_fn]` functions under measurement.
+
+use abi_core::{Result, TensorView, TypedFunction};
+
+/// Adds two integers.
+#[abi_core::export_fn]
+pub fn add(a: i64, b: i64) -> i64 {
+    a.wrapping_add(b)
+}
+
+/// The body shared by the generated and the hand-written `mixed4` shims.
+#[inline(always)]
+pub fn mixed4_body(a: i64, b: f64, c: bool, d: i32) -> f64 {
+    if c {
+        a as f64 + b + d as f64
+    } else {
+        b
+    }
+}
+
+/// Four mixed scalar arguments.
+#[abi_core::export_fn]
+pub fn mixed4(a: i64, b: f64, c: bool, d: i32) -> f64 {
+    mixed4_body(a, b, c, d)
+}
+
+/// Sixteen integer arguments.
+#[abi_core::export_fn]
+#[allow(clippy::too_many_arguments)]
+pub fn sum16(
+    a0: i64,
+    a1: i64,
+    a2: i64,
+    a3: i64,
+    a4: i64,
+    a5: i64,
+    a6: i64,
+    a7: i64,
+    a8: i64,
+    a9: i64,
+    a10: i64,
+    a11: i64,
+    a12: i64,
+    a13: i64,
+    a14: i64,
+    a15: i64,
+) -> i64 {
+    a0 + a1 + a2 + a3 + a4 + a5 + a6 + a7 + a8 + a9 + a10 + a11 + a12 + a13 + a14 + a15
+}
+
+/// Length of a borrowed string (small inline, or a Str object).
+#[abi_core::export_fn]
+pub fn str_len(s: &str) -> i64 {
+    s.len() as i64
+}
+
+/// A string result (a new Str object per call).
+#[abi_core::export_fn]
+pub fn greet(name: &str) -> String {
+    let mut s = String::with_capacity(7 + name.len());
+    s.push_str("hello, ");
+    s.push_str(name);
+    s
+}
+
+/// Two fields.
+#[derive(abi_core::AbiStruct, Debug, Clone, Copy)]
+pub struct P2 {
+    /// x
+    pub x: f64,
+    /// y
+    pub y: f64,
+}
+
+/// Four fields.
+#[derive(abi_core::AbiStruct, Debug, Clone, Copy)]
+pub struct P4 {
+    /// x
+    pub x: f64,
+    /// y
+    pub y: f64,
+    /// z
+    pub z: f64,
+    /// w
+    pub w: f64,
+}
+
+/// A 2-field struct as a tuple (an Array object).
+#[abi_core::export_fn]
+pub fn norm2(p: P2) -> f64 {
+    p.x * p.x + p.y * p.y
+}
+
+/// A 2-field struct expanded into two slots.
+#[abi_core::export_fn]
+pub fn norm2_flat(#[abi(expand)] p: P2) -> f64 {
+    p.x * p.x + p.y * p.y
+}
+
+/// A 4-field struct as a tuple.
+#[abi_core::export_fn]
+pub fn norm4(p: P4) -> f64 {
+    p.x * p.x + p.y * p.y + p.z * p.z + p.w * p.w
+}
+
+/// A 4-field struct expanded into four slots.
+#[abi_core::export_fn]
+pub fn norm4_flat(#[abi(expand)] p: P4) -> f64 {
+    p.x * p.x + p.y * p.y + p.z * p.z + p.w * p.w
+}
+
+/// A tensor view argument.
+#[abi_core::export_fn]
+pub fn tensor_len(t: TensorView<'_>) -> i64 {
+    t.numel() as i64
+}
+
+/// Calls a typed callback once.
+#[abi_core::export_fn]
+pub fn call_cb(f: TypedFunction<fn(i64) -> i64>, x: i64) -> Result<i64> {
+    f.call(x)
+}

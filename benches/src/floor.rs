@@ -1,0 +1,69 @@
+//! The floors every case is compared with: a direct Rust call, and hand-written minimal
+//! packed shims (count check, type checks, result write; an error is raised on a cold path).
+
+use core::ffi::c_void;
+
+use abi_core::type_index as ti;
+use abi_core::{Error, RawAny};
+
+/// A plain Rust `add`, never inlined so the call is real.
+#[inline(never)]
+pub fn add_direct(a: i64, b: i64) -> i64 {
+    a.wrapping_add(b)
+}
+
+#[cold]
+#[inline(never)]
+fn raise(message: &'static str) -> i32 {
+    abi_core::host::set_raised(Error::type_error(message));
+    -1
+}
+
+/// Hand-written packed shim for `add(i64, i64) -> i64`.
+///
+/// # Safety
+/// The packed calling convention: `args` holds `num_args` slots, `result` is writable.
+pub unsafe extern "C" fn hand_add(_: *mut c_void, args: *const RawAny, num_args: i32, result: *mut RawAny) -> i32 {
+    if num_args != 2 {
+        return raise("add takes 2 arguments");
+    }
+    // SAFETY: the caller passes two readable slots.
+    let (a, b) = unsafe { (&*args, &*args.add(1)) };
+    if a.type_index != ti::INT || b.type_index != ti::INT {
+        return raise("add expects int arguments");
+    }
+    // SAFETY: the caller passes a writable result slot.
+    unsafe { *result = RawAny::from_i64(ti::INT, a.i64().wrapping_add(b.i64())) };
+    0
+}
+
+/// Hand-written packed shim for `mixed4(a: i64, b: f64, c: bool, d: i32) -> f64`, with
+/// the same conversions the generated one performs (int accepted for float, range check
+/// for i32).
+///
+/// # Safety
+/// The packed calling convention: `args` holds `num_args` slots, `result` is writable.
+pub unsafe extern "C" fn hand_mixed4(_: *mut c_void, args: *const RawAny, num_args: i32, result: *mut RawAny) -> i32 {
+    if num_args != 4 {
+        return raise("mixed4 takes 4 arguments");
+    }
+    // SAFETY: the caller passes four readable slots.
+    let s = unsafe { core::slice::from_raw_parts(args, 4) };
+    if s[0].type_index != ti::INT || s[2].type_index != ti::BOOL || s[3].type_index != ti::INT {
+        return raise("mixed4 argument types");
+    }
+    let b = match s[1].type_index {
+        ti::FLOAT => s[1].f64(),
+        ti::INT => s[1].i64() as f64,
+        _ => return raise("mixed4 expects a float"),
+    };
+    let Ok(d) = i32::try_from(s[3].i64()) else {
+        return raise("mixed4 d out of range");
+    };
+    let value = crate::exported::mixed4_body(s[0].i64(), b, s[2].i64() != 0, d);
+    // SAFETY: the caller passes a writable result slot.
+    unsafe {
+        *result = RawAny { type_index: ti::FLOAT, small_len: 0, value: abi_core::any::RawValue { v_float64: value } }
+    };
+    0
+}
