@@ -281,7 +281,8 @@ fn small_len_beyond_seven_is_clamped() {
 }
 
 fn small_str(len: u32, payload: &[u8; 8]) -> AnyView<'static> {
-    let raw = RawAny { type_index: ti::SMALL_STR, small_len: len, value: abi_core::any::RawValue { v_bytes: *payload } };
+    let raw =
+        RawAny { type_index: ti::SMALL_STR, small_len: len, value: abi_core::any::RawValue { v_bytes: *payload } };
     // SAFETY: an inline value points at nothing.
     unsafe { AnyView::from_raw(raw) }
 }
