@@ -174,7 +174,62 @@ where
     let args = if N == 0 { NonNull::dangling().as_ptr() } else { args.cast_mut() };
     // SAFETY: N slots checked above (a dangling pointer for zero); AnyView is transparent.
     let slots = unsafe { &*args.cast::<[AnyView<'_>; N]>() };
-    match catch_unwind(AssertUnwindSafe(|| body(slots))) {
+    // SAFETY: `result` was checked non-null; the caller vouches it is writable.
+    unsafe { finish_call(desc, result, || body(slots)) }
+}
+
+/// The slots of a call whose count and pointers are right, for an export's fast path;
+/// `None` sends the call to the full path, which reports what is wrong.
+///
+/// # Safety
+/// As for [`run_export`].
+#[inline(always)]
+pub unsafe fn checked_slots<'a, const N: usize>(
+    args: *const RawAny,
+    n: i32,
+    result: *mut RawAny,
+) -> Option<&'a [AnyView<'a>; N]> {
+    if N == 0 || n as usize != N || n < 0 || args.is_null() || result.is_null() {
+        return None;
+    }
+    // SAFETY: N > 0 slots at a non-null `args`, guaranteed by the caller; AnyView is transparent.
+    Some(unsafe { &*args.cast::<[AnyView<'a>; N]>() })
+}
+
+/// Runs an export's fast path: `body` converts the arguments with no fallback (`None`:
+/// the caller takes the full path, nothing has run) and calls the function. Conversions
+/// happen inside the panic guard so the arguments never leave registers.
+///
+/// # Safety
+/// `result` is non-null and writable.
+#[inline(always)]
+pub unsafe fn try_fast_call<F>(desc: &'static FnDesc, result: *mut RawAny, body: F) -> Option<i32>
+where
+    F: FnOnce() -> Option<core::result::Result<Any, CallError>>,
+{
+    match catch_unwind(AssertUnwindSafe(body)) {
+        Ok(None) => None,
+        Ok(Some(Ok(v))) => {
+            // SAFETY: `result` is writable; it held no owned value (None on entry).
+            unsafe { result.write(v.into_raw()) };
+            Some(0)
+        }
+        Ok(Some(Err(e))) => Some(raise_call_error(desc, e)),
+        Err(payload) => Some(raise_panic(desc.name, payload)),
+    }
+}
+
+/// Runs a body whose arguments are converted: catches panics, writes the result, raises
+/// failures.
+///
+/// # Safety
+/// `result` is non-null and writable.
+#[inline(always)]
+pub unsafe fn finish_call<F>(desc: &'static FnDesc, result: *mut RawAny, body: F) -> i32
+where
+    F: FnOnce() -> core::result::Result<Any, CallError>,
+{
+    match catch_unwind(AssertUnwindSafe(body)) {
         Ok(Ok(v)) => {
             // SAFETY: `result` is writable; it held no owned value (None on entry).
             unsafe { result.write(v.into_raw()) };

@@ -60,7 +60,7 @@ pub use abi_macros::{export_fn, import, AbiStruct};
 /// Glue for generated code. Not a public API: it may change in any release.
 #[doc(hidden)]
 pub mod __private {
-    pub use crate::boundary::{ffi_boundary, run_export, CallError};
+    pub use crate::boundary::{checked_slots, ffi_boundary, run_export, try_fast_call, CallError};
     pub use crate::call_arg::ArgSlot;
     pub use crate::convert::ReturnError;
     pub use crate::exports::{Export, EXPORTS};

@@ -312,3 +312,18 @@ fn metadata_of_every_export_is_linked_and_parses_as_json_text() {
     let divide = abi_core::find_export("divide").unwrap();
     assert!(divide.metadata_json().contains(r#""arg_names":["a","b"]"#), "{}", divide.metadata_json());
 }
+
+#[test]
+fn fallback_conversions_leave_the_fast_path_for_the_full_one() {
+    // Exact types take the shim's fast path; these need the full path's conversions.
+    assert_eq!(call("arity2", &[v(true), v(2i64)]).unwrap().to::<i64>().unwrap(), 5);
+    assert_eq!(call("echo_f64", &[v(3i64)]).unwrap().to::<f64>().unwrap(), 3.0);
+    assert!(!call("echo_bool", &[v(0i64)]).unwrap().to::<bool>().unwrap());
+    // A null `result` with exact types must not take the fast path.
+    let shim = abi_core::find_export("arity2").unwrap().safe_call;
+    let args = [*v(1i64).as_raw(), *v(2i64).as_raw()];
+    // SAFETY: valid slots, deliberately no result slot.
+    let rc = unsafe { shim(core::ptr::null_mut(), args.as_ptr(), 2, core::ptr::null_mut()) };
+    assert_ne!(rc, 0);
+    assert!(abi_core::host::take_raised().unwrap().message().contains("result"));
+}

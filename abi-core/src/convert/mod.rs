@@ -38,6 +38,20 @@ pub trait FromArg<'a>: AbiType + Sized {
 
     /// Converts; the success path is a type-index compare and a load.
     fn from_arg(v: &'a AnyView<'a>) -> Result<Self, ConvError>;
+
+    /// Whether [`FromArg::fast_path`] can ever succeed; when every parameter of an export
+    /// has one, its shim tries them first and leaves everything else to the full path.
+    #[doc(hidden)]
+    const HAS_FAST_PATH: bool = false;
+
+    /// The exact-type conversion with no fallback and no error: `None` sends the call to
+    /// the full conversion (which reports the error, if any).
+    #[doc(hidden)]
+    #[inline(always)]
+    fn fast_path(v: &'a AnyView<'a>) -> Option<Self> {
+        let _ = v;
+        None
+    }
 }
 
 /// Owned conversion out of any view: every `T: for<'a> FromArg<'a>`.

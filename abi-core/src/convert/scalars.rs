@@ -50,6 +50,14 @@ impl<'a> FromArg<'a> for bool {
             Err(ConvError::mismatch(Self::DESC, raw.type_index))
         }
     }
+
+    const HAS_FAST_PATH: bool = true;
+
+    #[inline(always)]
+    fn fast_path(v: &'a AnyView<'a>) -> Option<bool> {
+        let raw = v.raw();
+        (raw.type_index == ti::BOOL).then(|| raw.i64() != 0)
+    }
 }
 
 impl IntoAny for bool {
@@ -96,6 +104,18 @@ macro_rules! int_type {
                     }
                 }
                 int_slow(raw, Self::DESC, stringify!($t))
+            }
+
+            const HAS_FAST_PATH: bool = true;
+
+            #[inline(always)]
+            #[allow(irrefutable_let_patterns)]
+            fn fast_path(v: &'a AnyView<'a>) -> Option<$t> {
+                let raw = v.raw();
+                if raw.type_index != ti::INT {
+                    return None;
+                }
+                <$t>::try_from(raw.i64()).ok()
             }
         }
 
@@ -164,6 +184,14 @@ impl<'a> FromArg<'a> for f64 {
     #[inline(always)]
     fn from_arg(v: &'a AnyView<'a>) -> Result<f64, ConvError> {
         float_arg(v.raw(), Self::DESC)
+    }
+
+    const HAS_FAST_PATH: bool = true;
+
+    #[inline(always)]
+    fn fast_path(v: &'a AnyView<'a>) -> Option<f64> {
+        let raw = v.raw();
+        (raw.type_index == ti::FLOAT).then(|| raw.f64())
     }
 }
 

@@ -95,6 +95,7 @@ fn expand(f: &ExportFn) -> TokenStream {
         bindings.push(binding);
     }
     let slot_count = offset;
+    let fast_path = fast_path(f, &bindings);
     let ret_desc = quote_spanned!(ret_span=> <#ret_ty as #krate::ReturnValue>::DESC);
     let into_result = quote_spanned!(ret_span=> <#ret_ty as #krate::ReturnValue>::into_result);
 
@@ -123,7 +124,23 @@ fn expand(f: &ExportFn) -> TokenStream {
                 num_args: i32,
                 result: *mut #krate::RawAny,
             ) -> i32 {
+                #fast_path
                 // SAFETY: the packed calling convention; `run_export` checks count and pointers.
+                unsafe { __abi_full_body(args, num_args, result) }
+            }
+
+            // The full path out of line: the fast path (when the parameters have one) calls
+            // it for anything but exact types, so the fast path stays a leaf with no frame.
+            #[inline(never)]
+            unsafe fn __abi_full_call(args: *const #krate::RawAny, num_args: i32, result: *mut #krate::RawAny) -> i32 {
+                // SAFETY: forwarded from the shim's caller.
+                unsafe { __abi_full_body(args, num_args, result) }
+            }
+
+            // Every conversion with its fallbacks and errors.
+            #[inline(always)]
+            unsafe fn __abi_full_body(args: *const #krate::RawAny, num_args: i32, result: *mut #krate::RawAny) -> i32 {
+                // SAFETY: forwarded from the shim's caller.
                 unsafe {
                     #p::run_export::<__ABI_SLOTS, _>(&__ABI_DESC, args, num_args, result, |__abi_args| {
                         #(#conversions)*
@@ -166,6 +183,48 @@ fn expand(f: &ExportFn) -> TokenStream {
                 metadata: &__ABI_META,
             };
         };
+    }
+}
+
+/// The shim's fast path: when every parameter is a plain (not expanded) type with an
+/// exact-type conversion, and the count and pointers are right, convert with no fallback
+/// and call. Anything else falls through to the full path. Empty for expanded parameters
+/// and for functions without parameters.
+fn fast_path(f: &ExportFn, bindings: &[syn::Ident]) -> TokenStream {
+    if f.params.is_empty() || f.params.iter().any(|p| p.expand.is_some()) {
+        return TokenStream::new();
+    }
+    let krate = &f.krate;
+    let p = quote!(#krate::__private);
+    let fn_ident = &f.item.sig.ident;
+    let ret_ty = f.ret.clone().unwrap_or_else(|| syn::parse_quote!(()));
+    let ret_span = f.ret.as_ref().map_or_else(Span::call_site, |t| t.span());
+    let into_result = quote_spanned!(ret_span=> <#ret_ty as #krate::ReturnValue>::into_result);
+    let mut has = Vec::new();
+    let mut fast = Vec::new();
+    for (i, param) in f.params.iter().enumerate() {
+        let ty = strip_lifetimes(&param.ty);
+        has.push(quote_spanned!(param.ty.span()=> <#ty as #krate::FromArg<'_>>::HAS_FAST_PATH));
+        fast.push(quote_spanned!(param.ty.span()=> <#ty as #krate::FromArg<'_>>::fast_path(&__abi_args[#i])));
+    }
+    quote! {
+        if true #(&& #has)* {
+            // SAFETY: the packed calling convention; `checked_slots` checks count and pointers.
+            if let ::core::option::Option::Some(__abi_args) = unsafe { #p::checked_slots::<__ABI_SLOTS>(args, num_args, result) } {
+                // SAFETY: `checked_slots` checked that `result` is non-null.
+                let __abi_done = unsafe {
+                    #p::try_fast_call(&__ABI_DESC, result, || {
+                        #(let ::core::option::Option::Some(#bindings) = #fast else { return ::core::option::Option::None };)*
+                        ::core::option::Option::Some(#into_result(#fn_ident(#(#bindings),*)).map_err(#p::CallError::Return))
+                    })
+                };
+                if let ::core::option::Option::Some(__abi_code) = __abi_done {
+                    return __abi_code;
+                }
+            }
+            // SAFETY: forwarded from the shim's caller.
+            return unsafe { __abi_full_call(args, num_args, result) };
+        }
     }
 }
 
