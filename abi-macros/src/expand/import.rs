@@ -135,10 +135,18 @@ fn method(set: &ImportSet, f: &ImportFn) -> TokenStream {
         }
     });
     let from = quote_spanned!(ret.span()=> <#ret as #krate::FromAny>::from_any);
+    let has_fast = quote_spanned!(ret.span()=> <#ret as #krate::FromArg<'_>>::HAS_FAST_PATH);
+    let fast = quote_spanned!(ret.span()=> <#ret as #krate::FromArg<'_>>::fast_path);
     let call = quote! {
         #(#packs)*
         let __abi_raw = [#(#p::ArgSlot::raw(&#slots)),*];
         let __abi_out = bound.call_raw(&__abi_raw)?;
+        // Exact result types skip the general conversion (and the release it may need).
+        if #has_fast {
+            if let ::core::option::Option::Some(v) = #fast(&__abi_out.view()) {
+                return ::core::result::Result::Ok(v);
+            }
+        }
         #from(__abi_out.view()).map_err(|e| #p::bad_result(&Self::#d, e))
     };
     let body = if f.optional {
