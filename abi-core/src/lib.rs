@@ -12,123 +12,61 @@
 //!
 //! When a tvm-ffi runtime is in the process, errors and global functions go through it
 //! (see [`host`]); otherwise an embedded runtime does the same job.
+//!
+//! The source is layered, each folder using only itself and the folders before it:
+//! `ffi` (the C contract as plain data), `reflect` (type descriptions and their texts),
+//! `value` (objects, `Any`, strings, errors, arrays, shapes, tensors), `runtime` (host
+//! bridge, error slot, call boundary, functions, registry, maps), `convert` (Rust values
+//! to and from `Any`, typed callbacks), `link` (exports, libraries, typed imports).
 
 #![warn(missing_docs)]
 
-pub mod any;
-pub mod array;
-pub mod boundary;
-pub mod call_arg;
-pub mod convert;
-pub mod dtype;
-pub mod error;
-pub mod exports;
-pub mod function;
-pub mod host;
-pub mod import;
-pub mod library;
-pub mod map;
-pub mod object;
+pub mod ffi;
 pub mod reflect;
-pub mod shape;
-pub mod static_str;
-pub mod string;
-pub mod tensor;
-pub mod type_index;
-pub mod typed;
 
-pub use any::{Any, AnyView, RawAny};
-pub use array::Array;
-pub use call_arg::IntoArg;
-pub use convert::{AbiStruct, AbiType, ConvError, Expand, FromAny, FromArg, IntoAny, ListItem, ReturnValue};
-pub use dtype::{DataType, Device};
-pub use error::{Error, Result};
-pub use exports::{exports, find_export, Export};
-pub use function::{Function, FunctionRef, SafeCall};
-pub use import::{Bound, ImportSource};
-pub use library::Library;
-pub use map::Map;
-pub use object::ObjectRef;
+mod convert;
+mod link;
+mod runtime;
+mod value;
+
+#[doc(hidden)]
+pub mod __private;
+
+pub use convert::call_arg::IntoArg;
+pub use convert::typed::{Signature, TypedFunction};
+pub use convert::{AbiStruct, AbiType, Expand, FromAny, FromArg, IntoAny, ListItem, ReturnValue};
+pub use ffi::{DLTensor, DataType, Device, RawAny, SafeCall};
+pub use link::bound::Bound;
+pub use link::exports::{exports, find_export, Export};
+pub use link::import::ImportSource;
+pub use link::library::Library;
 pub use reflect::TypeDesc;
-pub use shape::Shape;
-pub use string::{Bytes, Str};
-pub use tensor::{DLTensor, Element, Tensor, TensorView};
-pub use typed::{Signature, TypedFunction};
+pub use runtime::function::{Function, FunctionRef};
+pub use runtime::map::Map;
+pub use value::any::{Any, AnyView};
+pub use value::array::Array;
+pub use value::conv_error::{ConvError, Number};
+pub use value::error::{kind, Error, Result};
+pub use value::object::{ObjectHandle, ObjectRef};
+pub use value::shape::Shape;
+pub use value::string::{Bytes, Str};
+pub use value::tensor::{Element, Tensor, TensorView};
 
 pub use abi_macros::{export_fn, import, AbiStruct};
 
-/// Glue for generated code. Not a public API: it may change in any release.
-#[doc(hidden)]
-pub mod __private {
-    pub use crate::boundary::{checked_slots, ffi_boundary, run_export, try_fast_call, CallError};
-    pub use crate::call_arg::ArgSlot;
-    pub use crate::convert::ReturnError;
-    pub use crate::exports::{Export, EXPORTS};
-    pub use crate::import::{absent, bad_arg, bad_result, Binder};
-    pub use crate::reflect::{leaf_count, FieldDesc, FnDesc, ParamDesc, StructDesc, TypeDesc, Writer};
-    pub use crate::static_str::StaticStr;
-    pub use linkme;
+/// The runtime services: the thread's error slot and the global registry (a tvm-ffi
+/// host's when one is in the process, embedded otherwise), and the C entries that let a
+/// caller without tvm-ffi take this library's errors.
+pub mod host {
+    pub use crate::runtime::error_slot::{
+        abi_error_move_from_raised, abi_error_set_raised, set_raised, take_raised, take_raised_after,
+    };
+    pub use crate::runtime::host::has_tvm_ffi_runtime;
+    pub use crate::runtime::registry::{embedded_global_names, get_global, register_global};
+}
 
-    use crate::any::RawAny;
-    use crate::reflect::fn_metadata_json;
-
-    /// Length of the metadata JSON of `f`, plus its NUL.
-    pub const fn metadata_len(f: &FnDesc) -> usize {
-        let mut w = Writer::new(&mut []);
-        fn_metadata_json(&mut w, f);
-        w.len() + 1
-    }
-
-    /// The metadata JSON of `f`, NUL-terminated, in an array of [`metadata_len`] bytes.
-    pub const fn metadata_bytes<const N: usize>(f: &FnDesc) -> [u8; N] {
-        let mut buf = [0u8; N];
-        let mut w = Writer::new(&mut buf);
-        fn_metadata_json(&mut w, f);
-        assert!(w.len() + 1 == N, "metadata length changed between passes");
-        buf
-    }
-
-    /// The elements of a struct passed as a tuple: an Array/List of exactly `len` items.
-    #[inline]
-    pub fn struct_items<'a>(
-        v: &'a crate::AnyView<'a>,
-        desc: &'static TypeDesc,
-        name: &'static str,
-        len: usize,
-    ) -> Result<&'a [crate::AnyView<'a>], crate::ConvError> {
-        let ty = v.type_index();
-        if ty != crate::type_index::ARRAY && ty != crate::type_index::LIST {
-            return Err(crate::ConvError::mismatch(desc, ty));
-        }
-        // SAFETY: an Array/List object borrowed by the view for 'a.
-        let items = unsafe { crate::array::seq_slice(v.raw().ptr().cast()) };
-        if items.len() != len {
-            return Err(crate::ConvError::Length { what: name, expected: len, got: items.len() });
-        }
-        Ok(items)
-    }
-
-    /// Names the field a conversion failure happened in.
-    #[cold]
-    pub fn in_field(owner: &'static str, field: &'static str, inner: crate::ConvError) -> crate::ConvError {
-        crate::ConvError::Field { owner, field, inner: Box::new(inner) }
-    }
-
-    /// A struct's fields, in declaration order, as one Array object.
-    pub fn struct_any(fields: Vec<crate::Any>) -> crate::Any {
-        crate::Array::new(fields).as_object().clone().into_any()
-    }
-
-    /// Compile-time check that `#[abi(expand)]` names a derived struct.
-    #[inline(always)]
-    pub const fn assert_abi_struct<T: crate::AbiStruct>() {}
-
-    /// Returns a static string from a packed function.
-    ///
-    /// # Safety
-    /// `result` is null or writable.
-    pub unsafe fn return_static_str(s: &'static StaticStr, result: *mut RawAny) -> i32 {
-        // SAFETY: forwarded from the caller.
-        unsafe { ffi_boundary(result, || Ok(crate::Any::from_raw(s.to_raw_any()))) }
-    }
+/// The object-reference protocol for code that handles raw object pointers (hand-written
+/// packed functions, tests): counting, and allocating objects whose memory Rust manages.
+pub mod object {
+    pub use crate::value::object::{dec_ref, inc_ref, new_object, strong_count};
 }

@@ -6,9 +6,10 @@ use core::ffi::c_void;
 use core::sync::atomic::AtomicU64;
 use std::collections::{BTreeMap, HashMap};
 
-use abi_core::array::SeqCell;
-use abi_core::object::{ObjectHeader, INITIAL_REF_COUNT};
-use abi_core::type_index as ti;
+use abi_core::ffi::type_index as ti;
+use abi_core::ffi::SeqCell;
+use abi_core::ffi::{ObjectHeader, INITIAL_REF_COUNT};
+use abi_core::ObjectHandle;
 use abi_core::{Any, AnyView, Array, ConvError, FromAny, Map, RawAny, Shape, Str};
 
 fn expect_err<T: FromAny + core::fmt::Debug>(v: AnyView<'_>, text: &str) -> ConvError {

@@ -6,8 +6,9 @@
 use core::ffi::c_void;
 use core::fmt::Debug;
 
-use abi_core::object::ObjectHeader;
-use abi_core::type_index as ti;
+use abi_core::ffi::type_index as ti;
+use abi_core::ffi::ObjectHeader;
+use abi_core::ObjectHandle;
 use abi_core::{
     Any, AnyView, Array, Bytes, ConvError, DataType, Device, Error, FromAny, FromArg, Function, IntoAny, ObjectRef,
     RawAny, Shape, Str, Tensor,

@@ -7,10 +7,12 @@ use core::ffi::c_void;
 use core::ptr::NonNull;
 use core::sync::atomic::AtomicU64;
 
+use abi_core::ffi::type_index as ti;
+use abi_core::ffi::ByteArray;
+use abi_core::ffi::{ObjectHeader, INITIAL_REF_COUNT};
 use abi_core::host::{self, abi_error_move_from_raised, abi_error_set_raised};
-use abi_core::object::{ObjectHeader, ObjectRef, INITIAL_REF_COUNT};
-use abi_core::string::ByteArray;
-use abi_core::type_index as ti;
+use abi_core::ObjectHandle;
+use abi_core::ObjectRef;
 use abi_core::{AbiType, Any, ConvError, Error};
 
 /// `update_backtrace(obj, *bytearray, mode)`, as hosts see it in the Error cell.

@@ -8,9 +8,10 @@ use core::ptr::NonNull;
 use std::sync::atomic::{AtomicUsize, Ordering};
 use std::sync::{Arc, Mutex};
 
+use abi_core::ffi::type_index as ti;
+use abi_core::ffi::ObjectHeader;
 use abi_core::host;
-use abi_core::object::ObjectHeader;
-use abi_core::type_index as ti;
+use abi_core::ObjectHandle;
 use abi_core::{Any, AnyView, Error, FromArg, Function, FunctionRef, RawAny, SafeCall, Str};
 
 /// Calls `f` exactly as a host does: `safe_call` read from the cell at +24, the object as
@@ -199,7 +200,7 @@ fn function_refs_borrow() {
     assert_eq!(r.call_packed(&views(&ints(&[20, 22]))).unwrap().to::<i64>().unwrap(), 42);
     let raw_result = r.call_raw(&[*Any::from_value(3i64).unwrap().as_raw()]).unwrap();
     assert_eq!(raw_result.to::<i64>().unwrap(), 3);
-    let owned = r.to_owned();
+    let owned = r.to_function();
     assert_eq!(f.as_object().strong_count(), 3);
     assert_eq!(owned.as_object().as_ptr(), r.as_ptr());
     let s = Any::from_value("not a function").unwrap();
@@ -299,8 +300,5 @@ fn function_handles_from_objects() {
     assert_eq!(back.as_object().as_ptr(), f.as_object().as_ptr());
     let not_fn = Str::new("s").as_object().clone();
     assert!(Function::from_object(not_fn).is_err());
-    assert_eq!(
-        format!("{:?}", f.as_ref()),
-        format!("FunctionRef({:p})", NonNull::new(f.as_object().as_ptr()).unwrap())
-    );
+    assert_eq!(format!("{:?}", f.view()), format!("FunctionRef({:p})", NonNull::new(f.as_object().as_ptr()).unwrap()));
 }

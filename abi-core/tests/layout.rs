@@ -4,11 +4,12 @@
 
 use core::mem::{align_of, offset_of, size_of};
 
-use abi_core::any::RawValue;
-use abi_core::array::SeqCell;
-use abi_core::object::{ObjectHeader, CELL_OFFSET, INITIAL_REF_COUNT};
-use abi_core::string::ByteArray;
-use abi_core::type_index as ti;
+use abi_core::ffi::type_index as ti;
+use abi_core::ffi::ByteArray;
+use abi_core::ffi::RawValue;
+use abi_core::ffi::SeqCell;
+use abi_core::ffi::{ObjectHeader, CELL_OFFSET, INITIAL_REF_COUNT};
+use abi_core::ObjectHandle;
 use abi_core::{Any, AnyView, Array, DLTensor, DataType, Device, Error, Function, RawAny, Shape, Str, Tensor};
 
 /// The 16 bytes of a value, as a host would see them in memory.

@@ -8,9 +8,12 @@ use core::ptr::NonNull;
 use core::sync::atomic::{AtomicU64, Ordering};
 use std::sync::Mutex;
 
-use abi_core::object::{self, ObjectHeader, ObjectRef, DELETER_BOTH, DELETER_STRONG, DELETER_WEAK, INITIAL_REF_COUNT};
-use abi_core::static_str::StaticStr;
-use abi_core::type_index as ti;
+use abi_core::__private::StaticStr;
+use abi_core::ffi::type_index as ti;
+use abi_core::ffi::{ObjectHeader, DELETER_BOTH, DELETER_STRONG, DELETER_WEAK, INITIAL_REF_COUNT};
+use abi_core::object;
+use abi_core::ObjectHandle;
+use abi_core::ObjectRef;
 use abi_core::{Any, AnyView, Array, FromArg, Function, RawAny, Shape, Str, Tensor};
 
 /// The strong count of the object an Any holds.
@@ -274,7 +277,7 @@ fn object_ref_round_trips() {
     // SAFETY: `o` keeps the object alive.
     let extra = unsafe { ObjectRef::from_borrowed(raw) };
     assert_eq!(o.strong_count(), 3);
-    let a = extra.into_any();
+    let a = Any::from(extra);
     assert_eq!(a.type_index(), ti::STR);
     drop((a, o));
     assert_eq!(s.as_object().strong_count(), 1);

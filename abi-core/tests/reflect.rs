@@ -5,7 +5,7 @@
 
 use std::collections::{BTreeMap, HashMap};
 
-use abi_core::reflect::{
+use abi_core::__private::{
     fn_compact_signature, fn_iree_record, fn_metadata_json, fn_signature_text, fn_type_schema, is_expandable,
     leaf_count, type_display, type_iree_record, type_schema, FieldDesc, FnDesc, ParamDesc, StructDesc, TypeDesc,
     Writer,

@@ -5,9 +5,11 @@
 use core::ffi::c_void;
 use core::sync::atomic::AtomicU64;
 
-use abi_core::object::{ObjectHeader, ObjectRef};
-use abi_core::string::ByteArray;
-use abi_core::type_index as ti;
+use abi_core::ffi::type_index as ti;
+use abi_core::ffi::ByteArray;
+use abi_core::ffi::ObjectHeader;
+use abi_core::ObjectHandle;
+use abi_core::ObjectRef;
 use abi_core::{Any, AnyView, Bytes, ConvError, FromAny, FromArg, RawAny, Str};
 
 /// The content of a Str/Bytes object behind `raw`, read through the ABI cell, plus the byte
@@ -263,7 +265,7 @@ fn invalid_utf8_in_every_string_form() {
     let small = RawAny {
         type_index: ti::SMALL_STR,
         small_len: 2,
-        value: abi_core::any::RawValue { v_bytes: *b"\xff\xfe\0\0\0\0\0\0" },
+        value: abi_core::ffi::RawValue { v_bytes: *b"\xff\xfe\0\0\0\0\0\0" },
     };
     // SAFETY: an inline value points at nothing.
     let small = unsafe { AnyView::from_raw(small) };
@@ -274,7 +276,7 @@ fn invalid_utf8_in_every_string_form() {
 #[test]
 fn small_len_beyond_seven_is_clamped() {
     let hostile =
-        RawAny { type_index: ti::SMALL_STR, small_len: 1000, value: abi_core::any::RawValue { v_bytes: *b"abcdefgh" } };
+        RawAny { type_index: ti::SMALL_STR, small_len: 1000, value: abi_core::ffi::RawValue { v_bytes: *b"abcdefgh" } };
     // SAFETY: an inline value points at nothing; the reader must stay inside the 8 bytes.
     let v = unsafe { AnyView::from_raw(hostile) };
     assert!(as_bytes(&v).unwrap().len() <= 7);
@@ -282,7 +284,7 @@ fn small_len_beyond_seven_is_clamped() {
 
 fn small_str(len: u32, payload: &[u8; 8]) -> AnyView<'static> {
     let raw =
-        RawAny { type_index: ti::SMALL_STR, small_len: len, value: abi_core::any::RawValue { v_bytes: *payload } };
+        RawAny { type_index: ti::SMALL_STR, small_len: len, value: abi_core::ffi::RawValue { v_bytes: *payload } };
     // SAFETY: an inline value points at nothing.
     unsafe { AnyView::from_raw(raw) }
 }

@@ -6,8 +6,9 @@
 use std::alloc::{GlobalAlloc, Layout, System};
 use std::sync::atomic::{AtomicUsize, Ordering};
 
-use abi_core::dtype::{code, device_type};
-use abi_core::type_index as ti;
+use abi_core::ffi::type_index as ti;
+use abi_core::ffi::{code, device_type};
+use abi_core::ObjectHandle;
 use abi_core::{Any, AnyView, DLTensor, DataType, Device, Element, FromArg, RawAny, Tensor, TensorView};
 
 /// Counts frees of one distinctive allocation size, so a test can watch its own buffer.

@@ -227,7 +227,7 @@ fn borrowed_views_objects_functions_and_unit() {
     assert_eq!(t.view().as_slice::<f64>().unwrap(), [0.0, 1.0, 2.0]);
 
     let none = call("nothing", &[v(1i64)]).unwrap();
-    assert_eq!(none.type_index(), abi_core::type_index::NONE);
+    assert_eq!(none.type_index(), abi_core::ffi::type_index::NONE);
 }
 
 // ---- errors and panics ----------------------------------------------------------------

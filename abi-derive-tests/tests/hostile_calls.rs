@@ -7,9 +7,9 @@
 
 use std::ffi::CString;
 
-use abi_core::string::ByteArray;
-use abi_core::tensor::DLTensor;
-use abi_core::type_index as ti;
+use abi_core::ffi::type_index as ti;
+use abi_core::ffi::ByteArray;
+use abi_core::DLTensor;
 use abi_core::{
     Any, Array, Bytes, DataType, Device, Error, Function, Library, Map, ObjectRef, RawAny, Shape, Str, Tensor,
 };
@@ -82,28 +82,23 @@ fn random_bytes(rng: &mut Rng, max: u64) -> Vec<u8> {
 fn random_object(rng: &mut Rng) -> Any {
     let any = |v: Result<Any, Error>| v.expect("conversion");
     match rng.below(11) {
-        0 => Str::new(&"long string object ".repeat(1 + rng.below(3) as usize)).as_object().clone().into_any(),
-        1 => Bytes::new(&random_bytes(rng, 40)).as_object().clone().into_any(),
-        2 => Error::value_error("an error object").into_object().into_any(),
-        3 => Function::from_closure(|args| Ok(args.first().map(|a| a.to_any()).transpose()?.unwrap_or_default()))
-            .as_object()
-            .clone()
-            .into_any(),
-        4 => Function::from_closure(|_| Err(Error::runtime_error("callback refuses"))).as_object().clone().into_any(),
-        5 => Function::from_closure(|_| panic!("callback panics")).as_object().clone().into_any(),
-        6 => Shape::new(&[2, 3]).as_object().clone().into_any(),
-        7 => Tensor::from_vec(vec![1.0f32; 6], &[2, 3]).unwrap().as_object().clone().into_any(),
+        0 => Any::from(Str::new(&"long string object ".repeat(1 + rng.below(3) as usize))),
+        1 => Any::from(Bytes::new(&random_bytes(rng, 40))),
+        2 => Any::from(Error::value_error("an error object")),
+        3 => Any::from(Function::from_closure(|args| {
+            Ok(args.first().map(|a| a.to_any()).transpose()?.unwrap_or_default())
+        })),
+        4 => Any::from(Function::from_closure(|_| Err(Error::runtime_error("callback refuses")))),
+        5 => Any::from(Function::from_closure(|_| panic!("callback panics"))),
+        6 => Any::from(Shape::new(&[2, 3])),
+        7 => Any::from(Tensor::from_vec(vec![1.0f32; 6], &[2, 3]).unwrap()),
         8 => {
             let n = rng.below(5) as usize;
             let items = (0..n).map(|i| any(Any::from_value(i as i64))).collect();
-            Array::new(items).as_object().clone().into_any()
+            Any::from(Array::new(items))
         }
-        9 => Map::new(vec![(any(Any::from_value("k")), any(Any::from_value(1i64)))])
-            .unwrap()
-            .as_object()
-            .clone()
-            .into_any(),
-        _ => Tensor::from_vec(vec![7u8; 12], &[2, 2, 3]).unwrap().as_object().clone().into_any(),
+        9 => Any::from(Map::new(vec![(any(Any::from_value("k")), any(Any::from_value(1i64)))]).unwrap()),
+        _ => Any::from(Tensor::from_vec(vec![7u8; 12], &[2, 2, 3]).unwrap()),
     }
 }
 
@@ -210,7 +205,7 @@ fn counts(keep: &Keep) -> Vec<u32> {
     keep.objects.iter().map(|o| o.view().object().map_or(0, unsafe_count)).collect()
 }
 
-fn unsafe_count(p: *mut abi_core::object::ObjectHeader) -> u32 {
+fn unsafe_count(p: *mut abi_core::ffi::ObjectHeader) -> u32 {
     // SAFETY: the object is kept alive by `Keep`.
     unsafe { abi_core::object::strong_count(p) }
 }

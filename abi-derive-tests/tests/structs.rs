@@ -71,7 +71,7 @@ fn v<T: abi_core::IntoAny>(x: T) -> Any {
 }
 
 fn tuple(items: Vec<Any>) -> Any {
-    Array::new(items).as_object().clone().into_any()
+    Any::from(Array::new(items))
 }
 
 #[test]

@@ -3,7 +3,7 @@
 
 use core::ffi::c_void;
 
-use abi_core::type_index as ti;
+use abi_core::ffi::type_index as ti;
 use abi_core::{Error, RawAny};
 
 /// A plain Rust `add`, never inlined so the call is real.
@@ -63,7 +63,7 @@ pub unsafe extern "C" fn hand_mixed4(_: *mut c_void, args: *const RawAny, num_ar
     let value = crate::exported::mixed4_body(s[0].i64(), b, s[2].i64() != 0, d);
     // SAFETY: the caller passes a writable result slot.
     unsafe {
-        *result = RawAny { type_index: ti::FLOAT, small_len: 0, value: abi_core::any::RawValue { v_float64: value } }
+        *result = RawAny { type_index: ti::FLOAT, small_len: 0, value: abi_core::ffi::RawValue { v_float64: value } }
     };
     0
 }

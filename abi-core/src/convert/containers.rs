@@ -6,16 +6,17 @@ use core::ptr::NonNull;
 use std::collections::{BTreeMap, HashMap};
 
 use super::{AbiType, ConvError, FromAny, FromArg, IntoAny, ListItem};
-use crate::any::{Any, AnyView};
-use crate::array::{seq_slice, Array};
-use crate::error::Error;
-use crate::function::{Function, FunctionRef};
-use crate::map::Map;
-use crate::object::{cell_ptr, ObjectRef};
+use crate::ffi::type_index as ti;
+use crate::ffi::{cell_ptr, DLTensor};
 use crate::reflect::TypeDesc;
-use crate::shape::Shape;
-use crate::tensor::{DLTensor, Tensor, TensorView};
-use crate::type_index as ti;
+use crate::runtime::function::{Function, FunctionRef};
+use crate::runtime::map::Map;
+use crate::value::any::{Any, AnyView};
+use crate::value::array::{seq_slice, Array};
+use crate::value::error::Error;
+use crate::value::object::{ObjectHandle, ObjectRef};
+use crate::value::shape::Shape;
+use crate::value::tensor::{Tensor, TensorView};
 
 impl<T: AbiType> AbiType for Option<T> {
     const DESC: &'static TypeDesc = &TypeDesc::Optional(T::DESC);
@@ -81,7 +82,7 @@ impl<T: ListItem + IntoAny> IntoAny for Vec<T> {
             .enumerate()
             .map(|(i, e)| e.into_any().map_err(|err| in_element(i, err)))
             .collect::<Result<Vec<Any>, _>>()?;
-        Ok(Array::new(items).as_object().clone().into_any())
+        Ok(Any::from(Array::new(items)))
     }
 }
 
@@ -105,7 +106,7 @@ macro_rules! tuple {
         impl<$($name: IntoAny),+> IntoAny for ($($name,)+) {
             fn into_any(self) -> Result<Any, ConvError> {
                 let items = vec![$(self.$idx.into_any().map_err(|e| in_element($idx, e))?),+];
-                Ok(Array::new(items).as_object().clone().into_any())
+                Ok(Any::from(Array::new(items)))
             }
         }
     };
@@ -146,7 +147,7 @@ fn map_any<K: IntoAny, V: IntoAny>(entries: impl Iterator<Item = (K, V)>) -> Res
             Ok((k.into_any().map_err(|e| in_element(i, e))?, v.into_any().map_err(|e| in_element(i, e))?))
         })
         .collect::<Result<Vec<_>, ConvError>>()?;
-    Ok(Map::new(entries)?.as_object().clone().into_any())
+    Ok(Any::from(Map::new(entries)?))
 }
 
 macro_rules! map_type {
@@ -215,7 +216,7 @@ macro_rules! object_type {
 
         impl IntoAny for $t {
             fn into_any(self) -> Result<Any, ConvError> {
-                Ok(self.as_object().clone().into_any())
+                Ok(Any::from(self))
             }
         }
     };
@@ -245,7 +246,7 @@ impl<'a> FromArg<'a> for ObjectRef {
 
 impl IntoAny for ObjectRef {
     fn into_any(self) -> Result<Any, ConvError> {
-        Ok(ObjectRef::into_any(self))
+        Ok(Any::from(self))
     }
 }
 

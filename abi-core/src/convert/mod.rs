@@ -2,15 +2,16 @@
 //! reflection as a constant ([`AbiType::DESC`]); argument conversion inlines a compare
 //! against the type's constant index and leaves everything else to cold code.
 
+pub mod call_arg;
 mod containers;
-mod error;
 mod scalars;
 mod strings;
+pub mod typed;
 
-pub use error::ConvError;
-
-use crate::any::{Any, AnyView};
 use crate::reflect::TypeDesc;
+use crate::value::any::{Any, AnyView};
+use crate::value::conv_error::{ConvError, ReturnError};
+use crate::value::error::{Error, Result as AbiResult};
 
 /// A type with a fixed ABI description.
 #[diagnostic::on_unimplemented(
@@ -34,7 +35,7 @@ pub trait FromArg<'a>: AbiType + Sized {
     /// `AbiType::DESC`, reachable through this trait so that generated code naming a
     /// parameter type reports an unsupported one once, as a parameter problem.
     #[doc(hidden)]
-    const PARAM_DESC: &'static crate::reflect::TypeDesc = <Self as AbiType>::DESC;
+    const PARAM_DESC: &'static TypeDesc = <Self as AbiType>::DESC;
 
     /// Converts; the success path is a type-index compare and a load.
     fn from_arg(v: &'a AnyView<'a>) -> Result<Self, ConvError>;
@@ -124,15 +125,6 @@ pub trait ReturnValue {
     fn into_result(self) -> Result<Any, ReturnError>;
 }
 
-/// Why a return value did not reach the caller.
-#[derive(Debug)]
-pub enum ReturnError {
-    /// The function returned an error.
-    User(crate::Error),
-    /// The value could not be converted.
-    Conv(ConvError),
-}
-
 impl<T: IntoAny> ReturnValue for T {
     const DESC: &'static TypeDesc = T::DESC;
     #[inline(always)]
@@ -141,7 +133,7 @@ impl<T: IntoAny> ReturnValue for T {
     }
 }
 
-impl<T: IntoAny, E: Into<crate::Error>> ReturnValue for Result<T, E> {
+impl<T: IntoAny, E: Into<Error>> ReturnValue for Result<T, E> {
     const DESC: &'static TypeDesc = T::DESC;
     #[inline(always)]
     fn into_result(self) -> Result<Any, ReturnError> {
@@ -186,5 +178,24 @@ impl IntoAny for AnyView<'_> {
     #[inline]
     fn into_any(self) -> Result<Any, ConvError> {
         self.to_any()
+    }
+}
+
+impl Any {
+    /// Converts to a Rust value, owning (cloning) what it needs.
+    pub fn to<T: FromAny>(&self) -> AbiResult<T> {
+        T::from_any(self.view()).map_err(Error::from)
+    }
+
+    /// Builds from a Rust value.
+    pub fn from_value<T: IntoAny>(v: T) -> AbiResult<Any> {
+        v.into_any().map_err(Error::from)
+    }
+}
+
+impl AnyView<'_> {
+    /// Converts to a Rust value.
+    pub fn to<T: FromAny>(&self) -> AbiResult<T> {
+        T::from_any(*self).map_err(Error::from)
     }
 }

@@ -6,12 +6,12 @@ use core::ffi::c_void;
 
 use half::{bf16, f16};
 
-use super::error::Number;
-use super::{AbiType, ConvError, Expand, FromArg, IntoAny, ListItem};
-use crate::any::{Any, AnyView, RawAny, RawValue};
-use crate::dtype::{DataType, Device};
+use super::{AbiType, Expand, FromArg, IntoAny, ListItem};
+use crate::ffi::type_index as ti;
+use crate::ffi::{DataType, Device, RawAny, RawValue};
 use crate::reflect::TypeDesc;
-use crate::type_index as ti;
+use crate::value::any::{Any, AnyView};
+use crate::value::conv_error::{ConvError, Number};
 
 impl AbiType for () {
     const DESC: &'static TypeDesc = &TypeDesc::None;

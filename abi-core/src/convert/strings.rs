@@ -1,21 +1,23 @@
 //! Strings and bytes: `&str`/`String` from every string form, `&[u8]`/`Vec<u8>` from every
 //! byte form; results use the small inline form up to 7 bytes and objects above.
 
-use super::{AbiType, ConvError, FromArg, IntoAny, ListItem};
-use crate::any::{Any, AnyView};
+use super::{AbiType, FromArg, IntoAny, ListItem};
+use crate::ffi::type_index as ti;
 use crate::reflect::TypeDesc;
-use crate::string::{bytes_any, is_bytes_form, is_str_form, str_any, view_bytes, Bytes, Str};
-use crate::type_index as ti;
+use crate::value::any::{Any, AnyView};
+use crate::value::conv_error::ConvError;
+use crate::value::object::{ObjectHandle, ObjectRef};
+use crate::value::string::{bytes_any, is_bytes_form, is_str_form, str_any, view_bytes, Bytes, Str};
 
 #[inline(always)]
 fn str_arg<'a>(v: &'a AnyView<'a>) -> Result<&'a str, ConvError> {
     let raw = v.raw();
-    if raw.type_index == crate::type_index::SMALL_STR {
+    if raw.type_index == ti::SMALL_STR {
         // Fast path for inline strings: when all 8 payload bytes are ASCII, the prefix is
         // UTF-8 with no further scan (anything else takes the full check below).
         let payload = raw.bytes();
         if u64::from_ne_bytes(*payload) & 0x8080_8080_8080_8080 == 0 {
-            let len = (raw.small_len as usize).min(crate::type_index::SMALL_STR_MAX_LEN);
+            let len = (raw.small_len as usize).min(ti::SMALL_STR_MAX_LEN);
             // SAFETY: every byte of the payload is ASCII, so any prefix of it is UTF-8.
             return Ok(unsafe { core::str::from_utf8_unchecked(&payload[..len]) });
         }
@@ -126,9 +128,7 @@ macro_rules! byte_object_conv {
                 match v.object() {
                     // SAFETY: a live object of the right index and layout, borrowed by the view.
                     Some(obj) if v.type_index() == $index => Ok(unsafe {
-                        <$t>::from_object_unchecked(crate::ObjectRef::from_borrowed(core::ptr::NonNull::new_unchecked(
-                            obj,
-                        )))
+                        <$t>::from_object_unchecked(ObjectRef::from_borrowed(core::ptr::NonNull::new_unchecked(obj)))
                     }),
                     // Inline and borrowed forms carry no object: copy them into one.
                     _ => {
@@ -141,7 +141,7 @@ macro_rules! byte_object_conv {
 
         impl IntoAny for $t {
             fn into_any(self) -> Result<Any, ConvError> {
-                Ok(self.as_object().clone().into_any())
+                Ok(Any::from(self))
             }
         }
     };

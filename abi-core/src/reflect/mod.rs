@@ -1,15 +1,16 @@
 //! Reflection: a constant description of every ABI type ([`TypeDesc`]) and function
-//! ([`FnDesc`]), and `const fn` renderers that turn them into the JSON and signature texts
-//! hosts read. Generated code renders into `static` byte arrays at compile time.
+//! ([`FnDesc`]), rendered into the JSON and signature texts hosts read (docs/ABI.md
+//! sections 4, 6 and 7). Generated code renders them into `static` byte arrays at compile
+//! time with the same `const fn` renderers the methods here call.
 
-mod render;
-mod writer;
+pub(crate) mod render;
+pub(crate) mod writer;
 
-pub use render::{
+use render::{
     fn_compact_signature, fn_iree_record, fn_metadata_json, fn_signature_text, fn_type_schema, type_display,
     type_iree_record, type_schema,
 };
-pub use writer::Writer;
+use writer::Writer;
 
 /// The description of one ABI type.
 #[derive(Debug)]
@@ -177,4 +178,48 @@ pub const fn is_expandable(ty: &TypeDesc) -> bool {
 /// Whether `ty` is a plain scalar (bool, integer, float).
 pub const fn is_scalar(ty: &TypeDesc) -> bool {
     matches!(ty, TypeDesc::Bool | TypeDesc::Int { .. } | TypeDesc::Float { .. })
+}
+
+impl TypeDesc {
+    /// The tvm-ffi `type_schema` JSON, e.g. `{"type":"ffi.Array","args":[{"type":"int"}]}`.
+    pub fn schema(&self) -> String {
+        Writer::render(|w| type_schema(w, self))
+    }
+
+    /// The IREE function-ABI type record, e.g. `"i64"` or `["ndarray","f32",1,null]`.
+    pub fn iree_record(&self) -> String {
+        Writer::render(|w| type_iree_record(w, self))
+    }
+
+    /// The Python-facing name, e.g. `int`, `Optional[str]`.
+    pub fn display(&self) -> String {
+        Writer::render(|w| type_display(w, self))
+    }
+}
+
+impl FnDesc {
+    /// The signature as Python reads it: `add(a: int, b: int) -> int`.
+    pub fn signature_text(&self) -> String {
+        Writer::render(|w| fn_signature_text(w, self))
+    }
+
+    /// The tvm-ffi `type_schema` JSON of the function.
+    pub fn type_schema(&self) -> String {
+        Writer::render(|w| fn_type_schema(w, self))
+    }
+
+    /// The IREE function-ABI record `{"a":[...],"r":[...],"v":1}`.
+    pub fn iree_record(&self) -> String {
+        Writer::render(|w| fn_iree_record(w, self))
+    }
+
+    /// The compact raw-function signature `I<n>!...R<n>!...`.
+    pub fn compact_signature(&self) -> String {
+        Writer::render(|w| fn_compact_signature(w, self))
+    }
+
+    /// The whole metadata JSON `__tvm_ffi__metadata_<name>` returns.
+    pub fn metadata_json(&self) -> String {
+        Writer::render(|w| fn_metadata_json(w, self))
+    }
 }

@@ -4,7 +4,7 @@
 use super::writer::Writer;
 use super::{FnDesc, ParamDesc, TypeDesc};
 
-/// Writes the IREE function-ABI type record of `ty` (ABI.md section 6).
+/// Writes the IREE function-ABI type record of `ty` (docs/ABI.md section 6).
 pub const fn type_iree_record(w: &mut Writer, ty: &TypeDesc) {
     match ty {
         TypeDesc::None => w.str("null"),
@@ -229,7 +229,7 @@ const fn type_iree_name(w: &mut Writer, ty: &TypeDesc) {
     }
 }
 
-/// Raw-function scalar type codes (ABI.md section 7); bool is encoded as i8.
+/// Raw-function scalar type codes (docs/ABI.md section 7); bool is encoded as i8.
 const fn compact_scalar_code(ty: &TypeDesc) -> Option<usize> {
     Some(match ty {
         TypeDesc::Float { bits: 32, .. } => 0,
@@ -424,7 +424,7 @@ pub const fn fn_type_schema(w: &mut Writer, f: &FnDesc) {
     w.str("]}}");
 }
 
-/// Writes the compact raw-function signature `I<n>!...R<n>!...` (ABI.md section 7).
+/// Writes the compact raw-function signature `I<n>!...R<n>!...` (docs/ABI.md section 7).
 pub const fn fn_compact_signature(w: &mut Writer, f: &FnDesc) {
     let mut count = Writer::new(&mut []);
     slots(&mut count, f.params, SlotMode::Compact);

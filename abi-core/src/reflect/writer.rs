@@ -15,6 +15,16 @@ impl<'b> Writer<'b> {
         Writer { buf, len: 0, level: 0 }
     }
 
+    /// Runs `f` once to count and once to fill, and returns the text.
+    pub fn render(f: impl Fn(&mut Writer<'_>)) -> String {
+        let mut count = Writer::new(&mut []);
+        f(&mut count);
+        let mut buf = vec![0u8; count.len()];
+        f(&mut Writer::new(&mut buf));
+        // The renderers write ASCII and copies of `&str` pieces only.
+        String::from_utf8(buf).unwrap_or_default()
+    }
+
     /// Bytes written (or that would have been).
     pub const fn len(&self) -> usize {
         self.len

@@ -3,8 +3,11 @@
 
 use core::fmt;
 
-use crate::reflect::{type_display, TypeDesc, Writer};
-use crate::type_index as ti;
+use crate::ffi::type_index as ti;
+use crate::reflect::render::type_display;
+use crate::reflect::writer::Writer;
+use crate::reflect::TypeDesc;
+use crate::value::error::{kind, Error};
 
 /// A conversion failure. Formatting is deferred until the message is read.
 #[derive(Debug, Clone)]
@@ -51,7 +54,7 @@ pub enum ConvError {
         inner: Box<ConvError>,
     },
     /// Any other failure, with its own kind and message.
-    Other(Box<crate::Error>),
+    Other(Box<Error>),
 }
 
 /// A number named in an out-of-range message.
@@ -87,8 +90,8 @@ impl ConvError {
     /// `ValueError` for values out of range or malformed.
     pub fn kind(&self) -> &str {
         match self {
-            ConvError::Mismatch { .. } | ConvError::Length { .. } => crate::error::kind::TYPE_ERROR,
-            ConvError::OutOfRange { .. } | ConvError::InvalidUtf8 => crate::error::kind::VALUE_ERROR,
+            ConvError::Mismatch { .. } | ConvError::Length { .. } => kind::TYPE_ERROR,
+            ConvError::OutOfRange { .. } | ConvError::InvalidUtf8 => kind::VALUE_ERROR,
             ConvError::Element { inner, .. } | ConvError::Field { inner, .. } => inner.kind(),
             ConvError::Other(e) => e.kind(),
         }
@@ -130,18 +133,27 @@ impl fmt::Display for ConvError {
 
 impl std::error::Error for ConvError {}
 
-impl From<ConvError> for crate::Error {
+impl From<ConvError> for Error {
     #[cold]
-    fn from(e: ConvError) -> crate::Error {
+    fn from(e: ConvError) -> Error {
         match e {
             ConvError::Other(e) => *e,
-            e => crate::Error::new(e.kind(), e.to_string()),
+            e => Error::new(e.kind(), e.to_string()),
         }
     }
 }
 
-impl From<crate::Error> for ConvError {
-    fn from(e: crate::Error) -> ConvError {
+impl From<Error> for ConvError {
+    fn from(e: Error) -> ConvError {
         ConvError::Other(Box::new(e))
     }
+}
+
+/// Why a return value did not reach the caller.
+#[derive(Debug)]
+pub enum ReturnError {
+    /// The function returned an error.
+    User(Error),
+    /// The value could not be converted.
+    Conv(ConvError),
 }

@@ -7,18 +7,19 @@ use std::collections::{BTreeMap, HashMap};
 
 use half::{bf16, f16};
 
-use crate::any::{Any, AnyView, RawAny};
-use crate::array::Array;
-use crate::convert::{ConvError, IntoAny, ListItem};
-use crate::dtype::{DataType, Device};
-use crate::error::Error;
-use crate::function::{Function, FunctionRef};
-use crate::map::Map;
-use crate::object::ObjectRef;
-use crate::shape::Shape;
-use crate::string::{ByteArray, Bytes, Str};
-use crate::tensor::{Tensor, TensorView};
-use crate::type_index as ti;
+use crate::convert::{IntoAny, ListItem};
+use crate::ffi::type_index as ti;
+use crate::ffi::{ByteArray, DataType, Device, RawAny};
+use crate::runtime::function::{Function, FunctionRef};
+use crate::runtime::map::Map;
+use crate::value::any::{Any, AnyView};
+use crate::value::array::Array;
+use crate::value::conv_error::ConvError;
+use crate::value::error::Error;
+use crate::value::object::ObjectRef;
+use crate::value::shape::Shape;
+use crate::value::string::{bytes_any, str_any, Bytes, Str};
+use crate::value::tensor::{Tensor, TensorView};
 
 /// Holds one packed argument for the duration of a call.
 pub trait ArgSlot {
@@ -95,7 +96,7 @@ impl IntoArg for &str {
     fn into_slot(self) -> Result<StrSlot, ConvError> {
         let b = self.as_bytes();
         if b.len() <= ti::SMALL_STR_MAX_LEN || b.len() > STACK_STR_MAX || b.contains(&0) {
-            return Ok(StrSlot::Value(crate::string::str_any(self)));
+            return Ok(StrSlot::Value(str_any(self)));
         }
         let mut buf = [0u8; STACK_STR_MAX + 1];
         buf[..b.len()].copy_from_slice(b);
@@ -124,7 +125,7 @@ impl IntoArg for &[u8] {
     type Slot = BytesSlot;
     #[inline]
     fn into_slot(self) -> Result<BytesSlot, ConvError> {
-        let small = (self.len() <= ti::SMALL_STR_MAX_LEN).then(|| crate::string::bytes_any(self).into_raw());
+        let small = (self.len() <= ti::SMALL_STR_MAX_LEN).then(|| bytes_any(self).into_raw());
         Ok(BytesSlot { small, array: ByteArray::from_slice(self) })
     }
 }
@@ -186,7 +187,7 @@ impl IntoArg for &Function {
     type Slot = RawAny;
     #[inline(always)]
     fn into_slot(self) -> Result<RawAny, ConvError> {
-        self.as_ref().into_slot()
+        self.view().into_slot()
     }
 }
 

@@ -4,11 +4,12 @@
 
 use core::ffi::c_void;
 
-use crate::any::RawAny;
-use crate::boundary::ffi_boundary;
-use crate::function::{Function, SafeCall};
+use crate::ffi::{RawAny, SafeCall};
 use crate::reflect::FnDesc;
-use crate::static_str::StaticStr;
+use crate::runtime::boundary::ffi_boundary;
+use crate::runtime::function::Function;
+use crate::value::static_str::StaticStr;
+use crate::value::string::str_any;
 
 /// One `#[export_fn]` function linked into this binary.
 #[derive(Debug)]
@@ -83,5 +84,5 @@ pub unsafe extern "C" fn __tvm_ffi__abi_exports_json(
     result: *mut RawAny,
 ) -> i32 {
     // SAFETY: forwarded from the caller.
-    unsafe { ffi_boundary(result, || Ok(crate::string::str_any(&exports_json()))) }
+    unsafe { ffi_boundary(result, || Ok(str_any(&exports_json()))) }
 }

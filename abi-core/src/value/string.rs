@@ -1,47 +1,14 @@
 //! Strings and bytes: the inline small form (<= 7 bytes, zero padded), Str/Bytes objects
 //! (NUL-terminated) above it, and borrowed views over every argument form.
 
-use core::ffi::{c_char, CStr};
 use core::fmt;
 
-use static_assertions::assert_eq_size;
-
-use crate::any::{Any, AnyView, RawAny, RawValue};
-use crate::convert::ConvError;
-use crate::object::{new_object, ObjectRef};
-use crate::type_index as ti;
-
-/// `TVMFFIByteArray`: a borrowed `{data, size}` pair.
-#[repr(C)]
-#[derive(Clone, Copy, Debug)]
-pub struct ByteArray {
-    /// First byte.
-    pub data: *const u8,
-    /// Length in bytes.
-    pub size: usize,
-}
-
-assert_eq_size!(ByteArray, [u8; 16]);
-
-impl ByteArray {
-    /// Borrows `bytes`.
-    pub const fn from_slice(bytes: &[u8]) -> ByteArray {
-        ByteArray { data: bytes.as_ptr(), size: bytes.len() }
-    }
-
-    /// The bytes.
-    ///
-    /// # Safety
-    /// `data` points to `size` readable bytes that live for `'a` (or `size` is 0).
-    #[inline(always)]
-    pub unsafe fn as_slice<'a>(&self) -> &'a [u8] {
-        if self.size == 0 {
-            return &[];
-        }
-        // SAFETY: guaranteed by the caller.
-        unsafe { core::slice::from_raw_parts(self.data, self.size) }
-    }
-}
+use crate::ffi::type_index as ti;
+use crate::ffi::{ByteArray, RawAny, RawValue};
+use crate::reflect::TypeDesc;
+use crate::value::any::{Any, AnyView};
+use crate::value::conv_error::ConvError;
+use crate::value::object::{inc_ref, new_object, object_handle, ObjectRef};
 
 /// The cell of Str/Bytes objects made here: the ABI byte array, then the storage it
 /// points into (with a trailing NUL).
@@ -80,7 +47,7 @@ pub fn str_any(s: &str) -> Any {
         // SAFETY: an inline value owns nothing.
         unsafe { Any::from_raw(small(ti::SMALL_STR, s.as_bytes())) }
     } else {
-        new_bytes_object(ti::STR, s.as_bytes()).into_any()
+        Any::from(new_bytes_object(ti::STR, s.as_bytes()))
     }
 }
 
@@ -90,7 +57,7 @@ pub fn bytes_any(b: &[u8]) -> Any {
         // SAFETY: an inline value owns nothing.
         unsafe { Any::from_raw(small(ti::SMALL_BYTES, b)) }
     } else {
-        new_bytes_object(ti::BYTES, b).into_any()
+        Any::from(new_bytes_object(ti::BYTES, b))
     }
 }
 
@@ -98,33 +65,40 @@ pub fn bytes_any(b: &[u8]) -> Any {
 /// Bytes), borrowed from the slot or the object it points to.
 #[inline]
 pub fn view_bytes<'a>(v: &'a AnyView<'_>) -> Result<&'a [u8], ConvError> {
-    let raw = v.raw();
-    match raw.type_index {
-        ti::SMALL_STR | ti::SMALL_BYTES => {
-            let len = (raw.small_len as usize).min(ti::SMALL_STR_MAX_LEN);
-            Ok(&raw.bytes()[..len])
-        }
-        // SAFETY: a Str/Bytes object's cell starts with a byte array that lives as long as
-        // the object, which the view keeps borrowed.
-        ti::STR | ti::BYTES => Ok(unsafe { object_bytes(raw) }),
-        ti::RAW_STR if !raw.ptr().is_null() => {
-            // SAFETY: the calling convention requires RawStr to be a valid NUL-terminated
-            // string that outlives the call.
-            Ok(unsafe { CStr::from_ptr(raw.ptr() as *const c_char) }.to_bytes())
-        }
-        ti::BYTE_ARRAY_PTR if !raw.ptr().is_null() => {
-            // SAFETY: the calling convention requires a valid TVMFFIByteArray* for the call.
-            Ok(unsafe { (*(raw.ptr() as *const ByteArray)).as_slice() })
-        }
-        other => Err(ConvError::Mismatch { expected: &crate::TypeDesc::Str, got: other }),
+    // SAFETY: the view keeps what it points to alive; the calling convention requires
+    // RawStr and ByteArrayPtr arguments to be valid for the call.
+    match unsafe { v.raw().string_bytes() } {
+        Some(bytes) => Ok(bytes),
+        None => Err(ConvError::mismatch(&TypeDesc::Str, v.type_index())),
     }
 }
 
-#[inline(always)]
-unsafe fn object_bytes<'a>(raw: &RawAny) -> &'a [u8] {
-    let cell = crate::object::cell_ptr::<ByteArray>(raw.ptr().cast());
-    // SAFETY: guaranteed by the caller.
-    unsafe { (*cell).as_slice() }
+impl AnyView<'_> {
+    /// An owned copy: objects gain a reference, RawStr / ByteArrayPtr are copied into
+    /// strings; kinds that cannot be owned (DLTensorPtr, ObjectRValueRef) are an error.
+    pub fn to_any(&self) -> Result<Any, ConvError> {
+        let raw = *self.raw();
+        match raw.type_index {
+            ti::RAW_STR | ti::BYTE_ARRAY_PTR => {
+                let bytes = view_bytes(self)?;
+                Ok(if raw.type_index == ti::RAW_STR {
+                    str_any(core::str::from_utf8(bytes).map_err(|_| ConvError::InvalidUtf8)?)
+                } else {
+                    bytes_any(bytes)
+                })
+            }
+            ti::DL_TENSOR_PTR | ti::OBJECT_RVALUE_REF => Err(ConvError::mismatch(&TypeDesc::Any, raw.type_index)),
+            i if ti::is_object(i) => {
+                // SAFETY: the view borrows a live object; the new Any owns the added reference.
+                unsafe {
+                    inc_ref(raw.ptr().cast());
+                    Ok(Any::from_raw(raw))
+                }
+            }
+            // SAFETY: plain values own nothing.
+            _ => Ok(unsafe { Any::from_raw(raw) }),
+        }
+    }
 }
 
 /// Whether a view holds one of the string forms (not bytes).
@@ -147,23 +121,12 @@ pub struct Str(ObjectRef);
 #[derive(Clone)]
 pub struct Bytes(ObjectRef);
 
+object_handle!(Str, ti::STR);
+object_handle!(Bytes, ti::BYTES);
+
 macro_rules! byte_object {
-    ($ty:ident, $index:expr) => {
+    ($ty:ident) => {
         impl $ty {
-            /// The object reference.
-            pub fn as_object(&self) -> &ObjectRef {
-                &self.0
-            }
-
-            /// Wraps an object known to have this type's index and layout.
-            ///
-            /// # Safety
-            /// `obj` must be a live object of this type.
-            pub unsafe fn from_object_unchecked(obj: ObjectRef) -> Self {
-                debug_assert_eq!(obj.type_index(), $index);
-                $ty(obj)
-            }
-
             /// The content bytes (without the trailing NUL).
             pub fn as_bytes(&self) -> &[u8] {
                 // SAFETY: the object is a Str/Bytes whose cell begins with a byte array.
@@ -172,8 +135,8 @@ macro_rules! byte_object {
         }
     };
 }
-byte_object!(Str, ti::STR);
-byte_object!(Bytes, ti::BYTES);
+byte_object!(Str);
+byte_object!(Bytes);
 
 impl Str {
     /// A new Str object (always an object, whatever the length).

@@ -1,32 +1,12 @@
 //! Array (71) and List (75) objects: a `TVMFFISeqCell` pointing at owned `Any` elements.
 
-use core::ffi::c_void;
 use core::fmt;
-use core::mem::{offset_of, ManuallyDrop};
+use core::mem::ManuallyDrop;
 
-use static_assertions::{assert_eq_size, const_assert_eq};
-
-use crate::any::{Any, AnyView, RawAny};
-use crate::object::{new_object, ObjectRef};
-use crate::type_index as ti;
-
-/// `TVMFFISeqCell`.
-#[repr(C)]
-#[derive(Debug)]
-pub struct SeqCell {
-    /// First element (`Any[size]`).
-    pub data: *mut RawAny,
-    /// Elements in use.
-    pub size: i64,
-    /// Elements allocated.
-    pub capacity: i64,
-    /// Frees `data` when non-null (C++ lists); null when the owner frees it.
-    pub data_deleter: Option<unsafe extern "C" fn(*mut c_void)>,
-}
-
-assert_eq_size!(SeqCell, [u8; 32]);
-const_assert_eq!(offset_of!(SeqCell, size), 8);
-const_assert_eq!(offset_of!(SeqCell, data_deleter), 24);
+use crate::ffi::type_index as ti;
+use crate::ffi::{cell_ptr, ObjectHeader, SeqCell};
+use crate::value::any::{Any, AnyView};
+use crate::value::object::{new_object, object_handle, ObjectRef};
 
 /// Our array: the cell points into a `Vec<Any>` buffer that our deleter frees. The cell's
 /// current size is read at destruction, so a host that moved elements out is honoured.
@@ -50,6 +30,8 @@ impl Drop for ArrayCell {
 #[derive(Clone)]
 pub struct Array(ObjectRef);
 
+object_handle!(Array, ti::ARRAY | ti::LIST);
+
 impl Array {
     /// A new Array object holding `items` in order.
     pub fn new(items: Vec<Any>) -> Array {
@@ -61,19 +43,6 @@ impl Array {
             data_deleter: None,
         };
         Array(new_object(ti::ARRAY, ArrayCell(cell)))
-    }
-
-    /// Wraps an Array or List object.
-    pub fn from_object(obj: ObjectRef) -> Result<Array, ObjectRef> {
-        match obj.type_index() {
-            ti::ARRAY | ti::LIST => Ok(Array(obj)),
-            _ => Err(obj),
-        }
-    }
-
-    /// The underlying object.
-    pub fn as_object(&self) -> &ObjectRef {
-        &self.0
     }
 
     /// The elements as borrowed views, in order.
@@ -97,9 +66,9 @@ impl Array {
 ///
 /// # Safety
 /// `obj` is a live Array or List object, alive for `'a`.
-pub(crate) unsafe fn seq_slice<'a>(obj: *mut crate::object::ObjectHeader) -> &'a [AnyView<'a>] {
+pub(crate) unsafe fn seq_slice<'a>(obj: *mut ObjectHeader) -> &'a [AnyView<'a>] {
     // SAFETY: guaranteed by the caller.
-    let cell = unsafe { &*crate::object::cell_ptr::<SeqCell>(obj) };
+    let cell = unsafe { &*cell_ptr::<SeqCell>(obj) };
     if cell.size <= 0 || cell.data.is_null() {
         return &[];
     }

@@ -4,10 +4,9 @@
 use core::ffi::c_void;
 use core::sync::atomic::AtomicU64;
 
-use crate::any::RawAny;
-use crate::object::ObjectHeader;
-use crate::string::ByteArray;
-use crate::type_index as ti;
+use crate::ffi::type_index as ti;
+use crate::ffi::{ByteArray, ObjectHeader, RawAny};
+use crate::value::object::inc_ref;
 
 /// A Str object in a `static`: its count starts high and its deleter does nothing, so
 /// hosts may add and drop references freely and it is never freed.
@@ -48,7 +47,7 @@ impl StaticStr {
     pub fn to_raw_any(&'static self) -> RawAny {
         let ptr = core::ptr::from_ref(&self.header).cast_mut();
         // SAFETY: a live static object.
-        unsafe { crate::object::inc_ref(ptr) };
+        unsafe { inc_ref(ptr) };
         RawAny::from_ptr(ti::STR, ptr.cast())
     }
 }

@@ -1,52 +1,17 @@
-//! The 24-byte object header, the strong/weak reference protocol (ABI.md section 2), the
+//! The 24-byte object header, the strong/weak reference protocol (docs/ABI.md section 2), the
 //! owning [`ObjectRef`] handle and allocation of objects whose memory Rust manages.
 
 use core::ffi::c_void;
-use core::mem::{align_of, offset_of, size_of, ManuallyDrop};
+use core::mem::{align_of, offset_of, ManuallyDrop};
 use core::ptr::NonNull;
 use core::sync::atomic::{fence, AtomicU64, Ordering};
 
-use static_assertions::{assert_eq_size, const_assert_eq};
+use static_assertions::const_assert_eq;
 
-use crate::any::{Any, RawAny};
-
-/// Deleter flag: destroy the payload (strong count reached zero).
-pub const DELETER_STRONG: i32 = 1;
-/// Deleter flag: free the memory (weak count reached zero).
-pub const DELETER_WEAK: i32 = 2;
-/// Both flags at once.
-pub const DELETER_BOTH: i32 = DELETER_STRONG | DELETER_WEAK;
-
-/// Reference count of a freshly created object: one strong, one weak unit.
-pub const INITIAL_REF_COUNT: u64 = 0x1_0000_0001;
-const STRONG_MASK: u64 = 0xFFFF_FFFF;
-const WEAK_UNIT: u64 = 1 << 32;
-
-/// The deleter signature: `deleter(obj, flags)`.
-pub type Deleter = unsafe extern "C" fn(obj: *mut c_void, flags: i32);
-
-/// `TVMFFIObject`: the header at offset 0 of every object.
-#[repr(C)]
-#[derive(Debug)]
-pub struct ObjectHeader {
-    /// Strong count in the low 32 bits, weak count in the high 32 bits.
-    pub combined_ref_count: AtomicU64,
-    /// The object's type index (>= 64).
-    pub type_index: i32,
-    /// Always zero.
-    pub padding: u32,
-    /// Called with [`DELETER_STRONG`], [`DELETER_WEAK`] or both.
-    pub deleter: Option<Deleter>,
-}
-
-assert_eq_size!(ObjectHeader, [u8; 24]);
-const_assert_eq!(offset_of!(ObjectHeader, combined_ref_count), 0);
-const_assert_eq!(offset_of!(ObjectHeader, type_index), 8);
-const_assert_eq!(offset_of!(ObjectHeader, padding), 12);
-const_assert_eq!(offset_of!(ObjectHeader, deleter), 16);
-
-/// Offset of the type-specific cell behind the header.
-pub const CELL_OFFSET: usize = size_of::<ObjectHeader>();
+use crate::ffi::{
+    cell_ptr, ObjectHeader, CELL_OFFSET, DELETER_BOTH, DELETER_STRONG, DELETER_WEAK, INITIAL_REF_COUNT, STRONG_MASK,
+    WEAK_UNIT,
+};
 
 /// Adds a strong reference.
 ///
@@ -171,14 +136,6 @@ impl ObjectRef {
         // SAFETY: guaranteed by the caller; `self` keeps the object alive.
         unsafe { &*cell_ptr::<C>(self.0.as_ptr()) }
     }
-
-    /// Converts into an owned [`Any`] with the object's own type index.
-    #[inline]
-    pub fn into_any(self) -> Any {
-        let ty = self.type_index();
-        // SAFETY: the reference moves into the Any.
-        unsafe { Any::from_raw(RawAny::from_ptr(ty, self.into_raw().as_ptr().cast())) }
-    }
 }
 
 impl Clone for ObjectRef {
@@ -195,12 +152,6 @@ impl Drop for ObjectRef {
         // SAFETY: `self` owns one strong reference.
         unsafe { dec_ref(self.0.as_ptr()) }
     }
-}
-
-/// Pointer to the cell of `obj`.
-#[inline(always)]
-pub fn cell_ptr<C>(obj: *mut ObjectHeader) -> *mut C {
-    obj.cast::<u8>().wrapping_add(CELL_OFFSET).cast()
 }
 
 /// An object allocated by Rust: header followed by a cell whose leading fields are the
@@ -241,3 +192,80 @@ pub fn new_object<C: Send + Sync>(type_index: i32, cell: C) -> ObjectRef {
     // SAFETY: freshly allocated with one strong reference.
     unsafe { ObjectRef::from_raw(ptr) }
 }
+
+/// A typed owning handle over [`ObjectRef`] for one family of object type indices
+/// ([`crate::Str`], [`crate::Error`], [`crate::Function`], ...): the handle is what
+/// crosses the API, the object behind it is shared with every other holder.
+pub trait ObjectHandle: Sized {
+    /// Whether an object of `type_index` has this handle's layout.
+    fn accepts(type_index: i32) -> bool;
+
+    /// Wraps `obj` without checking its type index.
+    ///
+    /// # Safety
+    /// `Self::accepts(obj.type_index())` holds and the object has the layout that implies.
+    unsafe fn from_object_unchecked(obj: ObjectRef) -> Self;
+
+    /// The underlying object.
+    fn as_object(&self) -> &ObjectRef;
+
+    /// Gives up the handle, keeping the reference.
+    fn into_object(self) -> ObjectRef;
+
+    /// Wraps `obj` when its type index fits, or gives it back.
+    #[inline]
+    fn from_object(obj: ObjectRef) -> Result<Self, ObjectRef> {
+        if Self::accepts(obj.type_index()) {
+            // SAFETY: checked just above.
+            Ok(unsafe { Self::from_object_unchecked(obj) })
+        } else {
+            Err(obj)
+        }
+    }
+}
+
+impl ObjectHandle for ObjectRef {
+    #[inline(always)]
+    fn accepts(type_index: i32) -> bool {
+        crate::ffi::type_index::is_object(type_index)
+    }
+    #[inline(always)]
+    unsafe fn from_object_unchecked(obj: ObjectRef) -> ObjectRef {
+        obj
+    }
+    #[inline(always)]
+    fn as_object(&self) -> &ObjectRef {
+        self
+    }
+    #[inline(always)]
+    fn into_object(self) -> ObjectRef {
+        self
+    }
+}
+
+/// Implements [`ObjectHandle`] for a newtype `$ty(ObjectRef)` accepting the type indices
+/// that match `$pattern`.
+macro_rules! object_handle {
+    ($ty:ty, $pattern:pat) => {
+        impl $crate::value::object::ObjectHandle for $ty {
+            #[inline(always)]
+            fn accepts(type_index: i32) -> bool {
+                matches!(type_index, $pattern)
+            }
+            #[inline(always)]
+            unsafe fn from_object_unchecked(obj: $crate::value::object::ObjectRef) -> Self {
+                debug_assert!(<Self as $crate::value::object::ObjectHandle>::accepts(obj.type_index()));
+                Self(obj)
+            }
+            #[inline(always)]
+            fn as_object(&self) -> &$crate::value::object::ObjectRef {
+                &self.0
+            }
+            #[inline(always)]
+            fn into_object(self) -> $crate::value::object::ObjectRef {
+                self.0
+            }
+        }
+    };
+}
+pub(crate) use object_handle;

@@ -2,8 +2,8 @@
 
 use core::fmt;
 
-use crate::object::{new_object, ObjectRef};
-use crate::type_index as ti;
+use crate::ffi::type_index as ti;
+use crate::value::object::{new_object, object_handle, ObjectRef};
 
 /// `TVMFFIShapeCell` followed by the owned dimensions.
 #[repr(C)]
@@ -29,25 +29,13 @@ struct ShapeView {
 #[derive(Clone)]
 pub struct Shape(ObjectRef);
 
+object_handle!(Shape, ti::SHAPE);
+
 impl Shape {
     /// A new Shape object.
     pub fn new(dims: &[i64]) -> Shape {
         let dims: Box<[i64]> = dims.into();
         Shape(new_object(ti::SHAPE, ShapeCell { data: dims.as_ptr(), size: dims.len(), dims }))
-    }
-
-    /// Wraps a Shape object made anywhere.
-    pub fn from_object(obj: ObjectRef) -> Result<Shape, ObjectRef> {
-        if obj.type_index() == ti::SHAPE {
-            Ok(Shape(obj))
-        } else {
-            Err(obj)
-        }
-    }
-
-    /// The underlying object.
-    pub fn as_object(&self) -> &ObjectRef {
-        &self.0
     }
 
     /// The dimensions.

@@ -1,4 +1,4 @@
-//! Type-index constants of the TVM FFI ABI (ABI.md section 1) and their display names.
+//! Type-index constants of the TVM FFI ABI (docs/ABI.md section 1) and their display names.
 
 /// None / null.
 pub const NONE: i32 = 0;

@@ -6,21 +6,13 @@ use core::fmt;
 use core::marker::PhantomData;
 use core::ptr::NonNull;
 
-use crate::any::{Any, AnyView, RawAny};
-use crate::boundary::{args_slice, ffi_boundary};
-use crate::error::{Error, Result};
-use crate::object::{cell_ptr, new_object, ObjectHeader, ObjectRef};
-use crate::type_index as ti;
-
-/// The packed calling convention: `int32 f(void* handle, const Any* args, int32 n, Any* result)`.
-pub type SafeCall = unsafe extern "C" fn(*mut c_void, *const RawAny, i32, *mut RawAny) -> i32;
-
-/// `TVMFFIFunctionCell`.
-#[repr(C)]
-struct FunctionCell {
-    safe_call: SafeCall,
-    cpp_call: *mut c_void,
-}
+use crate::ffi::type_index as ti;
+use crate::ffi::{cell_ptr, FunctionCell, ObjectHeader, RawAny, SafeCall};
+use crate::runtime::boundary::{args_slice, ffi_boundary};
+use crate::runtime::error_slot::take_raised_after;
+use crate::value::any::{Any, AnyView};
+use crate::value::error::{Error, Result};
+use crate::value::object::{new_object, object_handle, ObjectRef};
 
 type Closure = dyn Fn(&[AnyView<'_>]) -> Result<Any> + Send + Sync;
 
@@ -58,6 +50,8 @@ unsafe extern "C" fn closure_safe_call(handle: *mut c_void, args: *const RawAny,
 #[derive(Clone)]
 pub struct Function(ObjectRef);
 
+object_handle!(Function, ti::FUNCTION);
+
 /// A borrowed Function object, valid for `'a` (e.g. a callback argument).
 #[derive(Clone, Copy)]
 pub struct FunctionRef<'a> {
@@ -83,39 +77,15 @@ impl Function {
         Function(new_object(ti::FUNCTION, PlainCell(FunctionCell { safe_call: f, cpp_call: core::ptr::null_mut() })))
     }
 
-    /// Wraps a Function object made anywhere.
-    pub fn from_object(obj: ObjectRef) -> core::result::Result<Function, ObjectRef> {
-        if obj.type_index() == ti::FUNCTION {
-            Ok(Function(obj))
-        } else {
-            Err(obj)
-        }
-    }
-
-    /// The underlying object.
-    pub fn as_object(&self) -> &ObjectRef {
-        &self.0
-    }
-
     /// A borrowed handle.
-    pub fn as_ref(&self) -> FunctionRef<'_> {
+    pub fn view(&self) -> FunctionRef<'_> {
         // SAFETY: `self` keeps the object alive for the borrow.
         unsafe { FunctionRef::from_raw(NonNull::new_unchecked(self.0.as_ptr())) }
     }
 
     /// Calls with packed arguments.
     pub fn call_packed(&self, args: &[AnyView<'_>]) -> Result<Any> {
-        self.as_ref().call_packed(args)
-    }
-
-    /// Looks up a global function (tvm-ffi's registry under a tvm-ffi host).
-    pub fn get_global(name: &str) -> Option<Function> {
-        crate::host::get_global(name)
-    }
-
-    /// Registers this function globally under `name`.
-    pub fn register_global(&self, name: &str, allow_override: bool) -> Result<()> {
-        crate::host::register_global(name, self.clone(), allow_override)
+        self.view().call_packed(args)
     }
 }
 
@@ -151,7 +121,7 @@ impl<'a> FunctionRef<'a> {
             // SAFETY: a successful call transfers ownership of the result.
             Ok(unsafe { Any::from_raw(result) })
         } else {
-            Err(crate::host::take_raised_after(rc))
+            Err(take_raised_after(rc))
         }
     }
 
@@ -160,8 +130,8 @@ impl<'a> FunctionRef<'a> {
         self.obj.as_ptr()
     }
 
-    /// An owned handle.
-    pub fn to_owned(&self) -> Function {
+    /// An owned handle (adds a reference).
+    pub fn to_function(&self) -> Function {
         // SAFETY: live for 'a.
         Function(unsafe { ObjectRef::from_borrowed(self.obj) })
     }

@@ -8,9 +8,9 @@ use std::sync::Mutex;
 
 use static_assertions::const_assert_eq;
 
-use crate::object::{cell_ptr, new_object, ObjectHeader, ObjectRef};
-use crate::string::ByteArray;
-use crate::type_index as ti;
+use crate::ffi::type_index as ti;
+use crate::ffi::{cell_ptr, ByteArray, ObjectHeader};
+use crate::value::object::{dec_ref, new_object, object_handle, ObjectRef};
 
 /// `Result` with [`Error`] as the error type.
 pub type Result<T, E = Error> = core::result::Result<T, E>;
@@ -73,7 +73,7 @@ impl Drop for ErrorCell {
         for obj in [self.cause_chain, self.extra_context] {
             if !obj.is_null() {
                 // SAFETY: the cell owns one reference to each non-null handle.
-                unsafe { crate::object::dec_ref(obj) }
+                unsafe { dec_ref(obj) }
             }
         }
     }
@@ -114,6 +114,8 @@ unsafe extern "C" fn update_backtrace(obj: *mut c_void, backtrace: *const ByteAr
 /// An error crossing the ABI: an owned Error object (type index 67).
 #[derive(Clone)]
 pub struct Error(ObjectRef);
+
+object_handle!(Error, ti::ERROR);
 
 impl Error {
     /// An error of `kind` (e.g. `"ValueError"`) with `message`.
@@ -171,25 +173,6 @@ impl Error {
     /// A `MemoryError`.
     pub fn memory_error(message: impl Into<String>) -> Error {
         Error::new(kind::MEMORY_ERROR, message)
-    }
-
-    /// Wraps an Error object made anywhere (here, by C++ or by Python).
-    pub fn from_object(obj: ObjectRef) -> core::result::Result<Error, ObjectRef> {
-        if obj.type_index() == ti::ERROR {
-            Ok(Error(obj))
-        } else {
-            Err(obj)
-        }
-    }
-
-    /// The underlying object.
-    pub fn as_object(&self) -> &ObjectRef {
-        &self.0
-    }
-
-    /// Gives up the wrapper, keeping the object.
-    pub fn into_object(self) -> ObjectRef {
-        self.0
     }
 
     fn field(&self, offset: usize) -> &[u8] {

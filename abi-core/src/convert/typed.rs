@@ -4,12 +4,13 @@
 use core::fmt;
 use core::marker::PhantomData;
 
-use crate::any::{Any, AnyView};
-use crate::call_arg::{ArgSlot, IntoArg};
-use crate::convert::{AbiType, ConvError, FromAny, FromArg, IntoAny, ListItem};
-use crate::error::{Error, Result};
-use crate::function::Function;
+use crate::convert::call_arg::{ArgSlot, IntoArg};
+use crate::convert::{AbiType, FromAny, FromArg, IntoAny, ListItem};
 use crate::reflect::TypeDesc;
+use crate::runtime::function::Function;
+use crate::value::any::{Any, AnyView};
+use crate::value::conv_error::ConvError;
+use crate::value::error::{Error, Result};
 
 /// A function signature usable in [`TypedFunction`]: `fn(A, B, ...) -> R`.
 pub trait Signature {
@@ -101,7 +102,7 @@ macro_rules! typed_arity {
             pub fn call(&self, $($arg: $arg),*) -> Result<R> {
                 $(let $arg = $arg.into_slot().map_err(|e| arg_error($idx, e))?;)*
                 let raw = [$($arg.raw()),*];
-                let bound = self.func.as_ref();
+                let bound = self.func.view();
                 let out = bound.call_raw(&raw)?;
                 R::from_any(out.view()).map_err(result_error)
             }

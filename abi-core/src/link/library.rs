@@ -3,19 +3,15 @@
 //! it created (errors, strings, tensors) carry deleters that live in its code and may
 //! outlive every handle, as tvm-ffi hosts also assume.
 
-use core::ffi::c_void;
 use std::path::{Path, PathBuf};
 use std::sync::{Arc, Mutex, OnceLock};
 
-use crate::any::Any;
-use crate::error::{Error, Result};
-use crate::function::SafeCall;
-use crate::import::Bound;
+use crate::ffi::SafeCall;
+use crate::link::bound::{Bound, TakeError};
+use crate::value::any::Any;
+use crate::value::error::{Error, Result};
 
-/// `abi_error_move_from_raised`: how a library built with abi hands over its errors when no
-/// tvm-ffi runtime is in the process.
-pub(crate) type TakeError = unsafe extern "C" fn(*mut *mut c_void);
-
+#[derive(Debug)]
 struct Inner {
     lib: libloading::Library,
     path: PathBuf,
@@ -63,12 +59,12 @@ impl Library {
     /// The exported function `name` (symbol `__tvm_ffi_<name>`), if present.
     pub fn get(&self, name: &str) -> Option<Bound> {
         let f = self.packed(&format!("__tvm_ffi_{name}"))?;
-        Some(Bound::from_library(f, self.clone()))
+        Some(Bound::from_library_symbol(f, self.0.take_error, self.0.clone()))
     }
 
     fn call_text(&self, symbol: &str) -> Option<Result<String>> {
         let f = self.packed(symbol)?;
-        let bound = Bound::from_library(f, self.clone());
+        let bound = Bound::from_library_symbol(f, self.0.take_error, self.0.clone());
         Some(bound.call_raw(&[]).and_then(|v: Any| v.to::<String>()))
     }
 
@@ -91,10 +87,6 @@ impl Library {
     /// The names of every export of a library built with abi, sorted.
     pub fn export_names(&self) -> Result<Vec<String>> {
         Ok(top_level_keys(&self.exports_json()?))
-    }
-
-    pub(crate) fn take_error(&self) -> Option<TakeError> {
-        self.0.take_error
     }
 }
 

@@ -6,11 +6,14 @@
 use core::fmt;
 use std::sync::OnceLock;
 
-use crate::any::{Any, AnyView};
-use crate::error::{Error, Result};
-use crate::function::Function;
-use crate::object::{cell_ptr, new_object, ObjectRef};
-use crate::type_index as ti;
+use crate::ffi::cell_ptr;
+use crate::ffi::type_index as ti;
+use crate::runtime::function::Function;
+use crate::runtime::host::host;
+use crate::value::any::{Any, AnyView};
+use crate::value::error::{Error, Result};
+use crate::value::object::{new_object, object_handle, ObjectRef};
+use crate::value::string::{is_bytes_form, is_str_form, view_bytes};
 
 static EMBEDDED_MAP_MARK: u8 = 0;
 
@@ -29,6 +32,8 @@ unsafe impl Sync for MapCell {}
 #[derive(Clone)]
 pub struct Map(ObjectRef);
 
+object_handle!(Map, ti::MAP);
+
 fn host_function(name: &'static str, cache: &'static OnceLock<Option<Function>>) -> Result<&'static Function> {
     cache
         .get_or_init(|| Function::get_global(name))
@@ -39,7 +44,7 @@ fn host_function(name: &'static str, cache: &'static OnceLock<Option<Function>>)
 impl Map {
     /// A new map holding `entries` (later duplicates of a key win, as in a dict literal).
     pub fn new(entries: Vec<(Any, Any)>) -> Result<Map> {
-        if crate::host::host().is_none() {
+        if host().is_none() {
             let entries = dedup_keys(entries);
             return Ok(Map(new_object(ti::MAP, MapCell { mark: &EMBEDDED_MAP_MARK, entries })));
         }
@@ -61,20 +66,6 @@ impl Map {
         Ok(Map(obj))
     }
 
-    /// Wraps a Map object.
-    pub fn from_object(obj: ObjectRef) -> core::result::Result<Map, ObjectRef> {
-        if obj.type_index() == ti::MAP {
-            Ok(Map(obj))
-        } else {
-            Err(obj)
-        }
-    }
-
-    /// The underlying object.
-    pub fn as_object(&self) -> &ObjectRef {
-        &self.0
-    }
-
     fn embedded(&self) -> Option<&MapCell> {
         // SAFETY: every map object has at least 8 readable bytes after its header (C++
         // MapObj starts with its slot pointer); only ours carry the address of our mark.
@@ -91,7 +82,7 @@ impl Map {
         }
         static SIZE: OnceLock<Option<Function>> = OnceLock::new();
         static ITER: OnceLock<Option<Function>> = OnceLock::new();
-        let this = self.0.clone().into_any();
+        let this = Any::from(self.clone());
         let size: i64 = host_function("ffi.MapSize", &SIZE)?.call_packed(&[this.view()])?.to()?;
         let mut out = Vec::with_capacity(size.max(0) as usize);
         if size <= 0 {
@@ -119,14 +110,14 @@ fn same_key(a: &Any, b: &Any) -> bool {
     let (va, vb) = (a.view(), b.view());
     let text = |v: &AnyView<'_>| {
         let ty = v.type_index();
-        let kind = if crate::string::is_str_form(ty) {
+        let kind = if is_str_form(ty) {
             1
-        } else if crate::string::is_bytes_form(ty) {
+        } else if is_bytes_form(ty) {
             2
         } else {
             0
         };
-        (kind, crate::string::view_bytes(v).ok().map(<[u8]>::to_vec))
+        (kind, view_bytes(v).ok().map(<[u8]>::to_vec))
     };
     match (text(&va), text(&vb)) {
         ((ka, Some(ta)), (kb, Some(tb))) if ka != 0 && kb != 0 => ka == kb && ta == tb,

@@ -3,45 +3,16 @@
 //! Rust that hosts can consume (e.g. `np.from_dlpack`).
 
 use core::cell::Cell;
-use core::ffi::c_void;
 use core::fmt;
-use core::mem::{align_of, offset_of, size_of};
+use core::mem::{align_of, size_of};
 
 use half::{bf16, f16};
-use static_assertions::{assert_eq_size, const_assert_eq};
+use static_assertions::const_assert_eq;
 
-use crate::dtype::{code, device_type, DataType, Device};
-use crate::error::{Error, Result};
-use crate::object::{cell_ptr, new_object, ObjectRef};
-use crate::type_index as ti;
-
-/// `DLTensor` (DLPack).
-#[repr(C)]
-#[derive(Debug)]
-pub struct DLTensor {
-    /// Base data pointer.
-    pub data: *mut c_void,
-    /// Where the data lives.
-    pub device: Device,
-    /// Number of dimensions.
-    pub ndim: i32,
-    /// Element type.
-    pub dtype: DataType,
-    /// `ndim` dimensions.
-    pub shape: *mut i64,
-    /// `ndim` strides in elements, or null for compact row-major.
-    pub strides: *mut i64,
-    /// Offset of the first element from `data`, in bytes.
-    pub byte_offset: u64,
-}
-
-assert_eq_size!(DLTensor, [u8; 48]);
-const_assert_eq!(offset_of!(DLTensor, device), 8);
-const_assert_eq!(offset_of!(DLTensor, ndim), 16);
-const_assert_eq!(offset_of!(DLTensor, dtype), 20);
-const_assert_eq!(offset_of!(DLTensor, shape), 24);
-const_assert_eq!(offset_of!(DLTensor, strides), 32);
-const_assert_eq!(offset_of!(DLTensor, byte_offset), 40);
+use crate::ffi::type_index as ti;
+use crate::ffi::{cell_ptr, code, device_type, DLTensor, DataType, Device};
+use crate::value::error::{Error, Result};
+use crate::value::object::{new_object, object_handle, ObjectRef};
 
 /// A Rust element type with its DLPack data type.
 ///
@@ -220,6 +191,8 @@ unsafe impl Sync for TensorCell {}
 #[derive(Clone)]
 pub struct Tensor(ObjectRef);
 
+object_handle!(Tensor, ti::TENSOR);
+
 impl Tensor {
     /// A CPU tensor owning `data`, with `shape` (row-major).
     pub fn from_vec<T: Element>(mut data: Vec<T>, shape: &[i64]) -> Result<Tensor> {
@@ -243,20 +216,6 @@ impl Tensor {
             byte_offset: 0,
         };
         Ok(Tensor(new_object(ti::TENSOR, TensorCell { dl, shape, strides, owner: Box::new(data) })))
-    }
-
-    /// Wraps a Tensor object made anywhere.
-    pub fn from_object(obj: ObjectRef) -> core::result::Result<Tensor, ObjectRef> {
-        if obj.type_index() == ti::TENSOR {
-            Ok(Tensor(obj))
-        } else {
-            Err(obj)
-        }
-    }
-
-    /// The underlying object.
-    pub fn as_object(&self) -> &ObjectRef {
-        &self.0
     }
 
     /// A borrowed view.

@@ -7,11 +7,13 @@ use core::any::Any as StdAny;
 use core::ptr::NonNull;
 use std::panic::{catch_unwind, AssertUnwindSafe};
 
-use crate::any::{Any, AnyView, RawAny};
-use crate::convert::{ConvError, ReturnError};
-use crate::error::{kind, Error, Result};
-use crate::host;
-use crate::reflect::{fn_signature_text, FnDesc, TypeDesc, Writer};
+use crate::ffi::RawAny;
+use crate::reflect::FnDesc;
+use crate::runtime::error_slot::{set_raised, set_raised_pending};
+use crate::runtime::pending::PendingError;
+use crate::value::any::{Any, AnyView};
+use crate::value::conv_error::{ConvError, ReturnError};
+use crate::value::error::{kind, Error, Result};
 
 /// Why an exported call failed.
 #[derive(Debug)]
@@ -25,84 +27,6 @@ pub enum CallError {
     },
     /// The function failed or its result did not convert.
     Return(ReturnError),
-}
-
-/// An error raised but not yet formatted.
-#[derive(Debug)]
-pub(crate) enum LazyError {
-    Arity { desc: &'static FnDesc, got: i32 },
-    NullPointer { desc: &'static FnDesc, what: &'static str },
-    Arg { desc: &'static FnDesc, slot: u32, err: ConvError },
-    Return { desc: &'static FnDesc, err: ConvError },
-}
-
-/// Renders `desc`'s signature (`add(a: int, b: int) -> int`); only error paths call it.
-pub fn signature_text(desc: &FnDesc) -> String {
-    let mut count = Writer::new(&mut []);
-    fn_signature_text(&mut count, desc);
-    let mut buf = vec![0u8; count.len()];
-    fn_signature_text(&mut Writer::new(&mut buf), desc);
-    String::from_utf8(buf).unwrap_or_default()
-}
-
-/// The dotted name of argument slot `slot` (`p.x` for expanded structs).
-pub fn slot_name(desc: &FnDesc, slot: u32) -> String {
-    fn walk(prefix: &str, ty: &TypeDesc, slot: &mut u32, out: &mut Option<String>) {
-        match ty {
-            TypeDesc::Struct(s) => {
-                for f in s.fields {
-                    walk(&format!("{prefix}.{}", f.name), f.ty, slot, out);
-                    if out.is_some() {
-                        return;
-                    }
-                }
-            }
-            _ => {
-                if *slot == 0 {
-                    *out = Some(prefix.to_owned());
-                } else {
-                    *slot -= 1;
-                }
-            }
-        }
-    }
-    let mut remaining = slot;
-    let mut out = None;
-    for p in desc.params {
-        if p.expand {
-            walk(p.name, p.ty, &mut remaining, &mut out);
-        } else if remaining == 0 {
-            out = Some(p.name.to_owned());
-        } else {
-            remaining -= 1;
-        }
-        if let Some(name) = out {
-            return name;
-        }
-    }
-    format!("#{slot}")
-}
-
-impl LazyError {
-    pub(crate) fn into_error(self) -> Error {
-        match self {
-            LazyError::Arity { desc, got } => {
-                let n = desc.slot_count();
-                let plural = if n == 1 { "argument" } else { "arguments" };
-                Error::type_error(format!("{} takes {n} {plural}, got {got}", signature_text(desc)))
-            }
-            LazyError::NullPointer { desc, what } => {
-                Error::value_error(format!("{}: {what} is a null pointer", signature_text(desc)))
-            }
-            LazyError::Arg { desc, slot, err } => Error::new(
-                err.kind(),
-                format!("{}: argument `{}` (#{slot}) {err}", signature_text(desc), slot_name(desc, slot)),
-            ),
-            LazyError::Return { desc, err } => {
-                Error::new(err.kind(), format!("{}: the result cannot be returned: {err}", signature_text(desc)))
-            }
-        }
-    }
 }
 
 /// The message of a panic payload.
@@ -122,7 +46,7 @@ fn raise_panic(what: &str, payload: Box<dyn StdAny + Send>) -> i32 {
     let msg = panic_message(&*payload);
     // Dropping a payload can itself panic; never let that unwind into C.
     let _ = catch_unwind(AssertUnwindSafe(move || drop(payload)));
-    host::set_raised(Error::new(kind::RUNTIME_ERROR, format!("{what} panicked: {msg}")));
+    set_raised(Error::new(kind::RUNTIME_ERROR, format!("{what} panicked: {msg}")));
     -1
 }
 
@@ -130,9 +54,9 @@ fn raise_panic(what: &str, payload: Box<dyn StdAny + Send>) -> i32 {
 #[inline(never)]
 fn raise_call_error(desc: &'static FnDesc, e: CallError) -> i32 {
     match e {
-        CallError::Arg { slot, err } => host::set_raised_lazy(LazyError::Arg { desc, slot, err }),
-        CallError::Return(ReturnError::Conv(err)) => host::set_raised_lazy(LazyError::Return { desc, err }),
-        CallError::Return(ReturnError::User(err)) => host::set_raised(err),
+        CallError::Arg { slot, err } => set_raised_pending(PendingError::Arg { desc, slot, err }),
+        CallError::Return(ReturnError::Conv(err)) => set_raised_pending(PendingError::Return { desc, err }),
+        CallError::Return(ReturnError::User(err)) => set_raised(err),
     }
     -1
 }
@@ -141,14 +65,14 @@ fn raise_call_error(desc: &'static FnDesc, e: CallError) -> i32 {
 #[inline(never)]
 fn raise_bad_call(desc: &'static FnDesc, expected: usize, args: *const RawAny, n: i32, result: *mut RawAny) -> i32 {
     let lazy = if n as i64 != expected as i64 {
-        LazyError::Arity { desc, got: n }
+        PendingError::Arity { desc, got: n }
     } else if args.is_null() {
-        LazyError::NullPointer { desc, what: "args" }
+        PendingError::NullPointer { desc, what: "args" }
     } else {
         debug_assert!(result.is_null());
-        LazyError::NullPointer { desc, what: "result" }
+        PendingError::NullPointer { desc, what: "result" }
     };
-    host::set_raised_lazy(lazy);
+    set_raised_pending(lazy);
     -1
 }
 
@@ -265,7 +189,7 @@ pub unsafe fn args_slice<'a>(args: *const RawAny, n: i32) -> Result<&'a [AnyView
 /// `result` is null or writable.
 pub unsafe fn ffi_boundary(result: *mut RawAny, f: impl FnOnce() -> Result<Any>) -> i32 {
     if result.is_null() {
-        host::set_raised(Error::value_error("result is a null pointer"));
+        set_raised(Error::value_error("result is a null pointer"));
         return -1;
     }
     match catch_unwind(AssertUnwindSafe(f)) {
@@ -275,7 +199,7 @@ pub unsafe fn ffi_boundary(result: *mut RawAny, f: impl FnOnce() -> Result<Any>)
             0
         }
         Ok(Err(e)) => {
-            host::set_raised(e);
+            set_raised(e);
             -1
         }
         Err(payload) => raise_panic("function", payload),

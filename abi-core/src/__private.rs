@@ -1,0 +1,87 @@
+//! Glue for generated code. Not a public API: it may change in any release. Everything the
+//! macros emit a path to lives here, so the documented API stays what users write.
+
+pub use crate::convert::call_arg::{ArgSlot, IntoArg};
+pub use crate::convert::{AbiStruct, AbiType, Expand, FromAny, FromArg, IntoAny, ListItem, ReturnValue};
+pub use crate::ffi::RawAny;
+pub use crate::link::bound::Bound;
+pub use crate::link::exports::{Export, EXPORTS};
+pub use crate::link::import::ImportSource;
+pub use crate::link::import::{absent, bad_arg, bad_result, Binder};
+pub use crate::link::library::Library;
+pub use crate::reflect::render::{
+    fn_compact_signature, fn_iree_record, fn_metadata_json, fn_signature_text, fn_type_schema, type_display,
+    type_iree_record, type_schema,
+};
+pub use crate::reflect::writer::Writer;
+pub use crate::reflect::{is_expandable, is_scalar, leaf_count, FieldDesc, FnDesc, ParamDesc, StructDesc, TypeDesc};
+pub use crate::runtime::boundary::{checked_slots, ffi_boundary, run_export, try_fast_call, CallError};
+pub use crate::value::any::{Any, AnyView};
+pub use crate::value::conv_error::ConvError;
+pub use crate::value::conv_error::ReturnError;
+pub use crate::value::error::{Error, Result};
+pub use crate::value::static_str::StaticStr;
+pub use linkme;
+
+use crate::ffi::type_index as ti;
+use crate::value::array::{seq_slice, Array};
+
+/// Length of the metadata JSON of `f`, plus its NUL.
+pub const fn metadata_len(f: &FnDesc) -> usize {
+    let mut w = Writer::new(&mut []);
+    fn_metadata_json(&mut w, f);
+    w.len() + 1
+}
+
+/// The metadata JSON of `f`, NUL-terminated, in an array of [`metadata_len`] bytes.
+pub const fn metadata_bytes<const N: usize>(f: &FnDesc) -> [u8; N] {
+    let mut buf = [0u8; N];
+    let mut w = Writer::new(&mut buf);
+    fn_metadata_json(&mut w, f);
+    assert!(w.len() + 1 == N, "metadata length changed between passes");
+    buf
+}
+
+/// The elements of a struct passed as a tuple: an Array/List of exactly `len` items.
+#[inline]
+pub fn struct_items<'a>(
+    v: &'a AnyView<'a>,
+    desc: &'static TypeDesc,
+    name: &'static str,
+    len: usize,
+) -> Result<&'a [AnyView<'a>], ConvError> {
+    let ty = v.type_index();
+    if ty != ti::ARRAY && ty != ti::LIST {
+        return Err(ConvError::mismatch(desc, ty));
+    }
+    // SAFETY: an Array/List object borrowed by the view for 'a.
+    let items = unsafe { seq_slice(v.raw().ptr().cast()) };
+    if items.len() != len {
+        return Err(ConvError::Length { what: name, expected: len, got: items.len() });
+    }
+    Ok(items)
+}
+
+/// Names the field a conversion failure happened in.
+#[cold]
+pub fn in_field(owner: &'static str, field: &'static str, inner: ConvError) -> ConvError {
+    ConvError::Field { owner, field, inner: Box::new(inner) }
+}
+
+/// A struct's fields, in declaration order, as one Array object.
+pub fn struct_any(fields: Vec<Any>) -> Any {
+    Any::from(Array::new(fields))
+}
+
+/// Compile-time check that `#[abi(expand)]` names a derived struct.
+#[inline(always)]
+pub const fn assert_abi_struct<T: AbiStruct>() {}
+
+/// Returns a static string from a packed function.
+///
+/// # Safety
+/// `result` is null or writable.
+pub unsafe fn return_static_str(s: &'static StaticStr, result: *mut RawAny) -> i32 {
+    // SAFETY: forwarded from the caller.
+    unsafe { ffi_boundary(result, || Ok(Any::from_raw(s.to_raw_any()))) }
+}

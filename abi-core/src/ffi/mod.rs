@@ -1,0 +1,14 @@
+//! The C contract as plain data (docs/ABI.md): type indices, `DLDataType`/`DLDevice`, and
+//! the raw layouts of values, object headers and cells, with their sizes and offsets
+//! asserted at compile time. This is what a hand-written packed function works with; the
+//! rest of the crate builds ownership and conversions on top of it.
+
+mod dtype;
+mod layout;
+pub mod type_index;
+
+pub use dtype::{code, device_type, DataType, Device};
+pub use layout::{
+    cell_ptr, ByteArray, DLTensor, Deleter, FunctionCell, ObjectHeader, RawAny, RawValue, SafeCall, SeqCell,
+    CELL_OFFSET, DELETER_BOTH, DELETER_STRONG, DELETER_WEAK, INITIAL_REF_COUNT, STRONG_MASK, WEAK_UNIT,
+};

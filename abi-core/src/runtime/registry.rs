@@ -1,0 +1,81 @@
+//! The global function registry: tvm-ffi's under a host, an embedded one otherwise.
+
+use core::ffi::c_void;
+use core::ptr::{self, NonNull};
+use std::collections::HashMap;
+use std::sync::{OnceLock, RwLock};
+
+use crate::ffi::{ByteArray, ObjectHeader};
+use crate::runtime::error_slot::{take_raised, take_raised_after};
+use crate::runtime::function::Function;
+use crate::runtime::host::host;
+use crate::value::error::{Error, Result};
+use crate::value::object::{ObjectHandle, ObjectRef};
+
+fn registry() -> &'static RwLock<HashMap<String, Function>> {
+    static REGISTRY: OnceLock<RwLock<HashMap<String, Function>>> = OnceLock::new();
+    REGISTRY.get_or_init(Default::default)
+}
+
+/// Looks up a function in the global registry (tvm-ffi's when present).
+pub fn get_global(name: &str) -> Option<Function> {
+    match host() {
+        Some(api) => {
+            let key = ByteArray::from_slice(name.as_bytes());
+            let mut out: *mut c_void = ptr::null_mut();
+            // SAFETY: the runtime writes an owned reference or null.
+            let rc = unsafe { (api.function_get_global)(&key, &mut out) };
+            if rc != 0 {
+                drop(take_raised());
+                return None;
+            }
+            let obj = NonNull::new(out.cast::<ObjectHeader>())?;
+            // SAFETY: an owned reference to a Function object.
+            Function::from_object(unsafe { ObjectRef::from_raw(obj) }).ok()
+        }
+        None => registry().read().unwrap_or_else(|e| e.into_inner()).get(name).cloned(),
+    }
+}
+
+/// Registers `f` under `name`; fails when the name is taken and `allow_override` is false.
+pub fn register_global(name: &str, f: Function, allow_override: bool) -> Result<()> {
+    match host() {
+        Some(api) => {
+            let key = ByteArray::from_slice(name.as_bytes());
+            // SAFETY: the runtime borrows the function and adds its own reference.
+            let rc = unsafe { (api.function_set_global)(&key, f.as_object().as_ptr().cast(), allow_override as i32) };
+            if rc == 0 {
+                Ok(())
+            } else {
+                Err(take_raised_after(rc))
+            }
+        }
+        None => {
+            let mut map = registry().write().unwrap_or_else(|e| e.into_inner());
+            if !allow_override && map.contains_key(name) {
+                return Err(Error::key_error(format!("global function `{name}` is already registered")));
+            }
+            map.insert(name.to_owned(), f);
+            Ok(())
+        }
+    }
+}
+
+/// Names in the embedded registry (empty under a tvm-ffi host, which has its own listing).
+pub fn embedded_global_names() -> Vec<String> {
+    let mut names: Vec<String> = registry().read().unwrap_or_else(|e| e.into_inner()).keys().cloned().collect();
+    names.sort();
+    names
+}
+
+impl Function {
+    /// Looks up a global function (tvm-ffi's registry under a tvm-ffi host).
+    pub fn get_global(name: &str) -> Option<Function> {
+        get_global(name)
+    }
+
+    /// Registers this function globally under `name`.
+    pub fn register_global(&self, name: &str, allow_override: bool) -> Result<()> {
+        register_global(name, self.clone(), allow_override)
+    }
+}
