@@ -36,7 +36,7 @@ impl Library {
         let lib = unsafe { libloading::Library::new(path) }
             .map_err(|e| Error::new("OSError", format!("cannot open {}: {e}", path.display())))?;
         // SAFETY: the symbol, when present, has the documented signature.
-        let take_error = unsafe { lib.get::<TakeError>(b"abi_error_move_from_raised\0").ok().map(|s| *s) };
+        let take_error = unsafe { lib.get::<TakeError>(abi_shared::TAKE_ERROR.as_bytes()).ok().map(|s| *s) };
         let library = Library(Arc::new(Inner { lib, path: path.to_owned(), take_error }));
         // Never unload (see the module docs): the process-wide list holds every library.
         loaded().lock().unwrap_or_else(|e| e.into_inner()).push(library.clone());
@@ -58,7 +58,7 @@ impl Library {
 
     /// The exported function `name` (symbol `__tvm_ffi_<name>`), if present.
     pub fn get(&self, name: &str) -> Option<Bound> {
-        let f = self.packed(&format!("__tvm_ffi_{name}"))?;
+        let f = self.packed(&abi_shared::shim(name))?;
         Some(Bound::from_library_symbol(f, self.0.take_error, self.0.clone()))
     }
 
@@ -70,17 +70,17 @@ impl Library {
 
     /// The metadata JSON of `name` (`__tvm_ffi__metadata_<name>`), if published.
     pub fn metadata(&self, name: &str) -> Option<Result<String>> {
-        self.call_text(&format!("__tvm_ffi__metadata_{name}"))
+        self.call_text(&abi_shared::metadata(name))
     }
 
     /// The docstring of `name` (`__tvm_ffi__doc_<name>`), if published.
     pub fn doc(&self, name: &str) -> Option<Result<String>> {
-        self.call_text(&format!("__tvm_ffi__doc_{name}"))
+        self.call_text(&abi_shared::doc(name))
     }
 
     /// `{"<name>": <metadata>, ...}` for every export of a library built with abi.
     pub fn exports_json(&self) -> Result<String> {
-        self.call_text("__tvm_ffi__abi_exports_json")
+        self.call_text(abi_shared::EXPORTS_LISTING)
             .unwrap_or_else(|| Err(Error::attribute_error(format!("{} was not built with abi", self.path().display()))))
     }
 

@@ -1,0 +1,78 @@
+//! What the code generator (`abi-macros`), the runtime (`abi-core`) and tools must spell
+//! the same way, written once: the exported symbol names of docs/ABI.md section 4 and the
+//! version of the metadata format. No dependencies, so every side can use it.
+//!
+//! | symbol | what |
+//! |---|---|
+//! | `__tvm_ffi_<name>` | the packed shim |
+//! | `__tvm_ffi__metadata_<name>` | returns the metadata JSON |
+//! | `__tvm_ffi__doc_<name>` | returns the docstring |
+//! | `__tvm_ffi__abi_exports_json` | returns `{"<name>": <metadata>, ...}` for every export |
+//! | `abi_error_move_from_raised` | hands over the last error when no tvm-ffi runtime is loaded |
+//! | `abi_export_named_<name>!` | hidden crate-root macro: one export per name per crate |
+
+/// Prefix of the packed shim of an export.
+pub const SHIM_PREFIX: &str = "__tvm_ffi_";
+/// Prefix of the function returning an export's metadata JSON.
+pub const METADATA_PREFIX: &str = "__tvm_ffi__metadata_";
+/// Prefix of the function returning an export's docstring.
+pub const DOC_PREFIX: &str = "__tvm_ffi__doc_";
+/// The packed function listing every export of a library built with abi.
+pub const EXPORTS_LISTING: &str = "__tvm_ffi__abi_exports_json";
+/// The C entry (`void f(void** out)`) that moves out the error a call raised, for callers
+/// without a tvm-ffi runtime.
+pub const TAKE_ERROR: &str = "abi_error_move_from_raised";
+/// Prefix of the hidden crate-root macro that makes a second export of a name an error.
+pub const UNIQUENESS_MARKER_PREFIX: &str = "abi_export_named_";
+
+/// Version of the metadata JSON this project writes (the `"abi"` key of every record).
+/// Bump it whenever the written format changes; a test pins the format to the version.
+pub const METADATA_VERSION: u32 = 1;
+
+/// The packed shim symbol of export `name`.
+pub fn shim(name: &str) -> String {
+    format!("{SHIM_PREFIX}{name}")
+}
+
+/// The metadata symbol of export `name`.
+pub fn metadata(name: &str) -> String {
+    format!("{METADATA_PREFIX}{name}")
+}
+
+/// The docstring symbol of export `name`.
+pub fn doc(name: &str) -> String {
+    format!("{DOC_PREFIX}{name}")
+}
+
+/// The uniqueness marker of export `name`.
+pub fn uniqueness_marker(name: &str) -> String {
+    format!("{UNIQUENESS_MARKER_PREFIX}{name}")
+}
+
+/// Whether `s` is a C identifier (an exported name becomes part of a C symbol).
+pub fn is_c_identifier(s: &str) -> bool {
+    let mut chars = s.chars();
+    matches!(chars.next(), Some(c) if c == '_' || c.is_ascii_alphabetic())
+        && chars.all(|c| c == '_' || c.is_ascii_alphanumeric())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn symbols_are_spelled_as_the_abi_says() {
+        assert_eq!(shim("add"), "__tvm_ffi_add");
+        assert_eq!(metadata("add"), "__tvm_ffi__metadata_add");
+        assert_eq!(doc("add"), "__tvm_ffi__doc_add");
+        assert_eq!(uniqueness_marker("add"), "abi_export_named_add");
+    }
+
+    #[test]
+    fn c_identifiers() {
+        assert!(is_c_identifier("_a1"));
+        assert!(!is_c_identifier("1a"));
+        assert!(!is_c_identifier("a-b"));
+        assert!(!is_c_identifier(""));
+    }
+}
