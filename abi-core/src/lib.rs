@@ -40,6 +40,7 @@ pub use link::bound::Bound;
 pub use link::exports::{exports, find_export, Export};
 pub use link::import::ImportSource;
 pub use link::library::Library;
+pub use link::metadata::Metadata;
 pub use reflect::TypeDesc;
 pub use runtime::function::{Function, FunctionRef};
 pub use runtime::map::Map;

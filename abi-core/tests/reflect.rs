@@ -1,7 +1,8 @@
 //! Reflection: the `const fn` renderers of type and function descriptions (IREE records,
 //! tvm-ffi `type_schema`, Python-style names, the compact signature, the metadata JSON)
-//! checked against exact texts, and the JSON ones parsed by a small strict parser so an
-//! escaping mistake fails even where the exact text was written with the same mistake.
+//! checked against exact texts, and the JSON ones parsed by serde_json so an escaping
+//! mistake fails even where the exact text was written with the same mistake; and the
+//! metadata format pinned to its version.
 
 use std::collections::{BTreeMap, HashMap};
 
@@ -10,7 +11,8 @@ use abi_core::__private::{
     leaf_count, type_display, type_iree_record, type_schema, FieldDesc, FnDesc, ParamDesc, StructDesc, TypeDesc,
     Writer,
 };
-use abi_core::{AbiType, Any, AnyView, Tensor};
+use abi_core::{AbiType, Any, AnyView, Metadata, Tensor};
+use serde_json::{json, Value};
 
 /// Renders with a counting pass and then a filling pass, as generated code does.
 fn render(f: impl Fn(&mut Writer<'_>)) -> String {
@@ -38,8 +40,8 @@ fn check(ty: &TypeDesc, iree_text: &str, schema_text: &str, display_text: &str) 
     assert_eq!(iree(ty), iree_text);
     assert_eq!(schema(ty), schema_text);
     assert_eq!(display(ty), display_text);
-    json::parse(iree_text);
-    json::parse(schema_text);
+    parse(iree_text);
+    parse(schema_text);
 }
 
 #[test]
@@ -218,10 +220,7 @@ fn structs() {
     );
     let quoted = iree(&TypeDesc::Struct(&QUOTED));
     assert_eq!(quoted, r#"["sdict",["a\"b\\c","i8"]]"#);
-    assert_eq!(
-        json::parse(&quoted),
-        json::arr(vec![json::s("sdict"), json::arr(vec![json::s("a\"b\\c"), json::s("i8")])])
-    );
+    assert_eq!(parse(&quoted), json!(["sdict", ["a\"b\\c", "i8"]]));
 
     assert_eq!(leaf_count(&TypeDesc::Struct(&SEGMENT)), 5);
     assert_eq!(leaf_count(&F32), 1);
@@ -252,29 +251,30 @@ fn function_texts() {
     assert_eq!(render(|w| fn_type_schema(w, &WARP)), WARP_SCHEMA);
     assert_eq!(render(|w| fn_iree_record(w, &WARP)), WARP_IREE);
     assert_eq!(render(|w| fn_compact_signature(w, &WARP)), WARP_COMPACT);
-    json::parse(WARP_SCHEMA);
-    json::parse(WARP_IREE);
+    parse(WARP_SCHEMA);
+    parse(WARP_IREE);
 }
 
 #[test]
 fn metadata_json_parses_and_embeds_the_schema_as_a_string() {
     let text = render(|w| fn_metadata_json(w, &WARP));
     let expected = format!(
-        r#"{{"type_schema":"{}","arg_names":["scale","p.x","p.y","x"],"iree.abi":{WARP_IREE},"signature":"{WARP_COMPACT}"}}"#,
-        WARP_SCHEMA.replace('"', "\\\"")
+        r#"{{"type_schema":"{}","arg_names":["scale","p.x","p.y","x"],"iree.abi":{WARP_IREE},"signature":"{WARP_COMPACT}","abi.version":{}}}"#,
+        WARP_SCHEMA.replace('"', "\\\""),
+        abi_shared::METADATA_VERSION
     );
     assert_eq!(text, expected);
 
-    let doc = json::parse(&text);
-    let json::Value::Object(fields) = &doc else { panic!("metadata is an object") };
-    let keys: Vec<&str> = fields.iter().map(|(k, _)| k.as_str()).collect();
-    assert_eq!(keys, ["type_schema", "arg_names", "iree.abi", "signature"]);
-    let json::Value::Str(schema_text) = &fields[0].1 else { panic!("type_schema is a string") };
-    assert_eq!(schema_text, WARP_SCHEMA, "one level of escaping, undone by a JSON parser");
-    assert_eq!(json::parse(schema_text), json::parse(WARP_SCHEMA));
-    assert_eq!(fields[1].1, json::arr(["scale", "p.x", "p.y", "x"].into_iter().map(json::s).collect()));
-    assert_eq!(fields[2].1, json::parse(WARP_IREE));
-    assert_eq!(fields[3].1, json::s(WARP_COMPACT));
+    let meta = Metadata::parse(&text).expect("the one reader reads what the writer writes");
+    assert_eq!(meta.type_schema.as_deref(), Some(WARP_SCHEMA), "one level of escaping, undone by a JSON parser");
+    assert_eq!(parse(meta.type_schema.as_deref().unwrap()), parse(WARP_SCHEMA));
+    assert_eq!(meta.arg_names.as_deref(), Some(&["scale", "p.x", "p.y", "x"].map(String::from)[..]));
+    assert_eq!(parse(meta.iree_abi.as_deref().unwrap()), parse(WARP_IREE));
+    assert_eq!(meta.signature.as_deref(), Some(WARP_COMPACT));
+    assert_eq!(meta.version, Some(abi_shared::METADATA_VERSION));
+    let keys = ["\"type_schema\":", "\"arg_names\":", "\"iree.abi\":", "\"signature\":", "\"abi.version\":"];
+    let positions: Vec<usize> = keys.iter().map(|k| text.find(k).expect(k)).collect();
+    assert!(positions.windows(2).all(|w| w[0] < w[1]), "type_schema first, as tvm-ffi writes it: {text}");
 }
 
 static SEG_PARAMS: [ParamDesc; 2] = [
@@ -292,11 +292,10 @@ fn nested_expansion_and_empty_functions() {
         "length(seg.a.x: float, seg.a.y: float, seg.b.x: float, seg.b.y: float, seg.id: int, flag: bool) -> float"
     );
     assert_eq!(render(|w| fn_compact_signature(w, &SEG_FN)), "I24!S1!S1!S1!S1!S4!t10S3!t4R4!S1!");
-    let meta = json::parse(&render(|w| fn_metadata_json(w, &SEG_FN)));
-    let json::Value::Object(fields) = meta else { panic!() };
+    let meta = Metadata::parse(&render(|w| fn_metadata_json(w, &SEG_FN))).unwrap();
     assert_eq!(
-        fields[1].1,
-        json::arr(["seg.a.x", "seg.a.y", "seg.b.x", "seg.b.y", "seg.id", "flag"].into_iter().map(json::s).collect())
+        meta.arg_names.unwrap(),
+        ["seg.a.x", "seg.a.y", "seg.b.x", "seg.b.y", "seg.id", "flag"].map(String::from)
     );
 
     assert_eq!(render(|w| fn_signature_text(w, &NOTHING)), "nothing() -> None");
@@ -306,7 +305,7 @@ fn nested_expansion_and_empty_functions() {
         render(|w| fn_type_schema(w, &NOTHING)),
         r#"{"type":"ffi.Function","named_args":{"return":[{"type":"None"}],"params":[]}}"#
     );
-    json::parse(&render(|w| fn_metadata_json(w, &NOTHING)));
+    parse(&render(|w| fn_metadata_json(w, &NOTHING)));
 }
 
 /// Length of a rendering computed at compile time, as `#[export_fn]` does.
@@ -343,8 +342,8 @@ fn writer_counts_past_its_buffer_and_escapes_by_level() {
         w.byte(b'"');
     });
     assert_eq!(nested, r#""\"a\\\"b\\\\c\"""#);
-    let json::Value::Str(once) = json::parse(&nested) else { panic!() };
-    assert_eq!(json::parse(&once), json::s("a\"b\\c"));
+    let once = parse(&nested);
+    assert_eq!(parse(once.as_str().unwrap()), json!("a\"b\\c"));
 
     let twice = render(|w| {
         w.push_level();
@@ -354,163 +353,7 @@ fn writer_counts_past_its_buffer_and_escapes_by_level() {
     assert_eq!(twice, r#"\\\""#);
 }
 
-/// A small strict JSON parser: enough to prove the rendered texts are valid JSON and to
-/// read values back out of them.
-mod json {
-    #[derive(Debug, PartialEq)]
-    pub enum Value {
-        Null,
-        Bool(bool),
-        Num(f64),
-        Str(String),
-        Arr(Vec<Value>),
-        Object(Vec<(String, Value)>),
-    }
-
-    pub fn s(text: &str) -> Value {
-        Value::Str(text.to_owned())
-    }
-
-    pub fn arr(items: Vec<Value>) -> Value {
-        Value::Arr(items)
-    }
-
-    /// Parses `text`, panicking with the offset on any deviation from RFC 8259.
-    pub fn parse(text: &str) -> Value {
-        let mut p = Parser { b: text.as_bytes(), i: 0 };
-        let v = p.value();
-        p.ws();
-        assert_eq!(p.i, p.b.len(), "trailing data in {text}");
-        v
-    }
-
-    struct Parser<'a> {
-        b: &'a [u8],
-        i: usize,
-    }
-
-    impl Parser<'_> {
-        fn ws(&mut self) {
-            while self.i < self.b.len() && b" \t\r\n".contains(&self.b[self.i]) {
-                self.i += 1;
-            }
-        }
-
-        fn peek(&self) -> u8 {
-            *self.b.get(self.i).unwrap_or_else(|| panic!("unexpected end at {}", self.i))
-        }
-
-        fn expect(&mut self, lit: &[u8]) {
-            assert!(self.b[self.i..].starts_with(lit), "expected {:?} at {}", String::from_utf8_lossy(lit), self.i);
-            self.i += lit.len();
-        }
-
-        fn value(&mut self) -> Value {
-            self.ws();
-            match self.peek() {
-                b'n' => {
-                    self.expect(b"null");
-                    Value::Null
-                }
-                b't' => {
-                    self.expect(b"true");
-                    Value::Bool(true)
-                }
-                b'f' => {
-                    self.expect(b"false");
-                    Value::Bool(false)
-                }
-                b'"' => Value::Str(self.string()),
-                b'[' => {
-                    self.i += 1;
-                    let mut items = Vec::new();
-                    self.ws();
-                    if self.peek() == b']' {
-                        self.i += 1;
-                        return Value::Arr(items);
-                    }
-                    loop {
-                        items.push(self.value());
-                        self.ws();
-                        match self.peek() {
-                            b',' => self.i += 1,
-                            b']' => {
-                                self.i += 1;
-                                return Value::Arr(items);
-                            }
-                            c => panic!("unexpected {:?} at {}", c as char, self.i),
-                        }
-                    }
-                }
-                b'{' => {
-                    self.i += 1;
-                    let mut fields = Vec::new();
-                    self.ws();
-                    if self.peek() == b'}' {
-                        self.i += 1;
-                        return Value::Object(fields);
-                    }
-                    loop {
-                        self.ws();
-                        let key = self.string();
-                        self.ws();
-                        self.expect(b":");
-                        fields.push((key, self.value()));
-                        self.ws();
-                        match self.peek() {
-                            b',' => self.i += 1,
-                            b'}' => {
-                                self.i += 1;
-                                return Value::Object(fields);
-                            }
-                            c => panic!("unexpected {:?} at {}", c as char, self.i),
-                        }
-                    }
-                }
-                b'-' | b'0'..=b'9' => {
-                    let start = self.i;
-                    while self.i < self.b.len() && b"+-0123456789.eE".contains(&self.b[self.i]) {
-                        self.i += 1;
-                    }
-                    let text = core::str::from_utf8(&self.b[start..self.i]).unwrap();
-                    Value::Num(text.parse().unwrap_or_else(|_| panic!("bad number {text}")))
-                }
-                c => panic!("unexpected {:?} at {}", c as char, self.i),
-            }
-        }
-
-        fn string(&mut self) -> String {
-            self.expect(b"\"");
-            let mut out = Vec::new();
-            loop {
-                let c = self.peek();
-                self.i += 1;
-                match c {
-                    b'"' => return String::from_utf8(out).expect("strings are UTF-8"),
-                    b'\\' => {
-                        let e = self.peek();
-                        self.i += 1;
-                        match e {
-                            b'"' | b'\\' | b'/' => out.push(e),
-                            b'n' => out.push(b'\n'),
-                            b't' => out.push(b'\t'),
-                            b'r' => out.push(b'\r'),
-                            b'b' => out.push(8),
-                            b'f' => out.push(12),
-                            b'u' => {
-                                let hex = core::str::from_utf8(&self.b[self.i..self.i + 4]).unwrap();
-                                let code = u32::from_str_radix(hex, 16).expect("four hex digits");
-                                self.i += 4;
-                                let ch = char::from_u32(code).expect("no surrogates in these texts");
-                                out.extend_from_slice(ch.encode_utf8(&mut [0; 4]).as_bytes());
-                            }
-                            _ => panic!("bad escape \\{} at {}", e as char, self.i),
-                        }
-                    }
-                    0..=0x1f => panic!("raw control character in a string at {}", self.i),
-                    _ => out.push(c),
-                }
-            }
-        }
-    }
+/// Parses with serde_json, failing the test on invalid JSON.
+fn parse(text: &str) -> Value {
+    serde_json::from_str(text).unwrap_or_else(|e| panic!("invalid JSON ({e}): {text}"))
 }

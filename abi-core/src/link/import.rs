@@ -5,6 +5,7 @@
 use crate::link::bound::Bound;
 use crate::link::exports::find_export;
 use crate::link::library::Library;
+use crate::link::metadata::Metadata;
 use crate::reflect::FnDesc;
 use crate::runtime::function::Function;
 use crate::value::conv_error::ConvError;
@@ -30,49 +31,21 @@ impl ImportSource<'_> {
         }
     }
 
-    /// Resolves `name` and its published metadata, if any.
-    fn resolve(&self, name: &str) -> Option<(Bound, Option<String>)> {
+    /// Resolves `name` and reads its published metadata (`Ok(None)`: none published).
+    fn resolve(&self, name: &str) -> Option<(Bound, Result<Option<Metadata>>)> {
         match self {
             ImportSource::Library(lib) => {
                 let bound = lib.get(name)?;
-                let meta = lib.metadata(name).and_then(Result::ok);
+                let meta = lib.metadata(name).transpose().and_then(|m| m.as_deref().map(Metadata::parse).transpose());
                 Some((bound, meta))
             }
-            ImportSource::Globals => Function::get_global(name).map(|f| (Bound::from_function(f), None)),
+            ImportSource::Globals => Function::get_global(name).map(|f| (Bound::from_function(f), Ok(None))),
             ImportSource::Linked => {
                 let e = find_export(name)?;
-                Some((Bound::from_safe_call(e.safe_call), Some(e.metadata_json().to_owned())))
+                Some((Bound::from_safe_call(e.safe_call), Metadata::parse(e.metadata_json()).map(Some)))
             }
         }
     }
-}
-
-/// Reads the string value of `"key":` in a JSON object text (enough for metadata).
-fn json_string_field(json: &str, key: &str) -> Option<String> {
-    let pat = format!("\"{key}\":");
-    let start = json.find(&pat)? + pat.len();
-    let mut chars = json[start..].trim_start().chars();
-    if chars.next()? != '"' {
-        return None;
-    }
-    let mut out = String::new();
-    while let Some(c) = chars.next() {
-        match c {
-            '"' => return Some(out),
-            '\\' => match chars.next()? {
-                'n' => out.push('\n'),
-                't' => out.push('\t'),
-                'r' => out.push('\r'),
-                'u' => {
-                    let hex: String = chars.by_ref().take(4).collect();
-                    out.push(char::from_u32(u32::from_str_radix(&hex, 16).ok()?)?);
-                }
-                other => out.push(other),
-            },
-            c => out.push(c),
-        }
-    }
-    None
 }
 
 /// Collects binding problems so every missing or mismatched import is reported at once.
@@ -92,7 +65,19 @@ impl Binder {
             }
             return None;
         };
-        if let Some(theirs) = meta.as_deref().and_then(|m| json_string_field(m, "type_schema")) {
+        let theirs = match meta {
+            Ok(meta) => meta.and_then(|m| m.type_schema),
+            Err(e) => {
+                self.mismatched.push(format!(
+                    "`{}`: {} publishes metadata this build cannot read: {}",
+                    desc.name,
+                    source.describe(),
+                    e.message()
+                ));
+                return None;
+            }
+        };
+        if let Some(theirs) = theirs {
             let ours = desc.type_schema();
             if ours != theirs {
                 self.mismatched.push(format!(

@@ -3,11 +3,13 @@
 //! it created (errors, strings, tensors) carry deleters that live in its code and may
 //! outlive every handle, as tvm-ffi hosts also assume.
 
+use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};
 use std::sync::{Arc, Mutex, OnceLock};
 
 use crate::ffi::SafeCall;
 use crate::link::bound::{Bound, TakeError};
+use crate::link::metadata::{parse_listing, Metadata};
 use crate::value::any::Any;
 use crate::value::error::{Error, Result};
 
@@ -84,9 +86,14 @@ impl Library {
             .unwrap_or_else(|| Err(Error::attribute_error(format!("{} was not built with abi", self.path().display()))))
     }
 
+    /// The metadata of every export of a library built with abi, by name.
+    pub fn export_metadata(&self) -> Result<BTreeMap<String, Metadata>> {
+        parse_listing(&self.exports_json()?)
+    }
+
     /// The names of every export of a library built with abi, sorted.
     pub fn export_names(&self) -> Result<Vec<String>> {
-        Ok(top_level_keys(&self.exports_json()?))
+        Ok(self.export_metadata()?.into_keys().collect())
     }
 }
 
@@ -94,36 +101,4 @@ impl core::fmt::Debug for Library {
     fn fmt(&self, f: &mut core::fmt::Formatter<'_>) -> core::fmt::Result {
         write!(f, "Library({})", self.0.path.display())
     }
-}
-
-/// The keys of a JSON object's top level (keys never hold escapes: they are C identifiers).
-fn top_level_keys(json: &str) -> Vec<String> {
-    let (mut keys, mut depth, mut in_str, mut escaped, mut start) = (Vec::new(), 0i32, false, false, 0);
-    for (i, c) in json.char_indices() {
-        if in_str {
-            match (escaped, c) {
-                (true, _) => escaped = false,
-                (false, '\\') => escaped = true,
-                (false, '"') => {
-                    in_str = false;
-                    if depth == 1 && json[i + 1..].trim_start().starts_with(':') {
-                        keys.push(json[start..i].to_owned());
-                    }
-                }
-                _ => {}
-            }
-            continue;
-        }
-        match c {
-            '"' => {
-                in_str = true;
-                start = i + 1;
-            }
-            '{' | '[' => depth += 1,
-            '}' | ']' => depth -= 1,
-            _ => {}
-        }
-    }
-    keys.sort();
-    keys
 }

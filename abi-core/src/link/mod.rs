@@ -5,3 +5,4 @@ pub mod bound;
 pub mod exports;
 pub mod import;
 pub mod library;
+pub mod metadata;

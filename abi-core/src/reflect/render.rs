@@ -440,7 +440,9 @@ pub const fn fn_compact_signature(w: &mut Writer, f: &FnDesc) {
     compact_type(w, f.ret);
 }
 
-/// Writes the metadata JSON returned by `__tvm_ffi__metadata_<name>`.
+/// Writes the metadata JSON returned by `__tvm_ffi__metadata_<name>`: tvm-ffi's
+/// `type_schema` first, then what this project adds, ending with the format version
+/// (`abi_shared::METADATA_VERSION`, read back by `link::metadata`).
 pub const fn fn_metadata_json(w: &mut Writer, f: &FnDesc) {
     w.str("{\"type_schema\":\"");
     w.push_level();
@@ -452,5 +454,7 @@ pub const fn fn_metadata_json(w: &mut Writer, f: &FnDesc) {
     fn_iree_record(w, f);
     w.str(",\"signature\":\"");
     fn_compact_signature(w, f);
-    w.str("\"}");
+    w.str("\",\"abi.version\":");
+    w.uint(abi_shared::METADATA_VERSION as usize);
+    w.byte(b'}');
 }

@@ -1,0 +1,143 @@
+//! The metadata format is versioned (`abi_shared::METADATA_VERSION`, written as
+//! `"abi.version"`) and pinned: the approval test hashes the metadata rendered for a
+//! sample that uses every kind of type description, so any change to what is written
+//! fails here until the version is bumped and the new hash approved (wasm-bindgen guards
+//! its schema the same way). The reader tests cover what other writers publish.
+
+use abi_core::__private::{fn_metadata_json, FieldDesc, FnDesc, ParamDesc, StructDesc, TypeDesc, Writer};
+use abi_core::Metadata;
+
+/// The approved (format version, FNV-1a hash of the sample's metadata) pair.
+const APPROVED: (u32, u64) = (1, 0xfe65_a261_4d55_ffc1);
+
+static I64: TypeDesc = TypeDesc::Int { bits: 64, signed: true };
+static U8: TypeDesc = TypeDesc::Int { bits: 8, signed: false };
+static F32: TypeDesc = TypeDesc::Float { bits: 32, brain: false };
+static BF16: TypeDesc = TypeDesc::Float { bits: 16, brain: true };
+static POINT: StructDesc = StructDesc {
+    name: "Point",
+    fields: &[FieldDesc { name: "x", ty: &F32 }, FieldDesc { name: "y", ty: &F32 }],
+    tuple_like: false,
+};
+static PAIR: StructDesc = StructDesc {
+    name: "Pair",
+    fields: &[FieldDesc { name: "0", ty: &TypeDesc::Str }, FieldDesc { name: "1", ty: &U8 }],
+    tuple_like: true,
+};
+static EVERY_KIND: [&TypeDesc; 22] = [
+    &TypeDesc::None,
+    &TypeDesc::Bool,
+    &I64,
+    &U8,
+    &F32,
+    &BF16,
+    &TypeDesc::Str,
+    &TypeDesc::Bytes,
+    &TypeDesc::Any,
+    &TypeDesc::OpaquePtr,
+    &TypeDesc::DataType,
+    &TypeDesc::Device,
+    &TypeDesc::Shape,
+    &TypeDesc::Function,
+    &TypeDesc::Callable { params: &[&I64, &TypeDesc::Str], ret: &F32 },
+    &TypeDesc::Error,
+    &TypeDesc::Object,
+    &TypeDesc::Tensor { elem: Some(&F32), rank: Some(2) },
+    &TypeDesc::Optional(&TypeDesc::Str),
+    &TypeDesc::List(&I64),
+    &TypeDesc::Tuple(&[&I64, &TypeDesc::Bytes]),
+    &TypeDesc::Map(&TypeDesc::Str, &TypeDesc::Tensor { elem: None, rank: None }),
+];
+static STRUCTS: [ParamDesc; 3] = [
+    ParamDesc { name: "p", ty: &TypeDesc::Struct(&POINT), expand: false },
+    ParamDesc { name: "q", ty: &TypeDesc::Struct(&POINT), expand: true },
+    ParamDesc { name: "pair", ty: &TypeDesc::Struct(&PAIR), expand: false },
+];
+
+fn sample() -> String {
+    let mut all = String::new();
+    let mut render = |f: &FnDesc| {
+        let mut count = Writer::new(&mut []);
+        fn_metadata_json(&mut count, f);
+        let mut buf = vec![0u8; count.len()];
+        fn_metadata_json(&mut Writer::new(&mut buf), f);
+        all.push_str(core::str::from_utf8(&buf).unwrap());
+        all.push('\n');
+    };
+    for (i, ty) in EVERY_KIND.iter().enumerate() {
+        let params: &'static [ParamDesc] = Box::leak(Box::new([
+            ParamDesc { name: "x", ty, expand: false },
+            ParamDesc { name: "n", ty: &I64, expand: false },
+        ]));
+        let name: &'static str = Box::leak(format!("f{i}").into_boxed_str());
+        render(&FnDesc { name, params, ret: ty, doc: "docs \"quoted\"" });
+    }
+    static PAIR_TY: TypeDesc = TypeDesc::Struct(&PAIR);
+    render(&FnDesc { name: "structs", params: &STRUCTS, ret: &PAIR_TY, doc: "" });
+    all
+}
+
+fn fnv1a(text: &str) -> u64 {
+    text.bytes().fold(0xcbf2_9ce4_8422_2325, |h, b| (h ^ b as u64).wrapping_mul(0x0000_0100_0000_01b3))
+}
+
+#[test]
+fn the_written_format_is_the_approved_one_for_its_version() {
+    let text = sample();
+    for line in text.lines() {
+        let meta = Metadata::parse(line).unwrap_or_else(|e| panic!("{e}: {line}"));
+        assert_eq!(meta.version, Some(abi_shared::METADATA_VERSION), "{line}");
+    }
+    let hash = fnv1a(&text);
+    assert_eq!(
+        APPROVED.0,
+        abi_shared::METADATA_VERSION,
+        "METADATA_VERSION changed: approve the format of version {} by setting APPROVED to ({}, {hash:#x})",
+        abi_shared::METADATA_VERSION,
+        abi_shared::METADATA_VERSION,
+    );
+    assert_eq!(
+        APPROVED.1, hash,
+        "the written metadata format changed without a version bump: bump abi_shared::METADATA_VERSION, \
+         then approve the new format by setting APPROVED to (the new version, {hash:#x}). Sample:\n{text}"
+    );
+}
+
+#[test]
+fn reads_what_tvm_ffi_cpp_libraries_publish() {
+    // The C++ export macro publishes type_schema only, and no version.
+    let text = r#"{"type_schema":"{\"type\":\"ffi.Function\",\"named_args\":{\"return\":[{\"type\":\"int\"}],\"params\":[{\"type\":\"ffi.Function\"},{\"type\":\"int\"}]}}"}"#;
+    let meta = Metadata::parse(text).unwrap();
+    assert_eq!(
+        meta.type_schema.as_deref(),
+        Some(
+            r#"{"type":"ffi.Function","named_args":{"return":[{"type":"int"}],"params":[{"type":"ffi.Function"},{"type":"int"}]}}"#
+        )
+    );
+    assert_eq!((meta.arg_names, meta.iree_abi, meta.signature, meta.version), (None, None, None, None));
+}
+
+#[test]
+fn unknown_keys_are_ignored_and_bad_ones_refused() {
+    let meta = Metadata::parse(r#"{"type_schema":"{}","host.extra":[1,2],"abi.version":1}"#).unwrap();
+    assert_eq!(meta.version, Some(1));
+    for (text, says) in [
+        ("{\"type_schema\":", "malformed metadata JSON"),
+        ("[1,2]", "not a JSON object"),
+        (r#"{"type_schema":7}"#, "`type_schema` is not a string"),
+        (r#"{"arg_names":"a"}"#, "`arg_names` is not a list"),
+        (r#"{"arg_names":["a",1]}"#, "non-string"),
+        (r#"{"abi.version":"1"}"#, "not a version number"),
+    ] {
+        let err = Metadata::parse(text).unwrap_err();
+        assert_eq!(err.kind(), "ValueError", "{text}");
+        assert!(err.message().contains(says), "{text}: {}", err.message());
+    }
+}
+
+#[test]
+fn a_newer_format_is_refused_with_a_message() {
+    let newer = abi_shared::METADATA_VERSION + 1;
+    let err = Metadata::parse(&format!(r#"{{"type_schema":"{{}}","abi.version":{newer}}}"#)).unwrap_err();
+    assert!(err.message().contains(&format!("metadata format {newer} is newer")), "{}", err.message());
+}
