@@ -321,3 +321,42 @@ fn conversion_errors_become_errors_with_kinds() {
     let e = Any::from_value(1.5f64).unwrap().to::<Vec<i32>>().unwrap_err();
     assert_eq!((e.kind(), e.message()), ("TypeError", "expected list[int], got float"));
 }
+
+/// Every type that can be returned (`IntoAny`) can be passed to a packed function
+/// (`IntoArg`): both impls come from one site per type, so tuples, maps and objects agree.
+#[test]
+fn every_returnable_type_can_be_passed() {
+    fn both<T: abi_core::IntoAny + abi_core::IntoArg>() {}
+    both::<()>();
+    both::<bool>();
+    both::<i8>();
+    both::<u64>();
+    both::<usize>();
+    both::<f32>();
+    both::<half::bf16>();
+    both::<abi_core::DataType>();
+    both::<abi_core::Device>();
+    both::<*mut core::ffi::c_void>();
+    both::<&str>();
+    both::<String>();
+    both::<&[u8]>();
+    both::<Vec<u8>>();
+    both::<Option<String>>();
+    both::<Vec<f64>>();
+    both::<std::collections::HashMap<String, i64>>();
+    both::<std::collections::BTreeMap<i64, Vec<u8>>>();
+    both::<(i64,)>();
+    both::<(i8, i16, i32, i64, u8, u16, u32, u64, f32, f64, bool, String)>();
+    both::<abi_core::Any>();
+    both::<abi_core::AnyView<'static>>();
+    both::<abi_core::Str>();
+    both::<abi_core::Bytes>();
+    both::<abi_core::Error>();
+    both::<abi_core::Function>();
+    both::<abi_core::Shape>();
+    both::<abi_core::Tensor>();
+    both::<abi_core::Array>();
+    both::<abi_core::Map>();
+    both::<abi_core::ObjectRef>();
+    both::<abi_core::TypedFunction<fn(i64) -> i64>>();
+}

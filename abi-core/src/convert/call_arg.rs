@@ -3,23 +3,14 @@
 //! no heap allocation; owned values are converted into an [`Any`] held for the call.
 
 use core::ffi::c_char;
-use std::collections::{BTreeMap, HashMap};
 
-use half::{bf16, f16};
-
-use crate::convert::{IntoAny, ListItem};
 use crate::ffi::type_index as ti;
-use crate::ffi::{ByteArray, DataType, Device, RawAny};
+use crate::ffi::{ByteArray, RawAny};
 use crate::runtime::function::{Function, FunctionRef};
-use crate::runtime::map::Map;
 use crate::value::any::{Any, AnyView};
-use crate::value::array::Array;
 use crate::value::conv_error::ConvError;
-use crate::value::error::Error;
-use crate::value::object::ObjectRef;
-use crate::value::shape::Shape;
-use crate::value::string::{bytes_any, str_any, Bytes, Str};
-use crate::value::tensor::{Tensor, TensorView};
+use crate::value::string::{bytes_any, str_any};
+use crate::value::tensor::TensorView;
 
 /// Holds one packed argument for the duration of a call.
 pub trait ArgSlot {
@@ -130,34 +121,32 @@ impl IntoArg for &[u8] {
     }
 }
 
-macro_rules! by_value {
-    ($($t:ty),*) => {$(
-        impl IntoArg for $t {
-            type Slot = RawAny;
+/// Implements [`IntoArg`] next to a type's `IntoAny` impl, so the types that can be passed
+/// and the types that can be returned are listed once: `plain` values own nothing and
+/// pass as their raw form; `owned` values pass as their owned [`Any`], held for the call.
+/// Only borrowed forms (below) pack differently from their `IntoAny`.
+macro_rules! into_arg {
+    (plain: $t:ty) => {
+        impl $crate::convert::call_arg::IntoArg for $t {
+            type Slot = $crate::ffi::RawAny;
             #[inline(always)]
-            fn into_slot(self) -> Result<RawAny, ConvError> {
+            fn into_slot(self) -> Result<$crate::ffi::RawAny, $crate::value::conv_error::ConvError> {
                 // Plain values own nothing, so the raw form outlives the Any.
-                self.into_any().map(Any::into_raw)
+                $crate::convert::IntoAny::into_any(self).map($crate::value::any::Any::into_raw)
             }
         }
-    )*};
-}
-
-by_value!((), bool, i8, i16, i32, i64, isize, u8, u16, u32, u64, usize, f32, f64, f16, bf16, DataType, Device);
-
-macro_rules! via_any {
-    ($($t:ty),*) => {$(
-        impl IntoArg for $t {
-            type Slot = Any;
+    };
+    (owned: [$($generics:tt)*] $t:ty) => {
+        impl<$($generics)*> $crate::convert::call_arg::IntoArg for $t {
+            type Slot = $crate::value::any::Any;
             #[inline]
-            fn into_slot(self) -> Result<Any, ConvError> {
-                IntoAny::into_any(self)
+            fn into_slot(self) -> Result<$crate::value::any::Any, $crate::value::conv_error::ConvError> {
+                $crate::convert::IntoAny::into_any(self)
             }
         }
-    )*};
+    };
 }
-
-via_any!(String, Vec<u8>, Any, Str, Bytes, Shape, Tensor, Array, Map, Function, Error, ObjectRef);
+pub(crate) use into_arg;
 
 impl IntoArg for AnyView<'_> {
     type Slot = RawAny;
@@ -198,44 +187,3 @@ impl<T: IntoArg> IntoArg for Option<T> {
         self.map(T::into_slot).transpose()
     }
 }
-
-impl<T: ListItem + IntoAny> IntoArg for Vec<T> {
-    type Slot = Any;
-    fn into_slot(self) -> Result<Any, ConvError> {
-        self.into_any()
-    }
-}
-
-impl<K: IntoAny, V: IntoAny, S> IntoArg for HashMap<K, V, S> {
-    type Slot = Any;
-    fn into_slot(self) -> Result<Any, ConvError> {
-        self.into_any()
-    }
-}
-
-impl<K: IntoAny, V: IntoAny> IntoArg for BTreeMap<K, V> {
-    type Slot = Any;
-    fn into_slot(self) -> Result<Any, ConvError> {
-        self.into_any()
-    }
-}
-
-macro_rules! tuple_arg {
-    ($($name:ident),+) => {
-        impl<$($name: IntoAny),+> IntoArg for ($($name,)+) {
-            type Slot = Any;
-            fn into_slot(self) -> Result<Any, ConvError> {
-                self.into_any()
-            }
-        }
-    };
-}
-
-tuple_arg!(A);
-tuple_arg!(A, B);
-tuple_arg!(A, B, C);
-tuple_arg!(A, B, C, D);
-tuple_arg!(A, B, C, D, E);
-tuple_arg!(A, B, C, D, E, F);
-tuple_arg!(A, B, C, D, E, F, G);
-tuple_arg!(A, B, C, D, E, F, G, H);

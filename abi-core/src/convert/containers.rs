@@ -5,7 +5,8 @@ use core::hash::Hash;
 use core::ptr::NonNull;
 use std::collections::{BTreeMap, HashMap};
 
-use super::{AbiType, ConvError, FromAny, FromArg, IntoAny, ListItem};
+use super::call_arg::into_arg;
+use super::{AbiType, FromAny, FromArg, IntoAny, ListItem};
 use crate::ffi::type_index as ti;
 use crate::ffi::{cell_ptr, DLTensor};
 use crate::reflect::TypeDesc;
@@ -13,6 +14,7 @@ use crate::runtime::function::{Function, FunctionRef};
 use crate::runtime::map::Map;
 use crate::value::any::{Any, AnyView};
 use crate::value::array::{seq_slice, Array};
+use crate::value::conv_error::ConvError;
 use crate::value::error::Error;
 use crate::value::object::{ObjectHandle, ObjectRef};
 use crate::value::shape::Shape;
@@ -85,6 +87,7 @@ impl<T: ListItem + IntoAny> IntoAny for Vec<T> {
         Ok(Any::from(Array::new(items)))
     }
 }
+into_arg!(owned: [T: ListItem + IntoAny] Vec<T>);
 
 macro_rules! tuple {
     ($len:expr; $($name:ident $idx:tt),+) => {
@@ -109,6 +112,7 @@ macro_rules! tuple {
                 Ok(Any::from(Array::new(items)))
             }
         }
+        into_arg!(owned: [$($name: IntoAny),+] ($($name,)+));
     };
 }
 
@@ -175,6 +179,7 @@ impl<K: IntoAny, V: IntoAny, S> IntoAny for HashMap<K, V, S> {
         map_any(self.into_iter())
     }
 }
+into_arg!(owned: [K: IntoAny, V: IntoAny, S] HashMap<K, V, S>);
 
 impl<K: AbiType, V: AbiType> AbiType for BTreeMap<K, V> {
     const DESC: &'static TypeDesc = &TypeDesc::Map(K::DESC, V::DESC);
@@ -192,9 +197,10 @@ impl<K: IntoAny, V: IntoAny> IntoAny for BTreeMap<K, V> {
         map_any(self.into_iter())
     }
 }
+into_arg!(owned: [K: IntoAny, V: IntoAny] BTreeMap<K, V>);
 
 macro_rules! object_type {
-    ($t:ty, $desc:expr, [$($index:expr),+]) => {
+    ($t:ty, $desc:expr) => {
         impl AbiType for $t {
             const DESC: &'static TypeDesc = &$desc;
         }
@@ -204,7 +210,7 @@ macro_rules! object_type {
             fn from_arg(v: &'a AnyView<'a>) -> Result<$t, ConvError> {
                 let ty = v.type_index();
                 match v.object().and_then(NonNull::new) {
-                    Some(obj) if $(ty == $index)||+ => {
+                    Some(obj) if <$t as ObjectHandle>::accepts(ty) => {
                         // SAFETY: a live object of an accepted index, borrowed by the view.
                         <$t>::from_object(unsafe { ObjectRef::from_borrowed(obj) })
                             .map_err(|_| ConvError::mismatch(Self::DESC, ty))
@@ -219,15 +225,16 @@ macro_rules! object_type {
                 Ok(Any::from(self))
             }
         }
+        into_arg!(owned: [] $t);
     };
 }
 
-object_type!(Function, TypeDesc::Function, [ti::FUNCTION]);
-object_type!(Error, TypeDesc::Error, [ti::ERROR]);
-object_type!(Shape, TypeDesc::Shape, [ti::SHAPE]);
-object_type!(Tensor, TypeDesc::Tensor { elem: None, rank: None }, [ti::TENSOR]);
-object_type!(Array, TypeDesc::List(&TypeDesc::Any), [ti::ARRAY, ti::LIST]);
-object_type!(Map, TypeDesc::Map(&TypeDesc::Any, &TypeDesc::Any), [ti::MAP]);
+object_type!(Function, TypeDesc::Function);
+object_type!(Error, TypeDesc::Error);
+object_type!(Shape, TypeDesc::Shape);
+object_type!(Tensor, TypeDesc::Tensor { elem: None, rank: None });
+object_type!(Array, TypeDesc::List(&TypeDesc::Any));
+object_type!(Map, TypeDesc::Map(&TypeDesc::Any, &TypeDesc::Any));
 
 impl AbiType for ObjectRef {
     const DESC: &'static TypeDesc = &TypeDesc::Object;
@@ -249,6 +256,7 @@ impl IntoAny for ObjectRef {
         Ok(Any::from(self))
     }
 }
+into_arg!(owned: [] ObjectRef);
 
 impl AbiType for TensorView<'_> {
     const DESC: &'static TypeDesc = &TypeDesc::Tensor { elem: None, rank: None };

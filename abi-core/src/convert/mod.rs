@@ -162,6 +162,7 @@ impl IntoAny for Any {
         Ok(self)
     }
 }
+call_arg::into_arg!(owned: [] Any);
 
 impl AbiType for AnyView<'_> {
     const DESC: &'static TypeDesc = &TypeDesc::Any;

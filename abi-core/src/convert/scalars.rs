@@ -6,6 +6,7 @@ use core::ffi::c_void;
 
 use half::{bf16, f16};
 
+use super::call_arg::into_arg;
 use super::{AbiType, Expand, FromArg, IntoAny, ListItem};
 use crate::ffi::type_index as ti;
 use crate::ffi::{DataType, Device, RawAny, RawValue};
@@ -34,6 +35,7 @@ impl IntoAny for () {
         Ok(Any::NONE)
     }
 }
+into_arg!(plain: ());
 
 impl AbiType for bool {
     const DESC: &'static TypeDesc = &TypeDesc::Bool;
@@ -67,6 +69,7 @@ impl IntoAny for bool {
         Ok(unsafe { Any::from_raw(RawAny::from_i64(ti::BOOL, self as i64)) })
     }
 }
+into_arg!(plain: bool);
 
 // Bool where an integer is wanted, or an out-of-range Int: off the fast path.
 #[cold]
@@ -131,6 +134,7 @@ macro_rules! int_type {
                 }
             }
         }
+        into_arg!(plain: $t);
     )*};
 }
 
@@ -201,6 +205,7 @@ impl IntoAny for f64 {
         Ok(float_any(self))
     }
 }
+into_arg!(plain: f64);
 
 // A narrower float rounds like `as`, but a finite value beyond its range is an error.
 macro_rules! narrow_float {
@@ -231,6 +236,7 @@ macro_rules! narrow_float {
                 Ok(float_any(to(self)))
             }
         }
+        into_arg!(plain: $t);
     )*};
 }
 
@@ -268,6 +274,7 @@ macro_rules! inline_value {
                 Ok(unsafe { Any::from_raw(raw) })
             }
         }
+        into_arg!(plain: $t);
     };
 }
 
@@ -296,6 +303,7 @@ impl IntoAny for *mut c_void {
         Ok(unsafe { Any::from_raw(RawAny::from_ptr(ti::OPAQUE_PTR, self)) })
     }
 }
+into_arg!(plain: *mut c_void);
 
 // Scalars are the leaves of expanded structs: one slot each.
 macro_rules! expand_leaf {

@@ -1,6 +1,7 @@
 //! Strings and bytes: `&str`/`String` from every string form, `&[u8]`/`Vec<u8>` from every
 //! byte form; results use the small inline form up to 7 bytes and objects above.
 
+use super::call_arg::into_arg;
 use super::{AbiType, FromArg, IntoAny, ListItem};
 use crate::ffi::type_index as ti;
 use crate::reflect::TypeDesc;
@@ -76,6 +77,7 @@ impl IntoAny for String {
         Ok(str_any(&self))
     }
 }
+into_arg!(owned: [] String);
 
 impl AbiType for &[u8] {
     const DESC: &'static TypeDesc = &TypeDesc::Bytes;
@@ -115,6 +117,7 @@ impl IntoAny for Vec<u8> {
         Ok(bytes_any(&self))
     }
 }
+into_arg!(owned: [] Vec<u8>);
 
 macro_rules! byte_object_conv {
     ($t:ty, $desc:expr, $index:expr, $copy:expr) => {
@@ -144,6 +147,7 @@ macro_rules! byte_object_conv {
                 Ok(Any::from(self))
             }
         }
+        into_arg!(owned: [] $t);
     };
 }
 

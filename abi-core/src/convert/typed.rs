@@ -4,7 +4,7 @@
 use core::fmt;
 use core::marker::PhantomData;
 
-use crate::convert::call_arg::{ArgSlot, IntoArg};
+use crate::convert::call_arg::{into_arg, ArgSlot, IntoArg};
 use crate::convert::{AbiType, FromAny, FromArg, IntoAny, ListItem};
 use crate::reflect::TypeDesc;
 use crate::runtime::function::Function;
@@ -71,12 +71,7 @@ impl<F: Signature> IntoAny for TypedFunction<F> {
     }
 }
 
-impl<F: Signature> IntoArg for TypedFunction<F> {
-    type Slot = Any;
-    fn into_slot(self) -> core::result::Result<Any, ConvError> {
-        self.func.into_any()
-    }
-}
+into_arg!(owned: [F: Signature] TypedFunction<F>);
 
 #[cold]
 fn arg_error(index: usize, e: ConvError) -> Error {
