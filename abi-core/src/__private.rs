@@ -15,6 +15,7 @@ pub use crate::reflect::render::{
 };
 pub use crate::reflect::writer::Writer;
 pub use crate::reflect::{is_expandable, is_scalar, leaf_count, FieldDesc, FnDesc, ParamDesc, StructDesc, TypeDesc};
+pub use crate::runtime::attach::own_table as own_runtime_table;
 pub use crate::runtime::boundary::{checked_slots, ffi_boundary, run_export, try_fast_call, CallError};
 pub use crate::value::any::{Any, AnyView};
 pub use crate::value::conv_error::ConvError;

@@ -9,6 +9,7 @@
 //! | `__tvm_ffi__doc_<name>` | returns the docstring |
 //! | `__tvm_ffi__abi_exports_json` | returns `{"<name>": <metadata>, ...}` for every export |
 //! | `abi_error_move_from_raised` | hands over the last error when no tvm-ffi runtime is loaded |
+//! | `abi_runtime_attach` | makes a library opened by another abi runtime use that runtime |
 //! | `abi_export_named_<name>!` | hidden crate-root macro: one export per name per crate |
 
 /// Prefix of the packed shim of an export.
@@ -22,6 +23,12 @@ pub const EXPORTS_LISTING: &str = "__tvm_ffi__abi_exports_json";
 /// The C entry (`void f(void** out)`) that moves out the error a call raised, for callers
 /// without a tvm-ffi runtime.
 pub const TAKE_ERROR: &str = "abi_error_move_from_raised";
+/// The C entry (`int32 f(const RuntimeTable* table, uint32* own_version)`) by which a
+/// library opened by another abi runtime adopts that runtime (docs/ABI.md section 9).
+pub const RUNTIME_ATTACH: &str = "abi_runtime_attach";
+/// Version of the runtime table layout handed over by `abi_runtime_attach`; libraries
+/// attach only to the same version and refuse another with a message.
+pub const RUNTIME_TABLE_VERSION: u32 = 1;
 /// Prefix of the hidden crate-root macro that makes a second export of a name an error.
 pub const UNIQUENESS_MARKER_PREFIX: &str = "abi_export_named_";
 

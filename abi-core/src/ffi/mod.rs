@@ -5,6 +5,7 @@
 
 mod dtype;
 mod layout;
+mod runtime_table;
 pub mod type_index;
 
 pub use dtype::{code, device_type, DataType, Device};
@@ -12,3 +13,4 @@ pub use layout::{
     cell_ptr, ByteArray, DLTensor, Deleter, FunctionCell, ObjectHeader, RawAny, RawValue, SafeCall, SeqCell,
     CELL_OFFSET, DELETER_BOTH, DELETER_STRONG, DELETER_WEAK, INITIAL_REF_COUNT, STRONG_MASK, WEAK_UNIT,
 };
+pub use runtime_table::{HostApi, RuntimeTable, ATTACH_ALREADY_RUNNING, ATTACH_OK, ATTACH_VERSION_MISMATCH};

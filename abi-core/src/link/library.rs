@@ -7,9 +7,10 @@ use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};
 use std::sync::{Arc, Mutex, OnceLock};
 
-use crate::ffi::SafeCall;
+use crate::ffi::{RuntimeTable, SafeCall, ATTACH_ALREADY_RUNNING, ATTACH_OK, ATTACH_VERSION_MISMATCH};
 use crate::link::bound::{Bound, TakeError};
 use crate::link::metadata::{parse_listing, Metadata};
+use crate::runtime::attach::own_table;
 use crate::value::any::Any;
 use crate::value::error::{Error, Result};
 
@@ -31,12 +32,20 @@ fn loaded() -> &'static Mutex<Vec<Library>> {
 pub struct Library(Arc<Inner>);
 
 impl Library {
-    /// Opens the library at `path`.
+    /// Opens the library at `path`. A library built with abi adopts this process's runtime
+    /// before any call (docs/ABI.md section 9), so errors, globals and embedded containers
+    /// are shared with it; one that cannot (another table version, or it already runs its
+    /// own runtime) is refused with the reason.
     pub fn open(path: impl AsRef<Path>) -> Result<Library> {
         let path = path.as_ref();
         // SAFETY: loading runs the library's initialisers; the caller chose to trust it.
         let lib = unsafe { libloading::Library::new(path) }
             .map_err(|e| Error::new("OSError", format!("cannot open {}: {e}", path.display())))?;
+        // SAFETY: the symbol, when present, has the documented signature.
+        let attach = unsafe { lib.get::<AttachEntry>(abi_shared::RUNTIME_ATTACH.as_bytes()).ok().map(|s| *s) };
+        if let Some(attach) = attach {
+            share_runtime(attach, path)?;
+        }
         // SAFETY: the symbol, when present, has the documented signature.
         let take_error = unsafe { lib.get::<TakeError>(abi_shared::TAKE_ERROR.as_bytes()).ok().map(|s| *s) };
         let library = Library(Arc::new(Inner { lib, path: path.to_owned(), take_error }));
@@ -101,4 +110,28 @@ impl core::fmt::Debug for Library {
     fn fmt(&self, f: &mut core::fmt::Formatter<'_>) -> core::fmt::Result {
         write!(f, "Library({})", self.0.path.display())
     }
+}
+
+/// `abi_runtime_attach`.
+type AttachEntry = unsafe extern "C" fn(*const RuntimeTable, *mut u32) -> i32;
+
+/// Hands this process's runtime to a library just opened, or says why it cannot take it.
+fn share_runtime(attach: AttachEntry, path: &Path) -> Result<()> {
+    let table = own_table();
+    let mut theirs = 0u32;
+    // SAFETY: the documented entry; our table's entry points live as long as the process.
+    let rc = unsafe { attach(&table, &mut theirs) };
+    let why = match rc {
+        ATTACH_OK => return Ok(()),
+        ATTACH_VERSION_MISMATCH => format!(
+            "it speaks runtime table version {theirs} and this process version {}: build both with the same \
+             abi release",
+            table.version
+        ),
+        ATTACH_ALREADY_RUNNING => "it already runs on another runtime (it was called before being opened here, \
+                                   or another runtime opened it first)"
+            .to_owned(),
+        other => format!("its attach entry returned {other}"),
+    };
+    Err(Error::runtime_error(format!("cannot share this process's runtime with {}: {why}", path.display())))
 }

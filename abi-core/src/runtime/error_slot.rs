@@ -33,6 +33,51 @@ pub fn set_raised(err: Error) {
     }
 }
 
+fn take_embedded() -> Option<Error> {
+    SLOT.with(|s| s.borrow_mut().take()).map(|r| match r {
+        Raised::Error(e) => e,
+        Raised::Pending(p) => p.into_error(),
+    })
+}
+
+/// The embedded slot's `TVMFFIErrorSetRaised`, in the runtime table handed to the
+/// libraries this runtime attaches.
+///
+/// # Safety
+/// `err` is null or a live Error object.
+pub(crate) unsafe extern "C" fn embedded_error_set_raised(err: *mut c_void) {
+    // SAFETY: forwarded from the caller.
+    if let Some(e) = unsafe { borrowed_error(err) } {
+        SLOT.with(|s| *s.borrow_mut() = Some(Raised::Error(e)));
+    }
+}
+
+/// The embedded slot's `TVMFFIErrorMoveFromRaised`, in the runtime table.
+///
+/// # Safety
+/// `out` is null or writable.
+pub(crate) unsafe extern "C" fn embedded_error_move_from_raised(out: *mut *mut c_void) {
+    // SAFETY: forwarded from the caller.
+    unsafe { write_owned(out, take_embedded()) }
+}
+
+/// Our own reference to a borrowed Error object, if `err` is one.
+unsafe fn borrowed_error(err: *mut c_void) -> Option<Error> {
+    let obj = NonNull::new(err.cast::<ObjectHeader>())?;
+    // SAFETY: the caller passes a live object; we take our own reference.
+    Error::from_object(unsafe { ObjectRef::from_borrowed(obj) }).ok()
+}
+
+/// Moves `err` (or null) into `*out` as an owned reference.
+unsafe fn write_owned(out: *mut *mut c_void, err: Option<Error>) {
+    if out.is_null() {
+        return;
+    }
+    let err = err.map_or(ptr::null_mut(), |e| e.into_object().into_raw().as_ptr().cast());
+    // SAFETY: checked non-null; the caller owns the reference.
+    unsafe { *out = err };
+}
+
 /// Raises an error whose message is formatted only when somebody reads it.
 #[cold]
 pub(crate) fn set_raised_pending(err: PendingError) {
@@ -53,10 +98,7 @@ pub fn take_raised() -> Option<Error> {
             // SAFETY: an owned reference to an Error object.
             Error::from_object(unsafe { ObjectRef::from_raw(obj) }).ok()
         }
-        None => SLOT.with(|s| s.borrow_mut().take()).map(|r| match r {
-            Raised::Error(e) => e,
-            Raised::Pending(l) => l.into_error(),
-        }),
+        None => take_embedded(),
     }
 }
 
@@ -72,11 +114,8 @@ pub fn take_raised_after(code: i32) -> Error {
 /// `err` is null or a live Error object.
 #[no_mangle]
 pub unsafe extern "C" fn abi_error_set_raised(err: *mut c_void) {
-    let Some(obj) = NonNull::new(err.cast::<ObjectHeader>()) else {
-        return;
-    };
-    // SAFETY: the caller passes a live object; we take our own reference.
-    if let Ok(e) = Error::from_object(unsafe { ObjectRef::from_borrowed(obj) }) {
+    // SAFETY: forwarded from the caller.
+    if let Some(e) = unsafe { borrowed_error(err) } {
         set_raised(e);
     }
 }
@@ -85,13 +124,9 @@ pub unsafe extern "C" fn abi_error_set_raised(err: *mut c_void) {
 /// as `TVMFFIErrorMoveFromRaised` does. Read it with the Error cell layout of docs/ABI.md.
 ///
 /// # Safety
-/// `out` is a valid pointer.
+/// `out` is null or writable.
 #[no_mangle]
 pub unsafe extern "C" fn abi_error_move_from_raised(out: *mut *mut c_void) {
-    if out.is_null() {
-        return;
-    }
-    let err = take_raised().map_or(ptr::null_mut(), |e| e.into_object().into_raw().as_ptr().cast());
-    // SAFETY: checked non-null above; the caller owns the reference.
-    unsafe { *out = err };
+    // SAFETY: forwarded from the caller.
+    unsafe { write_owned(out, take_raised()) }
 }

@@ -1,39 +1,97 @@
-//! The host bridge (docs/ABI.md section 5): when a tvm-ffi runtime is in the process its C
-//! entry points are resolved once at run time (`RTLD_DEFAULT`, then `libtvm_ffi.so` with
-//! `RTLD_NOLOAD`), and the error slot and the global registry go through it.
+//! Where this library's runtime services (the error slot, the global registry, embedded
+//! containers) live, decided once, at the first use: the runtime of the abi library or
+//! program that opened this one, if it attached us (docs/ABI.md section 9); else a tvm-ffi
+//! runtime in the process, whose C entry points are resolved at run time (`RTLD_DEFAULT`,
+//! then `libtvm_ffi.so` with `RTLD_NOLOAD`, docs/ABI.md section 5); else our own embedded
+//! runtime. A tvm-ffi runtime loaded after that first use is not adopted.
 
-use core::ffi::c_void;
 use std::sync::OnceLock;
 
-use crate::ffi::ByteArray;
+use crate::ffi::{HostApi, RuntimeTable, ATTACH_ALREADY_RUNNING, ATTACH_OK, ATTACH_VERSION_MISMATCH};
 
-/// The C entry points of a runtime, with the exact signatures of tvm-ffi's
-/// `TVMFFIErrorSetRaised`, `TVMFFIErrorMoveFromRaised`, `TVMFFIFunctionGetGlobal` and
-/// `TVMFFIFunctionSetGlobal`.
-#[repr(C)]
+/// Where this library's runtime services live.
 #[derive(Clone, Copy, Debug)]
-pub struct HostApi {
-    /// Stores an error (borrowed: the runtime adds its own reference).
-    pub error_set_raised: unsafe extern "C" fn(*mut c_void),
-    /// Moves the stored error out (an owned reference, or null).
-    pub error_move_from_raised: unsafe extern "C" fn(*mut *mut c_void),
-    /// Looks up a global function (an owned reference, or null).
-    pub function_get_global: unsafe extern "C" fn(*const ByteArray, *mut *mut c_void) -> i32,
-    /// Registers a global function.
-    pub function_set_global: unsafe extern "C" fn(*const ByteArray, *mut c_void, i32) -> i32,
+pub enum Services {
+    /// Its own embedded runtime: no tvm-ffi in the process, and not attached.
+    Embedded,
+    /// The tvm-ffi runtime of the process.
+    TvmFfi(HostApi),
+    /// The runtime of the abi library or program that opened this one.
+    Attached(RuntimeTable),
 }
 
-static HOST: OnceLock<Option<HostApi>> = OnceLock::new();
+static SERVICES: OnceLock<Services> = OnceLock::new();
 
-/// The tvm-ffi runtime of this process, resolved on first use.
+/// The address the embedded map objects of an embedded runtime carry.
+static EMBEDDED_MAP_MARK: u8 = 0;
+
+/// This library's runtime services, resolved on first use.
+#[inline]
+pub fn services() -> &'static Services {
+    SERVICES.get_or_init(resolve)
+}
+
+/// The entry points errors and globals go through; `None` for the embedded runtime.
 #[inline]
 pub fn host() -> Option<&'static HostApi> {
-    HOST.get_or_init(resolve_host).as_ref()
+    match services() {
+        Services::Embedded => None,
+        Services::TvmFfi(api) => Some(api),
+        Services::Attached(table) => Some(&table.api),
+    }
 }
 
-/// Whether a tvm-ffi runtime was found in this process.
+/// Whether the runtime this library uses is tvm-ffi (its own, or its opener's).
 pub fn has_tvm_ffi_runtime() -> bool {
-    host().is_some()
+    embedded_map_mark().is_none()
+}
+
+/// The mark of the process runtime's embedded maps; `None` under tvm-ffi, whose maps are
+/// built and read through its global functions.
+#[inline]
+pub fn embedded_map_mark() -> Option<*const u8> {
+    match services() {
+        Services::Embedded => Some(&EMBEDDED_MAP_MARK),
+        Services::TvmFfi(_) => None,
+        Services::Attached(table) => (!table.map_mark.is_null()).then_some(table.map_mark),
+    }
+}
+
+/// Adopts `table` as this library's runtime. Fails when the version differs, or when the
+/// library already runs on another runtime (a call ran before it was attached, or another
+/// runtime attached it first); attaching the same runtime again succeeds.
+pub fn attach(table: &RuntimeTable) -> i32 {
+    if table.version != abi_shared::RUNTIME_TABLE_VERSION || (table.size as usize) < size_of::<RuntimeTable>() {
+        return ATTACH_VERSION_MISMATCH;
+    }
+    let mut adopted = false;
+    let current = SERVICES.get_or_init(|| {
+        adopted = true;
+        Services::Attached(*table)
+    });
+    if adopted || runs_on(current, table) {
+        ATTACH_OK
+    } else {
+        ATTACH_ALREADY_RUNNING
+    }
+}
+
+/// Whether `current` already is the runtime `table` describes (the same library opened
+/// again, or a library that found the same tvm-ffi runtime by itself).
+fn runs_on(current: &Services, table: &RuntimeTable) -> bool {
+    match current {
+        Services::Embedded => core::ptr::eq(table.map_mark, &EMBEDDED_MAP_MARK),
+        Services::TvmFfi(api) => {
+            table.map_mark.is_null() && core::ptr::fn_addr_eq(api.error_set_raised, table.api.error_set_raised)
+        }
+        Services::Attached(t) => {
+            t.map_mark == table.map_mark && core::ptr::fn_addr_eq(t.api.error_set_raised, table.api.error_set_raised)
+        }
+    }
+}
+
+fn resolve() -> Services {
+    resolve_tvm_ffi().map_or(Services::Embedded, Services::TvmFfi)
 }
 
 #[cfg(target_os = "linux")]
@@ -41,7 +99,7 @@ const RTLD_NOLOAD: i32 = 0x4;
 #[cfg(not(target_os = "linux"))]
 const RTLD_NOLOAD: i32 = 0x10;
 
-fn resolve_host() -> Option<HostApi> {
+fn resolve_tvm_ffi() -> Option<HostApi> {
     use libloading::os::unix::{Library, RTLD_LAZY};
     // SAFETY: looking symbols up runs no code; the signatures are those of tvm-ffi's C API.
     unsafe {

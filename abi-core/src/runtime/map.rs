@@ -9,13 +9,11 @@ use std::sync::OnceLock;
 use crate::ffi::cell_ptr;
 use crate::ffi::type_index as ti;
 use crate::runtime::function::Function;
-use crate::runtime::host::host;
+use crate::runtime::host::embedded_map_mark;
 use crate::value::any::{Any, AnyView};
 use crate::value::error::{Error, Result};
 use crate::value::object::{new_object, object_handle, ObjectRef};
 use crate::value::string::{is_bytes_form, is_str_form, view_bytes};
-
-static EMBEDDED_MAP_MARK: u8 = 0;
 
 #[repr(C)]
 struct MapCell {
@@ -44,9 +42,9 @@ fn host_function(name: &'static str, cache: &'static OnceLock<Option<Function>>)
 impl Map {
     /// A new map holding `entries` (later duplicates of a key win, as in a dict literal).
     pub fn new(entries: Vec<(Any, Any)>) -> Result<Map> {
-        if host().is_none() {
+        if let Some(mark) = embedded_map_mark() {
             let entries = dedup_keys(entries);
-            return Ok(Map(new_object(ti::MAP, MapCell { mark: &EMBEDDED_MAP_MARK, entries })));
+            return Ok(Map(new_object(ti::MAP, MapCell { mark, entries })));
         }
         static MAKE: OnceLock<Option<Function>> = OnceLock::new();
         let make = host_function("ffi.Map", &MAKE)?;
@@ -71,7 +69,7 @@ impl Map {
         // MapObj starts with its slot pointer); only ours carry the address of our mark.
         unsafe {
             let cell = cell_ptr::<MapCell>(self.0.as_ptr());
-            core::ptr::eq(core::ptr::addr_of!((*cell).mark).read(), &EMBEDDED_MAP_MARK).then(|| &*cell)
+            core::ptr::eq(core::ptr::addr_of!((*cell).mark).read(), embedded_map_mark()?).then(|| &*cell)
         }
     }
 

@@ -1,8 +1,9 @@
 //! The host bridge and the call boundary: where the runtime services live (a tvm-ffi
 //! host's, or the embedded ones), the thread's error slot, the panic guard every packed
 //! call goes through, Function objects, the global registry, and maps (whose layout
-//! belongs to the runtime that made them).
+//! belongs to the runtime that made them), and the table that gives a process one runtime.
 
+pub mod attach;
 pub mod boundary;
 pub mod error_slot;
 pub mod function;

@@ -6,7 +6,7 @@ use std::collections::HashMap;
 use std::sync::{OnceLock, RwLock};
 
 use crate::ffi::{ByteArray, ObjectHeader};
-use crate::runtime::error_slot::{take_raised, take_raised_after};
+use crate::runtime::error_slot::{set_raised, take_raised, take_raised_after};
 use crate::runtime::function::Function;
 use crate::runtime::host::host;
 use crate::value::error::{Error, Result};
@@ -33,8 +33,21 @@ pub fn get_global(name: &str) -> Option<Function> {
             // SAFETY: an owned reference to a Function object.
             Function::from_object(unsafe { ObjectRef::from_raw(obj) }).ok()
         }
-        None => registry().read().unwrap_or_else(|e| e.into_inner()).get(name).cloned(),
+        None => lookup_embedded(name),
     }
+}
+
+fn lookup_embedded(name: &str) -> Option<Function> {
+    registry().read().unwrap_or_else(|e| e.into_inner()).get(name).cloned()
+}
+
+fn register_embedded(name: &str, f: Function, allow_override: bool) -> Result<()> {
+    let mut map = registry().write().unwrap_or_else(|e| e.into_inner());
+    if !allow_override && map.contains_key(name) {
+        return Err(Error::key_error(format!("global function `{name}` is already registered")));
+    }
+    map.insert(name.to_owned(), f);
+    Ok(())
 }
 
 /// Registers `f` under `name`; fails when the name is taken and `allow_override` is false.
@@ -50,14 +63,7 @@ pub fn register_global(name: &str, f: Function, allow_override: bool) -> Result<
                 Err(take_raised_after(rc))
             }
         }
-        None => {
-            let mut map = registry().write().unwrap_or_else(|e| e.into_inner());
-            if !allow_override && map.contains_key(name) {
-                return Err(Error::key_error(format!("global function `{name}` is already registered")));
-            }
-            map.insert(name.to_owned(), f);
-            Ok(())
-        }
+        None => register_embedded(name, f, allow_override),
     }
 }
 
@@ -78,4 +84,56 @@ impl Function {
     pub fn register_global(&self, name: &str, allow_override: bool) -> Result<()> {
         register_global(name, self.clone(), allow_override)
     }
+}
+
+/// The embedded registry's `TVMFFIFunctionGetGlobal`, in the runtime table handed to the
+/// libraries this runtime attaches.
+///
+/// # Safety
+/// `name` points to a byte array valid for the call; `out` is writable.
+pub(crate) unsafe extern "C" fn embedded_function_get_global(name: *const ByteArray, out: *mut *mut c_void) -> i32 {
+    // SAFETY: forwarded from the caller.
+    let name = unsafe { (*name).as_slice() };
+    let found = core::str::from_utf8(name).ok().and_then(lookup_embedded);
+    // SAFETY: forwarded from the caller; the reference moves to the caller.
+    unsafe { *out = found.map_or(ptr::null_mut(), |f| f.into_object().into_raw().as_ptr().cast()) };
+    0
+}
+
+/// The embedded registry's `TVMFFIFunctionSetGlobal`, in the runtime table.
+///
+/// # Safety
+/// `name` points to a byte array valid for the call; `f` is a live Function object.
+pub(crate) unsafe extern "C" fn embedded_function_set_global(
+    name: *const ByteArray,
+    f: *mut c_void,
+    allow_override: i32,
+) -> i32 {
+    // SAFETY: forwarded from the caller.
+    let name = unsafe { (*name).as_slice() };
+    let Some(obj) = NonNull::new(f.cast::<ObjectHeader>()) else {
+        embedded_error_set_raised_value("the global function is a null pointer");
+        return -1;
+    };
+    // SAFETY: a live object; we take our own reference.
+    let Ok(f) = Function::from_object(unsafe { ObjectRef::from_borrowed(obj) }) else {
+        embedded_error_set_raised_value("a global function must be a Function object");
+        return -1;
+    };
+    let result = match core::str::from_utf8(name) {
+        Ok(name) => register_embedded(name, f, allow_override != 0),
+        Err(_) => Err(Error::value_error("a global function name must be UTF-8")),
+    };
+    match result {
+        Ok(()) => 0,
+        Err(e) => {
+            set_raised(e);
+            -1
+        }
+    }
+}
+
+#[cold]
+fn embedded_error_set_raised_value(msg: &str) {
+    set_raised(Error::value_error(msg));
 }

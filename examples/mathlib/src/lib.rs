@@ -1,6 +1,8 @@
 //! A small math library exported through the packed ABI. Other Rust code imports it with
 //! `#[abi_core::import]` (see the quickstart and the import tests).
 
+use std::collections::BTreeMap;
+
 use abi_core::{Error, Result, TypedFunction};
 
 /// Adds two integers.
@@ -72,6 +74,23 @@ pub fn describe(x: f64, unit: &str) -> Result<String> {
     } else {
         Ok(format!("{x} {unit}"))
     }
+}
+
+/// Counts the words of `text` (a map result: it crosses to other libraries of the process).
+#[abi_core::export_fn]
+pub fn word_counts(text: &str) -> BTreeMap<String, i64> {
+    let mut counts = BTreeMap::new();
+    for word in text.split_whitespace() {
+        *counts.entry(word.to_owned()).or_insert(0) += 1;
+    }
+    counts
+}
+
+/// Registers `name` in the global registry: a function multiplying its argument by `factor`.
+#[abi_core::export_fn]
+pub fn register_scaler(name: &str, factor: i64) -> Result<()> {
+    let scale = TypedFunction::<fn(i64) -> i64>::new(move |x| x * factor);
+    scale.as_function().register_global(name, true)
 }
 
 /// Returns a callback that panics when called (to show panics become exceptions).

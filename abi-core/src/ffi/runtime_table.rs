@@ -1,0 +1,61 @@
+//! The runtime table (docs/ABI.md section 9): the C entry points of the runtime a process
+//! uses (a tvm-ffi host's, or the first abi library's embedded one), handed by an opener to
+//! every abi library it opens so that errors, the global registry and embedded containers
+//! are shared, with no tvm-ffi present and under `RTLD_LOCAL`.
+
+use core::ffi::c_void;
+use core::mem::offset_of;
+
+use static_assertions::const_assert_eq;
+
+use crate::ffi::ByteArray;
+
+/// The entry points of a runtime, with the exact signatures of tvm-ffi's
+/// `TVMFFIErrorSetRaised`, `TVMFFIErrorMoveFromRaised`, `TVMFFIFunctionGetGlobal` and
+/// `TVMFFIFunctionSetGlobal`.
+#[repr(C)]
+#[derive(Clone, Copy, Debug)]
+pub struct HostApi {
+    /// Stores an error (borrowed: the runtime adds its own reference).
+    pub error_set_raised: unsafe extern "C" fn(*mut c_void),
+    /// Moves the stored error out (an owned reference, or null).
+    pub error_move_from_raised: unsafe extern "C" fn(*mut *mut c_void),
+    /// Looks up a global function (an owned reference, or null).
+    pub function_get_global: unsafe extern "C" fn(*const ByteArray, *mut *mut c_void) -> i32,
+    /// Registers a global function.
+    pub function_set_global: unsafe extern "C" fn(*const ByteArray, *mut c_void, i32) -> i32,
+}
+
+/// What `abi_runtime_attach` receives: a versioned header, the runtime's entry points, and
+/// the mark that identifies its embedded map objects (null when the runtime is tvm-ffi,
+/// whose maps are built and read through its global functions).
+#[repr(C)]
+#[derive(Clone, Copy, Debug)]
+pub struct RuntimeTable {
+    /// `abi_shared::RUNTIME_TABLE_VERSION` of the opener.
+    pub version: u32,
+    /// `size_of::<RuntimeTable>()` of the opener.
+    pub size: u32,
+    /// The runtime's entry points.
+    pub api: HostApi,
+    /// The address embedded map objects of this runtime carry; null under tvm-ffi.
+    pub map_mark: *const u8,
+}
+
+// SAFETY: function pointers and the address of an immutable static.
+unsafe impl Send for RuntimeTable {}
+// SAFETY: see above.
+unsafe impl Sync for RuntimeTable {}
+
+const_assert_eq!(core::mem::size_of::<HostApi>(), 32);
+const_assert_eq!(offset_of!(RuntimeTable, api), 8);
+const_assert_eq!(offset_of!(RuntimeTable, map_mark), 40);
+const_assert_eq!(core::mem::size_of::<RuntimeTable>(), 48);
+
+/// `abi_runtime_attach` result: attached.
+pub const ATTACH_OK: i32 = 0;
+/// `abi_runtime_attach` result: the table's version is not the library's.
+pub const ATTACH_VERSION_MISMATCH: i32 = 1;
+/// `abi_runtime_attach` result: the library already runs on another runtime (it was
+/// attached to a different one, or made a call before being attached).
+pub const ATTACH_ALREADY_RUNNING: i32 = 2;

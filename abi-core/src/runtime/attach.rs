@@ -1,0 +1,60 @@
+//! One runtime per process (docs/ABI.md section 9): the table this library's runtime hands
+//! to the abi libraries it opens, and the entry by which an opened library adopts its
+//! opener's runtime before any call, so that errors, the global registry and embedded maps
+//! are shared even with no tvm-ffi in the process and under `RTLD_LOCAL`.
+
+use core::mem::size_of;
+
+use crate::ffi::{HostApi, RuntimeTable, ATTACH_VERSION_MISMATCH};
+use crate::runtime::error_slot::{embedded_error_move_from_raised, embedded_error_set_raised};
+use crate::runtime::host::{attach, services, Services};
+use crate::runtime::registry::{embedded_function_get_global, embedded_function_set_global};
+
+/// The runtime table of the runtime this library uses: its opener's when attached,
+/// tvm-ffi's when present, else its own embedded runtime's.
+pub fn own_table() -> RuntimeTable {
+    let header = |api: HostApi, map_mark: *const u8| RuntimeTable {
+        version: abi_shared::RUNTIME_TABLE_VERSION,
+        size: size_of::<RuntimeTable>() as u32,
+        api,
+        map_mark,
+    };
+    match *services() {
+        Services::Attached(table) => table,
+        Services::TvmFfi(api) => header(api, core::ptr::null()),
+        Services::Embedded => header(
+            HostApi {
+                error_set_raised: embedded_error_set_raised,
+                error_move_from_raised: embedded_error_move_from_raised,
+                function_get_global: embedded_function_get_global,
+                function_set_global: embedded_function_set_global,
+            },
+            crate::runtime::host::embedded_map_mark().unwrap_or(core::ptr::null()),
+        ),
+    }
+}
+
+/// C entry: adopt the runtime described by `table` (see [`attach`]); writes this library's
+/// table version to `own_version` when non-null, so an opener can say what disagrees.
+///
+/// # Safety
+/// `table` is null or points to a runtime table whose entry points stay valid for the life
+/// of the process; `own_version` is null or writable.
+#[no_mangle]
+pub unsafe extern "C" fn abi_runtime_attach(table: *const RuntimeTable, own_version: *mut u32) -> i32 {
+    if !own_version.is_null() {
+        // SAFETY: checked non-null; writable by the caller's guarantee.
+        unsafe { *own_version = abi_shared::RUNTIME_TABLE_VERSION };
+    }
+    if table.is_null() {
+        return ATTACH_VERSION_MISMATCH;
+    }
+    // The header is read before trusting the rest of the layout.
+    // SAFETY: a non-null table is readable for at least its 8-byte header.
+    let (version, size) = unsafe { ((*table).version, (*table).size) };
+    if version != abi_shared::RUNTIME_TABLE_VERSION || (size as usize) < size_of::<RuntimeTable>() {
+        return ATTACH_VERSION_MISMATCH;
+    }
+    // SAFETY: the header says the table has this version's layout.
+    attach(unsafe { &*table })
+}
