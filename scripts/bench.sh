@@ -13,8 +13,9 @@ long=${ICOUNT_LONG:-11000}
 
 command -v valgrind >/dev/null || { echo "error: valgrind is required (scripts/ensure-tools.sh installs it)" >&2; exit 1; }
 cargo build --quiet --release -p abi-benches --bin icount
-bin=target/release/icount
-out=target/bench
+target=${ABI_TARGET_DIR:-$(scripts/target-dir.sh)}
+bin=$target/release/icount
+out=$target/bench
 mkdir -p "$out"
 
 instructions() { # case iters -> total instructions executed

@@ -1,8 +1,14 @@
 #!/usr/bin/env bash
-# Makes sure the system tools the test suite needs are present: python3 with venv, g++,
-# valgrind. Installs missing ones with apt-get when running as root; otherwise fails
+# Makes sure the tools the test suite needs are present: python3 with venv, g++, valgrind
+# (installed with apt-get when missing and running as root), and a nightly Rust toolchain
+# for the AddressSanitizer step (installed with rustup when missing). Otherwise fails
 # saying what to install.
 set -euo pipefail
+if ! rustup toolchain list | grep -q '^nightly'; then
+  echo "installing the nightly Rust toolchain (AddressSanitizer needs it)"
+  rustup toolchain install nightly --profile minimal ||
+    { echo "missing tool: the nightly Rust toolchain (rustup toolchain install nightly)" >&2; exit 1; }
+fi
 missing=()
 command -v g++ >/dev/null || missing+=(g++)
 command -v valgrind >/dev/null || missing+=(valgrind)

@@ -14,7 +14,8 @@ export RUSTFLAGS="-Zsanitizer=address -Clink-arg=-rdynamic"
 export RUSTDOCFLAGS="-Zsanitizer=address"
 export ASAN_OPTIONS="detect_leaks=1:abort_on_error=0:halt_on_error=1"
 export ABI_FIXTURE_TARGET="$triple"
-run() { cargo +nightly test --quiet --target "$triple" --target-dir target/asan "$@"; }
+target=${ABI_TARGET_DIR:-$(scripts/target-dir.sh)}
+run() { cargo +nightly test --quiet --target "$triple" --target-dir "$target/asan" "$@"; }
 run -p abi-core --lib --tests
 run -p abi-derive-tests --test hostile_calls --test threads --test imports --test structs
 echo "AddressSanitizer: no errors"

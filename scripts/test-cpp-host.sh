@@ -15,11 +15,12 @@ dlpackdir=$("$config" --dlpack-includedir)
 libdir=$("$config" --libdir)
 
 cargo build --quiet -p signal-kit -p abi-interop-lib -p abi-mathlib
+target=${ABI_TARGET_DIR:-$(scripts/target-dir.sh)}
 
-mkdir -p target/cpp
-host=target/cpp/host
+mkdir -p "$target/cpp"
+host=$target/cpp/host
 if [ ! -x "$host" ] || [ tests/cpp/host.cc -nt "$host" ] || [ "$config" -nt "$host" ]; then
   g++ -std=c++17 -O1 -Wall -Wextra -Werror -isystem "$includedir" -isystem "$dlpackdir" tests/cpp/host.cc \
     -L"$libdir" -ltvm_ffi -Wl,-rpath,"$libdir" -o "$host"
 fi
-"$host" target/debug/libabi_interop_lib.so target/debug/libsignal_kit.so target/debug/libmathlib.so
+"$host" "$target/debug/libabi_interop_lib.so" "$target/debug/libsignal_kit.so" "$target/debug/libmathlib.so"

@@ -7,6 +7,11 @@ cd "$root"
 
 step() { printf '\n==> %s\n' "$*"; }
 
+# Where cargo puts build outputs (CARGO_TARGET_DIR may point outside the checkout); the
+# Python suite and the scripts below read it from here.
+ABI_TARGET_DIR=$(scripts/target-dir.sh)
+export ABI_TARGET_DIR
+
 step "system tools"
 scripts/ensure-tools.sh
 

@@ -37,12 +37,30 @@ pub fn workspace_root() -> PathBuf {
     Path::new(env!("CARGO_MANIFEST_DIR")).parent().expect("workspace root").to_owned()
 }
 
+/// The directory cargo builds into (it honours `CARGO_TARGET_DIR` and `.cargo/config`), as
+/// `cargo metadata` reports it; asked once.
+pub fn target_dir() -> PathBuf {
+    static DIR: OnceLock<PathBuf> = OnceLock::new();
+    DIR.get_or_init(|| {
+        let cargo = std::env::var("CARGO").unwrap_or_else(|_| "cargo".to_owned());
+        let out = Command::new(cargo)
+            .args(["metadata", "--format-version", "1", "--no-deps"])
+            .current_dir(workspace_root())
+            .output()
+            .expect("run cargo metadata");
+        assert!(out.status.success(), "cargo metadata failed: {}", String::from_utf8_lossy(&out.stderr));
+        let meta: serde_json::Value = serde_json::from_slice(&out.stdout).expect("cargo metadata prints JSON");
+        PathBuf::from(meta["target_directory"].as_str().expect("target_directory"))
+    })
+    .clone()
+}
+
 /// Builds the cdylib of `package` (debug) and returns its path. It builds into its own
 /// target directory so that a running `cargo test` never waits on its own build lock.
 pub fn fixture_library(package: &str, lib_name: &str) -> PathBuf {
     static BUILT: OnceLock<Mutex<Vec<String>>> = OnceLock::new();
     let root = workspace_root();
-    let target = root.join("target").join("fixtures");
+    let target = target_dir().join("fixtures");
     // Sanitizer runs build fixtures for an explicit target so proc-macros stay plain.
     let triple = std::env::var("ABI_FIXTURE_TARGET").ok();
     let out_dir = match &triple {

@@ -1,6 +1,10 @@
-"""Shared fixtures: the example libraries, built by scripts/test.sh into target/debug."""
+"""Shared fixtures: the example libraries, built by scripts/test.sh into cargo's target
+directory (ABI_TARGET_DIR, set by scripts/test.sh; otherwise asked of cargo)."""
 
+import json
+import os
 import pathlib
+import subprocess
 
 import pytest
 import tvm_ffi
@@ -8,8 +12,18 @@ import tvm_ffi
 ROOT = pathlib.Path(__file__).resolve().parents[2]
 
 
+def target_dir():
+    """Where cargo puts build outputs, inside the checkout or not (CARGO_TARGET_DIR)."""
+    if os.environ.get("ABI_TARGET_DIR"):
+        return pathlib.Path(os.environ["ABI_TARGET_DIR"])
+    meta = subprocess.run(
+        ["cargo", "metadata", "--format-version", "1", "--no-deps"], cwd=ROOT, check=True, capture_output=True
+    )
+    return pathlib.Path(json.loads(meta.stdout)["target_directory"])
+
+
 def load(name):
-    path = ROOT / "target" / "debug" / name
+    path = target_dir() / "debug" / name
     assert path.exists(), f"{path} is missing: run scripts/test.sh (it builds the example libraries)"
     return tvm_ffi.load_module(str(path))
 

@@ -4,14 +4,13 @@ succeed or raise a mapped exception, never crash) and ill-typed calls (one argum
 unconvertible type, or a wrong count: always TypeError)."""
 
 import json
-import pathlib
 import random
 
 import numpy as np
 import pytest
 import tvm_ffi
+from conftest import target_dir
 
-ROOT = pathlib.Path(__file__).resolve().parents[2]
 LIBRARIES = ["libmathlib.so", "libsignal_kit.so", "libabi_interop_lib.so"]
 CALLS_PER_FUNCTION = 60
 # Domain errors a well-typed call may legitimately raise.
@@ -19,7 +18,7 @@ MAPPED = (ValueError, TypeError, KeyError, IndexError, AttributeError, Assertion
 
 
 def load(name):
-    path = ROOT / "target" / "debug" / name
+    path = target_dir() / "debug" / name
     assert path.exists(), f"{path} is missing: run scripts/test.sh (it builds the example libraries)"
     mod = tvm_ffi.load_module(str(path))
     names = sorted(json.loads(mod["_abi_exports_json"]()).keys())
