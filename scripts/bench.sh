@@ -1,13 +1,25 @@
 #!/usr/bin/env bash
 # Call-cost benchmarks. Prints one table: case, instructions/call (callgrind, difference of
 # two loop lengths so start-up cancels), ns/call (criterion mean), and both ratios to the
-# case's floor. `--quick` skips criterion (instruction counts only).
+# case's floor.
+#   --quick         instruction counts only (no criterion)
+#   --check         instruction counts only; checks every stated budget (benches/src/cases.rs)
+#                   and that benches/README.md shows this table; exits 1 on a miss
+#   --write-readme  with --check: rewrite the table in benches/README.md from this run
 set -euo pipefail
 root=$(cd "$(dirname "$0")/.." && pwd)
 cd "$root"
 
-quick=0
-[ "${1:-}" = "--quick" ] && quick=1
+quick=0 check=0 write=0
+for arg in "$@"; do
+  case "$arg" in
+    --quick) quick=1 ;;
+    --check) quick=1 check=1 ;;
+    --write-readme) write=1 ;;
+    *) echo "usage: scripts/bench.sh [--quick | --check [--write-readme]]" >&2; exit 2 ;;
+  esac
+done
+[ "$write" = 0 ] || [ "$check" = 1 ] || { echo "--write-readme goes with --check" >&2; exit 2; }
 short=${ICOUNT_SHORT:-1000}
 long=${ICOUNT_LONG:-11000}
 
@@ -24,28 +36,83 @@ instructions() { # case iters -> total instructions executed
 }
 
 : > "$out/icount.tsv"
-"$bin" --list | while read -r name floor; do
+"$bin" --list | while read -r name floor budget; do
   a=$(instructions "$name" "$short")
   b=$(instructions "$name" "$long")
-  printf '%s\t%s\t%s\n' "$name" "$floor" "$(( (b - a) ))" >> "$out/icount.tsv"
+  printf '%s\t%s\t%s\t%s\n' "$name" "$floor" "$budget" "$(( (b - a) ))" >> "$out/icount.tsv"
 done
 
 if [ "$quick" = 0 ]; then
   cargo bench --quiet -p abi-benches --bench calls -- --noplot >/dev/null
 fi
 
-python3 - "$out/icount.tsv" "$(( long - short ))" "$quick" <<'PY'
-import json, pathlib, sys
+python3 - "$out/icount.tsv" "$(( long - short ))" "$quick" "$check" "$write" "$target" <<'PY'
+import json, pathlib, re, sys
 rows = [l.split("\t") for l in pathlib.Path(sys.argv[1]).read_text().splitlines()]
-calls, quick = int(sys.argv[2]), sys.argv[3] == "1"
-ins = {name: int(diff) / calls for name, _, diff in rows}
+calls, quick, check, write, target = int(sys.argv[2]), sys.argv[3] == "1", sys.argv[4] == "1", sys.argv[5] == "1", sys.argv[6]
+ins = {name: int(diff) / calls for name, _, _, diff in rows}
+
 def ns(name):
-    p = pathlib.Path("target/criterion/calls") / name / "new/estimates.json"
+    p = pathlib.Path(target) / "criterion/calls" / name / "new/estimates.json"
     return None if quick or not p.exists() else json.loads(p.read_text())["mean"]["point_estimate"]
-print(f"{'case':<22} {'instr/call':>10} {'ns/call':>8}  {'floor':<18} {'instr ratio':>11} {'ns ratio':>8}")
-for name, floor, _ in rows:
-    t, ft = ns(name), ns(floor)
-    tr = f"{t / ft:8.2f}" if t and ft else f"{'-':>8}"
-    ts = f"{t:8.2f}" if t else f"{'-':>8}"
-    print(f"{name:<22} {ins[name]:10.1f} {ts}  {floor:<18} {ins[name] / ins[floor]:11.2f} {tr}")
+
+if not check:
+    print(f"{'case':<22} {'instr/call':>10} {'ns/call':>8}  {'floor':<18} {'instr ratio':>11} {'ns ratio':>8}")
+    for name, floor, _, _ in rows:
+        t, ft = ns(name), ns(floor)
+        tr = f"{t / ft:8.2f}" if t and ft else f"{'-':>8}"
+        ts = f"{t:8.2f}" if t else f"{'-':>8}"
+        print(f"{name:<22} {ins[name]:10.1f} {ts}  {floor:<18} {ins[name] / ins[floor]:11.2f} {tr}")
+    sys.exit(0)
+
+def verdict(name, floor, budget):
+    if budget == "-":
+        return ""
+    kind, limit = budget.split("<=")
+    value = ins[name] / ins[floor] if kind == "ratio" else ins[name]
+    return "met" if value <= float(limit) else "MISSED"
+
+table = ["| case | instr/call | floor | ratio | budget | met |", "|---|---:|---|---:|---|---|"]
+missed = []
+for name, floor, budget, _ in rows:
+    v = verdict(name, floor, budget)
+    if v == "MISSED":
+        missed.append(name)
+    table.append(f"| {name} | {ins[name]:.1f} | {floor} | {ins[name] / ins[floor]:.2f} | {budget} | {v} |")
+print("\n".join(table))
+
+stale = []
+readme = pathlib.Path("benches/README.md")
+begin, end = "<!-- bench-check:begin -->", "<!-- bench-check:end -->"
+text = readme.read_text()
+if begin not in text or end not in text:
+    sys.exit(f"benches/README.md has no {begin} ... {end} section")
+head, rest = text.split(begin, 1)
+shown, tail = rest.split(end, 1)
+if write:
+    readme.write_text(f"{head}{begin}\n" + "\n".join(table) + f"\n{end}{tail}")
+    print("benches/README.md: table rewritten from this run")
+else:
+    # The README must show this run's table: same cases, floors, budgets and verdicts, and
+    # instruction counts within 2% (or 1 instruction) of this run's.
+    def parse(lines):
+        out = {}
+        for l in lines:
+            cells = [c.strip() for c in l.strip().strip("|").split("|")]
+            if len(cells) == 6 and cells[0] not in ("case", "---"):
+                out[cells[0]] = cells
+        return out
+    ours, theirs = parse(table), parse(shown.strip().splitlines())
+    stale = sorted(set(ours) ^ set(theirs))
+    for name in set(ours) & set(theirs):
+        a, b = ours[name], theirs[name]
+        if (a[2], a[4], a[5]) != (b[2], b[4], b[5]) or abs(float(a[1]) - float(b[1])) > max(1.0, 0.02 * float(a[1])):
+            stale.append(name)
+    if stale:
+        print(f"FAIL: benches/README.md is stale for {', '.join(sorted(stale))}: run scripts/bench.sh --check --write-readme", file=sys.stderr)
+if missed:
+    print(f"FAIL: budget missed: {', '.join(missed)}", file=sys.stderr)
+if missed or (not write and stale):
+    sys.exit(1)
+print(f"bench check: every budget met ({sum(1 for r in rows if r[2] != '-')} budgets, {len(rows)} cases)")
 PY

@@ -16,6 +16,31 @@ pub struct Case {
     pub floor: &'static str,
     /// Runs `iters` calls (set-up outside the loop, so a difference of two lengths cancels it).
     pub run: fn(u64),
+    /// The stated budget, checked by `scripts/bench.sh --check` on instruction counts.
+    pub budget: Budget,
+}
+
+/// A stated cost budget. The project states each budget here and nowhere else:
+/// `icount --list` prints it, `scripts/bench.sh --check` checks it and prints the table
+/// that benches/README.md shows.
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub enum Budget {
+    /// No stated budget.
+    None,
+    /// At most this many times the floor's instructions per call.
+    Ratio(f64),
+    /// At most this many instructions per call.
+    Instructions(u32),
+}
+
+impl core::fmt::Display for Budget {
+    fn fmt(&self, f: &mut core::fmt::Formatter<'_>) -> core::fmt::Result {
+        match self {
+            Budget::None => f.write_str("-"),
+            Budget::Ratio(r) => write!(f, "ratio<={r}"),
+            Budget::Instructions(n) => write!(f, "instr<={n}"),
+        }
+    }
 }
 
 /// The shim linked into this binary for `name`.
@@ -201,26 +226,26 @@ fn function_call_packed(iters: u64) {
 
 /// Every case, floors first.
 pub const CASES: &[Case] = &[
-    Case { name: "direct_add", floor: "direct_add", run: direct_add },
-    Case { name: "hand_shim_add", floor: "direct_add", run: hand_add },
-    Case { name: "export_add", floor: "hand_shim_add", run: export_add },
-    Case { name: "hand_shim_mixed4", floor: "hand_shim_add", run: hand_mixed4 },
-    Case { name: "export_mixed4", floor: "hand_shim_mixed4", run: export_mixed4 },
-    Case { name: "export_sum16", floor: "hand_shim_add", run: export_sum16 },
-    Case { name: "export_small_str", floor: "hand_shim_add", run: export_small_str },
-    Case { name: "export_long_str", floor: "hand_shim_add", run: export_long_str },
-    Case { name: "export_string_result", floor: "hand_shim_add", run: export_string_result },
-    Case { name: "struct2_tuple", floor: "struct2_expanded", run: struct2_tuple },
-    Case { name: "struct2_expanded", floor: "hand_shim_add", run: struct2_expanded },
-    Case { name: "struct4_tuple", floor: "struct4_expanded", run: struct4_tuple },
-    Case { name: "struct4_expanded", floor: "hand_shim_add", run: struct4_expanded },
-    Case { name: "export_tensor_view", floor: "hand_shim_add", run: tensor_view },
-    Case { name: "error_raise_only", floor: "hand_shim_add", run: error_raise_only },
-    Case { name: "error_raise_and_take", floor: "hand_shim_add", run: error_wrong_type },
-    Case { name: "import_add", floor: "hand_shim_add", run: import_add },
-    Case { name: "export_callback_arg", floor: "hand_shim_add", run: callback_arg },
-    Case { name: "typed_function_call", floor: "hand_shim_add", run: typed_function_call },
-    Case { name: "function_call_packed", floor: "hand_shim_add", run: function_call_packed },
+    Case { name: "direct_add", floor: "direct_add", run: direct_add, budget: Budget::None },
+    Case { name: "hand_shim_add", floor: "direct_add", run: hand_add, budget: Budget::None },
+    Case { name: "export_add", floor: "hand_shim_add", run: export_add, budget: Budget::Ratio(1.2) },
+    Case { name: "hand_shim_mixed4", floor: "hand_shim_add", run: hand_mixed4, budget: Budget::None },
+    Case { name: "export_mixed4", floor: "hand_shim_mixed4", run: export_mixed4, budget: Budget::Ratio(1.3) },
+    Case { name: "export_sum16", floor: "hand_shim_add", run: export_sum16, budget: Budget::None },
+    Case { name: "export_small_str", floor: "hand_shim_add", run: export_small_str, budget: Budget::Instructions(70) },
+    Case { name: "export_long_str", floor: "hand_shim_add", run: export_long_str, budget: Budget::None },
+    Case { name: "export_string_result", floor: "hand_shim_add", run: export_string_result, budget: Budget::None },
+    Case { name: "struct2_tuple", floor: "struct2_expanded", run: struct2_tuple, budget: Budget::None },
+    Case { name: "struct2_expanded", floor: "hand_shim_add", run: struct2_expanded, budget: Budget::None },
+    Case { name: "struct4_tuple", floor: "struct4_expanded", run: struct4_tuple, budget: Budget::None },
+    Case { name: "struct4_expanded", floor: "hand_shim_add", run: struct4_expanded, budget: Budget::None },
+    Case { name: "export_tensor_view", floor: "hand_shim_add", run: tensor_view, budget: Budget::None },
+    Case { name: "error_raise_only", floor: "hand_shim_add", run: error_raise_only, budget: Budget::Instructions(300) },
+    Case { name: "error_raise_and_take", floor: "hand_shim_add", run: error_wrong_type, budget: Budget::None },
+    Case { name: "import_add", floor: "hand_shim_add", run: import_add, budget: Budget::Ratio(1.5) },
+    Case { name: "export_callback_arg", floor: "hand_shim_add", run: callback_arg, budget: Budget::None },
+    Case { name: "typed_function_call", floor: "hand_shim_add", run: typed_function_call, budget: Budget::None },
+    Case { name: "function_call_packed", floor: "hand_shim_add", run: function_call_packed, budget: Budget::None },
 ];
 
 /// The case called `name`.

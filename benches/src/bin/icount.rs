@@ -1,12 +1,12 @@
 //! Runs one case for a number of iterations, for instruction counting under callgrind:
-//! `icount <case> <iters>`; `icount --list` prints the cases and their floors.
+//! `icount <case> <iters>`; `icount --list` prints the cases, their floors and budgets.
 
 fn main() {
     let args: Vec<String> = std::env::args().skip(1).collect();
     match args.as_slice() {
         [flag] if flag == "--list" => {
             for c in abi_benches::CASES {
-                println!("{} {}", c.name, c.floor);
+                println!("{} {} {}", c.name, c.floor, c.budget);
             }
         }
         [name, iters] => {
