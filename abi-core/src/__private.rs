@@ -2,6 +2,7 @@
 //! macros emit a path to lives here, so the documented API stays what users write.
 
 pub use crate::convert::call_arg::{ArgSlot, IntoArg};
+pub use crate::convert::export_call::{export, Fallback, Fast, Full, Mode, Outcome};
 pub use crate::convert::{AbiStruct, AbiType, Expand, FromAny, FromArg, IntoAny, ListItem, ReturnValue};
 pub use crate::ffi::RawAny;
 pub use crate::link::bound::Bound;
@@ -24,6 +25,23 @@ pub use crate::value::error::{Error, Result};
 pub use crate::value::static_str::StaticStr;
 pub use linkme;
 
+/// A plain parameter's description: `param` is its type's `FromArg::PARAM`.
+pub const fn plain(name: &'static str, param: (&'static TypeDesc, bool)) -> ParamDesc {
+    ParamDesc::plain(name, param)
+}
+
+/// An `#[abi(expand)]` parameter's description.
+pub const fn expanded(name: &'static str, ty: &'static TypeDesc) -> ParamDesc {
+    ParamDesc::expanded(name, ty)
+}
+
+/// The `handle` parameter of a packed function (ignored by exports).
+pub type H = *mut core::ffi::c_void;
+/// The `args` parameter of a packed function.
+pub type A = *const RawAny;
+/// The `result` parameter of a packed function.
+pub type O = *mut RawAny;
+
 use crate::ffi::type_index as ti;
 use crate::value::array::{seq_slice, Array};
 
@@ -35,7 +53,7 @@ pub const fn metadata_len(f: &FnDesc) -> usize {
 }
 
 /// The metadata JSON of `f`, NUL-terminated, in an array of [`metadata_len`] bytes.
-pub const fn metadata_bytes<const N: usize>(f: &FnDesc) -> [u8; N] {
+pub const fn metadata<const N: usize>(f: &FnDesc) -> [u8; N] {
     let mut buf = [0u8; N];
     let mut w = Writer::new(&mut buf);
     fn_metadata_json(&mut w, f);

@@ -52,15 +52,20 @@ static EVERY_KIND: [&TypeDesc; 22] = [
     &TypeDesc::Map(&TypeDesc::Str, &TypeDesc::Tensor { elem: None, rank: None }),
 ];
 static STRUCTS: [ParamDesc; 3] = [
-    ParamDesc { name: "p", ty: &TypeDesc::Struct(&POINT), expand: false },
-    ParamDesc { name: "q", ty: &TypeDesc::Struct(&POINT), expand: true },
-    ParamDesc { name: "pair", ty: &TypeDesc::Struct(&PAIR), expand: false },
+    ParamDesc { name: "p", ty: &TypeDesc::Struct(&POINT), expand: false, fast: false },
+    ParamDesc { name: "q", ty: &TypeDesc::Struct(&POINT), expand: true, fast: false },
+    ParamDesc { name: "pair", ty: &TypeDesc::Struct(&PAIR), expand: false, fast: false },
 ];
 
 static EVERY_PARAM: [ParamDesc; 3] = [
-    ParamDesc { name: "x", ty: &TypeDesc::Optional(&TypeDesc::Str), expand: false },
-    ParamDesc { name: "f", ty: &TypeDesc::Callable { params: &[&I64, &TypeDesc::Str], ret: &F32 }, expand: false },
-    ParamDesc { name: "t", ty: &TypeDesc::Tensor { elem: Some(&F32), rank: Some(2) }, expand: false },
+    ParamDesc { name: "x", ty: &TypeDesc::Optional(&TypeDesc::Str), expand: false, fast: false },
+    ParamDesc {
+        name: "f",
+        ty: &TypeDesc::Callable { params: &[&I64, &TypeDesc::Str], ret: &F32 },
+        expand: false,
+        fast: false,
+    },
+    ParamDesc { name: "t", ty: &TypeDesc::Tensor { elem: Some(&F32), rank: Some(2) }, expand: false, fast: false },
 ];
 static PAIR_TY: TypeDesc = TypeDesc::Struct(&PAIR);
 

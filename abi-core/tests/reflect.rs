@@ -230,9 +230,9 @@ fn structs() {
 }
 
 static WARP_PARAMS: [ParamDesc; 3] = [
-    ParamDesc { name: "scale", ty: &TypeDesc::Int { bits: 64, signed: true }, expand: false },
-    ParamDesc { name: "p", ty: &TypeDesc::Struct(&POINT), expand: true },
-    ParamDesc { name: "x", ty: &TypeDesc::Tensor { elem: Some(&F32), rank: Some(2) }, expand: false },
+    ParamDesc { name: "scale", ty: &TypeDesc::Int { bits: 64, signed: true }, expand: false, fast: false },
+    ParamDesc { name: "p", ty: &TypeDesc::Struct(&POINT), expand: true, fast: false },
+    ParamDesc { name: "x", ty: &TypeDesc::Tensor { elem: Some(&F32), rank: Some(2) }, expand: false, fast: false },
 ];
 static WARP: FnDesc =
     FnDesc { name: "warp", params: &WARP_PARAMS, ret: &TypeDesc::Optional(&TypeDesc::Str), doc: "Warps a tensor." };
@@ -278,8 +278,8 @@ fn metadata_json_parses_and_embeds_the_schema_as_a_string() {
 }
 
 static SEG_PARAMS: [ParamDesc; 2] = [
-    ParamDesc { name: "seg", ty: &TypeDesc::Struct(&SEGMENT), expand: true },
-    ParamDesc { name: "flag", ty: &TypeDesc::Bool, expand: false },
+    ParamDesc { name: "seg", ty: &TypeDesc::Struct(&SEGMENT), expand: true, fast: false },
+    ParamDesc { name: "flag", ty: &TypeDesc::Bool, expand: false, fast: false },
 ];
 static SEG_FN: FnDesc = FnDesc { name: "length", params: &SEG_PARAMS, ret: &F32, doc: "" };
 static NOTHING: FnDesc = FnDesc { name: "nothing", params: &[], ret: &TypeDesc::None, doc: "" };

@@ -4,6 +4,7 @@
 
 pub mod call_arg;
 mod containers;
+pub mod export_call;
 mod scalars;
 mod strings;
 pub mod typed;
@@ -32,10 +33,11 @@ pub trait AbiType {
     note = "supported: bool, integers, floats, &str, String, &[u8], Vec<u8>, Option<T>, Vec<T>, tuples, maps, Any, AnyView, TensorView, Tensor, Function, derived structs"
 )]
 pub trait FromArg<'a>: AbiType + Sized {
-    /// `AbiType::DESC`, reachable through this trait so that generated code naming a
-    /// parameter type reports an unsupported one once, as a parameter problem.
+    /// `AbiType::DESC` and [`FromArg::HAS_FAST_PATH`], reachable through this trait so that
+    /// generated code naming a parameter type reports an unsupported one once, as a
+    /// parameter problem.
     #[doc(hidden)]
-    const PARAM_DESC: &'static TypeDesc = <Self as AbiType>::DESC;
+    const PARAM: (&'static TypeDesc, bool) = (<Self as AbiType>::DESC, Self::HAS_FAST_PATH);
 
     /// Converts; the success path is a type-index compare and a load.
     fn from_arg(v: &'a AnyView<'a>) -> Result<Self, ConvError>;
@@ -52,6 +54,14 @@ pub trait FromArg<'a>: AbiType + Sized {
     fn fast_path(v: &'a AnyView<'a>) -> Option<Self> {
         let _ = v;
         None
+    }
+    /// Converts slot `slot` in an export's pass of mode `M`. Generated code calls it as
+    /// `<T as FromArg>::convert`, the same path kind as [`FromArg::PARAM`], so an
+    /// unsupported type is reported once.
+    #[doc(hidden)]
+    #[inline(always)]
+    fn convert<M: export_call::Mode>(slots: &'a [AnyView<'a>], slot: usize) -> Result<Self, M::Stop> {
+        M::arg::<Self>(slots, slot)
     }
 }
 
@@ -105,6 +115,17 @@ pub trait Expand<'a>: Sized {
     const LEAVES: usize;
     /// Converts from exactly [`Expand::LEAVES`] slots; a failure names the slot within them.
     fn from_slots(slots: &'a [AnyView<'a>]) -> Result<Self, (u32, ConvError)>;
+
+    /// Converts the leaves from slot `slot` in an export's pass of mode `M`, for an
+    /// `#[abi(expand)]` parameter (which must be a derived struct).
+    #[doc(hidden)]
+    #[inline(always)]
+    fn convert<M: export_call::Mode>(slots: &'a [AnyView<'a>], slot: usize) -> Result<Self, M::Stop>
+    where
+        Self: AbiStruct,
+    {
+        M::expand::<Self>(slots, slot)
+    }
 }
 
 /// Marks types that can be elements of `Vec<T>`: every ABI type except `u8`, whose
@@ -123,6 +144,17 @@ pub trait ReturnValue {
     const DESC: &'static TypeDesc;
     /// Splits into the ABI value or the user's error.
     fn into_result(self) -> Result<Any, ReturnError>;
+
+    /// The outcome of an export's pass (generated code calls it by the same path as
+    /// [`ReturnValue::DESC`], so an unsupported type is reported once).
+    #[doc(hidden)]
+    #[inline(always)]
+    fn into_outcome<M: export_call::Mode>(self) -> export_call::Outcome<M>
+    where
+        Self: Sized,
+    {
+        self.into_result().map_err(|e| crate::runtime::boundary::CallError::Return(e).into())
+    }
 }
 
 impl<T: IntoAny> ReturnValue for T {

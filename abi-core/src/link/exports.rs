@@ -23,6 +23,11 @@ pub struct Export {
 }
 
 impl Export {
+    /// The registry entry of an export (for generated code).
+    pub const fn new(desc: &'static FnDesc, safe_call: SafeCall, metadata: &'static StaticStr) -> Export {
+        Export { desc, safe_call, metadata }
+    }
+
     /// The exported name.
     pub fn name(&self) -> &'static str {
         self.desc.name

@@ -108,6 +108,25 @@ pub struct ParamDesc {
     pub ty: &'static TypeDesc,
     /// Expanded into one slot per leaf field (`#[abi(expand)]`).
     pub expand: bool,
+    /// The type has an exact-type fast conversion (`FromArg::HAS_FAST_PATH`).
+    pub fast: bool,
+}
+
+impl ParamDesc {
+    /// An imported function's parameter: one slot of type `ty`.
+    pub const fn new(name: &'static str, ty: &'static TypeDesc) -> ParamDesc {
+        ParamDesc { name, ty, expand: false, fast: false }
+    }
+
+    /// A parameter passed as one slot: `param` is its type's `FromArg::PARAM`.
+    pub const fn plain(name: &'static str, param: (&'static TypeDesc, bool)) -> ParamDesc {
+        ParamDesc { name, ty: param.0, expand: false, fast: param.1 }
+    }
+
+    /// A struct parameter passed as one slot per leaf (`#[abi(expand)]`).
+    pub const fn expanded(name: &'static str, ty: &'static TypeDesc) -> ParamDesc {
+        ParamDesc { name, ty, expand: true, fast: false }
+    }
 }
 
 /// An exported function's signature and docs.
@@ -124,6 +143,29 @@ pub struct FnDesc {
 }
 
 impl FnDesc {
+    /// A function description (for generated code: one call, one place to change).
+    pub const fn new(
+        name: &'static str,
+        params: &'static [ParamDesc],
+        ret: &'static TypeDesc,
+        doc: &'static str,
+    ) -> FnDesc {
+        FnDesc { name, params, ret, doc }
+    }
+
+    /// Whether an export's shim tries exact-type conversions first: it has parameters and
+    /// every one is a plain parameter whose type has a fast path.
+    pub const fn fast_path(&self) -> bool {
+        let mut i = 0;
+        while i < self.params.len() {
+            if self.params[i].expand || !self.params[i].fast {
+                return false;
+            }
+            i += 1;
+        }
+        !self.params.is_empty()
+    }
+
     /// The number of argument slots a caller passes (expanded structs count their leaves).
     pub const fn slot_count(&self) -> usize {
         let mut n = 0;

@@ -46,7 +46,7 @@ fn expand(set: &ImportSet) -> TokenStream {
         let params = f.params.iter().map(|prm| {
             let (pname, ty) = (prm.name.to_string(), &prm.ty);
             let desc = quote_spanned!(ty.span()=> <#ty as #krate::AbiType>::DESC);
-            quote!(#p::ParamDesc { name: #pname, ty: #desc, expand: false })
+            quote!(#p::ParamDesc::new(#pname, #desc))
         });
         let ret = ret_type(f);
         let ret_desc = quote_spanned!(ret.span()=> <#ret as #krate::AbiType>::DESC);

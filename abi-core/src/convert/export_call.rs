@@ -1,0 +1,165 @@
+//! The body of every exported shim, written once and monomorphised per export (pyo3's
+//! trampoline is the precedent). `#[export_fn]` generates only a small `call<M: Mode>`
+//! function that converts each parameter in mode `M` and calls the user's function;
+//! [`export`] runs it twice over: first with [`Fast`] (exact-type conversions, no
+//! fallback, inline, no stack frame), then, for anything else, with [`Full`] (every
+//! conversion and error, out of line), behind the panic guard, raising what fails.
+
+use crate::convert::{AbiStruct, Expand, FromArg};
+use crate::ffi::RawAny;
+use crate::reflect::FnDesc;
+use crate::runtime::boundary::{checked_slots, run_export, try_fast_call, CallError};
+use crate::value::any::{Any, AnyView};
+
+/// What one pass of an export's `call` returns.
+pub type Outcome<M> = Result<Any, <M as Mode>::Error>;
+
+/// How a pass converts arguments.
+pub trait Mode {
+    /// Why a conversion stopped: nothing in the fast pass (fall back), the error in the full one.
+    type Stop;
+    /// Why the pass failed: a stopped conversion, or the call's own error.
+    type Error: From<Self::Stop> + From<CallError>;
+
+    /// Converts slot `slot` to a plain parameter of type `T`.
+    fn arg<'a, T: FromArg<'a>>(slots: &'a [AnyView<'a>], slot: usize) -> Result<T, Self::Stop>;
+
+    /// Converts the `T::LEAVES` slots from `slot` to an expanded struct parameter.
+    fn expand<'a, T: AbiStruct + Expand<'a>>(slots: &'a [AnyView<'a>], slot: usize) -> Result<T, Self::Stop>;
+}
+
+/// The fast pass: exact types only, anything else falls back to [`Full`].
+#[derive(Debug)]
+pub enum Fast {}
+
+/// The full pass: every conversion, errors naming the slot.
+#[derive(Debug)]
+pub enum Full {}
+
+/// The fast pass met a value it does not convert exactly: take the full pass.
+#[derive(Debug)]
+pub struct Fallback;
+
+/// How the fast pass ended, when not with a value.
+#[derive(Debug)]
+pub enum FastError {
+    /// Before the function ran: take the full pass.
+    Fallback,
+    /// The function or its result failed.
+    Call(CallError),
+}
+
+impl From<Fallback> for FastError {
+    #[inline(always)]
+    fn from(_: Fallback) -> FastError {
+        FastError::Fallback
+    }
+}
+
+impl From<CallError> for FastError {
+    #[inline(always)]
+    fn from(e: CallError) -> FastError {
+        FastError::Call(e)
+    }
+}
+
+impl Mode for Fast {
+    type Stop = Fallback;
+    type Error = FastError;
+
+    #[inline(always)]
+    fn arg<'a, T: FromArg<'a>>(slots: &'a [AnyView<'a>], slot: usize) -> Result<T, Fallback> {
+        T::fast_path(&slots[slot]).ok_or(Fallback)
+    }
+
+    #[inline(always)]
+    fn expand<'a, T: AbiStruct + Expand<'a>>(_: &'a [AnyView<'a>], _: usize) -> Result<T, Fallback> {
+        Err(Fallback)
+    }
+}
+
+impl Mode for Full {
+    type Stop = CallError;
+    type Error = CallError;
+
+    #[inline(always)]
+    fn arg<'a, T: FromArg<'a>>(slots: &'a [AnyView<'a>], slot: usize) -> Result<T, CallError> {
+        T::from_arg(&slots[slot]).map_err(|err| CallError::Arg { slot: slot as u32, err })
+    }
+
+    #[inline(always)]
+    fn expand<'a, T: AbiStruct + Expand<'a>>(slots: &'a [AnyView<'a>], slot: usize) -> Result<T, CallError> {
+        T::from_slots(&slots[slot..slot + T::LEAVES])
+            .map_err(|(leaf, err)| CallError::Arg { slot: slot as u32 + leaf, err })
+    }
+}
+
+/// An exported shim's body: `N` argument slots, `FAST` when every parameter has an exact
+/// fast path ([`FnDesc::fast_path`]); `desc` returns the export's description (a function
+/// rather than a value, so the out-of-line full pass knows it at compile time); `fast` and
+/// `full` are the export's `call::<Fast>` and `call::<Full>`.
+///
+/// # Safety
+/// The packed calling convention: `args` points to `n` valid slots when `n == N` and it is
+/// non-null; `result` is null or writable and holds None.
+#[inline(always)]
+pub unsafe fn export<const N: usize, const FAST: bool>(
+    desc: impl Fn() -> &'static FnDesc,
+    args: *const RawAny,
+    n: i32,
+    result: *mut RawAny,
+    fast: impl for<'a> FnOnce(&'a [AnyView<'a>]) -> Outcome<Fast>,
+    full: impl for<'a> FnOnce(&'a [AnyView<'a>]) -> Outcome<Full>,
+) -> i32 {
+    if FAST {
+        // SAFETY: forwarded from the caller; `checked_slots` checks count and pointers.
+        if let Some(slots) = unsafe { checked_slots::<N>(args, n, result) } {
+            // SAFETY: `checked_slots` checked that `result` is non-null.
+            let done = unsafe {
+                try_fast_call(desc(), result, || match fast(slots) {
+                    Ok(v) => Some(Ok(v)),
+                    Err(FastError::Fallback) => None,
+                    Err(FastError::Call(e)) => Some(Err(e)),
+                })
+            };
+            if let Some(code) = done {
+                return code;
+            }
+        }
+        // SAFETY: forwarded from the caller.
+        return unsafe { export_out_of_line::<N, _>(desc, args, n, result, full) };
+    }
+    // SAFETY: forwarded from the caller.
+    unsafe { export_full::<N, _>(desc, args, n, result, full) }
+}
+
+// The full pass out of line: the fast path stays a leaf with no frame.
+#[inline(never)]
+unsafe fn export_out_of_line<const N: usize, F>(
+    desc: impl Fn() -> &'static FnDesc,
+    args: *const RawAny,
+    n: i32,
+    result: *mut RawAny,
+    full: F,
+) -> i32
+where
+    F: for<'a> FnOnce(&'a [AnyView<'a>]) -> Outcome<Full>,
+{
+    // SAFETY: forwarded from the caller.
+    unsafe { export_full::<N, F>(desc, args, n, result, full) }
+}
+
+#[inline(always)]
+unsafe fn export_full<const N: usize, F>(
+    desc: impl Fn() -> &'static FnDesc,
+    args: *const RawAny,
+    n: i32,
+    result: *mut RawAny,
+    full: F,
+) -> i32
+where
+    F: for<'a> FnOnce(&'a [AnyView<'a>]) -> Outcome<Full>,
+{
+    // SAFETY: forwarded from the caller; `run_export` checks count and pointers.
+    unsafe { run_export::<N, _>(desc(), args, n, result, |slots| full(slots)) }
+}
