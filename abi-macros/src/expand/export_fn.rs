@@ -36,6 +36,9 @@ fn expand(f: &ExportFn) -> TokenStream {
     let doc_fn = mangle::doc(&f.name, f.name_span);
     let marker = mangle::uniqueness_marker(&f.name, f.name_span);
     let section = abi_shared::EXPORTS_SECTION;
+    // Symbols embed the exported name, which may be any C identifier (`fooBar`).
+    let snake = f.name.chars().all(|c| !c.is_ascii_uppercase());
+    let allow = (!snake).then(|| quote!(#[allow(non_snake_case)]));
     let marker_macro = quote_spanned! {f.name_span=>
         #[doc(hidden)]
         #[macro_export]
@@ -72,7 +75,7 @@ fn expand(f: &ExportFn) -> TokenStream {
     quote! {
         #item
 
-        #[allow(non_snake_case, clippy::all)]
+        #allow
         const _: () = {
             use #krate::__private as __abi;
             const DESC: __abi::FnDesc = __abi::FnDesc::new(#name, &[#(#descs),*], #ret_desc, #doc);
