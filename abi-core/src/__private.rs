@@ -3,7 +3,7 @@
 
 pub use crate::convert::call_arg::{ArgSlot, IntoArg};
 pub use crate::convert::export_call::{export, Fallback, Fast, Full, Mode, Outcome};
-pub use crate::convert::{AbiStruct, AbiType, Expand, FromAny, FromArg, IntoAny, ListItem, ReturnValue};
+pub use crate::convert::{AbiStruct, AbiType, Expand, FromAny, FromArg, IntoAny, ListItem, ReturnValue, StructField};
 pub use crate::ffi::RawAny;
 pub use crate::link::bound::Bound;
 pub use crate::link::exports::{Export, EXPORTS};
@@ -15,7 +15,7 @@ pub use crate::reflect::render::{
     type_iree_record, type_schema,
 };
 pub use crate::reflect::writer::Writer;
-pub use crate::reflect::{is_expandable, is_scalar, leaf_count, FieldDesc, FnDesc, ParamDesc, StructDesc, TypeDesc};
+pub use crate::reflect::{leaf_count, FieldDesc, FnDesc, ParamDesc, StructDesc, TypeDesc};
 pub use crate::runtime::attach::own_table as own_runtime_table;
 pub use crate::runtime::boundary::{checked_slots, ffi_boundary, run_export, try_fast_call, CallError};
 pub use crate::value::any::{Any, AnyView};
@@ -23,7 +23,6 @@ pub use crate::value::conv_error::ConvError;
 pub use crate::value::conv_error::ReturnError;
 pub use crate::value::error::{Error, Result};
 pub use crate::value::static_str::StaticStr;
-pub use linkme;
 
 /// A plain parameter's description: `param` is its type's `FromArg::PARAM`.
 pub const fn plain(name: &'static str, param: (&'static TypeDesc, bool)) -> ParamDesc {
@@ -91,10 +90,6 @@ pub fn in_field(owner: &'static str, field: &'static str, inner: ConvError) -> C
 pub fn struct_any(fields: Vec<Any>) -> Any {
     Any::from(Array::new(fields))
 }
-
-/// Compile-time check that `#[abi(expand)]` names a derived struct.
-#[inline(always)]
-pub const fn assert_abi_struct<T: AbiStruct>() {}
 
 /// Returns a static string from a packed function.
 ///

@@ -7,9 +7,8 @@
 use std::collections::{BTreeMap, HashMap};
 
 use abi_core::__private::{
-    fn_compact_signature, fn_iree_record, fn_metadata_json, fn_signature_text, fn_type_schema, is_expandable,
-    leaf_count, type_display, type_iree_record, type_schema, FieldDesc, FnDesc, ParamDesc, StructDesc, TypeDesc,
-    Writer,
+    fn_compact_signature, fn_iree_record, fn_metadata_json, fn_signature_text, fn_type_schema, leaf_count,
+    type_display, type_iree_record, type_schema, FieldDesc, FnDesc, ParamDesc, StructDesc, TypeDesc, Writer,
 };
 use abi_core::{AbiType, Any, AnyView, Metadata, Tensor};
 use serde_json::{json, Value};
@@ -224,9 +223,6 @@ fn structs() {
 
     assert_eq!(leaf_count(&TypeDesc::Struct(&SEGMENT)), 5);
     assert_eq!(leaf_count(&F32), 1);
-    assert!(is_expandable(&TypeDesc::Struct(&SEGMENT)));
-    assert!(!is_expandable(&TypeDesc::Struct(&PAIR)), "a str leaf cannot be expanded");
-    assert!(!is_expandable(&F32));
 }
 
 static WARP_PARAMS: [ParamDesc; 3] = [

@@ -1,80 +1,136 @@
-//! Options: `#[export_fn(name = "...", crate = "...")]` and the helper attribute
-//! `#[abi(...)]` on parameters and fields, parsed into typed option structs.
+//! Options: `#[export_fn(...)]`, `#[import(...)]` and the helper attribute `#[abi(...)]` on
+//! structs, fields, parameters and imported functions. Every option is an [`Opt`] slot that
+//! refuses a second value; [`parse_list`] runs one `key = value` list against a set of slots.
 
-use proc_macro2::TokenStream;
+use proc_macro2::{Span, TokenStream};
+use syn::meta::ParseNestedMeta;
 use syn::parse::Parser;
+use syn::spanned::Spanned;
 use syn::{Attribute, LitStr};
 
 use crate::errors::Errors;
 
+/// One option: empty, or set once with the span of its key.
+pub struct Opt<T> {
+    key: &'static str,
+    value: Option<(T, Span)>,
+}
+
+impl<T> Opt<T> {
+    /// An empty slot for `key`.
+    pub const fn new(key: &'static str) -> Self {
+        Opt { key, value: None }
+    }
+
+    /// Whether `meta` is this option; then parses its value with `value` and stores it,
+    /// failing on a second occurrence.
+    fn accept(
+        &mut self,
+        meta: &ParseNestedMeta,
+        value: impl FnOnce(&ParseNestedMeta) -> syn::Result<T>,
+    ) -> Option<syn::Result<()>> {
+        if !meta.path.is_ident(self.key) {
+            return None;
+        }
+        Some(if self.value.is_some() {
+            Err(meta.error(format!("duplicate `{}` option", self.key)))
+        } else {
+            value(meta).map(|v| self.value = Some((v, meta.path.span())))
+        })
+    }
+
+    /// The value, if set.
+    pub fn get(&self) -> Option<&T> {
+        self.value.as_ref().map(|(v, _)| v)
+    }
+
+    /// The value, if set.
+    pub fn take(self) -> Option<T> {
+        self.value.map(|(v, _)| v)
+    }
+
+    /// The key's span, if set.
+    pub fn span(&self) -> Option<Span> {
+        self.value.as_ref().map(|(_, s)| *s)
+    }
+}
+
+/// A value-less flag (`expand`, `optional`).
+pub type Flag = Opt<()>;
+
+fn flag(_: &ParseNestedMeta) -> syn::Result<()> {
+    Ok(())
+}
+
+fn lit_str(meta: &ParseNestedMeta) -> syn::Result<LitStr> {
+    meta.value()?.parse()
+}
+
+fn path_lit(meta: &ParseNestedMeta) -> syn::Result<syn::Path> {
+    lit_str(meta)?.parse()
+}
+
+fn path(meta: &ParseNestedMeta) -> syn::Result<syn::Path> {
+    meta.value()?.parse()
+}
+
+/// Runs one option list: `each` offers every item to the slots (returning `None` when no
+/// slot takes it); anything else is an error naming `context` and what is `expected`.
+fn parse_list(
+    context: &str,
+    expected: &str,
+    mut each: impl FnMut(&ParseNestedMeta) -> Option<syn::Result<()>>,
+) -> impl FnMut(ParseNestedMeta) -> syn::Result<()> {
+    let message = format!("unknown {context}; expected {expected}");
+    move |meta| each(&meta).unwrap_or_else(|| Err(meta.error(&message)))
+}
+
+/// Runs `parse` on every `#[abi(...)]` attribute in `attrs`, recording errors.
+fn abi_attrs(attrs: &[Attribute], errors: &mut Errors, mut parse: impl FnMut(ParseNestedMeta) -> syn::Result<()>) {
+    for attr in attrs.iter().filter(|a| a.path().is_ident("abi")) {
+        if let Err(e) = attr.parse_nested_meta(&mut parse) {
+            errors.push(e);
+        }
+    }
+}
+
+/// Removes our `#[abi(...)]` attributes from an item we re-emit (rustc does not know them).
+fn strip_abi_attrs(attrs: &mut Vec<Attribute>) {
+    attrs.retain(|a| !a.path().is_ident("abi"));
+}
+
+/// `crate = "path"`, or `::abi_core`.
+fn krate_or_default(krate: Opt<syn::Path>) -> syn::Path {
+    krate.take().unwrap_or_else(|| syn::parse_quote!(::abi_core))
+}
+
 /// Options of `#[export_fn(...)]`.
-#[derive(Default)]
 pub struct ExportOptions {
     /// `name = "..."`.
     pub name: Option<LitStr>,
-    /// `crate = "..."`.
-    pub krate: Option<syn::Path>,
+    /// `crate = "..."`, defaulted.
+    pub krate: syn::Path,
 }
 
 /// Parses `#[export_fn(...)]` arguments; problems go to `errors`.
 pub fn export_options(args: TokenStream, errors: &mut Errors) -> ExportOptions {
-    let mut opts = ExportOptions::default();
-    let parser = syn::meta::parser(|meta| {
-        if meta.path.is_ident("name") {
-            let lit: LitStr = meta.value()?.parse()?;
-            if opts.name.is_some() {
-                return Err(syn::Error::new_spanned(&meta.path, "duplicate `name` option"));
-            }
-            opts.name = Some(lit);
-            Ok(())
-        } else if meta.path.is_ident("crate") {
-            let lit: LitStr = meta.value()?.parse()?;
-            if opts.krate.is_some() {
-                return Err(syn::Error::new_spanned(&meta.path, "duplicate `crate` option"));
-            }
-            opts.krate = Some(lit.parse()?);
-            Ok(())
-        } else {
-            Err(meta.error("unknown `export_fn` option; expected `name = \"...\"` or `crate = \"...\"`"))
-        }
-    });
+    let (mut name, mut krate) = (Opt::new("name"), Opt::new("crate"));
+    let parser = syn::meta::parser(parse_list("`export_fn` option", "`name = \"...\"` or `crate = \"...\"`", |m| {
+        name.accept(m, lit_str).or_else(|| krate.accept(m, path_lit))
+    }));
     if let Err(e) = parser.parse2(args) {
         errors.push(e);
     }
-    opts
+    ExportOptions { name: name.take(), krate: krate_or_default(krate) }
 }
 
-/// Options of `#[abi(...)]` on a parameter.
-#[derive(Default)]
-pub struct ParamOptions {
-    /// `expand`, with its span.
-    pub expand: Option<proc_macro2::Span>,
-}
-
-/// Reads and removes `#[abi(...)]` attributes from a parameter.
-pub fn take_param_options(attrs: &mut Vec<Attribute>, errors: &mut Errors) -> ParamOptions {
-    let mut opts = ParamOptions::default();
-    attrs.retain(|attr| {
-        if !attr.path().is_ident("abi") {
-            return true;
-        }
-        let result = attr.parse_nested_meta(|meta| {
-            if meta.path.is_ident("expand") {
-                if opts.expand.is_some() {
-                    return Err(meta.error("duplicate `expand` option"));
-                }
-                opts.expand = Some(syn::spanned::Spanned::span(&meta.path));
-                Ok(())
-            } else {
-                Err(meta.error("unknown `abi` option on a parameter; expected `expand`"))
-            }
-        });
-        if let Err(e) = result {
-            errors.push(e);
-        }
-        false
-    });
-    opts
+/// Reads and removes `#[abi(...)]` attributes from an exported parameter: the span of
+/// `expand`, if given.
+pub fn take_param_options(attrs: &mut Vec<Attribute>, errors: &mut Errors) -> Option<Span> {
+    let mut expand = Flag::new("expand");
+    abi_attrs(attrs, errors, parse_list("`abi` option on a parameter", "`expand`", |m| expand.accept(m, flag)));
+    strip_abi_attrs(attrs);
+    expand.span()
 }
 
 /// The `///` docs of an item, one line per attribute, the leading space removed.
@@ -94,107 +150,75 @@ pub fn doc_text(attrs: &[Attribute]) -> String {
     lines.join("\n").trim().to_owned()
 }
 
-/// Options of `#[abi(...)]` on a struct deriving `AbiStruct`.
-#[derive(Default)]
-pub struct StructOptions {
-    /// `crate = "..."`.
-    pub krate: Option<syn::Path>,
+/// Reads `#[abi(...)]` on a derived struct: the runtime crate path.
+pub fn struct_options(attrs: &[Attribute], errors: &mut Errors) -> syn::Path {
+    let mut krate = Opt::new("crate");
+    abi_attrs(
+        attrs,
+        errors,
+        parse_list("`abi` option on a struct", "`crate = \"...\"`", |m| krate.accept(m, path_lit)),
+    );
+    krate_or_default(krate)
 }
 
-/// Reads `#[abi(...)]` on a derived struct.
-pub fn struct_options(attrs: &[Attribute], errors: &mut Errors) -> StructOptions {
-    let mut opts = StructOptions::default();
-    for attr in attrs.iter().filter(|a| a.path().is_ident("abi")) {
-        let result = attr.parse_nested_meta(|meta| {
-            if meta.path.is_ident("crate") {
-                let lit: LitStr = meta.value()?.parse()?;
-                if opts.krate.is_some() {
-                    return Err(meta.error("duplicate `crate` option"));
-                }
-                opts.krate = Some(lit.parse()?);
-                Ok(())
-            } else {
-                Err(meta.error("unknown `abi` option on a struct; expected `crate = \"...\"`"))
-            }
-        });
-        if let Err(e) = result {
-            errors.push(e);
-        }
-    }
-    opts
-}
-
-/// Options of `#[abi(...)]` on a field.
-#[derive(Default)]
-pub struct FieldOptions {
-    /// `rename = "..."`.
-    pub rename: Option<LitStr>,
-}
-
-/// Reads `#[abi(...)]` on a field.
-pub fn field_options(attrs: &[Attribute], errors: &mut Errors) -> FieldOptions {
-    let mut opts = FieldOptions::default();
-    for attr in attrs.iter().filter(|a| a.path().is_ident("abi")) {
-        let result = attr.parse_nested_meta(|meta| {
-            if meta.path.is_ident("rename") {
-                let lit: LitStr = meta.value()?.parse()?;
-                if opts.rename.is_some() {
-                    return Err(meta.error("duplicate `rename` option"));
-                }
-                opts.rename = Some(lit);
-                Ok(())
-            } else {
-                Err(meta.error("unknown `abi` option on a field; expected `rename = \"...\"`"))
-            }
-        });
-        if let Err(e) = result {
-            errors.push(e);
-        }
-    }
-    opts
+/// Reads `#[abi(...)]` on a field: its `rename`, if given.
+pub fn field_options(attrs: &[Attribute], errors: &mut Errors) -> Option<LitStr> {
+    let mut rename = Opt::new("rename");
+    abi_attrs(
+        attrs,
+        errors,
+        parse_list("`abi` option on a field", "`rename = \"...\"`", |m| rename.accept(m, lit_str)),
+    );
+    rename.take()
 }
 
 /// Arguments of `#[import(...)]`: `[vis] Name [, crate = "..."]`.
 pub struct ImportOptions {
-    /// The struct's visibility.
+    /// The struct's visibility (default `pub`).
     pub vis: syn::Visibility,
     /// The struct's name.
     pub ident: syn::Ident,
-    /// `crate = "..."`.
-    pub krate: Option<syn::Path>,
+    /// `crate = "..."`, defaulted.
+    pub krate: syn::Path,
 }
 
-impl syn::parse::Parse for ImportOptions {
-    fn parse(input: syn::parse::ParseStream) -> syn::Result<Self> {
+/// Parses `#[import(...)]` arguments. `None` when there is no struct name to generate;
+/// other problems go to `errors`.
+pub fn import_options(args: TokenStream, errors: &mut Errors) -> Option<ImportOptions> {
+    const MISSING: &str = "#[import] needs the name of the struct to generate, e.g. #[import(MathLib)]";
+    let mut krate = Opt::new("crate");
+    let mut rest_errors = Ok(());
+    let parser = |input: syn::parse::ParseStream| -> syn::Result<(syn::Visibility, syn::Ident)> {
         if input.is_empty() {
-            return Err(input.error("#[import] needs the name of the struct to generate, e.g. #[import(MathLib)]"));
+            return Err(syn::Error::new(Span::call_site(), MISSING));
         }
         let vis: syn::Visibility = input.parse()?;
-        let vis = if matches!(vis, syn::Visibility::Inherited) { syn::parse_quote!(pub) } else { vis };
         let ident: syn::Ident = input.parse()?;
-        let mut krate = None;
-        while !input.is_empty() {
+        if !input.is_empty() {
             input.parse::<syn::Token![,]>()?;
-            if input.is_empty() {
-                break;
-            }
-            let key: syn::Ident = input.call(syn::ext::IdentExt::parse_any)?;
-            if key != "crate" {
-                return Err(syn::Error::new(key.span(), "unknown `import` option; expected `crate = \"...\"`"));
-            }
-            input.parse::<syn::Token![=]>()?;
-            let lit: LitStr = input.parse()?;
-            if krate.is_some() {
-                return Err(syn::Error::new(key.span(), "duplicate `crate` option"));
-            }
-            krate = Some(lit.parse()?);
+            let rest: TokenStream = input.parse()?;
+            let list = parse_list("`import` option", "`crate = \"...\"`", |m| krate.accept(m, path_lit));
+            rest_errors = syn::meta::parser(list).parse2(rest);
         }
-        Ok(ImportOptions { vis, ident, krate })
+        Ok((vis, ident))
+    };
+    let parsed = parser.parse2(args);
+    if let Err(e) = rest_errors {
+        errors.push(e);
+    }
+    match parsed {
+        Ok((vis, ident)) => {
+            let vis = if matches!(vis, syn::Visibility::Inherited) { syn::parse_quote!(pub) } else { vis };
+            Some(ImportOptions { vis, ident, krate: krate_or_default(krate) })
+        }
+        Err(e) => {
+            errors.push(e);
+            None
+        }
     }
 }
 
 /// Options of `#[abi(...)]` on an imported function.
-#[derive(Default)]
 pub struct ImportFnOptions {
     /// `name = "..."`.
     pub name: Option<LitStr>,
@@ -206,38 +230,15 @@ pub struct ImportFnOptions {
 
 /// Reads and removes `#[abi(...)]` from an imported function's attributes.
 pub fn take_import_fn_options(attrs: &mut Vec<Attribute>, errors: &mut Errors) -> ImportFnOptions {
-    let mut opts = ImportFnOptions::default();
-    attrs.retain(|attr| {
-        if !attr.path().is_ident("abi") {
-            return true;
-        }
-        let result = attr.parse_nested_meta(|meta| {
-            if meta.path.is_ident("optional") {
-                if opts.optional {
-                    return Err(meta.error("duplicate `optional` option"));
-                }
-                opts.optional = true;
-            } else if meta.path.is_ident("name") {
-                let lit: LitStr = meta.value()?.parse()?;
-                if opts.name.replace(lit).is_some() {
-                    return Err(meta.error("duplicate `name` option"));
-                }
-            } else if meta.path.is_ident("fallback") {
-                let path: syn::Path = meta.value()?.parse()?;
-                if opts.fallback.replace(path).is_some() {
-                    return Err(meta.error("duplicate `fallback` option"));
-                }
-            } else {
-                return Err(meta.error(
-                    "unknown `abi` option on an import; expected `optional`, `name = \"...\"` or `fallback = path`",
-                ));
-            }
-            Ok(())
-        });
-        if let Err(e) = result {
-            errors.push(e);
-        }
-        false
-    });
-    opts
+    let (mut name, mut optional, mut fallback) = (Opt::new("name"), Flag::new("optional"), Opt::new("fallback"));
+    let expected = "`optional`, `name = \"...\"` or `fallback = path`";
+    abi_attrs(
+        attrs,
+        errors,
+        parse_list("`abi` option on an import", expected, |m| {
+            optional.accept(m, flag).or_else(|| name.accept(m, lit_str)).or_else(|| fallback.accept(m, path))
+        }),
+    );
+    strip_abi_attrs(attrs);
+    ImportFnOptions { name: name.take(), optional: optional.get().is_some(), fallback: fallback.take() }
 }

@@ -1,6 +1,7 @@
-//! Proc-macros of **abi**, re-exported by `abi_core`. Each macro runs
-//! parse -> model -> validate -> expand; errors are collected and reported together,
-//! spanned on the offending token, next to the user's unchanged item.
+//! Proc-macros of **abi**, re-exported by `abi_core`. Each macro runs the one skeleton in
+//! `skeleton.rs`: parse -> model -> validate -> expand; errors are collected and reported
+//! together, spanned on the offending token, next to a fallback that keeps later uses of
+//! the item compiling.
 
 mod attr;
 mod errors;
@@ -8,6 +9,7 @@ mod expand;
 mod mangle;
 mod model;
 mod parse;
+mod skeleton;
 mod validate;
 
 use proc_macro::TokenStream;
@@ -29,7 +31,7 @@ use proc_macro::TokenStream;
 /// ```
 #[proc_macro_attribute]
 pub fn export_fn(attr: TokenStream, item: TokenStream) -> TokenStream {
-    expand::export_fn::export_fn(attr.into(), item.into()).into()
+    skeleton::run::<model::ExportFn>((attr.into(), item.into())).into()
 }
 
 /// Makes a struct an ABI type: it crosses the boundary as a tuple (an Array object) of its
@@ -42,7 +44,7 @@ pub fn export_fn(attr: TokenStream, item: TokenStream) -> TokenStream {
 /// the parameter).
 #[proc_macro_derive(AbiStruct, attributes(abi))]
 pub fn derive_abi_struct(input: TokenStream) -> TokenStream {
-    expand::abi_struct::derive(input.into()).into()
+    skeleton::run::<model::StructDef>(input.into()).into()
 }
 
 /// Declares typed imports: functions that live elsewhere, called like Rust functions.
@@ -68,5 +70,5 @@ pub fn derive_abi_struct(input: TokenStream) -> TokenStream {
 /// instead. Each method returns `abi_core::Result<T>`.
 #[proc_macro_attribute]
 pub fn import(attr: TokenStream, item: TokenStream) -> TokenStream {
-    expand::import::import(attr.into(), item.into()).into()
+    skeleton::run::<model::ImportSet>((attr.into(), item.into())).into()
 }

@@ -30,10 +30,12 @@ pub struct Param {
     pub expand: Option<Span>,
 }
 
-/// A struct deriving `AbiStruct`.
+/// A type deriving `AbiStruct`.
 pub struct StructDef {
     /// The struct name.
     pub ident: syn::Ident,
+    /// Its generic parameters (refused, but the fallback names them).
+    pub generics: syn::Generics,
     /// Path of the runtime crate.
     pub krate: syn::Path,
     /// Fields in declaration order.

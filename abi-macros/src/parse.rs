@@ -7,7 +7,7 @@ use syn::{FnArg, Pat, ReturnType};
 
 use crate::attr;
 use crate::errors::Errors;
-use crate::model::{ExportFn, Param};
+use crate::model::{ExportFn, Field, ImportFn, ImportSet, Param, StructDef};
 
 /// The exported name: the `name = "..."` option, else the Rust name, with its span.
 fn exported_name(option: Option<&syn::LitStr>, ident: &syn::Ident) -> (String, proc_macro2::Span) {
@@ -28,17 +28,17 @@ fn param_name(pt: &syn::PatType, index: usize, errors: &mut Errors) -> syn::Iden
     }
 }
 
-/// Parses an `#[export_fn]` invocation. `None` when the item is not a function at all.
-pub fn export_fn(args: TokenStream, item: TokenStream, errors: &mut Errors) -> Option<ExportFn> {
+/// Parses an `#[export_fn]` invocation. `Err(item)` when the item is not a function at all.
+pub fn export_fn(args: TokenStream, item: TokenStream, errors: &mut Errors) -> Result<ExportFn, TokenStream> {
     let opts = attr::export_options(args, errors);
-    let mut item: syn::ItemFn = match syn::parse2(item) {
+    let mut item: syn::ItemFn = match syn::parse2(item.clone()) {
         Ok(f) => f,
         Err(e) => {
             errors.error_at(e.span(), "#[export_fn] can only be applied to a free function");
-            return None;
+            return Err(item);
         }
     };
-    let krate = opts.krate.unwrap_or_else(|| syn::parse_quote!(::abi_core));
+    let krate = opts.krate;
     let (name, name_span) = exported_name(opts.name.as_ref(), &item.sig.ident);
     let mut params = Vec::new();
     for (index, input) in item.sig.inputs.iter_mut().enumerate() {
@@ -46,9 +46,9 @@ pub fn export_fn(args: TokenStream, item: TokenStream, errors: &mut Errors) -> O
             FnArg::Receiver(r) => errors
                 .error(&*r, "methods cannot be exported; export a free function that takes the value as a parameter"),
             FnArg::Typed(pt) => {
-                let opts = attr::take_param_options(&mut pt.attrs, errors);
+                let expand = attr::take_param_options(&mut pt.attrs, errors);
                 let name = param_name(pt, index, errors);
-                params.push(Param { name, ty: (*pt.ty).clone(), expand: opts.expand });
+                params.push(Param { name, ty: (*pt.ty).clone(), expand });
             }
         }
     }
@@ -57,72 +57,61 @@ pub fn export_fn(args: TokenStream, item: TokenStream, errors: &mut Errors) -> O
         ReturnType::Type(_, ty) => Some((**ty).clone()),
     };
     let doc = attr::doc_text(&item.attrs);
-    Some(ExportFn { item, name, name_span, krate, params, ret, doc })
+    Ok(ExportFn { item, name, name_span, krate, params, ret, doc })
 }
 
-/// Parses a `#[derive(AbiStruct)]` input. `None` when it is not a struct.
-pub fn abi_struct(input: &syn::DeriveInput, errors: &mut Errors) -> Option<crate::model::StructDef> {
-    use crate::model::{Field, StructDef};
-    let data = match &input.data {
+/// Parses a `#[derive(AbiStruct)]` input. Enums and unions are refused here (the model is
+/// a struct), leaving a model with no fields for the fallback.
+pub fn abi_struct(input: TokenStream, errors: &mut Errors) -> Result<StructDef, TokenStream> {
+    let input: syn::DeriveInput = syn::parse2(input).map_err(|e| e.to_compile_error())?;
+    let krate = attr::struct_options(&input.attrs, errors);
+    let (ident, generics) = (input.ident, input.generics);
+    let data = match input.data {
         syn::Data::Struct(s) => s,
         syn::Data::Enum(e) => {
-            errors.error(
-                e.enum_token,
-                "enums cannot derive AbiStruct yet; pass a struct, or an integer code and convert it in the function",
-            );
-            return None;
+            let msg =
+                "enums cannot derive AbiStruct yet; pass a struct, or an integer code and convert it in the function";
+            errors.error(e.enum_token, msg);
+            return Ok(StructDef { ident, generics, krate, fields: Vec::new(), tuple_like: false });
         }
         syn::Data::Union(u) => {
             errors.error(u.union_token, "unions cannot derive AbiStruct; use a struct with one field per variant");
-            return None;
+            return Ok(StructDef { ident, generics, krate, fields: Vec::new(), tuple_like: false });
         }
     };
-    let opts = attr::struct_options(&input.attrs, errors);
-    let krate = opts.krate.unwrap_or_else(|| syn::parse_quote!(::abi_core));
     let tuple_like = matches!(data.fields, syn::Fields::Unnamed(_));
     let fields = data
         .fields
         .iter()
         .enumerate()
         .map(|(i, f)| {
-            let opts = attr::field_options(&f.attrs, errors);
+            let rename = attr::field_options(&f.attrs, errors);
             let (member, default_key, default_span) = match &f.ident {
                 Some(id) => (syn::Member::Named(id.clone()), id.to_string(), id.span()),
                 None => (syn::Member::Unnamed(i.into()), i.to_string(), f.ty.span()),
             };
-            let renamed = opts.rename.is_some();
-            let (key, key_span) = match opts.rename {
+            let renamed = rename.is_some();
+            let (key, key_span) = match rename {
                 Some(lit) => (lit.value(), lit.span()),
                 None => (default_key, default_span),
             };
             Field { member, key, key_span, renamed, ty: f.ty.clone() }
         })
         .collect();
-    Some(StructDef { ident: input.ident.clone(), krate, fields, tuple_like })
+    Ok(StructDef { ident, generics, krate, fields, tuple_like })
 }
 
-/// Parses an `#[import(Name)]` extern block. `None` when it is not one.
-pub fn import_set(args: TokenStream, item: TokenStream, errors: &mut Errors) -> Option<crate::model::ImportSet> {
-    use crate::model::{ImportFn, ImportSet};
-    if args.is_empty() {
-        errors.error_at(
-            proc_macro2::Span::call_site(),
-            "#[import] needs the name of the struct to generate, e.g. #[import(MathLib)]",
-        );
-        return None;
-    }
-    let opts: attr::ImportOptions = match syn::parse2(args) {
-        Ok(o) => o,
-        Err(e) => {
-            errors.push(e);
-            return None;
-        }
+/// Parses an `#[import(Name)]` extern block. `Err(tokens to emit)` when there is no struct
+/// name (nothing to generate) or the item is not an extern block (it is emitted unchanged).
+pub fn import_set(args: TokenStream, item: TokenStream, errors: &mut Errors) -> Result<ImportSet, TokenStream> {
+    let Some(opts) = attr::import_options(args, errors) else {
+        return Err(TokenStream::new());
     };
-    let block: syn::ItemForeignMod = match syn::parse2(item) {
+    let block: syn::ItemForeignMod = match syn::parse2(item.clone()) {
         Ok(b) => b,
         Err(e) => {
             errors.error_at(e.span(), "#[import] applies to an `extern \"C\" { fn ...; }` block of declarations");
-            return None;
+            return Err(item);
         }
     };
     let mut fns = Vec::new();
@@ -161,6 +150,5 @@ pub fn import_set(args: TokenStream, item: TokenStream, errors: &mut Errors) -> 
             fallback: opts.fallback,
         });
     }
-    let krate = opts.krate.unwrap_or_else(|| syn::parse_quote!(::abi_core));
-    Some(ImportSet { ident: opts.ident, vis: opts.vis, krate, attrs: block.attrs, fns })
+    Ok(ImportSet { ident: opts.ident, vis: opts.vis, krate: opts.krate, attrs: block.attrs, fns })
 }

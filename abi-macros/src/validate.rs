@@ -174,19 +174,34 @@ fn return_type_is_owned(ty: &Type, role: Role, errors: &mut Errors) {
 }
 
 /// Checks every rule of a derived struct, recording all violations.
-pub fn abi_struct(input: &syn::DeriveInput, s: &crate::model::StructDef, errors: &mut Errors) {
-    struct_not_generic(input, errors);
+pub fn abi_struct(s: &crate::model::StructDef, errors: &mut Errors) {
+    struct_not_generic(&s.generics, errors);
+    fields_own_their_data(s, errors);
     keys_are_valid(s, errors);
     keys_are_unique(s, errors);
 }
 
 // One concrete layout per struct, as for exported functions.
-fn struct_not_generic(input: &syn::DeriveInput, errors: &mut Errors) {
-    if let Some(p) = input.generics.params.first() {
+fn struct_not_generic(generics: &syn::Generics, errors: &mut Errors) {
+    if let Some(p) = generics.params.first() {
         errors.error(
             p,
             "structs with generic or lifetime parameters cannot derive AbiStruct; fields must own their data",
         );
+    }
+}
+
+// A struct is converted from a call's arguments and outlives them.
+fn fields_own_their_data(s: &crate::model::StructDef, errors: &mut Errors) {
+    struct Check<'e>(&'e mut Errors);
+    impl<'ast> Visit<'ast> for Check<'_> {
+        fn visit_type_reference(&mut self, r: &'ast syn::TypeReference) {
+            self.0
+                .error(r, "borrowed fields cannot derive AbiStruct: a struct owns its data; use `String` or `Vec<u8>`");
+        }
+    }
+    for f in &s.fields {
+        Check(errors).visit_type(&f.ty);
     }
 }
 

@@ -4,8 +4,10 @@
 
 use core::ffi::c_char;
 
+use crate::convert::AbiType;
 use crate::ffi::type_index as ti;
 use crate::ffi::{ByteArray, RawAny};
+use crate::reflect::TypeDesc;
 use crate::runtime::function::{Function, FunctionRef};
 use crate::value::any::{Any, AnyView};
 use crate::value::conv_error::ConvError;
@@ -25,7 +27,11 @@ pub trait ArgSlot {
     label = "unsupported argument type",
     note = "supported: bool, integers, floats, &str, &[u8], String, Vec<u8>, Option<T>, Vec<T>, tuples, maps, Any, AnyView, TensorView, Tensor, Function, FunctionRef, derived structs"
 )]
-pub trait IntoArg {
+pub trait IntoArg: AbiType {
+    /// `AbiType::DESC`, reachable through this trait so that generated code naming an
+    /// argument type reports an unsupported one once.
+    #[doc(hidden)]
+    const ARG: &'static TypeDesc = <Self as AbiType>::DESC;
     /// The holder kept alive during the call.
     type Slot: ArgSlot;
     /// Packs the value.

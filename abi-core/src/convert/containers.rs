@@ -281,6 +281,10 @@ impl AbiType for FunctionRef<'_> {
     const DESC: &'static TypeDesc = &TypeDesc::Function;
 }
 
+impl AbiType for &Function {
+    const DESC: &'static TypeDesc = &TypeDesc::Function;
+}
+
 impl<'a> FromArg<'a> for FunctionRef<'a> {
     #[inline]
     fn from_arg(v: &'a AnyView<'a>) -> Result<FunctionRef<'a>, ConvError> {

@@ -48,7 +48,8 @@ pub trait FromArg<'a>: AbiType + Sized {
     const HAS_FAST_PATH: bool = false;
 
     /// The exact-type conversion with no fallback and no error: `None` sends the call to
-    /// the full conversion (which reports the error, if any).
+    /// the full conversion (which reports the error, if any). It only matches plain-data
+    /// type indices, so a value it accepted holds no object reference.
     #[doc(hidden)]
     #[inline(always)]
     fn fast_path(v: &'a AnyView<'a>) -> Option<Self> {
@@ -66,15 +67,81 @@ pub trait FromArg<'a>: AbiType + Sized {
 }
 
 /// Owned conversion out of any view: every `T: for<'a> FromArg<'a>`.
+#[diagnostic::on_unimplemented(
+    message = "`{Self}` cannot be received as an owned ABI value",
+    label = "unsupported result type",
+    note = "supported: (), bool, integers, floats, String, Vec<u8>, Option<T>, Vec<T>, tuples, maps, Any, Tensor, Function, derived structs"
+)]
 pub trait FromAny: Sized {
+    /// The reflection of this type, reachable through this trait so that generated code
+    /// naming a result type reports an unsupported one once.
+    #[doc(hidden)]
+    const RESULT: &'static TypeDesc;
+
     /// Converts, copying or adding references as needed.
     fn from_any(v: AnyView<'_>) -> Result<Self, ConvError>;
+
+    /// Converts a call's result, trying the exact-type path first (which needs no release
+    /// of `out`).
+    #[doc(hidden)]
+    fn from_result(out: Any) -> Result<Self, ConvError>;
 }
 
+// Reported as `FromAny`, not as the `FromArg` bound, so that each mention of an
+// unsupported type in generated code gives the same single error.
+#[diagnostic::do_not_recommend]
 impl<T: for<'a> FromArg<'a>> FromAny for T {
+    const RESULT: &'static TypeDesc = T::DESC;
+
     #[inline]
     fn from_any(v: AnyView<'_>) -> Result<T, ConvError> {
         T::from_arg(&v)
+    }
+
+    #[inline(always)]
+    fn from_result(out: Any) -> Result<T, ConvError> {
+        if T::HAS_FAST_PATH {
+            if let Some(v) = T::fast_path(&out.view()) {
+                // Plain data (see `fast_path`): nothing to release, and saying so lets the
+                // optimiser drop the release check from the hot path.
+                core::mem::forget(out);
+                return Ok(v);
+            }
+        }
+        T::from_arg(&out.view())
+    }
+}
+
+/// A field of a derived struct: converts both ways. Generated code reaches every field
+/// conversion through this one trait, so an unsupported field type is one error.
+#[diagnostic::on_unimplemented(
+    message = "`{Self}` cannot be a field of an `AbiStruct`",
+    label = "unsupported field type",
+    note = "a field converts both ways: supported are (), bool, integers, floats, String, Vec<u8>, Option<T>, Vec<T>, tuples, maps, Any, Tensor, Function and derived structs",
+    note = "borrowed types (`&str`, `&[u8]`, views) cannot be fields: a struct owns its data"
+)]
+#[doc(hidden)]
+pub trait StructField: Sized {
+    /// The field's reflection.
+    const FIELD: &'static TypeDesc;
+    /// Converts the field's element of the struct's tuple.
+    fn from_field(v: &AnyView<'_>) -> Result<Self, ConvError>;
+    /// Converts the field into its element of the struct's tuple.
+    fn into_field(self) -> Result<Any, ConvError>;
+}
+
+#[diagnostic::do_not_recommend]
+impl<T: for<'a> FromArg<'a> + IntoAny> StructField for T {
+    const FIELD: &'static TypeDesc = T::DESC;
+
+    #[inline]
+    fn from_field(v: &AnyView<'_>) -> Result<T, ConvError> {
+        T::from_arg(v)
+    }
+
+    #[inline]
+    fn into_field(self) -> Result<Any, ConvError> {
+        self.into_any()
     }
 }
 
@@ -97,10 +164,7 @@ pub trait IntoAny: AbiType {
     label = "not a derived struct",
     note = "remove `#[abi(expand)]` to pass the value as one argument"
 )]
-pub trait AbiStruct: AbiType {
-    /// Number of fields.
-    const FIELD_COUNT: usize;
-}
+pub trait AbiStruct: AbiType {}
 
 /// A value that occupies consecutive argument slots when expanded (`#[abi(expand)]`):
 /// scalars take one slot, derived structs one per leaf field, depth-first in declaration

@@ -5,11 +5,13 @@ use core::fmt;
 use core::marker::PhantomData;
 
 use crate::convert::call_arg::{into_arg, ArgSlot, IntoArg};
+use crate::convert::export_call::{Full, Mode};
 use crate::convert::{AbiType, FromAny, FromArg, IntoAny, ListItem};
 use crate::reflect::TypeDesc;
+use crate::runtime::boundary::CallError;
 use crate::runtime::function::Function;
 use crate::value::any::{Any, AnyView};
-use crate::value::conv_error::ConvError;
+use crate::value::conv_error::{ConvError, ReturnError};
 use crate::value::error::{Error, Result};
 
 /// A function signature usable in [`TypedFunction`]: `fn(A, B, ...) -> R`.
@@ -78,6 +80,16 @@ fn arg_error(index: usize, e: ConvError) -> Error {
     Error::new(e.kind(), format!("callback argument #{index}: {e}"))
 }
 
+/// A closure's argument failed in the exports' full conversion pass.
+#[cold]
+fn call_error(e: CallError) -> Error {
+    match e {
+        CallError::Arg { slot, err } => arg_error(slot as usize, err),
+        CallError::Return(ReturnError::User(e)) => e,
+        CallError::Return(ReturnError::Conv(e)) => e.into(),
+    }
+}
+
 #[cold]
 fn result_error(e: ConvError) -> Error {
     Error::new(e.kind(), format!("callback result: {e}"))
@@ -90,7 +102,7 @@ macro_rules! typed_arity {
             const RET: &'static TypeDesc = R::DESC;
         }
 
-        impl<R: FromAny + AbiType, $($arg: IntoArg + AbiType),*> TypedFunction<fn($($arg),*) -> R> {
+        impl<R: FromAny + AbiType, $($arg: IntoArg),*> TypedFunction<fn($($arg),*) -> R> {
             /// Calls the function.
             #[allow(non_snake_case, clippy::too_many_arguments)]
             #[inline]
@@ -99,11 +111,11 @@ macro_rules! typed_arity {
                 let raw = [$($arg.raw()),*];
                 let bound = self.func.view();
                 let out = bound.call_raw(&raw)?;
-                R::from_any(out.view()).map_err(result_error)
+                R::from_result(out).map_err(result_error)
             }
         }
 
-        impl<R: IntoAny + AbiType, $($arg: FromAny + AbiType),*> TypedFunction<fn($($arg),*) -> R> {
+        impl<R: IntoAny, $($arg: for<'a> FromArg<'a>),*> TypedFunction<fn($($arg),*) -> R> {
             /// Wraps a Rust closure: any host can call it, with arguments checked as for
             /// exported functions.
             #[allow(non_snake_case, unused_variables, unused_mut)]
@@ -113,7 +125,7 @@ macro_rules! typed_arity {
                     if args.len() != N {
                         return Err(Error::type_error(format!("callback takes {N} arguments, got {}", args.len())));
                     }
-                    $(let $arg = $arg::from_any(args[$idx]).map_err(|e| arg_error($idx, e))?;)*
+                    $(let $arg = Full::arg::<$arg>(args, $idx).map_err(call_error)?;)*
                     f($($arg),*).into_any().map_err(Error::from)
                 });
                 TypedFunction::from_function(func)

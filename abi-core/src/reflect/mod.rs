@@ -195,33 +195,6 @@ pub const fn leaf_count(ty: &TypeDesc) -> usize {
     }
 }
 
-/// Whether every leaf of `ty` is a scalar (expansion is only allowed then, as Clang does).
-pub const fn is_expandable(ty: &TypeDesc) -> bool {
-    match ty {
-        TypeDesc::Struct(s) => {
-            let mut i = 0;
-            while i < s.fields.len() {
-                let f = s.fields[i].ty;
-                let ok = match f {
-                    TypeDesc::Struct(_) => is_expandable(f),
-                    _ => is_scalar(f),
-                };
-                if !ok {
-                    return false;
-                }
-                i += 1;
-            }
-            true
-        }
-        _ => false,
-    }
-}
-
-/// Whether `ty` is a plain scalar (bool, integer, float).
-pub const fn is_scalar(ty: &TypeDesc) -> bool {
-    matches!(ty, TypeDesc::Bool | TypeDesc::Int { .. } | TypeDesc::Float { .. })
-}
-
 impl TypeDesc {
     /// The tvm-ffi `type_schema` JSON, e.g. `{"type":"ffi.Array","args":[{"type":"int"}]}`.
     pub fn schema(&self) -> String {

@@ -7,66 +7,69 @@ use syn::spanned::Spanned;
 
 use crate::errors::Errors;
 use crate::model::StructDef;
+use crate::skeleton::Macro;
 use crate::{parse, validate};
 
-/// Entry point: parse, validate, expand.
-pub fn derive(input: TokenStream) -> TokenStream {
-    let mut errors = Errors::default();
-    let input: syn::DeriveInput = match syn::parse2(input) {
-        Ok(i) => i,
-        Err(e) => return e.to_compile_error(),
-    };
-    let Some(model) = parse::abi_struct(&input, &mut errors) else {
-        return errors.into_compile_errors();
-    };
-    validate::abi_struct(&input, &model, &mut errors);
-    if !errors.is_empty() {
-        return errors.into_compile_errors();
+impl Macro for StructDef {
+    type Input = TokenStream;
+
+    fn parse(input: TokenStream, errors: &mut Errors) -> Result<Self, TokenStream> {
+        parse::abi_struct(input, errors)
     }
-    expand(&model)
+
+    fn validate(&self, errors: &mut Errors) {
+        validate::abi_struct(self, errors);
+    }
+
+    fn expand(&self) -> TokenStream {
+        expand(self)
+    }
+
+    fn fallback(&self) -> TokenStream {
+        fallback(self)
+    }
 }
 
 fn expand(s: &StructDef) -> TokenStream {
     let krate = &s.krate;
-    let p = quote!(#krate::__private);
     let ident = &s.ident;
     let name = ident.to_string();
     let n = s.fields.len();
     let tuple_like = s.tuple_like;
 
+    // Every mention of a field type goes through `StructField`, spanned on the type, so an
+    // unsupported one is a single error there.
     let field_descs = s.fields.iter().map(|f| {
-        let key = &f.key;
-        let ty = &f.ty;
-        let desc = quote_spanned!(ty.span()=> <#ty as #krate::AbiType>::DESC);
-        quote!(#p::FieldDesc { name: #key, ty: #desc })
+        let (key, ty) = (&f.key, &f.ty);
+        let desc = quote_spanned!(ty.span()=> <#ty as __abi::StructField>::FIELD);
+        quote!(__abi::FieldDesc { name: #key, ty: #desc })
     });
-
     let from_fields = s.fields.iter().enumerate().map(|(i, f)| {
         let (member, ty, key) = (&f.member, &f.ty, &f.key);
-        let from = quote_spanned!(ty.span()=> <#ty as #krate::FromArg<'a>>::from_arg);
-        quote!(#member: #from(&items[#i]).map_err(|e| #p::in_field(#name, #key, e))?)
+        let from = quote_spanned!(ty.span()=> <#ty as __abi::StructField>::from_field(&items[#i]));
+        quote!(#member: #from.map_err(|e| __abi::in_field(#name, #key, e))?)
     });
-
     let into_fields = s.fields.iter().map(|f| {
         let (member, ty, key) = (&f.member, &f.ty, &f.key);
-        let into = quote_spanned!(ty.span()=> <#ty as #krate::IntoAny>::into_any);
-        quote!(#into(self.#member).map_err(|e| #p::in_field(#name, #key, e))?)
+        let into = quote_spanned!(ty.span()=> <#ty as __abi::StructField>::into_field(self.#member));
+        quote!(#into.map_err(|e| __abi::in_field(#name, #key, e))?)
     });
 
+    // Expansion: checked only where it is used (the bounds name the impl's lifetime).
     let leaf_bounds = s.fields.iter().map(|f| {
         let ty = &f.ty;
-        quote_spanned!(ty.span()=> #ty: #krate::Expand<'a>)
+        quote_spanned!(ty.span()=> #ty: __abi::Expand<'a>)
     });
     let leaf_counts = s.fields.iter().map(|f| {
         let ty = &f.ty;
-        quote!(<#ty as #krate::Expand<'a>>::LEAVES)
+        quote!(<#ty as __abi::Expand<'a>>::LEAVES)
     });
     let from_slots = s.fields.iter().map(|f| {
         let (member, ty) = (&f.member, &f.ty);
         quote! {
             #member: {
-                let width = <#ty as #krate::Expand<'a>>::LEAVES;
-                let v = <#ty as #krate::Expand<'a>>::from_slots(&slots[offset..offset + width])
+                let width = <#ty as __abi::Expand<'a>>::LEAVES;
+                let v = <#ty as __abi::Expand<'a>>::from_slots(&slots[offset..offset + width])
                     .map_err(|(slot, e)| (offset as u32 + slot, e))?;
                 offset += width;
                 v
@@ -75,67 +78,103 @@ fn expand(s: &StructDef) -> TokenStream {
     });
 
     quote! {
-        #[allow(non_upper_case_globals, clippy::all)]
         const _: () = {
-            impl #krate::AbiType for #ident {
-                const DESC: &'static #p::TypeDesc = &#p::TypeDesc::Struct(&#p::StructDesc {
+            use #krate::__private as __abi;
+
+            impl __abi::AbiType for #ident {
+                const DESC: &'static __abi::TypeDesc = &__abi::TypeDesc::Struct(&__abi::StructDesc {
                     name: #name,
                     fields: &[#(#field_descs),*],
                     tuple_like: #tuple_like,
                 });
             }
 
-            impl #krate::ListItem for #ident {}
+            impl __abi::ListItem for #ident {}
 
-            impl #krate::AbiStruct for #ident {
-                const FIELD_COUNT: usize = #n;
-            }
+            impl __abi::AbiStruct for #ident {}
 
-            impl<'a> #krate::FromArg<'a> for #ident {
-                fn from_arg(v: &'a #krate::AnyView<'a>) -> ::core::result::Result<Self, #krate::ConvError> {
-                    let items = #p::struct_items(v, <Self as #krate::AbiType>::DESC, #name, #n)?;
+            impl<'a> __abi::FromArg<'a> for #ident {
+                fn from_arg(v: &'a __abi::AnyView<'a>) -> ::core::result::Result<Self, __abi::ConvError> {
+                    let items = __abi::struct_items(v, <Self as __abi::AbiType>::DESC, #name, #n)?;
                     ::core::result::Result::Ok(#ident { #(#from_fields),* })
                 }
             }
 
-            impl #krate::IntoAny for #ident {
-                fn into_any(self) -> ::core::result::Result<#krate::Any, #krate::ConvError> {
-                    ::core::result::Result::Ok(#p::struct_any(::std::vec![#(#into_fields),*]))
+            impl __abi::IntoAny for #ident {
+                fn into_any(self) -> ::core::result::Result<__abi::Any, __abi::ConvError> {
+                    ::core::result::Result::Ok(__abi::struct_any(::std::vec![#(#into_fields),*]))
                 }
             }
 
-            impl #krate::IntoArg for #ident {
-                type Slot = #krate::Any;
-                fn into_slot(self) -> ::core::result::Result<#krate::Any, #krate::ConvError> {
-                    #krate::IntoAny::into_any(self)
+            impl __abi::IntoArg for #ident {
+                type Slot = __abi::Any;
+                fn into_slot(self) -> ::core::result::Result<__abi::Any, __abi::ConvError> {
+                    __abi::IntoAny::into_any(self)
                 }
             }
 
-            // Checked only where expansion is used: the bounds name the impl's lifetime.
-            impl<'a> #krate::Expand<'a> for #ident where #(#leaf_bounds),* {
+            impl<'a> __abi::Expand<'a> for #ident where #(#leaf_bounds),* {
                 const LEAVES: usize = {
                     let leaves = 0 #(+ #leaf_counts)*;
                     ::core::assert!(
-                        leaves == #p::leaf_count(<Self as #krate::AbiType>::DESC),
+                        leaves == __abi::leaf_count(<Self as __abi::AbiType>::DESC),
                         "leaf count differs from the reflected structure"
                     );
                     leaves
                 };
                 #[inline]
                 fn from_slots(
-                    slots: &'a [#krate::AnyView<'a>],
-                ) -> ::core::result::Result<Self, (u32, #krate::ConvError)> {
+                    slots: &'a [__abi::AnyView<'a>],
+                ) -> ::core::result::Result<Self, (u32, __abi::ConvError)> {
                     let mut offset = 0usize;
                     let value = #ident { #(#from_slots),* };
                     let _ = offset;
                     ::core::result::Result::Ok(value)
                 }
             }
+        };
+    }
+}
 
-            const _: () = ::core::assert!(
-                <#ident as #krate::AbiStruct>::FIELD_COUNT == #n,
-                "field count differs from the declaration"
-            );
+/// Every trait the derive implements, with unreachable bodies: uses of the type as an ABI
+/// type compile, so the derive's own error is the only one.
+fn fallback(s: &StructDef) -> TokenStream {
+    let (krate, ident) = (&s.krate, &s.ident);
+    let (impl_g, ty_g, where_c) = s.generics.split_for_impl();
+    let mut with_a = s.generics.clone();
+    with_a.params.insert(0, syn::parse_quote!('__abi));
+    let (impl_a, _, _) = with_a.split_for_impl();
+    let unreachable = quote!(::core::unreachable!("#[derive(AbiStruct)] failed to compile"));
+    quote! {
+        const _: () = {
+            use #krate::__private as __abi;
+            impl #impl_g __abi::AbiType for #ident #ty_g #where_c {
+                const DESC: &'static __abi::TypeDesc = &__abi::TypeDesc::Any;
+            }
+            impl #impl_g __abi::ListItem for #ident #ty_g #where_c {}
+            impl #impl_g __abi::AbiStruct for #ident #ty_g #where_c {}
+            impl #impl_a __abi::FromArg<'__abi> for #ident #ty_g #where_c {
+                fn from_arg(_: &'__abi __abi::AnyView<'__abi>) -> ::core::result::Result<Self, __abi::ConvError> {
+                    #unreachable
+                }
+            }
+            impl #impl_g __abi::IntoAny for #ident #ty_g #where_c {
+                fn into_any(self) -> ::core::result::Result<__abi::Any, __abi::ConvError> {
+                    #unreachable
+                }
+            }
+            impl #impl_g __abi::IntoArg for #ident #ty_g #where_c {
+                type Slot = __abi::Any;
+                fn into_slot(self) -> ::core::result::Result<__abi::Any, __abi::ConvError> {
+                    #unreachable
+                }
+            }
+            impl #impl_a __abi::Expand<'__abi> for #ident #ty_g #where_c {
+                const LEAVES: usize = 1;
+                fn from_slots(_: &'__abi [__abi::AnyView<'__abi>]) -> ::core::result::Result<Self, (u32, __abi::ConvError)> {
+                    #unreachable
+                }
+            }
         };
     }
 }

@@ -8,22 +8,28 @@ use syn::spanned::Spanned;
 use crate::errors::Errors;
 use crate::mangle;
 use crate::model::ExportFn;
+use crate::skeleton::Macro;
 use crate::{parse, validate};
 
-/// Entry point: parse, validate, expand; errors come out next to the unchanged item.
-pub fn export_fn(args: TokenStream, item: TokenStream) -> TokenStream {
-    let mut errors = Errors::default();
-    let Some(model) = parse::export_fn(args, item.clone(), &mut errors) else {
-        let errs = errors.into_compile_errors();
-        return quote!(#errs #item);
-    };
-    validate::export_fn(&model, &mut errors);
-    if !errors.is_empty() {
-        let errs = errors.into_compile_errors();
-        let item = &model.item;
-        return quote!(#errs #item);
+impl Macro for ExportFn {
+    type Input = (TokenStream, TokenStream);
+
+    fn parse((args, item): Self::Input, errors: &mut Errors) -> Result<Self, TokenStream> {
+        parse::export_fn(args, item, errors)
     }
-    expand(&model)
+
+    fn validate(&self, errors: &mut Errors) {
+        validate::export_fn(self, errors);
+    }
+
+    fn expand(&self) -> TokenStream {
+        expand(self)
+    }
+
+    /// The user's function, unchanged: calls to it still compile.
+    fn fallback(&self) -> TokenStream {
+        self.item.to_token_stream()
+    }
 }
 
 fn expand(f: &ExportFn) -> TokenStream {

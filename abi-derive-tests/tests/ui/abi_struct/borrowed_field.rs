@@ -1,0 +1,7 @@
+#[derive(abi_core::AbiStruct)]
+struct Named {
+    name: &'static str,
+    id: i64,
+}
+
+fn main() {}
