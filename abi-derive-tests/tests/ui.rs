@@ -21,3 +21,8 @@ fn abi_struct_misuse_fails_to_compile() {
 fn import_misuse_fails_to_compile() {
     trybuild::TestCases::new().compile_fail("tests/ui/import/*.rs");
 }
+
+#[test]
+fn generated_code_is_hygienic() {
+    trybuild::TestCases::new().pass("tests/ui/hygiene/*.rs");
+}
