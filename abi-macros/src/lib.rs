@@ -10,6 +10,8 @@ mod mangle;
 mod model;
 mod parse;
 mod skeleton;
+#[cfg(test)]
+mod snapshot_tests;
 mod validate;
 
 use proc_macro::TokenStream;

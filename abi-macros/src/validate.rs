@@ -175,15 +175,17 @@ fn return_type_is_owned(ty: &Type, role: Role, errors: &mut Errors) {
 
 /// Checks every rule of a derived struct, recording all violations.
 pub fn abi_struct(s: &crate::model::StructDef, errors: &mut Errors) {
-    struct_not_generic(&s.generics, errors);
-    fields_own_their_data(s, errors);
+    let borrows = fields_own_their_data(s, errors);
+    struct_not_generic(&s.generics, borrows, errors);
     keys_are_valid(s, errors);
     keys_are_unique(s, errors);
 }
 
-// One concrete layout per struct, as for exported functions.
-fn struct_not_generic(generics: &syn::Generics, errors: &mut Errors) {
-    if let Some(p) = generics.params.first() {
+// One concrete layout per struct, as for exported functions. A lifetime parameter that only
+// serves borrowed fields is the same mistake as those fields, already reported.
+fn struct_not_generic(generics: &syn::Generics, borrows: bool, errors: &mut Errors) {
+    let reported = |p: &&syn::GenericParam| borrows && matches!(p, syn::GenericParam::Lifetime(_));
+    if let Some(p) = generics.params.iter().find(|p| !reported(p)) {
         errors.error(
             p,
             "structs with generic or lifetime parameters cannot derive AbiStruct; fields must own their data",
@@ -191,18 +193,22 @@ fn struct_not_generic(generics: &syn::Generics, errors: &mut Errors) {
     }
 }
 
-// A struct is converted from a call's arguments and outlives them.
-fn fields_own_their_data(s: &crate::model::StructDef, errors: &mut Errors) {
-    struct Check<'e>(&'e mut Errors);
+// A struct is converted from a call's arguments and outlives them. Returns whether any
+// field borrows.
+fn fields_own_their_data(s: &crate::model::StructDef, errors: &mut Errors) -> bool {
+    struct Check<'e>(&'e mut Errors, bool);
     impl<'ast> Visit<'ast> for Check<'_> {
         fn visit_type_reference(&mut self, r: &'ast syn::TypeReference) {
             self.0
                 .error(r, "borrowed fields cannot derive AbiStruct: a struct owns its data; use `String` or `Vec<u8>`");
+            self.1 = true;
         }
     }
+    let mut check = Check(errors, false);
     for f in &s.fields {
-        Check(errors).visit_type(&f.ty);
+        check.visit_type(&f.ty);
     }
+    check.1
 }
 
 // Keys appear in JSON and in dotted argument names (`p.x`).

@@ -1,0 +1,119 @@
+//! Expansion snapshots: what each macro generates for representative inputs, pretty-printed
+//! and compared with the approved files in `src/snapshots/` (cxx's expansion tests are the
+//! precedent). A change to generated code shows up here as a reviewable diff; approve it
+//! with `cargo insta review` or `INSTA_UPDATE=always cargo test -p abi-macros`.
+
+use proc_macro2::TokenStream;
+use quote::quote;
+
+use crate::model::{ExportFn, ImportSet, StructDef};
+use crate::skeleton;
+
+fn pretty(tokens: TokenStream) -> String {
+    let file: syn::File = syn::parse2(tokens).expect("every expansion is a list of items");
+    prettyplease::unparse(&file)
+}
+
+fn export(attr: TokenStream, item: TokenStream) -> String {
+    pretty(skeleton::run::<ExportFn>((attr, item)))
+}
+
+fn derive(item: TokenStream) -> String {
+    pretty(skeleton::run::<StructDef>(item))
+}
+
+fn import(attr: TokenStream, item: TokenStream) -> String {
+    pretty(skeleton::run::<ImportSet>((attr, item)))
+}
+
+#[test]
+fn export_two_scalars() {
+    insta::assert_snapshot!(export(
+        quote!(),
+        quote! {
+            /// Adds two integers.
+            pub fn add(a: i64, b: i64) -> i64 { a + b }
+        },
+    ));
+}
+
+#[test]
+fn export_with_options_borrowed_args_and_fallible_result() {
+    insta::assert_snapshot!(export(
+        quote!(name = "greet_v2", crate = "my_runtime"),
+        quote! {
+            fn greet(name: &str, #[abi(expand)] at: Point) -> abi_core::Result<String> {
+                Ok(format!("{name} {}", at.x))
+            }
+        },
+    ));
+}
+
+#[test]
+fn export_with_error_keeps_the_function() {
+    insta::assert_snapshot!(export(
+        quote!(nmae = "typo"),
+        quote! {
+            fn add(a: i64, b: i64) -> i64 { a + b }
+        },
+    ));
+}
+
+#[test]
+fn derive_named_struct() {
+    insta::assert_snapshot!(derive(quote! {
+        struct Point {
+            x: f64,
+            #[abi(rename = "y_coord")]
+            y: f64,
+        }
+    }));
+}
+
+#[test]
+fn derive_generic_tuple_struct() {
+    insta::assert_snapshot!(derive(quote! {
+        struct Pair<T>(T, i64);
+    }));
+}
+
+#[test]
+fn derive_with_error_keeps_the_impls() {
+    insta::assert_snapshot!(derive(quote! {
+        struct Named<'a> {
+            name: &'a str,
+        }
+    }));
+}
+
+#[test]
+fn import_required_and_optional() {
+    insta::assert_snapshot!(import(
+        quote!(MathLib),
+        quote! {
+            extern "C" {
+                /// Adds two integers.
+                fn add(a: i64, b: i64) -> i64;
+                #[abi(name = "greet_v2")]
+                fn greet(name: &str) -> String;
+                #[abi(optional, fallback = local_fast_add)]
+                fn fast_add(a: i64, b: i64) -> i64;
+                #[abi(optional)]
+                fn maybe() -> ();
+            }
+        },
+    ));
+}
+
+#[test]
+fn import_with_error_keeps_the_struct() {
+    insta::assert_snapshot!(import(
+        quote!(MathLib),
+        quote! {
+            extern "C" {
+                fn add(a: i64, b: i64) -> i64;
+                fn bad<T>(x: T) -> T;
+            }
+        },
+    ));
+}
