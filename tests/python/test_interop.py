@@ -1,10 +1,11 @@
 """Every supported type through the real tvm_ffi package, exception classes and messages,
-metadata and docs, threads, and a 100k-call soak with bounded memory."""
+metadata and docs, threads, and a soak that holds no memory per call."""
 
 import concurrent.futures
+import ctypes
 import gc
 import json
-import os
+import sys
 
 import numpy as np
 import pytest
@@ -203,12 +204,40 @@ def test_eight_threads_at_once(interop):
         assert sorted(pool.map(work, range(8))) == list(range(8))
 
 
-def rss_bytes():
-    with open("/proc/self/statm") as f:
-        return int(f.read().split()[1]) * os.sysconf("SC_PAGE_SIZE")
+class _MallInfo2(ctypes.Structure):
+    _fields_ = [(name, ctypes.c_size_t) for name in
+                ("arena", "ordblks", "smblks", "hblks", "hblkhd", "usmblks", "fsmblks", "uordblks", "fordblks", "keepcost")]
 
 
-def test_100k_calls_mixing_success_and_failure_keep_memory_bounded(interop):
+_libc = ctypes.CDLL(None)
+_libc.mallinfo2.restype = _MallInfo2
+_libc.malloc.restype = ctypes.c_void_p
+_libc.malloc.argtypes = [ctypes.c_size_t]
+
+
+def live_heap():
+    """Bytes in use in the C heap (Rust, libtvm_ffi and Python's large objects all use
+    malloc) and Python's live object-allocator blocks: exact counts, not pages."""
+    gc.collect()
+    return _libc.mallinfo2().uordblks, sys.getallocatedblocks()
+
+
+def growth_per_call(batch, short=4_000, long=24_000):
+    """Heap bytes and Python blocks still held per call: the difference between two run
+    lengths, so one-off growth (caches, pools, interned names) cancels."""
+    batch(2_000)  # warm up caches and allocator pools
+
+    def held(n):
+        before = live_heap()
+        batch(n)
+        after = live_heap()
+        return after[0] - before[0], after[1] - before[1]
+
+    a, b = held(short), held(long)
+    return (b[0] - a[0]) / (long - short), (b[1] - a[1]) / (long - short)
+
+
+def soak_batch(interop, extra=lambda: None):
     def batch(n):
         for i in range(n):
             interop.greet("a name long enough to be a heap string")
@@ -217,11 +246,28 @@ def test_100k_calls_mixing_success_and_failure_keep_memory_bounded(interop):
                 interop.add("x", i)
             except TypeError:
                 pass
+            extra()
 
-    batch(5_000)  # warm up caches and allocator pools
-    gc.collect()
-    before = rss_bytes()
-    batch(100_000)
-    gc.collect()
-    grown = rss_bytes() - before
-    assert grown < 20 * 1024 * 1024, f"RSS grew by {grown} bytes over 100k calls"
+    return batch
+
+
+# The smallest object anyone could leak per call: a 16-byte payload (a glibc chunk of 32).
+ONE_SMALL_OBJECT = 16
+
+
+def test_soak_detects_one_leaked_small_object_per_call(interop):
+    heap, _ = growth_per_call(soak_batch(interop, lambda: _libc.malloc(ONE_SMALL_OBJECT)))
+    assert heap >= ONE_SMALL_OBJECT, f"a 16-byte leak per call measured as {heap:.2f} bytes per call"
+    _, blocks = growth_per_call(soak_batch(interop, lambda: LEAKED.append(object())))
+    LEAKED.clear()
+    assert blocks >= 1, f"one leaked Python object per call measured as {blocks:.3f} blocks per call"
+
+
+LEAKED = []
+
+
+def test_calls_mixing_success_and_failure_hold_no_memory(interop):
+    heap, blocks = growth_per_call(soak_batch(interop))
+    # Well under one small object per call: nothing a call allocates outlives it.
+    assert heap < 1, f"the C heap grows by {heap:.2f} bytes per call"
+    assert blocks < 0.05, f"Python holds {blocks:.3f} more blocks per call"
