@@ -5,10 +5,10 @@ use std::collections::BTreeMap;
 
 use abi_core::{Error, Result, TypedFunction};
 
-/// Adds two integers.
+/// Adds two integers; a sum outside the i64 range raises `ValueError`.
 #[abi_core::export_fn]
-pub fn add(a: i64, b: i64) -> i64 {
-    a + b
+pub fn add(a: i64, b: i64) -> Result<i64> {
+    a.checked_add(b).ok_or_else(|| Error::value_error(format!("{a} + {b} overflows i64")))
 }
 
 /// Greets `name`.
@@ -17,16 +17,17 @@ pub fn greet(name: &str) -> String {
     format!("hello, {name}")
 }
 
-/// Integer division; dividing by zero raises ValueError.
+/// Integer division; dividing by zero (or `-2**63` by `-1`) raises `ValueError`.
 #[abi_core::export_fn]
 pub fn divide(a: i64, b: i64) -> Result<i64> {
     if b == 0 {
         return Err(Error::value_error(format!("cannot divide {a} by zero")));
     }
-    Ok(a / b)
+    a.checked_div(b).ok_or_else(|| Error::value_error(format!("{a} / {b} overflows i64")))
 }
 
-/// Looks `key` up; a missing key raises a custom error kind.
+/// Looks the constant `key` up (`"pi"` or `"e"`); another key raises the custom error kind `LookupMissError` (Python
+/// raises it as `RuntimeError` unless a class is registered for it).
 #[abi_core::export_fn]
 pub fn lookup(key: &str) -> Result<f64> {
     match key {
@@ -48,27 +49,36 @@ pub fn total(xs: Vec<f64>) -> f64 {
     xs.iter().sum()
 }
 
-/// Hooks a host may register in the global function registry (e.g. Python's
-/// `tvm_ffi.register_global_func`), called from Rust through typed wrappers.
-#[abi_core::import(Hooks)]
+/// A hook a host must register in the global function registry (e.g. with Python's
+/// `tvm_ffi.register_global_func`), called from Rust through a typed wrapper.
+#[abi_core::import(SquareHook)]
 extern "C" {
     #[abi(name = "mathlib_square")]
     fn square(x: i64) -> i64;
+}
+
+/// A hook a host may register; [`describe`] has a default when it does not.
+#[abi_core::import(DescribeHook)]
+extern "C" {
     #[abi(optional, name = "mathlib_describe")]
     fn describe(x: f64, unit: &str) -> String;
 }
 
-/// Sums `square(x)` over `xs`, calling the registered global `mathlib_square`.
+/// Sums `square(x)` over `xs`, calling the registered global `mathlib_square`. Raises
+/// `AttributeError` when it is not registered, and `ValueError` when the sum overflows i64.
 #[abi_core::export_fn]
 pub fn sum_of_squares(xs: Vec<i64>) -> Result<i64> {
-    let hooks = Hooks::bind_globals()?;
-    xs.into_iter().try_fold(0i64, |acc, x| Ok(acc + hooks.square(x)?))
+    let hook = SquareHook::bind_globals()?;
+    xs.into_iter().try_fold(0i64, |acc, x| {
+        let sq = hook.square(x)?;
+        acc.checked_add(sq).ok_or_else(|| Error::value_error(format!("{acc} + {sq} overflows i64")))
+    })
 }
 
 /// Describes `x` with the registered global `mathlib_describe`, or a default text.
 #[abi_core::export_fn]
 pub fn describe(x: f64, unit: &str) -> Result<String> {
-    let hooks = Hooks::bind_globals()?;
+    let hooks = DescribeHook::bind_globals()?;
     if hooks.has_describe() {
         hooks.describe(x, unit)
     } else {
@@ -93,7 +103,8 @@ pub fn register_scaler(name: &str, factor: i64) -> Result<()> {
     scale.as_function().register_global(name, true)
 }
 
-/// Returns a callback that panics when called (to show panics become exceptions).
+/// Returns a callback that panics when called (to show panics become exceptions: Python
+/// raises `RuntimeError`).
 #[abi_core::export_fn]
 pub fn panicking_callback() -> TypedFunction<fn(i64) -> i64> {
     TypedFunction::<fn(i64) -> i64>::new(|x| panic!("callback refused {x}"))

@@ -33,7 +33,8 @@ fn like(x: &TensorView<'_>, values: Vec<f64>, shape: &[i64]) -> Result<Tensor> {
     }
 }
 
-/// Multiplies every element of a float32/float64 array by `factor`, in place.
+/// Multiplies every element of a float32/float64 array by `factor`, in place. Other dtypes
+/// raise `TypeError`.
 #[abi_core::export_fn]
 pub fn scale_inplace(x: TensorView<'_>, factor: f64) -> Result<()> {
     match x.dtype().to_string().as_str() {
@@ -45,11 +46,13 @@ pub fn scale_inplace(x: TensorView<'_>, factor: f64) -> Result<()> {
 }
 
 /// Clamps every element of a float32/float64 array into `[lo, hi]`, in place; returns how
-/// many elements changed.
+/// many elements changed. Other dtypes raise `TypeError`; `lo > hi` or a NaN bound raises
+/// `ValueError`.
 #[abi_core::export_fn]
 pub fn clamp_inplace(x: TensorView<'_>, lo: f64, hi: f64) -> Result<i64> {
-    if lo > hi {
-        return Err(Error::value_error(format!("lo ({lo}) must not exceed hi ({hi})")));
+    // Also false for NaN bounds, which `f64::clamp` would panic on.
+    if !(lo <= hi) {
+        return Err(Error::value_error(format!("lo ({lo}) must not exceed hi ({hi}), and neither may be NaN")));
     }
     let mut changed = 0;
     let mut clamp = |v: f64| {
@@ -66,7 +69,8 @@ pub fn clamp_inplace(x: TensorView<'_>, lo: f64, hi: f64) -> Result<i64> {
 }
 
 /// Moving average of a 1-D array over `window` samples (default 3); returns a new array
-/// of the same float dtype and `len - window + 1` samples.
+/// of the same float dtype and `len - window + 1` samples. Dtypes other than float16/32/64
+/// and uint8 raise `TypeError`; another rank, or a window outside `1..=len`, `ValueError`.
 #[abi_core::export_fn]
 pub fn moving_average(x: TensorView<'_>, window: Option<i64>) -> Result<Tensor> {
     let window = window.unwrap_or(3);
@@ -83,7 +87,8 @@ pub fn moving_average(x: TensorView<'_>, window: Option<i64>) -> Result<Tensor> 
     like(&x, out, &[n])
 }
 
-/// Zero-mean, unit-variance copy of `x` as float32.
+/// Zero-mean, unit-variance copy of `x` as float32. Dtypes other than float16/32/64 and
+/// uint8 raise `TypeError`; an empty array raises `ValueError`.
 #[abi_core::export_fn]
 pub fn normalize(x: TensorView<'_>) -> Result<Tensor> {
     let values = f64_values(&x)?;
@@ -98,6 +103,7 @@ pub fn normalize(x: TensorView<'_>) -> Result<Tensor> {
 }
 
 /// Luma of an `H x W x 3` uint8 RGB image (ITU-R BT.601 weights), as `H x W` uint8.
+/// Another shape raises `ValueError`; another dtype `TypeError`.
 #[abi_core::export_fn]
 pub fn to_grayscale(image: TensorView<'_>) -> Result<Tensor> {
     let shape = image.shape();
@@ -118,7 +124,8 @@ pub const MAX_BLUR_PASSES: i64 = 64;
 pub const MAX_HISTOGRAM_BINS: i64 = 4096;
 
 /// Box blur of an `H x W` float32 image with `params = (radius, passes)`; `passes` is at
-/// most [`MAX_BLUR_PASSES`].
+/// most [`MAX_BLUR_PASSES`]. Another rank, a negative radius or too many passes raise
+/// `ValueError`; another dtype `TypeError`.
 #[abi_core::export_fn]
 pub fn box_blur(image: TensorView<'_>, params: BlurParams) -> Result<Tensor> {
     let shape = image.shape();
@@ -156,7 +163,8 @@ pub fn box_blur(image: TensorView<'_>, params: BlurParams) -> Result<Tensor> {
     Tensor::from_vec(img, shape)
 }
 
-/// A float16 copy of `x`; values beyond the float16 range are an error.
+/// A float16 copy of `x`. Values beyond the float16 range raise `ValueError`; dtypes other
+/// than float16/32/64 and uint8 `TypeError`.
 #[abi_core::export_fn]
 pub fn to_half(x: TensorView<'_>) -> Result<Tensor> {
     let values = f64_values(&x)?;
@@ -166,7 +174,9 @@ pub fn to_half(x: TensorView<'_>) -> Result<Tensor> {
     Tensor::from_vec(values.into_iter().map(f16::from_f64).collect(), x.shape())
 }
 
-/// A one-line summary: count, min, max and a `bins`-bucket histogram.
+/// A one-line summary: count, min, max and a `bins`-bucket histogram. `bins` outside
+/// `1..=`[`MAX_HISTOGRAM_BINS`] raises `ValueError`; dtypes other than float16/32/64 and
+/// uint8 `TypeError`.
 #[abi_core::export_fn]
 pub fn histogram_summary(x: TensorView<'_>, bins: i64) -> Result<String> {
     let values = f64_values(&x)?;
@@ -196,7 +206,8 @@ pub fn checksum(data: &[u8]) -> u32 {
     (b << 16) | a
 }
 
-/// Applies `f` to every element of a float64 array, returning a new array.
+/// Applies `f` to every element of a float64 array, returning a new array. Another dtype
+/// raises `TypeError`; an error raised by `f` comes back unchanged.
 #[abi_core::export_fn]
 pub fn apply(x: TensorView<'_>, f: TypedFunction<fn(f64) -> f64>) -> Result<Tensor> {
     let out = x.as_slice::<f64>()?.iter().map(|&v| f.call(v)).collect::<Result<Vec<f64>>>()?;
@@ -207,6 +218,8 @@ pub fn apply(x: TensorView<'_>, f: TypedFunction<fn(f64) -> f64>) -> Result<Tens
 pub type Progress = TypedFunction<fn(i64, i64)>;
 
 /// Sums `x` in chunks of `chunk` elements, reporting `progress(done, total)` after each.
+/// A `chunk` below 1 raises `ValueError`; dtypes other than float16/32/64 and uint8
+/// `TypeError`; an error raised by `progress` comes back unchanged.
 #[abi_core::export_fn]
 pub fn chunked_sum(x: TensorView<'_>, chunk: i64, progress: Option<Progress>) -> Result<f64> {
     if chunk < 1 {
