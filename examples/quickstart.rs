@@ -69,7 +69,7 @@ fn main() -> Result<()> {
 
     println!("\n== Errors cross the boundary with their kind and a precise message ==");
     match demo.greet("") {
-        Err(e) => println!("greet(\"\")            -> {e}"),
+        Err(e) => println!("greet(\"\")           -> {e}"),
         Ok(v) => println!("unexpected: {v}"),
     }
     let wrong = Any::from_value("forty")?;
