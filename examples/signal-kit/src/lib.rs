@@ -50,8 +50,8 @@ pub fn scale_inplace(x: TensorView<'_>, factor: f64) -> Result<()> {
 /// `ValueError`.
 #[abi_core::export_fn]
 pub fn clamp_inplace(x: TensorView<'_>, lo: f64, hi: f64) -> Result<i64> {
-    // Also false for NaN bounds, which `f64::clamp` would panic on.
-    if !(lo <= hi) {
+    // NaN bounds would make `f64::clamp` panic.
+    if lo.is_nan() || hi.is_nan() || lo > hi {
         return Err(Error::value_error(format!("lo ({lo}) must not exceed hi ({hi}), and neither may be NaN")));
     }
     let mut changed = 0;
