@@ -8,7 +8,9 @@ use crate::reflect::TypeDesc;
 use crate::value::any::{Any, AnyView};
 use crate::value::conv_error::ConvError;
 use crate::value::object::{ObjectHandle, ObjectRef};
-use crate::value::string::{bytes_any, is_bytes_form, is_str_form, str_any, view_bytes, Bytes, Str};
+use crate::value::string::{
+    bytes_any, is_bytes_form, is_str_form, str_any, string_any, vec_bytes_any, view_bytes, Bytes, Str,
+};
 
 #[inline(always)]
 fn str_arg<'a>(v: &'a AnyView<'a>) -> Result<&'a str, ConvError> {
@@ -74,7 +76,7 @@ impl<'a> FromArg<'a> for String {
 impl IntoAny for String {
     #[inline]
     fn into_any(self) -> Result<Any, ConvError> {
-        Ok(str_any(&self))
+        Ok(string_any(self))
     }
 }
 into_arg!(owned: [] String);
@@ -114,7 +116,7 @@ impl<'a> FromArg<'a> for Vec<u8> {
 impl IntoAny for Vec<u8> {
     #[inline]
     fn into_any(self) -> Result<Any, ConvError> {
-        Ok(bytes_any(&self))
+        Ok(vec_bytes_any(self))
     }
 }
 into_arg!(owned: [] Vec<u8>);

@@ -1,35 +1,93 @@
 //! Strings and bytes: the inline small form (<= 7 bytes, zero padded), Str/Bytes objects
 //! (NUL-terminated) above it, and borrowed views over every argument form.
 
+use core::ffi::c_void;
 use core::fmt;
+use core::mem::{align_of, offset_of, size_of};
+use core::ptr::NonNull;
+use core::sync::atomic::AtomicU64;
+use std::alloc::{alloc, dealloc, handle_alloc_error, Layout};
+
+use static_assertions::const_assert_eq;
 
 use crate::ffi::type_index as ti;
-use crate::ffi::{ByteArray, RawAny, RawValue};
+use crate::ffi::{ByteArray, ObjectHeader, RawAny, RawValue, CELL_OFFSET, DELETER_WEAK, INITIAL_REF_COUNT};
 use crate::reflect::TypeDesc;
 use crate::value::any::{Any, AnyView};
 use crate::value::conv_error::ConvError;
 use crate::value::object::{inc_ref, new_object, object_handle, ObjectRef};
 
-/// The cell of Str/Bytes objects made here: the ABI byte array, then the storage it
-/// points into (with a trailing NUL).
+/// The cell of a Str/Bytes object that adopted an owned buffer: the ABI byte array, then
+/// the buffer it points into (with a trailing NUL).
 #[repr(C)]
-pub(crate) struct BytesCell {
+struct AdoptedCell {
     array: ByteArray,
-    storage: Box<[u8]>,
+    storage: Vec<u8>,
 }
 
-// SAFETY: the cell is immutable after construction; `array` points into `storage`.
-unsafe impl Send for BytesCell {}
+// SAFETY: the cell is immutable after construction; `array` points into `storage`'s heap
+// buffer, which does not move with the Vec.
+unsafe impl Send for AdoptedCell {}
 // SAFETY: see above.
-unsafe impl Sync for BytesCell {}
+unsafe impl Sync for AdoptedCell {}
 
+/// The start of a Str/Bytes object whose bytes follow it in the same allocation.
+#[repr(C)]
+struct InlineHead {
+    header: ObjectHeader,
+    array: ByteArray,
+}
+
+const_assert_eq!(offset_of!(InlineHead, array), CELL_OFFSET);
+
+fn inline_layout(len: usize) -> Layout {
+    let size = size_of::<InlineHead>().checked_add(len).and_then(|n| n.checked_add(1)).expect("string too long");
+    Layout::from_size_align(size, align_of::<InlineHead>()).expect("string too long")
+}
+
+/// The deleter of inline Str/Bytes objects: nothing to drop, the memory goes with the
+/// last weak unit.
+unsafe extern "C" fn inline_deleter(obj: *mut c_void, flags: i32) {
+    if flags & DELETER_WEAK != 0 {
+        let head = obj.cast::<InlineHead>();
+        // SAFETY: allocated by `new_bytes_object` with the layout of its (unchanged) size.
+        unsafe { dealloc(obj.cast(), inline_layout((*head).array.size)) };
+    }
+}
+
+/// A Str/Bytes object holding a copy of `bytes` and a NUL, in one allocation.
 fn new_bytes_object(type_index: i32, bytes: &[u8]) -> ObjectRef {
-    let mut storage = Vec::with_capacity(bytes.len() + 1);
-    storage.extend_from_slice(bytes);
-    storage.push(0);
-    let storage = storage.into_boxed_slice();
-    let array = ByteArray { data: storage.as_ptr(), size: bytes.len() };
-    new_object(type_index, BytesCell { array, storage })
+    let layout = inline_layout(bytes.len());
+    // SAFETY: the layout has a non-zero size.
+    let raw = unsafe { alloc(layout) };
+    let Some(head) = NonNull::new(raw.cast::<InlineHead>()) else { handle_alloc_error(layout) };
+    // SAFETY: `raw` is a fresh allocation of `layout`: the head, then `len + 1` bytes.
+    unsafe {
+        let data = raw.add(size_of::<InlineHead>());
+        core::ptr::copy_nonoverlapping(bytes.as_ptr(), data, bytes.len());
+        *data.add(bytes.len()) = 0;
+        head.as_ptr().write(InlineHead {
+            header: ObjectHeader {
+                combined_ref_count: AtomicU64::new(INITIAL_REF_COUNT),
+                type_index,
+                padding: 0,
+                deleter: Some(inline_deleter),
+            },
+            array: ByteArray { data, size: bytes.len() },
+        });
+        ObjectRef::from_raw(head.cast())
+    }
+}
+
+/// A Str/Bytes object over `owned`: adopts its buffer when it has room for the NUL (no
+/// copy), copies it otherwise.
+fn owned_bytes_object(type_index: i32, mut owned: Vec<u8>) -> ObjectRef {
+    if owned.capacity() == owned.len() {
+        return new_bytes_object(type_index, &owned);
+    }
+    owned.push(0);
+    let array = ByteArray { data: owned.as_ptr(), size: owned.len() - 1 };
+    new_object(type_index, AdoptedCell { array, storage: owned })
 }
 
 /// Builds the inline small form of `bytes` (which must be at most 7 bytes).
@@ -48,6 +106,25 @@ pub fn str_any(s: &str) -> Any {
         unsafe { Any::from_raw(small(ti::SMALL_STR, s.as_bytes())) }
     } else {
         Any::from(new_bytes_object(ti::STR, s.as_bytes()))
+    }
+}
+
+/// An owned string value from an owned `String`: small inline form for <= 7 bytes, else a
+/// Str object that adopts the buffer when it can.
+pub fn string_any(s: String) -> Any {
+    if s.len() <= ti::SMALL_STR_MAX_LEN {
+        str_any(&s)
+    } else {
+        Any::from(owned_bytes_object(ti::STR, s.into_bytes()))
+    }
+}
+
+/// An owned bytes value from an owned buffer, as [`string_any`].
+pub fn vec_bytes_any(b: Vec<u8>) -> Any {
+    if b.len() <= ti::SMALL_STR_MAX_LEN {
+        bytes_any(&b)
+    } else {
+        Any::from(owned_bytes_object(ti::BYTES, b))
     }
 }
 
