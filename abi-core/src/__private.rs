@@ -44,19 +44,25 @@ pub type O = *mut RawAny;
 use crate::ffi::type_index as ti;
 use crate::value::array::{seq_slice, Array};
 
-/// Length of the metadata JSON of `f`, plus its NUL.
-pub const fn metadata_len(f: &FnDesc) -> usize {
-    let mut w = Writer::new(&mut []);
-    fn_metadata_json(&mut w, f);
-    w.len() + 1
+/// Length of an export's texts: the metadata JSON, NUL, the signature text quoted in
+/// error messages, NUL (one static, [`StaticStr::with_trailer`]).
+pub const fn export_texts_len(f: &FnDesc) -> usize {
+    let (mut json, mut sig) = (Writer::new(&mut []), Writer::new(&mut []));
+    fn_metadata_json(&mut json, f);
+    fn_signature_text(&mut sig, f);
+    json.len() + 1 + sig.len() + 1
 }
 
-/// The metadata JSON of `f`, NUL-terminated, in an array of [`metadata_len`] bytes.
-pub const fn metadata<const N: usize>(f: &FnDesc) -> [u8; N] {
+/// An export's texts, rendered at compile time into [`export_texts_len`] bytes.
+pub const fn export_texts<const N: usize>(f: &FnDesc) -> [u8; N] {
     let mut buf = [0u8; N];
-    let mut w = Writer::new(&mut buf);
-    fn_metadata_json(&mut w, f);
-    assert!(w.len() + 1 == N, "metadata length changed between passes");
+    let mut json = Writer::new(&mut buf);
+    fn_metadata_json(&mut json, f);
+    let at = json.len() + 1;
+    let (_, rest) = buf.split_at_mut(at);
+    let mut sig = Writer::new(rest);
+    fn_signature_text(&mut sig, f);
+    assert!(at + sig.len() + 1 == N, "texts length changed between passes");
     buf
 }
 

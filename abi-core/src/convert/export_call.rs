@@ -7,8 +7,8 @@
 
 use crate::convert::{AbiStruct, Expand, FromArg};
 use crate::ffi::RawAny;
-use crate::reflect::FnDesc;
 use crate::runtime::boundary::{checked_slots, run_export, try_fast_call, CallError};
+use crate::runtime::export_entry::Export;
 use crate::value::any::{Any, AnyView};
 
 /// What one pass of an export's `call` returns.
@@ -95,7 +95,7 @@ impl Mode for Full {
 }
 
 /// An exported shim's body: `N` argument slots, `FAST` when every parameter has an exact
-/// fast path ([`FnDesc::fast_path`]); `desc` returns the export's description (a function
+/// fast path (`FnDesc::fast_path`); `export` returns the export's registry entry (a function
 /// rather than a value, so the out-of-line full pass knows it at compile time); `fast` and
 /// `full` are the export's `call::<Fast>` and `call::<Full>`.
 ///
@@ -104,7 +104,7 @@ impl Mode for Full {
 /// non-null; `result` is null or writable and holds None.
 #[inline(always)]
 pub unsafe fn export<const N: usize, const FAST: bool>(
-    desc: impl Fn() -> &'static FnDesc,
+    export: impl Fn() -> &'static Export,
     args: *const RawAny,
     n: i32,
     result: *mut RawAny,
@@ -116,7 +116,7 @@ pub unsafe fn export<const N: usize, const FAST: bool>(
         if let Some(slots) = unsafe { checked_slots::<N>(args, n, result) } {
             // SAFETY: `checked_slots` checked that `result` is non-null.
             let done = unsafe {
-                try_fast_call(desc(), result, || match fast(slots) {
+                try_fast_call(export(), result, || match fast(slots) {
                     Ok(v) => Some(Ok(v)),
                     Err(FastError::Fallback) => None,
                     Err(FastError::Call(e)) => Some(Err(e)),
@@ -127,16 +127,16 @@ pub unsafe fn export<const N: usize, const FAST: bool>(
             }
         }
         // SAFETY: forwarded from the caller.
-        return unsafe { export_out_of_line::<N, _>(desc, args, n, result, full) };
+        return unsafe { export_out_of_line::<N, _>(export, args, n, result, full) };
     }
     // SAFETY: forwarded from the caller.
-    unsafe { export_full::<N, _>(desc, args, n, result, full) }
+    unsafe { export_full::<N, _>(export, args, n, result, full) }
 }
 
 // The full pass out of line: the fast path stays a leaf with no frame.
 #[inline(never)]
 unsafe fn export_out_of_line<const N: usize, F>(
-    desc: impl Fn() -> &'static FnDesc,
+    export: impl Fn() -> &'static Export,
     args: *const RawAny,
     n: i32,
     result: *mut RawAny,
@@ -146,12 +146,12 @@ where
     F: for<'a> FnOnce(&'a [AnyView<'a>]) -> Outcome<Full>,
 {
     // SAFETY: forwarded from the caller.
-    unsafe { export_full::<N, F>(desc, args, n, result, full) }
+    unsafe { export_full::<N, F>(export, args, n, result, full) }
 }
 
 #[inline(always)]
 unsafe fn export_full<const N: usize, F>(
-    desc: impl Fn() -> &'static FnDesc,
+    export: impl Fn() -> &'static Export,
     args: *const RawAny,
     n: i32,
     result: *mut RawAny,
@@ -161,5 +161,5 @@ where
     F: for<'a> FnOnce(&'a [AnyView<'a>]) -> Outcome<Full>,
 {
     // SAFETY: forwarded from the caller; `run_export` checks count and pointers.
-    unsafe { run_export::<N, _>(desc(), args, n, result, |slots| full(slots)) }
+    unsafe { run_export::<N, _>(export(), args, n, result, |slots| full(slots)) }
 }

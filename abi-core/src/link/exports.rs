@@ -4,45 +4,11 @@
 
 use core::ffi::c_void;
 
-use crate::ffi::{RawAny, SafeCall};
-use crate::reflect::FnDesc;
+use crate::ffi::RawAny;
 use crate::runtime::boundary::ffi_boundary;
-use crate::runtime::function::Function;
-use crate::value::static_str::StaticStr;
-use crate::value::string::str_any;
+use crate::value::string::string_any;
 
-/// One `#[export_fn]` function linked into this binary.
-#[derive(Debug)]
-pub struct Export {
-    /// Its signature and docs.
-    pub desc: &'static FnDesc,
-    /// The packed shim `__tvm_ffi_<name>`.
-    pub safe_call: SafeCall,
-    /// The metadata JSON returned by `__tvm_ffi__metadata_<name>`.
-    pub metadata: &'static StaticStr,
-}
-
-impl Export {
-    /// The registry entry of an export (for generated code).
-    pub const fn new(desc: &'static FnDesc, safe_call: SafeCall, metadata: &'static StaticStr) -> Export {
-        Export { desc, safe_call, metadata }
-    }
-
-    /// The exported name.
-    pub fn name(&self) -> &'static str {
-        self.desc.name
-    }
-
-    /// The metadata JSON text.
-    pub fn metadata_json(&self) -> &'static str {
-        core::str::from_utf8(self.metadata.as_bytes()).unwrap_or("{}")
-    }
-
-    /// A Function object calling the shim.
-    pub fn function(&self) -> Function {
-        Function::from_safe_call(self.safe_call)
-    }
-}
+pub use crate::runtime::export_entry::Export;
 
 #[doc(hidden)]
 #[linkme::distributed_slice]
@@ -89,5 +55,5 @@ pub unsafe extern "C" fn __tvm_ffi__abi_exports_json(
     result: *mut RawAny,
 ) -> i32 {
     // SAFETY: forwarded from the caller.
-    unsafe { ffi_boundary(result, || Ok(str_any(&exports_json()))) }
+    unsafe { ffi_boundary(result, || Ok(string_any(exports_json()))) }
 }

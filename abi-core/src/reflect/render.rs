@@ -175,40 +175,58 @@ const fn display_list(w: &mut Writer, open: &str, items: &[&TypeDesc]) {
 
 /// Writes the Python-style name of `ty` used in error messages (`int`, `list[str]`...).
 pub const fn type_display(w: &mut Writer, ty: &TypeDesc) {
+    if let Some(name) = ty.simple_display() {
+        w.str(name);
+        return;
+    }
     match ty {
-        TypeDesc::None => w.str("None"),
-        TypeDesc::Bool => w.str("bool"),
-        TypeDesc::Int { .. } => w.str("int"),
-        TypeDesc::Float { .. } => w.str("float"),
-        TypeDesc::Str => w.str("str"),
-        TypeDesc::Bytes => w.str("bytes"),
-        TypeDesc::Any => w.str("Any"),
-        TypeDesc::OpaquePtr => w.str("void*"),
-        TypeDesc::DataType => w.str("DataType"),
-        TypeDesc::Device => w.str("Device"),
-        TypeDesc::Shape => w.str("Shape"),
-        TypeDesc::Function => w.str("Function"),
         TypeDesc::Callable { params, ret } => {
             display_list(w, "Callable[[", params);
             w.str(", ");
             type_display(w, ret);
             w.byte(b']');
         }
-        TypeDesc::Error => w.str("Error"),
-        TypeDesc::Object => w.str("Object"),
-        TypeDesc::Tensor { elem, .. } => match elem {
-            Some(e) => {
-                w.str("Tensor[");
-                type_iree_name(w, e);
-                w.byte(b']');
-            }
-            None => w.str("Tensor"),
-        },
+        TypeDesc::Tensor { elem: Some(e), .. } => {
+            w.str("Tensor[");
+            type_iree_name(w, e);
+            w.byte(b']');
+        }
         TypeDesc::Optional(t) => display_list(w, "Optional[", &[*t]),
         TypeDesc::List(t) => display_list(w, "list[", &[*t]),
         TypeDesc::Tuple(items) => display_list(w, "tuple[", items),
         TypeDesc::Map(k, v) => display_list(w, "dict[", &[*k, *v]),
-        TypeDesc::Struct(s) => w.str(s.name),
+        _ => w.str("?"),
+    }
+}
+
+impl TypeDesc {
+    /// The Python-style name of a type that has no parameters in it (`int`, `Tensor`, a
+    /// struct's name); `None` for composite types, which [`type_display`] writes.
+    pub const fn simple_display(&self) -> Option<&'static str> {
+        Some(match self {
+            TypeDesc::None => "None",
+            TypeDesc::Bool => "bool",
+            TypeDesc::Int { .. } => "int",
+            TypeDesc::Float { .. } => "float",
+            TypeDesc::Str => "str",
+            TypeDesc::Bytes => "bytes",
+            TypeDesc::Any => "Any",
+            TypeDesc::OpaquePtr => "void*",
+            TypeDesc::DataType => "DataType",
+            TypeDesc::Device => "Device",
+            TypeDesc::Shape => "Shape",
+            TypeDesc::Function => "Function",
+            TypeDesc::Error => "Error",
+            TypeDesc::Object => "Object",
+            TypeDesc::Tensor { elem: None, .. } => "Tensor",
+            TypeDesc::Struct(s) => s.name,
+            TypeDesc::Callable { .. }
+            | TypeDesc::Tensor { elem: Some(_), .. }
+            | TypeDesc::Optional(_)
+            | TypeDesc::List(_)
+            | TypeDesc::Tuple(_)
+            | TypeDesc::Map(..) => return None,
+        })
     }
 }
 

@@ -8,8 +8,8 @@ use core::ptr::NonNull;
 use std::panic::{catch_unwind, AssertUnwindSafe};
 
 use crate::ffi::RawAny;
-use crate::reflect::FnDesc;
 use crate::runtime::error_slot::{set_raised, set_raised_pending};
+use crate::runtime::export_entry::Export;
 use crate::runtime::pending::PendingError;
 use crate::value::any::{Any, AnyView};
 use crate::value::conv_error::{ConvError, ReturnError};
@@ -52,10 +52,10 @@ fn raise_panic(what: &str, payload: Box<dyn StdAny + Send>) -> i32 {
 
 #[cold]
 #[inline(never)]
-fn raise_call_error(desc: &'static FnDesc, e: CallError) -> i32 {
+fn raise_call_error(export: &'static Export, e: CallError) -> i32 {
     match e {
-        CallError::Arg { slot, err } => set_raised_pending(PendingError::Arg { desc, slot, err }),
-        CallError::Return(ReturnError::Conv(err)) => set_raised_pending(PendingError::Return { desc, err }),
+        CallError::Arg { slot, err } => set_raised_pending(PendingError::Arg { export, slot, err }),
+        CallError::Return(ReturnError::Conv(err)) => set_raised_pending(PendingError::Return { export, err }),
         CallError::Return(ReturnError::User(err)) => set_raised(err),
     }
     -1
@@ -63,14 +63,14 @@ fn raise_call_error(desc: &'static FnDesc, e: CallError) -> i32 {
 
 #[cold]
 #[inline(never)]
-fn raise_bad_call(desc: &'static FnDesc, expected: usize, args: *const RawAny, n: i32, result: *mut RawAny) -> i32 {
+fn raise_bad_call(export: &'static Export, expected: usize, args: *const RawAny, n: i32, result: *mut RawAny) -> i32 {
     let lazy = if n as i64 != expected as i64 {
-        PendingError::Arity { desc, got: n }
+        PendingError::Arity { export, got: n }
     } else if args.is_null() {
-        PendingError::NullPointer { desc, what: "args" }
+        PendingError::NullPointer { export, what: "args" }
     } else {
         debug_assert!(result.is_null());
-        PendingError::NullPointer { desc, what: "result" }
+        PendingError::NullPointer { export, what: "result" }
     };
     set_raised_pending(lazy);
     -1
@@ -83,7 +83,7 @@ fn raise_bad_call(desc: &'static FnDesc, expected: usize, args: *const RawAny, n
 /// `args` points to `n` valid slots when `n == N` and non-null; `result` is writable.
 #[inline(always)]
 pub unsafe fn run_export<const N: usize, F>(
-    desc: &'static FnDesc,
+    export: &'static Export,
     args: *const RawAny,
     n: i32,
     result: *mut RawAny,
@@ -93,13 +93,13 @@ where
     F: for<'a> FnOnce(&'a [AnyView<'a>; N]) -> core::result::Result<Any, CallError>,
 {
     if n as usize != N || n < 0 || (N > 0 && args.is_null()) || result.is_null() {
-        return raise_bad_call(desc, N, args, n, result);
+        return raise_bad_call(export, N, args, n, result);
     }
     let args = if N == 0 { NonNull::dangling().as_ptr() } else { args.cast_mut() };
     // SAFETY: N slots checked above (a dangling pointer for zero); AnyView is transparent.
     let slots = unsafe { &*args.cast::<[AnyView<'_>; N]>() };
     // SAFETY: `result` was checked non-null; the caller vouches it is writable.
-    unsafe { finish_call(desc, result, || body(slots)) }
+    unsafe { finish_call(export, result, || body(slots)) }
 }
 
 /// The slots of a call whose count and pointers are right, for an export's fast path;
@@ -127,7 +127,7 @@ pub unsafe fn checked_slots<'a, const N: usize>(
 /// # Safety
 /// `result` is non-null and writable.
 #[inline(always)]
-pub unsafe fn try_fast_call<F>(desc: &'static FnDesc, result: *mut RawAny, body: F) -> Option<i32>
+pub unsafe fn try_fast_call<F>(export: &'static Export, result: *mut RawAny, body: F) -> Option<i32>
 where
     F: FnOnce() -> Option<core::result::Result<Any, CallError>>,
 {
@@ -138,8 +138,8 @@ where
             unsafe { result.write(v.into_raw()) };
             Some(0)
         }
-        Ok(Some(Err(e))) => Some(raise_call_error(desc, e)),
-        Err(payload) => Some(raise_panic(desc.name, payload)),
+        Ok(Some(Err(e))) => Some(raise_call_error(export, e)),
+        Err(payload) => Some(raise_panic(export.name(), payload)),
     }
 }
 
@@ -149,7 +149,7 @@ where
 /// # Safety
 /// `result` is non-null and writable.
 #[inline(always)]
-pub unsafe fn finish_call<F>(desc: &'static FnDesc, result: *mut RawAny, body: F) -> i32
+pub unsafe fn finish_call<F>(export: &'static Export, result: *mut RawAny, body: F) -> i32
 where
     F: FnOnce() -> core::result::Result<Any, CallError>,
 {
@@ -159,8 +159,8 @@ where
             unsafe { result.write(v.into_raw()) };
             0
         }
-        Ok(Err(e)) => raise_call_error(desc, e),
-        Err(payload) => raise_panic(desc.name, payload),
+        Ok(Err(e)) => raise_call_error(export, e),
+        Err(payload) => raise_panic(export.name(), payload),
     }
 }
 
@@ -187,6 +187,7 @@ pub unsafe fn args_slice<'a>(args: *const RawAny, n: i32) -> Result<&'a [AnyView
 ///
 /// # Safety
 /// `result` is null or writable.
+#[inline(always)]
 pub unsafe fn ffi_boundary(result: *mut RawAny, f: impl FnOnce() -> Result<Any>) -> i32 {
     if result.is_null() {
         set_raised(Error::value_error("result is a null pointer"));

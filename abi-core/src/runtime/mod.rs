@@ -6,6 +6,7 @@
 pub mod attach;
 pub mod boundary;
 pub mod error_slot;
+pub mod export_entry;
 pub mod function;
 pub mod host;
 pub mod map;

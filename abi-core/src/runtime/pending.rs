@@ -1,74 +1,122 @@
 //! Errors raised on the call path but formatted only when somebody reads them: a failed
-//! argument conversion costs a store, the signature text is rendered on the error path.
+//! argument conversion costs a store. Formatting is one pre-sized string: the signature
+//! text was rendered at compile time, and the pieces are appended, not formatted.
 
 use crate::reflect::{FnDesc, TypeDesc};
+use crate::runtime::export_entry::Export;
 use crate::value::conv_error::ConvError;
-use crate::value::error::Error;
+use crate::value::error::{kind, Error};
 
 /// An error raised but not yet formatted.
 #[derive(Debug)]
 pub(crate) enum PendingError {
-    Arity { desc: &'static FnDesc, got: i32 },
-    NullPointer { desc: &'static FnDesc, what: &'static str },
-    Arg { desc: &'static FnDesc, slot: u32, err: ConvError },
-    Return { desc: &'static FnDesc, err: ConvError },
+    Arity { export: &'static Export, got: i32 },
+    NullPointer { export: &'static Export, what: &'static str },
+    Arg { export: &'static Export, slot: u32, err: ConvError },
+    Return { export: &'static Export, err: ConvError },
 }
 
-/// The dotted name of argument slot `slot` (`p.x` for expanded structs).
-pub fn slot_name(desc: &FnDesc, slot: u32) -> String {
-    fn walk(prefix: &str, ty: &TypeDesc, slot: &mut u32, out: &mut Option<String>) {
+/// Appends the dotted name of argument slot `slot` (`p.x` for expanded structs).
+fn push_slot_name(out: &mut String, desc: &FnDesc, slot: u32) {
+    // The path to the leaf: field names from the parameter down.
+    fn walk(path: &mut Vec<&'static str>, ty: &'static TypeDesc, slot: &mut u32) -> bool {
         match ty {
-            TypeDesc::Struct(s) => {
-                for f in s.fields {
-                    walk(&format!("{prefix}.{}", f.name), f.ty, slot, out);
-                    if out.is_some() {
-                        return;
-                    }
+            TypeDesc::Struct(s) => s.fields.iter().any(|f| {
+                path.push(f.name);
+                let found = walk(path, f.ty, slot);
+                if !found {
+                    path.pop();
                 }
-            }
+                found
+            }),
+            _ if *slot == 0 => true,
             _ => {
-                if *slot == 0 {
-                    *out = Some(prefix.to_owned());
-                } else {
-                    *slot -= 1;
-                }
+                *slot -= 1;
+                false
             }
         }
     }
     let mut remaining = slot;
-    let mut out = None;
     for p in desc.params {
-        if p.expand {
-            walk(p.name, p.ty, &mut remaining, &mut out);
-        } else if remaining == 0 {
-            out = Some(p.name.to_owned());
-        } else {
+        if !p.expand {
+            if remaining == 0 {
+                out.push_str(p.name);
+                return;
+            }
             remaining -= 1;
+            continue;
         }
-        if let Some(name) = out {
-            return name;
+        let mut path = vec![p.name];
+        if walk(&mut path, p.ty, &mut remaining) {
+            out.push_str(&path.join("."));
+            return;
         }
     }
-    format!("#{slot}")
+    out.push('#');
+    push_int(out, slot.into());
+}
+
+/// Appends a decimal integer.
+fn push_int(out: &mut String, n: i64) {
+    let mut digits = [0u8; 20];
+    let mut at = digits.len();
+    let mut v = n.unsigned_abs();
+    loop {
+        at -= 1;
+        digits[at] = b'0' + (v % 10) as u8;
+        v /= 10;
+        if v == 0 {
+            break;
+        }
+    }
+    if n < 0 {
+        out.push('-');
+    }
+    out.extend(digits[at..].iter().map(|&d| d as char));
+}
+
+/// A message that starts with the export's signature, sized for the usual additions.
+fn message(export: &Export) -> String {
+    let sig = export.signature_text();
+    let mut out = String::with_capacity(sig.len() + 96);
+    out.push_str(sig);
+    out
 }
 
 impl PendingError {
     pub(crate) fn into_error(self) -> Error {
         match self {
-            PendingError::Arity { desc, got } => {
-                let n = desc.slot_count();
-                let plural = if n == 1 { "argument" } else { "arguments" };
-                Error::type_error(format!("{} takes {n} {plural}, got {got}", desc.signature_text()))
+            PendingError::Arity { export, got } => {
+                let n = export.desc.slot_count();
+                let mut m = message(export);
+                m.push_str(" takes ");
+                push_int(&mut m, n as i64);
+                m.push_str(if n == 1 { " argument, got " } else { " arguments, got " });
+                push_int(&mut m, got.into());
+                Error::new(kind::TYPE_ERROR, m)
             }
-            PendingError::NullPointer { desc, what } => {
-                Error::value_error(format!("{}: {what} is a null pointer", desc.signature_text()))
+            PendingError::NullPointer { export, what } => {
+                let mut m = message(export);
+                m.push_str(": ");
+                m.push_str(what);
+                m.push_str(" is a null pointer");
+                Error::new(kind::VALUE_ERROR, m)
             }
-            PendingError::Arg { desc, slot, err } => Error::new(
-                err.kind(),
-                format!("{}: argument `{}` (#{slot}) {err}", desc.signature_text(), slot_name(desc, slot)),
-            ),
-            PendingError::Return { desc, err } => {
-                Error::new(err.kind(), format!("{}: the result cannot be returned: {err}", desc.signature_text()))
+            PendingError::Arg { export, slot, err } => {
+                let mut m = message(export);
+                m.push_str(": argument `");
+                push_slot_name(&mut m, export.desc, slot);
+                m.push_str("` (#");
+                push_int(&mut m, slot.into());
+                m.push_str(") ");
+                err.push_message(&mut m);
+                Error::new(err.kind(), m)
+            }
+            PendingError::Return { export, err } => {
+                let mut m = message(export);
+                m.push_str(": the result cannot be returned: ");
+                err.push_message(&mut m);
+                Error::new(err.kind(), m)
             }
         }
     }

@@ -111,6 +111,24 @@ impl fmt::Display for Display {
     }
 }
 
+impl ConvError {
+    /// Appends the message, with no formatting machinery for the common mismatch.
+    pub fn push_message(&self, out: &mut String) {
+        match self {
+            ConvError::Mismatch { expected, got } if expected.simple_display().is_some() => {
+                out.push_str("expected ");
+                out.push_str(expected.simple_display().unwrap_or_default());
+                out.push_str(", got ");
+                out.push_str(ti::display_name(*got));
+            }
+            other => {
+                use core::fmt::Write;
+                let _ = write!(out, "{other}");
+            }
+        }
+    }
+}
+
 impl fmt::Display for ConvError {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         match self {

@@ -40,6 +40,51 @@ type UpdateBacktrace = unsafe extern "C" fn(*mut c_void, *const ByteArray, i32);
 
 const BACKTRACE_REPLACE: i32 = 0;
 
+/// A NUL-terminated text an error cell points into: a static one needs no allocation.
+#[derive(Debug)]
+enum Text {
+    Static(&'static [u8]),
+    Owned(Vec<u8>),
+}
+
+impl Text {
+    /// `bytes` followed by a NUL, adopting `owned`'s buffer when it has room.
+    fn owned(mut owned: Vec<u8>) -> Text {
+        owned.push(0);
+        Text::Owned(owned)
+    }
+
+    /// A kind: the standard ones are static.
+    fn kind(kind: &str) -> Text {
+        match kind {
+            kind::RUNTIME_ERROR => Text::Static(b"RuntimeError\0"),
+            kind::VALUE_ERROR => Text::Static(b"ValueError\0"),
+            kind::TYPE_ERROR => Text::Static(b"TypeError\0"),
+            kind::ATTRIBUTE_ERROR => Text::Static(b"AttributeError\0"),
+            kind::KEY_ERROR => Text::Static(b"KeyError\0"),
+            kind::INDEX_ERROR => Text::Static(b"IndexError\0"),
+            kind::ASSERTION_ERROR => Text::Static(b"AssertionError\0"),
+            kind::MEMORY_ERROR => Text::Static(b"MemoryError\0"),
+            other => Text::owned(other.as_bytes().to_vec()),
+        }
+    }
+
+    fn bytes(&self) -> &[u8] {
+        match self {
+            Text::Static(b) => b,
+            Text::Owned(v) => v,
+        }
+    }
+
+    /// The byte array a cell field holds: the text without its NUL.
+    fn array(&self) -> ByteArray {
+        let b = self.bytes();
+        ByteArray { data: b.as_ptr(), size: b.len() - 1 }
+    }
+}
+
+const NO_BACKTRACE: Text = Text::Static(b"\0");
+
 /// `TVMFFIErrorCell` followed by the storage that the byte arrays point into.
 #[repr(C)]
 struct ErrorCell {
@@ -49,9 +94,9 @@ struct ErrorCell {
     update_backtrace: UpdateBacktrace,
     cause_chain: *mut ObjectHeader,
     extra_context: *mut ObjectHeader,
-    kind_buf: Box<[u8]>,
-    message_buf: Box<[u8]>,
-    backtrace_buf: Mutex<Box<[u8]>>,
+    kind_text: Text,
+    message_text: Text,
+    backtrace_text: Mutex<Text>,
 }
 
 const_assert_eq!(offset_of!(ErrorCell, kind), 0);
@@ -60,10 +105,10 @@ const_assert_eq!(offset_of!(ErrorCell, backtrace), 32);
 const_assert_eq!(offset_of!(ErrorCell, update_backtrace), 48);
 const_assert_eq!(offset_of!(ErrorCell, cause_chain), 56);
 const_assert_eq!(offset_of!(ErrorCell, extra_context), 64);
-const_assert_eq!(offset_of!(ErrorCell, kind_buf), 72);
+const_assert_eq!(offset_of!(ErrorCell, kind_text), 72);
 
-// SAFETY: the byte arrays point into buffers owned by the cell; the backtrace is only
-// replaced under `backtrace_buf`'s lock; cause/context are owned object references.
+// SAFETY: the byte arrays point into texts owned by the cell (or static); the backtrace is
+// only replaced under `backtrace_text`'s lock; cause/context are owned object references.
 unsafe impl Send for ErrorCell {}
 // SAFETY: see above.
 unsafe impl Sync for ErrorCell {}
@@ -79,17 +124,6 @@ impl Drop for ErrorCell {
     }
 }
 
-fn nul_terminated(bytes: &[u8]) -> Box<[u8]> {
-    let mut v = Vec::with_capacity(bytes.len() + 1);
-    v.extend_from_slice(bytes);
-    v.push(0);
-    v.into_boxed_slice()
-}
-
-fn array_of(buf: &[u8]) -> ByteArray {
-    ByteArray { data: buf.as_ptr(), size: buf.len() - 1 }
-}
-
 unsafe extern "C" fn update_backtrace(obj: *mut c_void, backtrace: *const ByteArray, mode: i32) {
     let cell = cell_ptr::<ErrorCell>(obj.cast());
     if backtrace.is_null() {
@@ -97,17 +131,17 @@ unsafe extern "C" fn update_backtrace(obj: *mut c_void, backtrace: *const ByteAr
     }
     // SAFETY: hosts call this with the error object it belongs to and a valid byte array.
     let (cell_ref, extra) = unsafe { (&*cell, (*backtrace).as_slice()) };
-    let mut guard = cell_ref.backtrace_buf.lock().unwrap_or_else(|e| e.into_inner());
-    let mut next = Vec::with_capacity(guard.len() + extra.len());
+    let mut guard = cell_ref.backtrace_text.lock().unwrap_or_else(|e| e.into_inner());
+    let old = guard.bytes();
+    let mut next = Vec::with_capacity(old.len() + extra.len());
     if mode != BACKTRACE_REPLACE {
-        next.extend_from_slice(&guard[..guard.len() - 1]);
+        next.extend_from_slice(&old[..old.len() - 1]);
     }
     next.extend_from_slice(extra);
-    next.push(0);
-    let next = next.into_boxed_slice();
-    // SAFETY: the field is only written here, under the lock; the old buffer is freed after
-    // the field points at the new one.
-    unsafe { (*cell).backtrace = array_of(&next) };
+    let next = Text::owned(next);
+    // SAFETY: the field is only written here, under the lock; the old text is freed after
+    // the field points at the new one (a Vec's heap buffer does not move with the Vec).
+    unsafe { (*cell).backtrace = next.array() };
     *guard = next;
 }
 
@@ -120,24 +154,26 @@ object_handle!(Error, ti::ERROR);
 impl Error {
     /// An error of `kind` (e.g. `"ValueError"`) with `message`.
     pub fn new(kind: &str, message: impl Into<String>) -> Error {
-        Error::with_backtrace(kind, &message.into(), "")
+        Error::from_texts(Text::kind(kind), Text::owned(message.into().into_bytes()), NO_BACKTRACE)
     }
 
     /// An error with an explicit backtrace text.
     pub fn with_backtrace(kind: &str, message: &str, backtrace: &str) -> Error {
-        let kind_buf = nul_terminated(kind.as_bytes());
-        let message_buf = nul_terminated(message.as_bytes());
-        let backtrace_buf = nul_terminated(backtrace.as_bytes());
+        let backtrace = if backtrace.is_empty() { NO_BACKTRACE } else { Text::owned(backtrace.as_bytes().to_vec()) };
+        Error::from_texts(Text::kind(kind), Text::owned(message.as_bytes().to_vec()), backtrace)
+    }
+
+    fn from_texts(kind_text: Text, message_text: Text, backtrace_text: Text) -> Error {
         let cell = ErrorCell {
-            kind: array_of(&kind_buf),
-            message: array_of(&message_buf),
-            backtrace: array_of(&backtrace_buf),
+            kind: kind_text.array(),
+            message: message_text.array(),
+            backtrace: backtrace_text.array(),
             update_backtrace,
             cause_chain: core::ptr::null_mut(),
             extra_context: core::ptr::null_mut(),
-            kind_buf,
-            message_buf,
-            backtrace_buf: Mutex::new(backtrace_buf),
+            kind_text,
+            message_text,
+            backtrace_text: Mutex::new(backtrace_text),
         };
         Error(new_object(ti::ERROR, cell))
     }

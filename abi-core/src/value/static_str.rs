@@ -9,12 +9,14 @@ use crate::ffi::{ByteArray, ObjectHeader, RawAny};
 use crate::value::object::inc_ref;
 
 /// A Str object in a `static`: its count starts high and its deleter does nothing, so
-/// hosts may add and drop references freely and it is never freed.
+/// hosts may add and drop references freely and it is never freed. It may carry a second,
+/// private text after the object (a trailer), which hosts never see.
 #[repr(C)]
 #[derive(Debug)]
 pub struct StaticStr {
     header: ObjectHeader,
     cell: ByteArray,
+    trailer: &'static str,
 }
 
 // SAFETY: the bytes are immutable statics; the header's count is atomic.
@@ -26,6 +28,25 @@ impl StaticStr {
     /// Wraps `bytes`, which must end with a NUL that is not part of the string.
     pub const fn new(bytes: &'static [u8]) -> StaticStr {
         assert!(!bytes.is_empty() && bytes[bytes.len() - 1] == 0, "static strings end with NUL");
+        StaticStr::from_parts(bytes, bytes.len() - 1, "")
+    }
+
+    /// Wraps `bytes` = the string, NUL, the trailer (UTF-8), NUL; checked at compile time.
+    pub const fn with_trailer(bytes: &'static [u8]) -> StaticStr {
+        assert!(bytes.len() >= 2 && bytes[bytes.len() - 1] == 0, "static strings end with NUL");
+        let mut len = 0;
+        while bytes[len] != 0 {
+            len += 1;
+        }
+        let (_, rest) = bytes.split_at(len + 1);
+        let (trailer, _) = rest.split_at(rest.len() - 1);
+        match core::str::from_utf8(trailer) {
+            Ok(trailer) => StaticStr::from_parts(bytes, len, trailer),
+            Err(_) => panic!("a static string's trailer is UTF-8"),
+        }
+    }
+
+    const fn from_parts(bytes: &'static [u8], len: usize, trailer: &'static str) -> StaticStr {
         StaticStr {
             header: ObjectHeader {
                 combined_ref_count: AtomicU64::new(1 << 30 | 1 << 32),
@@ -33,7 +54,8 @@ impl StaticStr {
                 padding: 0,
                 deleter: Some(never_free),
             },
-            cell: ByteArray { data: bytes.as_ptr(), size: bytes.len() - 1 },
+            cell: ByteArray { data: bytes.as_ptr(), size: len },
+            trailer,
         }
     }
 
@@ -41,6 +63,11 @@ impl StaticStr {
     pub fn as_bytes(&'static self) -> &'static [u8] {
         // SAFETY: points into a static byte array.
         unsafe { self.cell.as_slice() }
+    }
+
+    /// The trailer (empty when made by [`StaticStr::new`]).
+    pub fn trailer(&'static self) -> &'static str {
+        self.trailer
     }
 
     /// An owned value referring to this object (adding a reference, as the ABI requires).

@@ -87,8 +87,8 @@ fn expand(f: &ExportFn) -> TokenStream {
             const DESC: __abi::FnDesc = __abi::FnDesc::new(#name, &[#(#descs),*], #ret_desc, #doc);
             const N: usize = DESC.slot_count();
             const FAST: bool = DESC.fast_path();
-            const LEN: usize = __abi::metadata_len(&DESC);
-            static META: __abi::StaticStr = __abi::StaticStr::new(&__abi::metadata::<LEN>(&DESC));
+            const LEN: usize = __abi::export_texts_len(&DESC);
+            static META: __abi::StaticStr = __abi::StaticStr::with_trailer(&__abi::export_texts::<LEN>(&DESC));
             static DOC: __abi::StaticStr = __abi::StaticStr::new(#doc_nul.as_bytes());
 
             #[inline(always)]
@@ -99,7 +99,7 @@ fn expand(f: &ExportFn) -> TokenStream {
             #[unsafe(no_mangle)]
             unsafe extern "C" fn #shim(_: __abi::H, args: __abi::A, n: i32, out: __abi::O) -> i32 {
                 // SAFETY: the packed calling convention; `export` checks count and pointers.
-                unsafe { __abi::export::<N, FAST>(|| &DESC, args, n, out, call::<__abi::Fast>, call::<__abi::Full>) }
+                unsafe { __abi::export::<N, FAST>(|| &EXPORT, args, n, out, call::<__abi::Fast>, call::<__abi::Full>) }
             }
 
             #[unsafe(no_mangle)]

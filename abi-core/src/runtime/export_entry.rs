@@ -1,0 +1,48 @@
+//! [`Export`]: one `#[export_fn]` function as its shim, the call boundary and the export
+//! registry see it: its description, its packed entry, and the texts rendered at compile
+//! time (the metadata JSON hosts read, and the signature quoted in error messages).
+
+use crate::ffi::SafeCall;
+use crate::reflect::FnDesc;
+use crate::runtime::function::Function;
+use crate::value::static_str::StaticStr;
+
+/// One `#[export_fn]` function linked into this binary.
+#[derive(Debug)]
+pub struct Export {
+    /// Its signature and docs.
+    pub desc: &'static FnDesc,
+    /// The packed shim `__tvm_ffi_<name>`.
+    pub safe_call: SafeCall,
+    /// The metadata JSON returned by `__tvm_ffi__metadata_<name>`, with the signature text
+    /// as its trailer.
+    pub metadata: &'static StaticStr,
+}
+
+impl Export {
+    /// The registry entry of an export (for generated code).
+    pub const fn new(desc: &'static FnDesc, safe_call: SafeCall, metadata: &'static StaticStr) -> Export {
+        Export { desc, safe_call, metadata }
+    }
+
+    /// The exported name.
+    pub fn name(&self) -> &'static str {
+        self.desc.name
+    }
+
+    /// The metadata JSON text.
+    pub fn metadata_json(&self) -> &'static str {
+        core::str::from_utf8(self.metadata.as_bytes()).unwrap_or("{}")
+    }
+
+    /// The signature as Python reads it, `add(a: int, b: int) -> int`, rendered at compile
+    /// time.
+    pub fn signature_text(&self) -> &'static str {
+        self.metadata.trailer()
+    }
+
+    /// A Function object calling the shim.
+    pub fn function(&self) -> Function {
+        Function::from_safe_call(self.safe_call)
+    }
+}
