@@ -207,14 +207,15 @@ macro_rules! object_type {
         impl ListItem for $t {}
 
         impl<'a> FromArg<'a> for $t {
+            #[inline]
             fn from_arg(v: &'a AnyView<'a>) -> Result<$t, ConvError> {
                 let ty = v.type_index();
                 match v.object().and_then(NonNull::new) {
-                    Some(obj) if <$t as ObjectHandle>::accepts(ty) => {
-                        // SAFETY: a live object of an accepted index, borrowed by the view.
-                        <$t>::from_object(unsafe { ObjectRef::from_borrowed(obj) })
-                            .map_err(|_| ConvError::mismatch(Self::DESC, ty))
-                    }
+                    // SAFETY: a live object of an accepted index (so of this handle's
+                    // layout), borrowed by the view: we take our own reference.
+                    Some(obj) if <$t as ObjectHandle>::accepts(ty) => Ok(unsafe {
+                        <$t as ObjectHandle>::from_object_unchecked(ObjectRef::from_borrowed(obj))
+                    }),
                     _ => Err(ConvError::mismatch(Self::DESC, ty)),
                 }
             }

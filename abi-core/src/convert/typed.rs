@@ -1,14 +1,16 @@
 //! [`TypedFunction`]: a Function object with a Rust signature, used as a callback parameter
 //! (`TypedFunction<fn(i64) -> i64>`) and called like a Rust function.
 
+use core::ffi::c_void;
 use core::fmt;
 use core::marker::PhantomData;
 
 use crate::convert::call_arg::{into_arg, ArgSlot, IntoArg};
 use crate::convert::export_call::{Full, Mode};
 use crate::convert::{AbiType, FromAny, FromArg, IntoAny, ListItem};
+use crate::ffi::RawAny;
 use crate::reflect::TypeDesc;
-use crate::runtime::boundary::CallError;
+use crate::runtime::boundary::{ffi_boundary, CallError};
 use crate::runtime::function::Function;
 use crate::value::any::{Any, AnyView};
 use crate::value::conv_error::{ConvError, ReturnError};
@@ -59,6 +61,7 @@ impl<F: Signature> AbiType for TypedFunction<F> {
 impl<F: Signature> ListItem for TypedFunction<F> {}
 
 impl<'a, F: Signature> FromArg<'a> for TypedFunction<F> {
+    #[inline]
     fn from_arg(v: &'a AnyView<'a>) -> core::result::Result<Self, ConvError> {
         match Function::from_arg(v) {
             Ok(func) => Ok(TypedFunction::from_function(func)),
@@ -78,6 +81,11 @@ into_arg!(owned: [F: Signature] TypedFunction<F>);
 #[cold]
 fn arg_error(index: usize, e: ConvError) -> Error {
     Error::new(e.kind(), format!("callback argument #{index}: {e}"))
+}
+
+#[cold]
+fn arity_error(expected: usize, got: i32) -> Error {
+    Error::type_error(format!("callback takes {expected} arguments, got {got}"))
 }
 
 /// A closure's argument failed in the exports' full conversion pass.
@@ -118,17 +126,33 @@ macro_rules! typed_arity {
         impl<R: IntoAny, $($arg: for<'a> FromArg<'a>),*> TypedFunction<fn($($arg),*) -> R> {
             /// Wraps a Rust closure: any host can call it, with arguments checked as for
             /// exported functions.
-            #[allow(non_snake_case, unused_variables, unused_mut)]
-            pub fn new(f: impl Fn($($arg),*) -> R + Send + Sync + 'static) -> Self {
+            pub fn new<Body>(f: Body) -> Self
+            where
+                Body: Fn($($arg),*) -> R + Send + Sync + 'static,
+            {
+                TypedFunction::from_function(Function::from_state(f, Self::entry::<Body>))
+            }
+
+            /// The packed entry of a closure `Body`: monomorphised, so a call converts its
+            /// arguments and runs the closure with no dynamic dispatch.
+            #[allow(non_snake_case, unused_variables)]
+            unsafe extern "C" fn entry<Body>(handle: *mut c_void, args: *const RawAny, n: i32, result: *mut RawAny) -> i32
+            where
+                Body: Fn($($arg),*) -> R + Send + Sync + 'static,
+            {
                 const N: usize = 0 $(+ { let _ = $idx; 1 })*;
-                let func = Function::from_closure(move |args: &[AnyView<'_>]| {
-                    if args.len() != N {
-                        return Err(Error::type_error(format!("callback takes {N} arguments, got {}", args.len())));
-                    }
-                    $(let $arg = Full::arg::<$arg>(args, $idx).map_err(call_error)?;)*
-                    f($($arg),*).into_any().map_err(Error::from)
-                });
-                TypedFunction::from_function(func)
+                // SAFETY: hosts call a Function's entry with the object as handle and `n`
+                // valid argument slots; the object was made by `new::<Body>`.
+                unsafe {
+                    ffi_boundary(result, || {
+                        if n as usize != N || n < 0 || (N > 0 && args.is_null()) {
+                            return Err(arity_error(N, n));
+                        }
+                        let slots: &[AnyView<'_>] = if N == 0 { &[] } else { core::slice::from_raw_parts(args.cast(), N) };
+                        $(let $arg = Full::arg::<$arg>(slots, $idx).map_err(call_error)?;)*
+                        Function::state::<Body>(handle)($($arg),*).into_any().map_err(Error::from)
+                    })
+                }
             }
         }
     };

@@ -27,6 +27,19 @@ unsafe impl Send for ClosureCell {}
 // SAFETY: see above.
 unsafe impl Sync for ClosureCell {}
 
+/// The cell of a Function whose packed entry is monomorphised for its state: calls reach
+/// the state with no dynamic dispatch.
+#[repr(C)]
+struct StateCell<S> {
+    base: FunctionCell,
+    state: S,
+}
+
+// SAFETY: cpp_call is always null here; the state is Send + Sync.
+unsafe impl<S: Send> Send for StateCell<S> {}
+// SAFETY: see above.
+unsafe impl<S: Sync> Sync for StateCell<S> {}
+
 #[repr(C)]
 struct PlainCell(FunctionCell);
 // SAFETY: a bare function pointer and a null pointer.
@@ -70,6 +83,24 @@ impl Function {
             closure: Box::new(f),
         };
         Function(new_object(ti::FUNCTION, cell))
+    }
+
+    /// A Function holding `state`, called through `safe_call`, which reads the state with
+    /// [`Function::state`] from the handle it is given.
+    pub fn from_state<S: Send + Sync + 'static>(state: S, safe_call: SafeCall) -> Function {
+        let cell = StateCell { base: FunctionCell { safe_call, cpp_call: core::ptr::null_mut() }, state };
+        Function(new_object(ti::FUNCTION, cell))
+    }
+
+    /// The state of a Function made by [`Function::from_state`], from the `handle` its
+    /// packed entry receives.
+    ///
+    /// # Safety
+    /// `handle` is a live Function object made by `from_state::<S>`.
+    #[inline(always)]
+    pub unsafe fn state<'a, S>(handle: *mut c_void) -> &'a S {
+        // SAFETY: forwarded from the caller: the cell is a StateCell<S>.
+        unsafe { &(*cell_ptr::<StateCell<S>>(handle.cast())).state }
     }
 
     /// Wraps a packed function pointer (an exported shim, which ignores its handle).
