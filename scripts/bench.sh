@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # Call-cost benchmarks. Prints one table: case, instructions/call (callgrind, difference of
 # two loop lengths so start-up cancels), ns/call (criterion mean), and both ratios to the
-# case's floor.
+# case's floor. Every case runs in two worlds: the embedded runtime, and with libtvm_ffi
+# loaded in the process (`<case>@tvm-ffi`, from the project venv: scripts/setup-venv.sh).
 #   --quick         instruction counts only (no criterion)
 #   --check         instruction counts only; checks every stated budget (benches/src/cases.rs)
 #                   and that benches/README.md shows this table; exits 1 on a miss
@@ -30,20 +31,39 @@ bin=$target/release/icount
 out=$target/bench
 mkdir -p "$out"
 
-instructions() { # case iters -> total instructions executed
-  valgrind --tool=callgrind --callgrind-out-file="$out/cg.$1.$2" "$bin" "$1" "$2" >/dev/null 2>&1
-  awk '/^summary:|^totals:/ {print $2; exit}' "$out/cg.$1.$2"
+tvm_ffi=
+if [ -x .venv/bin/tvm-ffi-config ]; then
+  tvm_ffi=$(.venv/bin/tvm-ffi-config --libfiles)
+elif [ "$check" = 1 ]; then
+  echo "error: --check measures both worlds and needs libtvm_ffi: run scripts/setup-venv.sh" >&2
+  exit 1
+else
+  echo "note: no .venv (scripts/setup-venv.sh): measuring the embedded runtime only" >&2
+fi
+
+instructions() { # case iters [--tvm-ffi LIB] -> total instructions executed
+  local file="$out/cg.$1.$2${3:+.tvm-ffi}"
+  valgrind --tool=callgrind --callgrind-out-file="$file" "$bin" ${3:+"$3" "$4"} "$1" "$2" >/dev/null 2>&1
+  awk '/^summary:|^totals:/ {print $2; exit}' "$file"
 }
 
 : > "$out/icount.tsv"
-"$bin" --list | while read -r name floor budget; do
+"$bin" --list | while read -r name floor budget worlds; do
   a=$(instructions "$name" "$short")
   b=$(instructions "$name" "$long")
   printf '%s\t%s\t%s\t%s\n' "$name" "$floor" "$budget" "$(( (b - a) ))" >> "$out/icount.tsv"
+  if [ -n "$tvm_ffi" ] && [ "$worlds" = both ]; then
+    a=$(instructions "$name" "$short" --tvm-ffi "$tvm_ffi")
+    b=$(instructions "$name" "$long" --tvm-ffi "$tvm_ffi")
+    printf '%s\t%s\t%s\t%s\n' "$name@tvm-ffi" "$floor@tvm-ffi" "$budget" "$(( (b - a) ))" >> "$out/icount.tsv"
+  fi
 done
 
 if [ "$quick" = 0 ]; then
   cargo bench --quiet -p abi-benches --bench calls -- --noplot >/dev/null
+  if [ -n "$tvm_ffi" ]; then
+    ABI_BENCH_TVM_FFI=$tvm_ffi cargo bench --quiet -p abi-benches --bench calls -- --noplot >/dev/null
+  fi
 fi
 
 python3 - "$out/icount.tsv" "$(( long - short ))" "$quick" "$check" "$write" "$target" <<'PY'
@@ -53,7 +73,8 @@ calls, quick, check, write, target = int(sys.argv[2]), sys.argv[3] == "1", sys.a
 ins = {name: int(diff) / calls for name, _, _, diff in rows}
 
 def ns(name):
-    p = pathlib.Path(target) / "criterion/calls" / name / "new/estimates.json"
+    group, _, world = name.partition("@")
+    p = pathlib.Path(target) / ("criterion/calls" + ("_" + world.replace("-", "_") if world else "")) / group / "new/estimates.json"
     return None if quick or not p.exists() else json.loads(p.read_text())["mean"]["point_estimate"]
 
 if not check:

@@ -6,7 +6,18 @@ pub mod cases;
 pub mod exported;
 pub mod floor;
 
-pub use cases::{case, Case, CASES};
+pub use cases::{case, Budget, Case, Worlds, CASES};
+
+/// Loads libtvm_ffi into the process for good, visible to the host bridge (as under a
+/// Python or C++ host), and checks that the runtime now serves this process.
+pub fn load_tvm_ffi(path: &str) {
+    use libloading::os::unix::{Library, RTLD_GLOBAL, RTLD_NOW};
+    // SAFETY: loading libtvm_ffi runs its static constructors, which is what every host does.
+    let lib = unsafe { Library::open(Some(path), RTLD_NOW | RTLD_GLOBAL) }
+        .unwrap_or_else(|e| panic!("cannot load {path}: {e}"));
+    core::mem::forget(lib);
+    assert!(abi_core::host::has_tvm_ffi_runtime(), "{path} loaded but the host bridge does not see it");
+}
 
 #[cfg(test)]
 mod tests {

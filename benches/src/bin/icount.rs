@@ -1,12 +1,19 @@
 //! Runs one case for a number of iterations, for instruction counting under callgrind:
-//! `icount <case> <iters>`; `icount --list` prints the cases, their floors and budgets.
+//! `icount [--tvm-ffi LIB] <case> <iters>`; `icount --list` prints the cases, their floors,
+//! budgets and worlds. With `--tvm-ffi`, libtvm_ffi is loaded first (RTLD_GLOBAL, as a Python or
+//! C++ host has it), so every runtime service goes through it.
 
 fn main() {
-    let args: Vec<String> = std::env::args().skip(1).collect();
+    let mut args: Vec<String> = std::env::args().skip(1).collect();
+    if args.first().map(String::as_str) == Some("--tvm-ffi") && args.len() > 1 {
+        let lib = args.remove(1);
+        args.remove(0);
+        abi_benches::load_tvm_ffi(&lib);
+    }
     match args.as_slice() {
         [flag] if flag == "--list" => {
             for c in abi_benches::CASES {
-                println!("{} {} {}", c.name, c.floor, c.budget);
+                println!("{} {} {} {}", c.name, c.floor, c.budget, c.worlds);
             }
         }
         [name, iters] => {
@@ -15,7 +22,7 @@ fn main() {
             (case.run)(iters);
         }
         _ => {
-            eprintln!("usage: icount <case> <iters> | icount --list");
+            eprintln!("usage: icount [--tvm-ffi LIB] <case> <iters> | icount --list");
             std::process::exit(2);
         }
     }
