@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # AddressSanitizer (with LeakSanitizer) over the runtime tests and the hostile-call,
-# thread, import and struct suites, on the nightly toolchain. Objects are created and
+# thread, import, struct and two-library (one runtime) suites, on the nightly toolchain. Objects are created and
 # released on both sides of real library boundaries in these suites.
 set -euo pipefail
 root=$(cd "$(dirname "$0")/.." && pwd)
@@ -17,5 +17,5 @@ export ABI_FIXTURE_TARGET="$triple"
 target=${ABI_TARGET_DIR:-$(scripts/target-dir.sh)}
 run() { cargo +nightly test --quiet --target "$triple" --target-dir "$target/asan" "$@"; }
 run -p abi-core --lib --tests
-run -p abi-derive-tests --test hostile_calls --test threads --test imports --test structs
+run -p abi-derive-tests --test hostile_calls --test threads --test imports --test structs --test one_runtime
 echo "AddressSanitizer: no errors"

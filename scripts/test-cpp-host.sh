@@ -1,6 +1,8 @@
 #!/usr/bin/env bash
 # The C++ host (tests/cpp/host.cc), compiled against the apache-tvm-ffi wheel's headers
-# and libtvm_ffi from the project venv, loading the example libraries.
+# and libtvm_ffi from the project venv, loading the example libraries; then the same run
+# under valgrind: objects made in C++ and released by Rust, and the reverse, with no
+# memory error and no definite or indirect leak.
 set -euo pipefail
 root=$(cd "$(dirname "$0")/.." && pwd)
 cd "$root"
@@ -23,4 +25,14 @@ if [ ! -x "$host" ] || [ tests/cpp/host.cc -nt "$host" ] || [ "$config" -nt "$ho
   g++ -std=c++17 -O1 -Wall -Wextra -Werror -isystem "$includedir" -isystem "$dlpackdir" tests/cpp/host.cc \
     -L"$libdir" -ltvm_ffi -Wl,-rpath,"$libdir" -o "$host"
 fi
-"$host" "$target/debug/libabi_interop_lib.so" "$target/debug/libsignal_kit.so" "$target/debug/libmathlib.so"
+libs=("$target/debug/libabi_interop_lib.so" "$target/debug/libsignal_kit.so" "$target/debug/libmathlib.so")
+"$host" "${libs[@]}"
+
+echo "valgrind over the C++ host"
+RUST_BACKTRACE=0 valgrind --leak-check=full --show-leak-kinds=definite,indirect \
+  --errors-for-leak-kinds=definite,indirect --error-exitcode=1 -q "$host" "${libs[@]}" >/dev/null 2>"$target/cpp/valgrind.log" || {
+  cat "$target/cpp/valgrind.log" >&2
+  echo "FAIL: valgrind reported memory errors or leaks in the C++ host" >&2
+  exit 1
+}
+echo "C++ host under valgrind: no memory errors or leaks"

@@ -1,6 +1,8 @@
 #!/usr/bin/env bash
-# Memcheck over every abi-core test binary: objects are created and released by hand
-# (headers, deleters, cells), so leaks and invalid reads are checked on real runs.
+# Memcheck over every abi-core test binary and the two-library test (two abi cdylibs
+# sharing one runtime with no tvm-ffi host: maps, arrays, strings, functions, errors and
+# globals crossing both ways): objects are created and released by hand (headers,
+# deleters, cells), so leaks and invalid reads are checked on real runs.
 # Only definite and indirect leaks count; "possibly lost" and still-reachable blocks
 # (thread-locals, the embedded global registry) are expected and ignored.
 set -euo pipefail
@@ -20,8 +22,10 @@ fi
 
 # Build the test binaries and collect their paths from cargo's JSON messages.
 mapfile -t exes < <(
-  cargo test -p abi-core --no-run --quiet --message-format=json |
-    sed -n 's/.*"executable":"\([^"]*\)".*/\1/p'
+  {
+    cargo test -p abi-core --no-run --quiet --message-format=json
+    cargo test -p abi-derive-tests --test one_runtime --no-run --quiet --message-format=json
+  } | sed -n 's/.*"executable":"\([^"]*\)".*/\1/p'
 )
 if [ ${#exes[@]} -eq 0 ]; then
   echo "FAIL: cargo reported no abi-core test executables" >&2
@@ -42,4 +46,4 @@ if [ ${#failed[@]} -ne 0 ]; then
   echo "FAIL: valgrind reported errors in: ${failed[*]}" >&2
   exit 1
 fi
-echo "valgrind: no memory errors or leaks in ${#exes[@]} test binaries"
+echo "valgrind: no memory errors or leaks in ${#exes[@]} test binaries (abi-core and one_runtime)"
