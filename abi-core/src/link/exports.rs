@@ -6,9 +6,17 @@ use core::ffi::c_void;
 
 use crate::ffi::RawAny;
 use crate::runtime::boundary::ffi_boundary;
+use crate::runtime::function::Function;
 use crate::value::string::string_any;
 
 pub use crate::runtime::export_entry::Export;
+
+impl Export {
+    /// A Function object calling the shim.
+    pub fn function(&self) -> Function {
+        Function::from_safe_call(self.safe_call)
+    }
+}
 
 #[doc(hidden)]
 #[linkme::distributed_slice]

@@ -1,10 +1,11 @@
 //! [`Export`]: one `#[export_fn]` function as its shim, the call boundary and the export
 //! registry see it: its description, its packed entry, and the texts rendered at compile
-//! time (the metadata JSON hosts read, and the signature quoted in error messages).
+//! time (the metadata JSON hosts read, and the signature quoted in error messages). It
+//! sits below Function objects, which the boundary serves: `Export::function` is in
+//! `link::exports`.
 
 use crate::ffi::SafeCall;
 use crate::reflect::FnDesc;
-use crate::runtime::function::Function;
 use crate::value::static_str::StaticStr;
 
 /// One `#[export_fn]` function linked into this binary.
@@ -39,10 +40,5 @@ impl Export {
     /// time.
     pub fn signature_text(&self) -> &'static str {
         self.metadata.trailer()
-    }
-
-    /// A Function object calling the shim.
-    pub fn function(&self) -> Function {
-        Function::from_safe_call(self.safe_call)
     }
 }

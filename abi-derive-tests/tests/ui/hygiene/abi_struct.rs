@@ -2,18 +2,7 @@
 #![deny(warnings)]
 #![no_implicit_prelude]
 
-#[allow(dead_code)]
-mod shadows {
-    pub type Result = ();
-    pub struct Ok;
-    pub struct Err;
-    pub struct Some;
-    pub struct Vec;
-    pub struct String;
-    pub struct Box;
-}
-#[allow(unused_imports)]
-use shadows::*;
+::core::include!("shared/shadows.rs");
 
 #[derive(::abi_core::AbiStruct, Debug, PartialEq)]
 pub struct Point {

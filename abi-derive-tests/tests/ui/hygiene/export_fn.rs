@@ -3,23 +3,7 @@
 #![deny(warnings)]
 #![no_implicit_prelude]
 
-#[allow(dead_code)]
-mod shadows {
-    pub type Result = ();
-    pub struct Ok;
-    pub struct Err;
-    pub struct Some;
-    pub struct None;
-    pub struct Option;
-    pub struct Vec;
-    pub struct String;
-    pub struct Box;
-    pub trait Into {}
-    pub trait From {}
-    pub trait Default {}
-}
-#[allow(unused_imports)]
-use shadows::*;
+::core::include!("shared/shadows.rs");
 
 /// Adds two integers.
 #[::abi_core::export_fn]

@@ -2,19 +2,7 @@
 #![deny(warnings)]
 #![no_implicit_prelude]
 
-#[allow(dead_code)]
-mod shadows {
-    pub type Result = ();
-    pub struct Ok;
-    pub struct Err;
-    pub struct Some;
-    pub struct None;
-    pub struct Option;
-    pub struct Vec;
-    pub struct String;
-}
-#[allow(unused_imports)]
-use shadows::*;
+::core::include!("shared/shadows.rs");
 
 #[::abi_core::export_fn]
 pub fn add(a: i64, b: i64) -> i64 {
