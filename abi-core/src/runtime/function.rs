@@ -14,21 +14,8 @@ use crate::value::any::{Any, AnyView};
 use crate::value::error::{Error, Result};
 use crate::value::object::{new_object, object_handle, ObjectRef};
 
-type Closure = dyn Fn(&[AnyView<'_>]) -> Result<Any> + Send + Sync;
-
-#[repr(C)]
-struct ClosureCell {
-    base: FunctionCell,
-    closure: Box<Closure>,
-}
-
-// SAFETY: cpp_call is always null here; the closure is Send + Sync.
-unsafe impl Send for ClosureCell {}
-// SAFETY: see above.
-unsafe impl Sync for ClosureCell {}
-
-/// The cell of a Function whose packed entry is monomorphised for its state: calls reach
-/// the state with no dynamic dispatch.
+/// The cell of a Rust-made Function: its packed entry is monomorphised for its state (a
+/// closure), so calls reach the state with no dynamic dispatch.
 #[repr(C)]
 struct StateCell<S> {
     base: FunctionCell,
@@ -47,14 +34,17 @@ unsafe impl Send for PlainCell {}
 // SAFETY: see above.
 unsafe impl Sync for PlainCell {}
 
-unsafe extern "C" fn closure_safe_call(handle: *mut c_void, args: *const RawAny, n: i32, result: *mut RawAny) -> i32 {
-    // SAFETY: hosts call a Function object's safe_call with the object itself as handle
-    // and `n` valid arguments.
+/// The packed entry of a closure made by [`Function::from_closure`], monomorphised for it.
+unsafe extern "C" fn closure_entry<F>(handle: *mut c_void, args: *const RawAny, n: i32, result: *mut RawAny) -> i32
+where
+    F: Fn(&[AnyView<'_>]) -> Result<Any> + Send + Sync + 'static,
+{
+    // SAFETY: hosts call a Function's safe_call with the object itself as handle and `n`
+    // valid arguments; the object was made by `from_closure::<F>`.
     unsafe {
         ffi_boundary(result, || {
-            let cell = &*cell_ptr::<ClosureCell>(handle.cast());
             let args = args_slice(args, n)?;
-            (cell.closure)(args)
+            Function::state::<F>(handle)(args)
         })
     }
 }
@@ -78,16 +68,12 @@ impl Function {
     where
         F: Fn(&[AnyView<'_>]) -> Result<Any> + Send + Sync + 'static,
     {
-        let cell = ClosureCell {
-            base: FunctionCell { safe_call: closure_safe_call, cpp_call: core::ptr::null_mut() },
-            closure: Box::new(f),
-        };
-        Function(new_object(ti::FUNCTION, cell))
+        Function::from_state(f, closure_entry::<F>)
     }
 
     /// A Function holding `state`, called through `safe_call`, which reads the state with
     /// [`Function::state`] from the handle it is given.
-    pub fn from_state<S: Send + Sync + 'static>(state: S, safe_call: SafeCall) -> Function {
+    pub(crate) fn from_state<S: Send + Sync + 'static>(state: S, safe_call: SafeCall) -> Function {
         let cell = StateCell { base: FunctionCell { safe_call, cpp_call: core::ptr::null_mut() }, state };
         Function(new_object(ti::FUNCTION, cell))
     }
@@ -98,7 +84,7 @@ impl Function {
     /// # Safety
     /// `handle` is a live Function object made by `from_state::<S>`.
     #[inline(always)]
-    pub unsafe fn state<'a, S>(handle: *mut c_void) -> &'a S {
+    pub(crate) unsafe fn state<'a, S>(handle: *mut c_void) -> &'a S {
         // SAFETY: forwarded from the caller: the cell is a StateCell<S>.
         unsafe { &(*cell_ptr::<StateCell<S>>(handle.cast())).state }
     }

@@ -4,8 +4,6 @@
 use core::fmt;
 
 use crate::ffi::type_index as ti;
-use crate::reflect::render::type_display;
-use crate::reflect::writer::Writer;
 use crate::reflect::TypeDesc;
 use crate::value::error::{kind, Error};
 
@@ -98,26 +96,16 @@ impl ConvError {
     }
 }
 
-/// Writes the Python-style name of a type description.
-pub(crate) struct Display(pub &'static TypeDesc);
-
-impl fmt::Display for Display {
-    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        let mut count = Writer::new(&mut []);
-        type_display(&mut count, self.0);
-        let mut buf = vec![0u8; count.len()];
-        type_display(&mut Writer::new(&mut buf), self.0);
-        f.write_str(core::str::from_utf8(&buf).map_err(|_| fmt::Error)?)
-    }
-}
-
 impl ConvError {
     /// Appends the message, with no formatting machinery for the common mismatch.
     pub fn push_message(&self, out: &mut String) {
         match self {
-            ConvError::Mismatch { expected, got } if expected.simple_display().is_some() => {
+            ConvError::Mismatch { expected, got } => {
                 out.push_str("expected ");
-                out.push_str(expected.simple_display().unwrap_or_default());
+                match expected.simple_display() {
+                    Some(name) => out.push_str(name),
+                    None => out.push_str(&expected.display()),
+                }
                 out.push_str(", got ");
                 out.push_str(ti::display_name(*got));
             }
@@ -132,8 +120,10 @@ impl ConvError {
 impl fmt::Display for ConvError {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         match self {
-            ConvError::Mismatch { expected, got } => {
-                write!(f, "expected {}, got {}", Display(expected), ti::display_name(*got))
+            ConvError::Mismatch { .. } => {
+                let mut text = String::new();
+                self.push_message(&mut text);
+                f.write_str(&text)
             }
             ConvError::OutOfRange { value, target } => {
                 write!(f, "{value} is out of range for {target}")

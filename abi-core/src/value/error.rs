@@ -48,10 +48,17 @@ enum Text {
 }
 
 impl Text {
-    /// `bytes` followed by a NUL, adopting `owned`'s buffer when it has room.
+    /// `owned` followed by a NUL, in `owned`'s buffer (grown only when it has no room).
     fn owned(mut owned: Vec<u8>) -> Text {
         owned.push(0);
         Text::Owned(owned)
+    }
+
+    /// A copy of `bytes` followed by a NUL, in one allocation.
+    fn copied(bytes: &[u8]) -> Text {
+        let mut v = Vec::with_capacity(bytes.len() + 1);
+        v.extend_from_slice(bytes);
+        Text::owned(v)
     }
 
     /// A kind: the standard ones are static.
@@ -65,7 +72,7 @@ impl Text {
             kind::INDEX_ERROR => Text::Static(b"IndexError\0"),
             kind::ASSERTION_ERROR => Text::Static(b"AssertionError\0"),
             kind::MEMORY_ERROR => Text::Static(b"MemoryError\0"),
-            other => Text::owned(other.as_bytes().to_vec()),
+            other => Text::copied(other.as_bytes()),
         }
     }
 
@@ -159,8 +166,8 @@ impl Error {
 
     /// An error with an explicit backtrace text.
     pub fn with_backtrace(kind: &str, message: &str, backtrace: &str) -> Error {
-        let backtrace = if backtrace.is_empty() { NO_BACKTRACE } else { Text::owned(backtrace.as_bytes().to_vec()) };
-        Error::from_texts(Text::kind(kind), Text::owned(message.as_bytes().to_vec()), backtrace)
+        let backtrace = if backtrace.is_empty() { NO_BACKTRACE } else { Text::copied(backtrace.as_bytes()) };
+        Error::from_texts(Text::kind(kind), Text::copied(message.as_bytes()), backtrace)
     }
 
     fn from_texts(kind_text: Text, message_text: Text, backtrace_text: Text) -> Error {
