@@ -42,7 +42,9 @@ pub use link::import::ImportSource;
 pub use link::library::Library;
 pub use link::metadata::Metadata;
 pub use reflect::TypeDesc;
+pub use runtime::class::Object;
 pub use runtime::function::{Function, FunctionRef};
+pub use runtime::obj::Obj;
 pub use runtime::map::Map;
 pub use value::any::{Any, AnyView};
 pub use value::array::Array;
@@ -53,7 +55,7 @@ pub use value::shape::Shape;
 pub use value::string::{Bytes, Str};
 pub use value::tensor::{Element, Tensor, TensorView};
 
-pub use abi_macros::{export_fn, import, AbiStruct};
+pub use abi_macros::{export_fn, import, methods, AbiStruct, Object};
 
 /// The runtime services: the thread's error slot and the global registry (a tvm-ffi
 /// host's when one is in the process, embedded otherwise), and the C entries that let a

@@ -138,6 +138,9 @@ fn attaching_refuses_another_version_and_a_second_runtime() {
             function_set_global: foreign_put,
         },
         map_mark: &MARK,
+        // Only the header and the error entries matter here; the type table is the
+        // program's own.
+        types: abi_core::__private::own_runtime_table().types,
     };
     let mut theirs = 0;
     // SAFETY: a valid table; the entry only reads it.

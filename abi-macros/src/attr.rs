@@ -242,3 +242,71 @@ pub fn take_import_fn_options(attrs: &mut Vec<Attribute>, errors: &mut Errors) -
     strip_abi_attrs(attrs);
     ImportFnOptions { name: name.take(), optional: optional.get().is_some(), fallback: fallback.take() }
 }
+
+/// `#[abi(...)]` on a struct deriving `Object`: the type key and the runtime crate path.
+pub fn object_options(attrs: &[Attribute], errors: &mut Errors) -> (Option<LitStr>, syn::Path) {
+    let (mut key, mut krate) = (Opt::new("type_key"), Opt::new("crate"));
+    abi_attrs(
+        attrs,
+        errors,
+        parse_list("`abi` option on an object", "`type_key = \"...\"` or `crate = \"...\"`", |m| {
+            key.accept(m, lit_str).or_else(|| krate.accept(m, path_lit))
+        }),
+    );
+    (key.take(), krate_or_default(krate))
+}
+
+/// `#[abi(...)]` on a field of an object: `get`, `set`, `parent`, with their spans.
+pub struct ObjectFieldOptions {
+    /// `get`.
+    pub get: Option<Span>,
+    /// `set`.
+    pub set: Option<Span>,
+    /// `parent`.
+    pub parent: Option<Span>,
+}
+
+/// Reads `#[abi(...)]` on a field of an object.
+pub fn object_field_options(attrs: &[Attribute], errors: &mut Errors) -> ObjectFieldOptions {
+    let (mut get, mut set, mut parent) = (Flag::new("get"), Flag::new("set"), Flag::new("parent"));
+    abi_attrs(
+        attrs,
+        errors,
+        parse_list("`abi` option on an object field", "`get`, `set` or `parent`", |m| {
+            get.accept(m, flag).or_else(|| set.accept(m, flag)).or_else(|| parent.accept(m, flag))
+        }),
+    );
+    ObjectFieldOptions { get: get.span(), set: set.span(), parent: parent.span() }
+}
+
+/// Arguments of `#[methods(...)]`: the runtime crate path.
+pub fn methods_options(args: TokenStream, errors: &mut Errors) -> syn::Path {
+    let mut krate = Opt::new("crate");
+    let parser = syn::meta::parser(parse_list("`methods` option", "`crate = \"...\"`", |m| krate.accept(m, path_lit)));
+    if let Err(e) = parser.parse2(args) {
+        errors.push(e);
+    }
+    krate_or_default(krate)
+}
+
+/// `#[abi(...)]` on a method: `init` and `static`, with their spans.
+pub struct MethodOptions {
+    /// `init`.
+    pub init: Option<Span>,
+    /// `static`.
+    pub is_static: Option<Span>,
+}
+
+/// Reads and removes `#[abi(...)]` from a method.
+pub fn take_method_options(attrs: &mut Vec<Attribute>, errors: &mut Errors) -> MethodOptions {
+    let (mut init, mut is_static) = (Flag::new("init"), Flag::new("static"));
+    abi_attrs(
+        attrs,
+        errors,
+        parse_list("`abi` option on a method", "`init` or `static`", |m| {
+            init.accept(m, flag).or_else(|| is_static.accept(m, flag))
+        }),
+    );
+    strip_abi_attrs(attrs);
+    MethodOptions { init: init.span(), is_static: is_static.span() }
+}

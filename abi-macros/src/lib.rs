@@ -74,3 +74,24 @@ pub fn derive_abi_struct(input: TokenStream) -> TokenStream {
 pub fn import(attr: TokenStream, item: TokenStream) -> TokenStream {
     skeleton::run::<model::ImportSet>((attr.into(), item.into())).into()
 }
+
+/// Makes a struct a user object type: a class hosts see, registered in the process's type
+/// table under `#[abi(type_key = "namespace.Name")]`.
+///
+/// Field options: `#[abi(get)]` reflects a read-only copy; `#[abi(get, set)]` a writable
+/// field, which must be an atomic, `Mutex<T>` or `RwLock<T>` (objects are shared by every
+/// holder and every thread); `#[abi(parent)]` on the first field makes the type a child of
+/// that field's type. Unmarked fields stay private to Rust. The struct must be
+/// `Send + Sync`; hold values through `abi_core::Obj<T>`, borrow them as `&T` parameters.
+#[proc_macro_derive(Object, attributes(abi))]
+pub fn derive_object(input: TokenStream) -> TokenStream {
+    skeleton::run::<model::ObjectDef>(input.into()).into()
+}
+
+/// Exposes the functions of an impl block as methods of an `Object` type: `&self`
+/// methods, static methods (no receiver), and one `#[abi(init)]` constructor, which
+/// Python's `__init__` calls (`__ffi_init__`).
+#[proc_macro_attribute]
+pub fn methods(attr: TokenStream, item: TokenStream) -> TokenStream {
+    skeleton::run::<model::MethodsBlock>((attr.into(), item.into())).into()
+}

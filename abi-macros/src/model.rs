@@ -91,3 +91,83 @@ pub struct ImportFn {
     /// `#[abi(fallback = path)]`: called when the optional import is absent.
     pub fallback: Option<syn::Path>,
 }
+
+/// A struct deriving `Object`.
+pub struct ObjectDef {
+    /// The struct name.
+    pub ident: syn::Ident,
+    /// Its generic parameters (refused, but the fallback names them).
+    pub generics: syn::Generics,
+    /// Path of the runtime crate.
+    pub krate: syn::Path,
+    /// `#[abi(type_key = "...")]`.
+    pub type_key: Option<syn::LitStr>,
+    /// The `///` docs.
+    pub doc: String,
+    /// Fields in declaration order.
+    pub fields: Vec<ObjectField>,
+}
+
+/// How a field of an object is reflected.
+#[derive(Clone, Copy, PartialEq, Eq)]
+pub enum Access {
+    /// Not reflected.
+    Hidden,
+    /// `#[abi(get)]`: a read-only copy.
+    Get,
+    /// `#[abi(get, set)]`: read and written through the field's own synchronisation.
+    GetSet,
+}
+
+/// One field of an [`ObjectDef`].
+pub struct ObjectField {
+    /// The field name.
+    pub ident: syn::Ident,
+    /// The field type.
+    pub ty: syn::Type,
+    /// The `///` docs.
+    pub doc: String,
+    /// Reflection.
+    pub access: Access,
+    /// `#[abi(parent)]` (its span): the parent type, embedded first.
+    pub parent: Option<Span>,
+}
+
+/// An `#[methods]` impl block.
+pub struct MethodsBlock {
+    /// The block, re-emitted without our helper attributes.
+    pub item: syn::ItemImpl,
+    /// Path of the runtime crate.
+    pub krate: syn::Path,
+    /// The methods in order.
+    pub methods: Vec<Method>,
+}
+
+/// What kind of method a `#[methods]` function is.
+#[derive(Clone, Copy, PartialEq, Eq)]
+pub enum MethodKind {
+    /// Takes `&self`.
+    Instance,
+    /// No receiver.
+    Static,
+    /// `#[abi(init)]`: the constructor Python's `__init__` calls (`__ffi_init__`).
+    Init,
+}
+
+/// One method of a [`MethodsBlock`].
+pub struct Method {
+    /// The Rust name.
+    pub ident: syn::Ident,
+    /// The declared signature.
+    pub sig: syn::Signature,
+    /// The reflected name (`__ffi_init__` for the constructor).
+    pub name: String,
+    /// Its kind.
+    pub kind: MethodKind,
+    /// Parameters in slot order (`self` first for instance methods).
+    pub params: Vec<Param>,
+    /// The return type with `Self` replaced, `None` for `()`.
+    pub ret: Option<syn::Type>,
+    /// The `///` docs.
+    pub doc: String,
+}

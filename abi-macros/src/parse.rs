@@ -7,7 +7,9 @@ use syn::{FnArg, Pat, ReturnType};
 
 use crate::attr;
 use crate::errors::Errors;
-use crate::model::{ExportFn, Field, ImportFn, ImportSet, Param, StructDef};
+use crate::model::{
+    Access, ExportFn, Field, ImportFn, ImportSet, Method, MethodKind, MethodsBlock, ObjectDef, ObjectField, Param, StructDef,
+};
 
 /// The exported name: the `name = "..."` option, else the Rust name, with its span.
 fn exported_name(option: Option<&syn::LitStr>, ident: &syn::Ident) -> (String, proc_macro2::Span) {
@@ -151,4 +153,138 @@ pub fn import_set(args: TokenStream, item: TokenStream, errors: &mut Errors) -> 
         });
     }
     Ok(ImportSet { ident: opts.ident, vis: opts.vis, krate: opts.krate, attrs: block.attrs, fns })
+}
+
+/// Parses a `#[derive(Object)]` input. Anything but a struct with named fields is refused
+/// here, leaving a model with no fields for the fallback.
+pub fn object(input: TokenStream, errors: &mut Errors) -> Result<ObjectDef, TokenStream> {
+    let input: syn::DeriveInput = syn::parse2(input).map_err(|e| e.to_compile_error())?;
+    let (type_key, krate) = attr::object_options(&input.attrs, errors);
+    let doc = attr::doc_text(&input.attrs);
+    let (ident, generics) = (input.ident, input.generics);
+    let named = match input.data {
+        syn::Data::Struct(syn::DataStruct { fields: syn::Fields::Named(named), .. }) => Some(named),
+        syn::Data::Struct(s) => {
+            errors.error(&s.fields, "an Object needs named fields (they are reflected by name)");
+            None
+        }
+        syn::Data::Enum(e) => {
+            errors.error(e.enum_token, "enums cannot derive Object; wrap the enum in a struct field");
+            None
+        }
+        syn::Data::Union(u) => {
+            errors.error(u.union_token, "unions cannot derive Object");
+            None
+        }
+    };
+    let fields = named
+        .into_iter()
+        .flat_map(|n| n.named)
+        .map(|f| {
+            let opts = attr::object_field_options(&f.attrs, errors);
+            if let (Some(set), None) = (opts.set, opts.get) {
+                errors.error_at(set, "`set` needs `get` as well: write `#[abi(get, set)]`");
+            }
+            let access = match (opts.get, opts.set) {
+                (Some(_), Some(_)) => Access::GetSet,
+                (Some(_), None) => Access::Get,
+                _ => Access::Hidden,
+            };
+            ObjectField {
+                ident: f.ident.clone().expect("named field"),
+                ty: f.ty.clone(),
+                doc: attr::doc_text(&f.attrs),
+                access,
+                parent: opts.parent,
+            }
+        })
+        .collect();
+    Ok(ObjectDef { ident, generics, krate, type_key, doc, fields })
+}
+
+/// Replaces `Self` in a type by the implementing type (generated code lives outside the
+/// impl block).
+fn replace_self(ty: &syn::Type, self_ty: &syn::Type) -> syn::Type {
+    struct Replace<'a>(&'a syn::Type);
+    impl syn::visit_mut::VisitMut for Replace<'_> {
+        fn visit_type_mut(&mut self, ty: &mut syn::Type) {
+            if let syn::Type::Path(p) = ty {
+                if p.qself.is_none() && p.path.is_ident("Self") {
+                    *ty = self.0.clone();
+                    return;
+                }
+            }
+            syn::visit_mut::visit_type_mut(self, ty);
+        }
+    }
+    let mut ty = ty.clone();
+    syn::visit_mut::VisitMut::visit_type_mut(&mut Replace(self_ty), &mut ty);
+    ty
+}
+
+/// Parses a `#[methods]` impl block. `Err(item)` when the item is not an inherent impl.
+pub fn methods(args: TokenStream, item: TokenStream, errors: &mut Errors) -> Result<MethodsBlock, TokenStream> {
+    let krate = attr::methods_options(args, errors);
+    let mut block: syn::ItemImpl = match syn::parse2(item.clone()) {
+        Ok(b) => b,
+        Err(e) => {
+            errors.error_at(e.span(), "#[methods] applies to an inherent `impl Type { ... }` block");
+            return Err(item);
+        }
+    };
+    if let Some((_, path, _)) = &block.trait_ {
+        errors.error(path, "#[methods] applies to an inherent impl, not a trait impl");
+    }
+    let self_ty = (*block.self_ty).clone();
+    let mut methods = Vec::new();
+    for item in &mut block.items {
+        let syn::ImplItem::Fn(f) = item else { continue };
+        let opts = attr::take_method_options(&mut f.attrs, errors);
+        let sig = &f.sig;
+        let receiver = sig.receiver();
+        let kind = match (opts.init, opts.is_static, receiver) {
+            (Some(init), Some(_), _) => {
+                errors.error_at(init, "a method is `init` or `static`, not both");
+                MethodKind::Init
+            }
+            (Some(init), None, Some(_)) => {
+                errors.error_at(init, "`#[abi(init)]` makes a new object: remove the receiver");
+                MethodKind::Init
+            }
+            (None, Some(s), Some(_)) => {
+                errors.error_at(s, "`#[abi(static)]` takes no receiver: remove `self`, or remove `static`");
+                MethodKind::Static
+            }
+            (Some(_), None, None) => MethodKind::Init,
+            (None, _, None) => MethodKind::Static,
+            (None, None, Some(_)) => MethodKind::Instance,
+        };
+        let mut params = Vec::new();
+        if let Some(r) = receiver {
+            if r.reference.is_none() || r.mutability.is_some() || r.colon_token.is_some() {
+                errors.error(r, "methods take `&self`: objects are shared by every holder and every thread, so mutation goes through interior mutability (atomics, locks)");
+            }
+            params.push(Param {
+                name: syn::Ident::new("self", r.self_token.span),
+                ty: syn::parse_quote_spanned!(r.self_token.span=> &#self_ty),
+                expand: None,
+            });
+        }
+        for (index, input) in sig.inputs.iter().enumerate() {
+            let FnArg::Typed(pt) = input else { continue };
+            if let Some(a) = pt.attrs.first() {
+                errors.error(a, "attributes are not supported on method parameters");
+            }
+            let name = param_name(pt, index, errors);
+            params.push(Param { name, ty: replace_self(&pt.ty, &self_ty), expand: None });
+        }
+        let ret = match &sig.output {
+            ReturnType::Default => None,
+            ReturnType::Type(_, ty) => Some(replace_self(ty, &self_ty)),
+        };
+        let name = if kind == MethodKind::Init { "__ffi_init__".to_owned() } else { sig.ident.to_string() };
+        let doc = attr::doc_text(&f.attrs);
+        methods.push(Method { ident: sig.ident.clone(), sig: sig.clone(), name, kind, params, ret, doc });
+    }
+    Ok(MethodsBlock { item: block, krate, methods })
 }

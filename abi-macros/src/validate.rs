@@ -229,3 +229,64 @@ fn keys_are_unique(s: &crate::model::StructDef, errors: &mut Errors) {
         }
     }
 }
+
+/// Checks every rule of a type deriving `Object`, recording all violations.
+pub fn object(o: &crate::model::ObjectDef, errors: &mut Errors) {
+    match &o.type_key {
+        None => errors.error(
+            &o.ident,
+            "`#[derive(Object)]` needs a unique type key: add `#[abi(type_key = \"mylib.Name\")]`",
+        ),
+        Some(key) => type_key_is_valid(key, errors),
+    }
+    if let Some(p) = o.generics.params.first() {
+        errors.error(p, "generic structs cannot derive Object: the type table holds one layout per type key");
+    }
+    parent_is_first(o, errors);
+}
+
+// Keys name Python classes (`mylib.Counter` -> class `Counter` in module `mylib`).
+fn type_key_is_valid(key: &syn::LitStr, errors: &mut Errors) {
+    let text = key.value();
+    let segment_ok = |s: &str| {
+        s.chars().next().is_some_and(|c| c == '_' || c.is_ascii_alphabetic())
+            && s.chars().all(|c| c == '_' || c.is_ascii_alphanumeric())
+    };
+    if text.split('.').count() < 2 || !text.split('.').all(segment_ok) {
+        errors.error(key, format!("invalid type key `{text}`: use `namespace.Name`, dot-separated identifiers"));
+    } else if text.starts_with("ffi.") {
+        errors.error(key, format!("invalid type key `{text}`: the `ffi.` namespace belongs to tvm-ffi's own types"));
+    }
+}
+
+// A child embeds its parent first, so a pointer to the child is a pointer to the parent.
+fn parent_is_first(o: &crate::model::ObjectDef, errors: &mut Errors) {
+    for (i, f) in o.fields.iter().enumerate() {
+        let Some(span) = f.parent else { continue };
+        if i != 0 {
+            errors.error_at(span, "the `parent` field must be the first field: the child embeds its parent at offset 0");
+        } else if f.access != crate::model::Access::Hidden {
+            errors.error_at(span, "the `parent` field is not reflected itself: its fields are inherited");
+        }
+    }
+}
+
+/// Checks every rule of a `#[methods]` block, recording all violations.
+pub fn methods(block: &crate::model::MethodsBlock, errors: &mut Errors) {
+    use crate::model::MethodKind;
+    for (i, m) in block.methods.iter().enumerate() {
+        signature(&m.sig, Role::Export, errors);
+        not_unsafe(&m.sig, errors);
+        let skip = usize::from(m.kind == MethodKind::Instance);
+        for p in &m.params[skip..] {
+            param_type_is_passable(&p.ty, Role::Export, errors);
+        }
+        if let Some(ret) = &m.ret {
+            return_type_is_owned(ret, Role::Export, errors);
+        }
+        if block.methods[..i].iter().any(|n| n.name == m.name) {
+            let what = if m.kind == MethodKind::Init { "a second `#[abi(init)]`" } else { "a duplicate method name" };
+            errors.error(&m.ident, format!("{what}: every reflected method needs its own name (`{}`)", m.name));
+        }
+    }
+}

@@ -150,6 +150,12 @@ fn export_long_str(iters: u64) {
     scalar_calls(shim("str_len"), &raw_args(&args), iters);
 }
 
+fn direct_greet(iters: u64) {
+    for _ in 0..iters {
+        drop(black_box(crate::exported::greet(black_box("abc"))));
+    }
+}
+
 fn export_string_result(iters: u64) {
     let args = [Any::from_value("abc").unwrap()];
     owned_calls(shim("greet"), &raw_args(&args), iters);
@@ -291,11 +297,14 @@ pub const CASES: &[Case] = &[
         budget: Budget::None,
         worlds: Worlds::Both,
     },
+    // The floor of a String result: the Rust function called directly, its String
+    // allocated and freed.
+    Case { name: "direct_greet", floor: "direct_greet", run: direct_greet, budget: Budget::None, worlds: Worlds::Both },
     // Two allocations are inherent: the function's own String, and the Str object that
     // adopts or copies it (the ABI puts the object header before the byte array).
     Case {
         name: "export_string_result",
-        floor: "hand_shim_add",
+        floor: "direct_greet",
         run: export_string_result,
         budget: Budget::Instructions(560),
         worlds: Worlds::Both,

@@ -4,6 +4,7 @@
 
 pub mod call_arg;
 mod containers;
+pub mod objects;
 pub mod export_call;
 mod scalars;
 mod strings;

@@ -7,6 +7,7 @@ mod dtype;
 mod layout;
 mod runtime_table;
 pub mod type_index;
+pub mod type_table;
 
 pub use dtype::{code, device_type, DataType, Device};
 pub use layout::{

@@ -8,6 +8,7 @@ use core::mem::offset_of;
 
 use static_assertions::const_assert_eq;
 
+use crate::ffi::type_table::TypeApi;
 use crate::ffi::ByteArray;
 
 /// The entry points of a runtime, with the exact signatures of tvm-ffi's
@@ -26,9 +27,9 @@ pub struct HostApi {
     pub function_set_global: unsafe extern "C" fn(*const ByteArray, *mut c_void, i32) -> i32,
 }
 
-/// What `abi_runtime_attach` receives: a versioned header, the runtime's entry points, and
-/// the mark that identifies its embedded map objects (null when the runtime is tvm-ffi,
-/// whose maps are built and read through its global functions).
+/// What `abi_runtime_attach` receives: a versioned header, the runtime's entry points, the
+/// mark that identifies its embedded map objects (null when the runtime is tvm-ffi, whose
+/// maps are built and read through its global functions), and its type table.
 #[repr(C)]
 #[derive(Clone, Copy, Debug)]
 pub struct RuntimeTable {
@@ -40,6 +41,8 @@ pub struct RuntimeTable {
     pub api: HostApi,
     /// The address embedded map objects of this runtime carry; null under tvm-ffi.
     pub map_mark: *const u8,
+    /// The runtime's type table.
+    pub types: TypeApi,
 }
 
 // SAFETY: function pointers and the address of an immutable static.
@@ -50,7 +53,8 @@ unsafe impl Sync for RuntimeTable {}
 const_assert_eq!(core::mem::size_of::<HostApi>(), 32);
 const_assert_eq!(offset_of!(RuntimeTable, api), 8);
 const_assert_eq!(offset_of!(RuntimeTable, map_mark), 40);
-const_assert_eq!(core::mem::size_of::<RuntimeTable>(), 48);
+const_assert_eq!(offset_of!(RuntimeTable, types), 48);
+const_assert_eq!(core::mem::size_of::<RuntimeTable>(), 112);
 
 /// `abi_runtime_attach` result: attached.
 pub const ATTACH_OK: i32 = 0;

@@ -77,6 +77,11 @@ pub enum TypeDesc {
     Map(&'static TypeDesc, &'static TypeDesc),
     /// A derived struct.
     Struct(&'static StructDesc),
+    /// An object type deriving `abi_core::Object`, named by its unique type key.
+    Class {
+        /// The type key, e.g. `mylib.Counter`.
+        key: &'static str,
+    },
 }
 
 /// A derived struct: its name and fields in declaration order.

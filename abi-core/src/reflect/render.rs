@@ -87,6 +87,11 @@ pub const fn type_iree_record(w: &mut Writer, ty: &TypeDesc) {
             }
             w.byte(b']');
         }
+        TypeDesc::Class { key } => {
+            w.str("[\"object\",");
+            w.json_string(key);
+            w.byte(b']');
+        }
         _ => w.str("\"unknown\""),
     }
 }
@@ -140,6 +145,7 @@ pub const fn type_schema(w: &mut Writer, ty: &TypeDesc) {
         }
         TypeDesc::Error => schema_leaf(w, "ffi.Error"),
         TypeDesc::Object => schema_leaf(w, "ffi.Object"),
+        TypeDesc::Class { key } => schema_leaf(w, key),
         TypeDesc::Tensor { .. } => schema_leaf(w, "ffi.Tensor"),
         TypeDesc::Optional(t) => schema_args(w, "Optional", &[*t]),
         TypeDesc::List(t) => schema_args(w, "ffi.Array", &[*t]),
@@ -220,6 +226,7 @@ impl TypeDesc {
             TypeDesc::Object => "Object",
             TypeDesc::Tensor { elem: None, .. } => "Tensor",
             TypeDesc::Struct(s) => s.name,
+            TypeDesc::Class { key } => key,
             TypeDesc::Callable { .. }
             | TypeDesc::Tensor { elem: Some(_), .. }
             | TypeDesc::Optional(_)

@@ -9,28 +9,25 @@ use crate::ffi::{HostApi, RuntimeTable, ATTACH_VERSION_MISMATCH};
 use crate::runtime::error_slot::{embedded_error_move_from_raised, embedded_error_set_raised};
 use crate::runtime::host::{attach, services, Services};
 use crate::runtime::registry::{embedded_function_get_global, embedded_function_set_global};
+use crate::runtime::type_table::EMBEDDED_TYPE_API;
 
 /// The runtime table of the runtime this library uses: its opener's when attached,
 /// tvm-ffi's when present, else its own embedded runtime's.
 pub fn own_table() -> RuntimeTable {
-    let header = |api: HostApi, map_mark: *const u8| RuntimeTable {
-        version: abi_shared::RUNTIME_TABLE_VERSION,
-        size: size_of::<RuntimeTable>() as u32,
-        api,
-        map_mark,
-    };
     match *services() {
-        Services::Attached(table) => table,
-        Services::TvmFfi(api) => header(api, core::ptr::null()),
-        Services::Embedded => header(
-            HostApi {
+        Services::Attached(table) | Services::TvmFfi(table) => table,
+        Services::Embedded => RuntimeTable {
+            version: abi_shared::RUNTIME_TABLE_VERSION,
+            size: size_of::<RuntimeTable>() as u32,
+            api: HostApi {
                 error_set_raised: embedded_error_set_raised,
                 error_move_from_raised: embedded_error_move_from_raised,
                 function_get_global: embedded_function_get_global,
                 function_set_global: embedded_function_set_global,
             },
-            crate::runtime::host::embedded_map_mark().unwrap_or(core::ptr::null()),
-        ),
+            map_mark: crate::runtime::host::embedded_map_mark().unwrap_or(core::ptr::null()),
+            types: EMBEDDED_TYPE_API,
+        },
     }
 }
 

@@ -7,15 +7,17 @@
 
 use std::sync::OnceLock;
 
+use crate::ffi::type_table::TypeApi;
 use crate::ffi::{HostApi, RuntimeTable, ATTACH_ALREADY_RUNNING, ATTACH_OK, ATTACH_VERSION_MISMATCH};
+use crate::runtime::type_table::EMBEDDED_TYPE_API;
 
 /// Where this library's runtime services live.
 #[derive(Clone, Copy, Debug)]
 pub enum Services {
     /// Its own embedded runtime: no tvm-ffi in the process, and not attached.
     Embedded,
-    /// The tvm-ffi runtime of the process.
-    TvmFfi(HostApi),
+    /// The tvm-ffi runtime of the process (as a table whose map mark is null).
+    TvmFfi(RuntimeTable),
     /// The runtime of the abi library or program that opened this one.
     Attached(RuntimeTable),
 }
@@ -31,13 +33,32 @@ pub fn services() -> &'static Services {
     SERVICES.get_or_init(resolve)
 }
 
+/// The services a library registers its object types in while it loads: resolved now when
+/// a tvm-ffi runtime is in the process (so hosts such as Python see the types the first
+/// time they meet them); `None`, leaving the choice open for an opener's attachment, when
+/// there is none.
+pub fn services_at_load() -> Option<&'static Services> {
+    if let Some(s) = SERVICES.get() {
+        return Some(s);
+    }
+    let table = resolve_tvm_ffi()?;
+    Some(SERVICES.get_or_init(|| Services::TvmFfi(table)))
+}
+
 /// The entry points errors and globals go through; `None` for the embedded runtime.
 #[inline]
 pub fn host() -> Option<&'static HostApi> {
     match services() {
         Services::Embedded => None,
-        Services::TvmFfi(api) => Some(api),
-        Services::Attached(table) => Some(&table.api),
+        Services::TvmFfi(table) | Services::Attached(table) => Some(&table.api),
+    }
+}
+
+/// The type table this library registers and looks its object types up in.
+pub fn type_api() -> &'static TypeApi {
+    match services() {
+        Services::Embedded => &EMBEDDED_TYPE_API,
+        Services::TvmFfi(table) | Services::Attached(table) => &table.types,
     }
 }
 
@@ -81,10 +102,7 @@ pub fn attach(table: &RuntimeTable) -> i32 {
 fn runs_on(current: &Services, table: &RuntimeTable) -> bool {
     match current {
         Services::Embedded => core::ptr::eq(table.map_mark, &EMBEDDED_MAP_MARK),
-        Services::TvmFfi(api) => {
-            table.map_mark.is_null() && core::ptr::fn_addr_eq(api.error_set_raised, table.api.error_set_raised)
-        }
-        Services::Attached(t) => {
+        Services::TvmFfi(t) | Services::Attached(t) => {
             t.map_mark == table.map_mark && core::ptr::fn_addr_eq(t.api.error_set_raised, table.api.error_set_raised)
         }
     }
@@ -99,7 +117,7 @@ const RTLD_NOLOAD: i32 = 0x4;
 #[cfg(not(target_os = "linux"))]
 const RTLD_NOLOAD: i32 = 0x10;
 
-fn resolve_tvm_ffi() -> Option<HostApi> {
+fn resolve_tvm_ffi() -> Option<RuntimeTable> {
     use libloading::os::unix::{Library, RTLD_LAZY};
     // SAFETY: looking symbols up runs no code; the signatures are those of tvm-ffi's C API.
     unsafe {
@@ -114,15 +132,32 @@ fn resolve_tvm_ffi() -> Option<HostApi> {
     }
 }
 
-unsafe fn api_from(lib: &libloading::os::unix::Library) -> Option<HostApi> {
+unsafe fn api_from(lib: &libloading::os::unix::Library) -> Option<RuntimeTable> {
     // SAFETY: the caller vouches for the signatures; symbols of a loaded library stay valid
     // while it is loaded, and tvm-ffi is never unloaded once a host has loaded it.
     unsafe {
-        Some(HostApi {
+        let api = HostApi {
             error_set_raised: *lib.get(b"TVMFFIErrorSetRaised\0").ok()?,
             error_move_from_raised: *lib.get(b"TVMFFIErrorMoveFromRaised\0").ok()?,
             function_get_global: *lib.get(b"TVMFFIFunctionGetGlobal\0").ok()?,
             function_set_global: *lib.get(b"TVMFFIFunctionSetGlobal\0").ok()?,
+        };
+        let types = TypeApi {
+            key_to_index: *lib.get(b"TVMFFITypeKeyToIndex\0").ok()?,
+            get_or_alloc_index: *lib.get(b"TVMFFITypeGetOrAllocIndex\0").ok()?,
+            register_field: *lib.get(b"TVMFFITypeRegisterField\0").ok()?,
+            register_method: *lib.get(b"TVMFFITypeRegisterMethod\0").ok()?,
+            register_metadata: *lib.get(b"TVMFFITypeRegisterMetadata\0").ok()?,
+            register_attr: *lib.get(b"TVMFFITypeRegisterAttr\0").ok()?,
+            get_attr_column: *lib.get(b"TVMFFIGetTypeAttrColumn\0").ok()?,
+            get_type_info: *lib.get(b"TVMFFIGetTypeInfo\0").ok()?,
+        };
+        Some(RuntimeTable {
+            version: abi_shared::RUNTIME_TABLE_VERSION,
+            size: size_of::<RuntimeTable>() as u32,
+            api,
+            map_mark: core::ptr::null(),
+            types,
         })
     }
 }

@@ -5,10 +5,13 @@
 
 pub mod attach;
 pub mod boundary;
+pub mod class;
 pub mod error_slot;
 pub mod export_entry;
 pub mod function;
 pub mod host;
 pub mod map;
+pub mod obj;
 mod pending;
 pub mod registry;
+pub mod type_table;

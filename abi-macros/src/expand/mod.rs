@@ -3,3 +3,6 @@
 pub mod abi_struct;
 pub mod export_fn;
 pub mod import;
+pub mod methods;
+pub mod object;
+pub mod packed;

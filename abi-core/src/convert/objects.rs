@@ -1,0 +1,216 @@
+//! Conversions of user objects: `Obj<T>` (an owned strong reference) both ways, `&T`
+//! arguments of exports (borrowed for the call, type-checked with one compare), `&Obj<T>`
+//! arguments of outgoing calls; and the field accessors the type table calls, which read
+//! copies and write only through interior mutability.
+
+use core::ffi::c_void;
+use core::ptr::NonNull;
+use core::sync::atomic::Ordering;
+use std::sync::{Mutex, RwLock};
+
+use crate::convert::call_arg::{into_arg, IntoArg};
+use crate::convert::{AbiType, FromAny, FromArg, IntoAny, ListItem};
+use crate::ffi::RawAny;
+use crate::reflect::TypeDesc;
+use crate::runtime::boundary::ffi_boundary;
+use crate::runtime::class::Object;
+use crate::runtime::obj::Obj;
+use crate::value::any::{Any, AnyView};
+use crate::value::conv_error::ConvError;
+use crate::value::object::ObjectRef;
+
+impl<T: Object> AbiType for Obj<T> {
+    const DESC: &'static TypeDesc = T::CLASS.desc;
+}
+impl<T: Object> ListItem for Obj<T> {}
+
+/// The object a view holds when it is a `T`, else the conversion error.
+#[inline(always)]
+fn instance<T: Object>(v: &AnyView<'_>) -> Result<NonNull<crate::ffi::ObjectHeader>, ConvError> {
+    let ty = v.type_index();
+    if let Some(obj) = v.object().and_then(NonNull::new) {
+        match Obj::<T>::accepts_index(ty) {
+            Ok(true) => return Ok(obj),
+            Ok(false) => {}
+            Err(e) => return Err(e.into()),
+        }
+    }
+    Err(ConvError::mismatch(T::CLASS.desc, ty))
+}
+
+impl<'a, T: Object> FromArg<'a> for Obj<T> {
+    #[inline]
+    fn from_arg(v: &'a AnyView<'a>) -> Result<Obj<T>, ConvError> {
+        let obj = instance::<T>(v)?;
+        // SAFETY: a live object borrowed by the view; we add our own reference.
+        let obj = unsafe { ObjectRef::from_borrowed(obj) };
+        Ok(Obj::from_object(obj).unwrap_or_else(|_| unreachable!("checked by `instance`")))
+    }
+}
+
+impl<T: Object> IntoAny for Obj<T> {
+    #[inline]
+    fn into_any(self) -> Result<Any, ConvError> {
+        Ok(Any::from(self.into_object()))
+    }
+}
+into_arg!(owned: [T: Object] Obj<T>);
+
+impl<T: Object> AbiType for &Obj<T> {
+    const DESC: &'static TypeDesc = T::CLASS.desc;
+}
+
+impl<T: Object> IntoArg for &Obj<T> {
+    type Slot = RawAny;
+    #[inline(always)]
+    fn into_slot(self) -> Result<RawAny, ConvError> {
+        let obj = self.as_object();
+        // Borrowed for the call: `self` keeps the reference.
+        Ok(RawAny::from_ptr(obj.type_index(), obj.as_ptr().cast()))
+    }
+}
+
+impl<T: Object> AbiType for &T {
+    const DESC: &'static TypeDesc = T::CLASS.desc;
+}
+
+impl<'a, T: Object> FromArg<'a> for &'a T {
+    #[inline(always)]
+    fn from_arg(v: &'a AnyView<'a>) -> Result<&'a T, ConvError> {
+        let obj = instance::<T>(v)?;
+        // SAFETY: an object holding a `T` (or a subtype, which embeds it at offset 0) at the
+        // cell offset, borrowed by the view for 'a.
+        Ok(unsafe { &*crate::ffi::cell_ptr::<T>(obj.as_ptr()) })
+    }
+}
+
+/// A field exposed read-only (`#[abi(get)]`): reading it copies the value.
+#[diagnostic::on_unimplemented(
+    message = "`{Self}` cannot be a reflected field: `#[abi(get)]` copies the value out",
+    label = "not `Clone` and convertible to an ABI value",
+    note = "a read-only field must be `Clone` and an ABI type (int, float, bool, String, Vec<T>, Option<T>, tensors, objects, ...)",
+    note = "for atomics and locks use `#[abi(get, set)]`, or leave the field unreflected"
+)]
+pub trait FieldGet {
+    /// The field's reflection.
+    const FIELD: &'static TypeDesc;
+    /// A copy of the value.
+    fn get_any(&self) -> Result<Any, ConvError>;
+}
+
+impl<T: Clone + IntoAny> FieldGet for T {
+    const FIELD: &'static TypeDesc = T::DESC;
+    #[inline]
+    fn get_any(&self) -> Result<Any, ConvError> {
+        self.clone().into_any()
+    }
+}
+
+/// A field exposed read-write (`#[abi(get, set)]`). Objects are shared by every holder and
+/// every thread, so a writable field must synchronise itself: atomics, `Mutex<T>` and
+/// `RwLock<T>` qualify, plain values do not (a setter would race with readers).
+#[diagnostic::on_unimplemented(
+    message = "`{Self}` cannot be a writable field: objects are shared across threads",
+    label = "not an atomic or a lock",
+    note = "`#[abi(get, set)]` needs interior mutability that is safe to share: an atomic integer or bool, `Mutex<T>` or `RwLock<T>` of an ABI type",
+    note = "use `#[abi(get)]` for a read-only copy"
+)]
+pub trait SharedField {
+    /// The field's reflection.
+    const FIELD: &'static TypeDesc;
+    /// A copy of the current value.
+    fn load_any(&self) -> Result<Any, ConvError>;
+    /// Replaces the value.
+    fn store_view(&self, v: &AnyView<'_>) -> Result<(), ConvError>;
+}
+
+macro_rules! atomic_field {
+    ($($atomic:ty => $t:ty),* $(,)?) => {$(
+        impl SharedField for $atomic {
+            const FIELD: &'static TypeDesc = <$t as AbiType>::DESC;
+            fn load_any(&self) -> Result<Any, ConvError> {
+                self.load(Ordering::Acquire).into_any()
+            }
+            fn store_view(&self, v: &AnyView<'_>) -> Result<(), ConvError> {
+                self.store(<$t as FromArg>::from_arg(v)?, Ordering::Release);
+                Ok(())
+            }
+        }
+    )*};
+}
+
+atomic_field!(
+    core::sync::atomic::AtomicBool => bool,
+    core::sync::atomic::AtomicI8 => i8,
+    core::sync::atomic::AtomicI16 => i16,
+    core::sync::atomic::AtomicI32 => i32,
+    core::sync::atomic::AtomicI64 => i64,
+    core::sync::atomic::AtomicU8 => u8,
+    core::sync::atomic::AtomicU16 => u16,
+    core::sync::atomic::AtomicU32 => u32,
+    core::sync::atomic::AtomicU64 => u64,
+    core::sync::atomic::AtomicIsize => isize,
+    core::sync::atomic::AtomicUsize => usize,
+);
+
+impl<T: Clone + IntoAny + FromAny> SharedField for Mutex<T> {
+    const FIELD: &'static TypeDesc = T::DESC;
+    fn load_any(&self) -> Result<Any, ConvError> {
+        let value = self.lock().unwrap_or_else(|e| e.into_inner()).clone();
+        value.into_any()
+    }
+    fn store_view(&self, v: &AnyView<'_>) -> Result<(), ConvError> {
+        let value = T::from_any(*v)?;
+        *self.lock().unwrap_or_else(|e| e.into_inner()) = value;
+        Ok(())
+    }
+}
+
+impl<T: Clone + IntoAny + FromAny> SharedField for RwLock<T> {
+    const FIELD: &'static TypeDesc = T::DESC;
+    fn load_any(&self) -> Result<Any, ConvError> {
+        let value = self.read().unwrap_or_else(|e| e.into_inner()).clone();
+        value.into_any()
+    }
+    fn store_view(&self, v: &AnyView<'_>) -> Result<(), ConvError> {
+        let value = T::from_any(*v)?;
+        *self.write().unwrap_or_else(|e| e.into_inner()) = value;
+        Ok(())
+    }
+}
+
+/// The getter of a read-only field of type `F` (`TVMFFIFieldGetter`).
+///
+/// # Safety
+/// `field` points to a live `F` inside an object; `result` is null or writable.
+pub unsafe extern "C" fn get_field<F: FieldGet>(field: *mut c_void, result: *mut RawAny) -> i32 {
+    // SAFETY: guaranteed by the caller.
+    unsafe { ffi_boundary(result, || Ok((*field.cast::<F>()).get_any()?)) }
+}
+
+/// The getter of a writable field of type `F`.
+///
+/// # Safety
+/// As [`get_field`].
+pub unsafe extern "C" fn get_shared_field<F: SharedField>(field: *mut c_void, result: *mut RawAny) -> i32 {
+    // SAFETY: guaranteed by the caller.
+    unsafe { ffi_boundary(result, || Ok((*field.cast::<F>()).load_any()?)) }
+}
+
+/// The setter of a writable field of type `F` (`TVMFFIFieldSetter`): the value is
+/// converted first, then stored through the field's own synchronisation.
+///
+/// # Safety
+/// `field` points to a live `F` inside an object; `value` is null or a live value.
+pub unsafe extern "C" fn set_shared_field<F: SharedField>(field: *mut c_void, value: *const RawAny) -> i32 {
+    let mut unused = RawAny::NONE;
+    // SAFETY: `unused` is writable; the rest is guaranteed by the caller.
+    unsafe {
+        ffi_boundary(&mut unused, || {
+            let value = value.as_ref().ok_or_else(|| crate::Error::value_error("field value is a null pointer"))?;
+            let view = AnyView::from_raw(*value);
+            (*field.cast::<F>()).store_view(&view)?;
+            Ok(Any::default())
+        })
+    }
+}

@@ -1,0 +1,87 @@
+//! `#[methods]` expansion: the impl block unchanged, plus one packed entry per method
+//! (`self` as the first argument of instance methods), collected at link time under the
+//! class's type key and registered with the type.
+
+use proc_macro2::TokenStream;
+use quote::{format_ident, quote, quote_spanned, ToTokens};
+use syn::spanned::Spanned;
+
+use crate::errors::Errors;
+use crate::expand::packed;
+use crate::model::{MethodKind, MethodsBlock};
+use crate::skeleton::Macro;
+use crate::{parse, validate};
+
+impl Macro for MethodsBlock {
+    type Input = (TokenStream, TokenStream);
+
+    fn parse((args, item): Self::Input, errors: &mut Errors) -> Result<Self, TokenStream> {
+        parse::methods(args, item, errors)
+    }
+
+    fn validate(&self, errors: &mut Errors) {
+        validate::methods(self, errors);
+    }
+
+    fn expand(&self) -> TokenStream {
+        expand(self)
+    }
+
+    /// The impl block (without our attributes): calls to the methods still compile.
+    fn fallback(&self) -> TokenStream {
+        self.item.to_token_stream()
+    }
+}
+
+fn expand(block: &MethodsBlock) -> TokenStream {
+    let (item, krate) = (&block.item, &block.krate);
+    let self_ty = &block.item.self_ty;
+    let section = abi_shared::METHODS_SECTION;
+    let class_name = self_ty.to_token_stream().to_string().replace(' ', "");
+    let entries = block.methods.iter().map(|m| {
+        let ident = &m.ident;
+        let shim = format_ident!("__abi_method_{}", ident);
+        let entry = packed::entry(&packed::Entry {
+            name: &format!("{class_name}.{}", m.name),
+            doc: &m.doc,
+            params: &m.params,
+            ret: m.ret.as_ref(),
+            callee: quote!(<#self_ty>::#ident),
+        });
+        let shim_fn = packed::shim(&shim, TokenStream::new());
+        let is_static = m.kind != MethodKind::Instance;
+        let init_check = match (&m.kind, &m.ret) {
+            (MethodKind::Init, Some(ret)) => quote_spanned!(ret.span()=> const _: () = __abi::check_init::<#self_ty, #ret>();),
+            (MethodKind::Init, None) => quote_spanned!(m.sig.span()=> const _: () = __abi::check_init::<#self_ty, ()>();),
+            _ => TokenStream::new(),
+        };
+        let name = &m.name;
+        let clash = format!("method `{name}` has the name of a reflected field of `{class_name}`: rename one of them");
+        let name_check = quote_spanned! {ident.span()=>
+            const _: () = assert!(!<#self_ty as __abi::Object>::CLASS.has_field(#name), #clash);
+        };
+        quote! {
+            const _: () = {
+                use #krate::__private as __abi;
+                #entry
+                #shim_fn
+                #init_check
+                #name_check
+                static EXPORT: __abi::Export = __abi::Export::new(&DESC, #shim, &META);
+
+                #[used]
+                #[unsafe(link_section = #section)]
+                static METHOD: __abi::MethodSpec = __abi::MethodSpec {
+                    class_key: <#self_ty as __abi::Object>::CLASS.key,
+                    name: #name,
+                    is_static: #is_static,
+                    export: &EXPORT,
+                };
+            };
+        }
+    });
+    quote! {
+        #item
+        #(#entries)*
+    }
+}

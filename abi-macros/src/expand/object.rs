@@ -1,0 +1,170 @@
+//! `#[derive(Object)]` expansion: the class description (type key, layout fingerprint,
+//! reflected fields with their accessors), the `Object` impl with its index slot, the
+//! conversions that make the type a parameter (`&T`), a result (`T`, `Obj<T>`), and the
+//! ELF constructor that registers the type while the library loads.
+
+use proc_macro2::TokenStream;
+use quote::{quote, quote_spanned, ToTokens};
+use syn::spanned::Spanned;
+
+use crate::errors::Errors;
+use crate::model::{Access, ObjectDef};
+use crate::skeleton::Macro;
+use crate::{parse, validate};
+
+impl Macro for ObjectDef {
+    type Input = TokenStream;
+
+    fn parse(input: TokenStream, errors: &mut Errors) -> Result<Self, TokenStream> {
+        parse::object(input, errors)
+    }
+
+    fn validate(&self, errors: &mut Errors) {
+        validate::object(self, errors);
+    }
+
+    fn expand(&self) -> TokenStream {
+        expand(self)
+    }
+
+    /// The trait impls with a placeholder class, so uses of the type still compile.
+    fn fallback(&self) -> TokenStream {
+        let (ident, krate) = (&self.ident, &self.krate);
+        let (impl_generics, ty_generics, where_clause) = self.generics.split_for_impl();
+        quote! {
+            const _: () = {
+                use #krate::__private as __abi;
+                unsafe impl #impl_generics __abi::Object for #ident #ty_generics #where_clause {
+                    const CLASS: &'static __abi::ClassSpec = &__abi::ClassSpec {
+                        key: "",
+                        desc: &__abi::TypeDesc::Object,
+                        doc: "",
+                        parent: None,
+                        parent_key: "",
+                        size: 0,
+                        align: 0,
+                        layout: &[],
+                        fields: &[],
+                    };
+                    fn slot() -> &'static __abi::TypeSlot {
+                        unreachable!()
+                    }
+                }
+            };
+        }
+    }
+}
+
+fn expand(o: &ObjectDef) -> TokenStream {
+    let (ident, krate, doc) = (&o.ident, &o.krate, &o.doc);
+    let key = o.type_key.as_ref().map(syn::LitStr::value).unwrap_or_default();
+    let layout = o.fields.iter().map(|f| {
+        let (fid, ty) = (&f.ident, &f.ty);
+        let (name, text) = (fid.to_string(), ty.to_token_stream().to_string().replace(' ', ""));
+        quote! {
+            __abi::FieldLayout {
+                name: #name,
+                ty: #text,
+                offset: ::core::mem::offset_of!(#ident, #fid),
+                size: ::core::mem::size_of::<#ty>(),
+            }
+        }
+    });
+    let fields = o.fields.iter().filter(|f| f.access != Access::Hidden).map(|f| {
+        let (fid, ty, fdoc) = (&f.ident, &f.ty, &f.doc);
+        let name = fid.to_string();
+        let (desc, getter, setter) = match f.access {
+            Access::GetSet => (
+                quote_spanned!(ty.span()=> <#ty as __abi::SharedField>::FIELD),
+                quote_spanned!(ty.span()=> __abi::get_shared_field::<#ty>),
+                quote_spanned!(ty.span()=> Some(__abi::set_shared_field::<#ty>)),
+            ),
+            _ => (
+                quote_spanned!(ty.span()=> <#ty as __abi::FieldGet>::FIELD),
+                quote_spanned!(ty.span()=> __abi::get_field::<#ty>),
+                quote!(None),
+            ),
+        };
+        quote! {
+            __abi::FieldSpec {
+                name: #name,
+                doc: #fdoc,
+                ty: #desc,
+                offset: ::core::mem::offset_of!(#ident, #fid),
+                size: ::core::mem::size_of::<#ty>(),
+                align: ::core::mem::align_of::<#ty>(),
+                getter: #getter,
+                setter: #setter,
+            }
+        }
+    });
+    let parent = o.fields.iter().find(|f| f.parent.is_some());
+    let (parent_fn, parent_key, parent_check) = match parent {
+        Some(p) => {
+            let (pty, pid) = (&p.ty, &p.ident);
+            let span = p.parent.unwrap_or_else(|| pty.span());
+            (
+                quote_spanned!(pty.span()=> Some(<#pty as __abi::Object>::type_index)),
+                quote_spanned!(pty.span()=> <#pty as __abi::Object>::CLASS.key),
+                quote_spanned! {span=>
+                    const _: () = assert!(
+                        ::core::mem::offset_of!(#ident, #pid) == 0,
+                        "the parent field is not at offset 0: add `#[repr(C)]` to the struct so it stays first"
+                    );
+                },
+            )
+        }
+        None => (quote!(None), quote!("ffi.Object"), TokenStream::new()),
+    };
+    let shared = quote_spanned!(ident.span()=> unsafe impl __abi::Object for #ident);
+    quote! {
+        const _: () = {
+            use #krate::__private as __abi;
+
+            #shared {
+                const CLASS: &'static __abi::ClassSpec = &__abi::ClassSpec {
+                    key: #key,
+                    desc: &__abi::TypeDesc::Class { key: #key },
+                    doc: #doc,
+                    parent: #parent_fn,
+                    parent_key: #parent_key,
+                    size: ::core::mem::size_of::<#ident>(),
+                    align: ::core::mem::align_of::<#ident>(),
+                    layout: &[#(#layout),*],
+                    fields: &[#(#fields),*],
+                };
+
+                #[inline(always)]
+                fn slot() -> &'static __abi::TypeSlot {
+                    static SLOT: __abi::TypeSlot = __abi::TypeSlot::new();
+                    &SLOT
+                }
+            }
+
+            #parent_check
+
+            impl __abi::AbiType for #ident {
+                const DESC: &'static __abi::TypeDesc = <#ident as __abi::Object>::CLASS.desc;
+            }
+
+            impl __abi::IntoAny for #ident {
+                fn into_any(self) -> ::core::result::Result<__abi::Any, __abi::ConvError> {
+                    let obj = __abi::Obj::try_new(self).map_err(__abi::ConvError::from)?;
+                    __abi::IntoAny::into_any(obj)
+                }
+            }
+
+            // Registration while the library loads, so hosts see the type's fields and
+            // methods the first time they meet it.
+            #[used]
+            #[cfg_attr(any(target_os = "linux", target_os = "android", target_os = "freebsd"), unsafe(link_section = ".init_array"))]
+            #[cfg_attr(target_vendor = "apple", unsafe(link_section = "__DATA,__mod_init_func"))]
+            static REGISTER: extern "C" fn() = {
+                extern "C" fn register() {
+                    __abi::register_at_load::<#ident>();
+                }
+                register
+            };
+        };
+    }
+}

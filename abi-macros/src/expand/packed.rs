@@ -1,0 +1,95 @@
+//! The packed entry of a Rust function, shared by exports and object methods: its
+//! compile-time description and texts, the conversion of every parameter in a pass of mode
+//! `M`, and the `extern "C"` shim that runs the call behind the boundary. The caller puts
+//! the items inside a `const _: () = { use <crate>::__private as __abi; ... };` block and
+//! adds `static EXPORT: __abi::Export` (the entry the shim reports errors with).
+
+use proc_macro2::{Span, TokenStream};
+use quote::{quote, quote_spanned, ToTokens};
+use syn::spanned::Spanned;
+
+use crate::model::Param;
+
+/// What a packed entry calls and describes.
+pub struct Entry<'a> {
+    /// The name in the description (and in error messages).
+    pub name: &'a str,
+    /// The `///` docs.
+    pub doc: &'a str,
+    /// Parameters in slot order.
+    pub params: &'a [Param],
+    /// The return type, `None` for `()`.
+    pub ret: Option<&'a syn::Type>,
+    /// The path of the function to call with the converted arguments.
+    pub callee: TokenStream,
+}
+
+/// `DESC` (the `FnDesc`), `N` (slots), `FAST`, `META` (metadata JSON and signature text,
+/// rendered at compile time) and `call::<M>` (converts the slots, calls, converts the
+/// result).
+pub fn entry(e: &Entry) -> TokenStream {
+    let (name, doc, callee) = (e.name, e.doc, &e.callee);
+    let unit: syn::Type = syn::parse_quote!(());
+    let ret_ty = e.ret.unwrap_or(&unit);
+    let ret_span = e.ret.map_or_else(Span::call_site, |t| t.span());
+
+    // Each parameter: its description, and its conversion in a pass of mode `M` from its
+    // first slot (one slot per plain parameter, `LEAVES` per expanded struct).
+    let mut offset = quote!(0);
+    let mut descs = Vec::new();
+    let mut args = Vec::new();
+    for param in e.params {
+        let ty = strip_lifetimes(&param.ty);
+        let pname = param.name.to_string();
+        match param.expand {
+            None => {
+                descs.push(quote_spanned!(param.ty.span()=> __abi::plain(#pname, <#ty as __abi::FromArg<'_>>::PARAM)));
+                args.push(quote_spanned!(param.ty.span()=> <#ty as __abi::FromArg<'_>>::convert::<M>(s, #offset)?));
+                offset = quote!(#offset + 1);
+            }
+            Some(span) => {
+                descs.push(quote_spanned!(param.ty.span()=> __abi::expanded(#pname, <#ty as __abi::AbiType>::DESC)));
+                args.push(quote_spanned!(span=> <#ty as __abi::Expand<'_>>::convert::<M>(s, #offset)?));
+                offset = quote!(#offset + <#ty as __abi::Expand<'static>>::LEAVES);
+            }
+        }
+    }
+    let ret = quote_spanned!(ret_span=> <#ret_ty as __abi::ReturnValue>::into_outcome::<M>);
+    let ret_desc = quote_spanned!(ret_span=> <#ret_ty as __abi::ReturnValue>::DESC);
+    quote! {
+        const DESC: __abi::FnDesc = __abi::FnDesc::new(#name, &[#(#descs),*], #ret_desc, #doc);
+        const N: usize = DESC.slot_count();
+        const FAST: bool = DESC.fast_path();
+        const LEN: usize = __abi::export_texts_len(&DESC);
+        static META: __abi::StaticStr = __abi::StaticStr::with_trailer(&__abi::export_texts::<LEN>(&DESC));
+
+        #[inline(always)]
+        fn call<'a, M: __abi::Mode>(s: &'a [__abi::AnyView<'a>]) -> __abi::Outcome<M> {
+            #ret(#callee(#(#args),*))
+        }
+    }
+}
+
+/// The packed shim `ident`, with `attrs` (`#[no_mangle]` for an export).
+pub fn shim(ident: &syn::Ident, attrs: TokenStream) -> TokenStream {
+    quote! {
+        #attrs
+        unsafe extern "C" fn #ident(_: __abi::H, args: __abi::A, n: i32, out: __abi::O) -> i32 {
+            // SAFETY: the packed calling convention; `export` checks count and pointers.
+            unsafe { __abi::export::<N, FAST>(|| &EXPORT, args, n, out, call::<__abi::Fast>, call::<__abi::Full>) }
+        }
+    }
+}
+
+/// Replaces named and elided lifetimes by `'_` so the type can be named inside the shim.
+pub fn strip_lifetimes(ty: &syn::Type) -> TokenStream {
+    struct Strip;
+    impl syn::visit_mut::VisitMut for Strip {
+        fn visit_lifetime_mut(&mut self, l: &mut syn::Lifetime) {
+            *l = syn::Lifetime::new("'_", l.span());
+        }
+    }
+    let mut ty = ty.clone();
+    syn::visit_mut::VisitMut::visit_type_mut(&mut Strip, &mut ty);
+    ty.into_token_stream()
+}
