@@ -42,7 +42,8 @@ fn expand(block: &MethodsBlock) -> TokenStream {
         let ident = &m.ident;
         let shim = format_ident!("__abi_method_{}", ident);
         let entry = packed::entry(&packed::Entry {
-            name: &format!("{class_name}.{}", m.name),
+            // Error messages name what the caller wrote: `Counter(...)` for the constructor.
+            name: &format!("{class_name}.{}", if m.kind == MethodKind::Init { "__init__" } else { &m.name }),
             doc: &m.doc,
             params: &m.params,
             ret: m.ret.as_ref(),
