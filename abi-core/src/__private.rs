@@ -25,7 +25,9 @@ pub use crate::value::error::{Error, Result};
 pub use crate::value::static_str::StaticStr;
 
 pub use crate::convert::objects::{get_field, get_shared_field, set_shared_field, FieldGet, SharedField};
-pub use crate::runtime::class::{register_at_load, registered_layout, ClassSpec, FieldLayout, FieldSpec, MethodSpec, Object, TypeSlot};
+pub use crate::runtime::class::{
+    register_at_load, registered_layout, ClassSpec, FieldLayout, FieldSpec, MethodSpec, Object, TypeSlot,
+};
 pub use crate::runtime::obj::{check_init, Obj};
 
 /// A plain parameter's description: `param` is its type's `FromArg::PARAM`.

@@ -112,7 +112,7 @@ fn borrowed_and_owned_parameters_through_the_shims() {
     let before = drops();
     let p = Obj::new(Point::new(7.0, 1.0));
     let arg = Any::from_value(p.clone()).unwrap();
-    assert_eq!(call_export("point_x", &[arg.clone()]).unwrap().to::<f64>().unwrap(), 7.0);
+    assert_eq!(call_export("point_x", std::slice::from_ref(&arg)).unwrap().to::<f64>().unwrap(), 7.0);
     let back = call_export("keep_point", &[arg]).unwrap().to::<Obj<Point>>().unwrap();
     assert!(Obj::ptr_eq(&p, &back));
     let made = call_export("make_point", &[Any::from_value(2.0).unwrap(), Any::from_value(0.5).unwrap()]).unwrap();

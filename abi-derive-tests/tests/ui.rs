@@ -26,3 +26,8 @@ fn import_misuse_fails_to_compile() {
 fn generated_code_is_hygienic() {
     trybuild::TestCases::new().pass("tests/ui/hygiene/*.rs");
 }
+
+#[test]
+fn object_misuse_fails_to_compile() {
+    trybuild::TestCases::new().compile_fail("tests/ui/object/*.rs");
+}

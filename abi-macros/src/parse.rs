@@ -8,7 +8,8 @@ use syn::{FnArg, Pat, ReturnType};
 use crate::attr;
 use crate::errors::Errors;
 use crate::model::{
-    Access, ExportFn, Field, ImportFn, ImportSet, Method, MethodKind, MethodsBlock, ObjectDef, ObjectField, Param, StructDef,
+    Access, ExportFn, Field, ImportFn, ImportSet, Method, MethodKind, MethodsBlock, ObjectDef, ObjectField, Param,
+    StructDef,
 };
 
 /// The exported name: the `name = "..."` option, else the Rust name, with its span.

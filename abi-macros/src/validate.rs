@@ -233,10 +233,8 @@ fn keys_are_unique(s: &crate::model::StructDef, errors: &mut Errors) {
 /// Checks every rule of a type deriving `Object`, recording all violations.
 pub fn object(o: &crate::model::ObjectDef, errors: &mut Errors) {
     match &o.type_key {
-        None => errors.error(
-            &o.ident,
-            "`#[derive(Object)]` needs a unique type key: add `#[abi(type_key = \"mylib.Name\")]`",
-        ),
+        None => errors
+            .error(&o.ident, "`#[derive(Object)]` needs a unique type key: add `#[abi(type_key = \"mylib.Name\")]`"),
         Some(key) => type_key_is_valid(key, errors),
     }
     if let Some(p) = o.generics.params.first() {
@@ -264,7 +262,8 @@ fn parent_is_first(o: &crate::model::ObjectDef, errors: &mut Errors) {
     for (i, f) in o.fields.iter().enumerate() {
         let Some(span) = f.parent else { continue };
         if i != 0 {
-            errors.error_at(span, "the `parent` field must be the first field: the child embeds its parent at offset 0");
+            errors
+                .error_at(span, "the `parent` field must be the first field: the child embeds its parent at offset 0");
         } else if f.access != crate::model::Access::Hidden {
             errors.error_at(span, "the `parent` field is not reflected itself: its fields are inherited");
         }

@@ -4,8 +4,8 @@
 
 pub mod call_arg;
 mod containers;
-pub mod objects;
 pub mod export_call;
+pub mod objects;
 mod scalars;
 mod strings;
 pub mod typed;
@@ -31,7 +31,7 @@ pub trait AbiType {
 #[diagnostic::on_unimplemented(
     message = "`{Self}` cannot be received as an ABI argument",
     label = "unsupported parameter type",
-    note = "supported: bool, integers, floats, &str, String, &[u8], Vec<u8>, Option<T>, Vec<T>, tuples, maps, Any, AnyView, TensorView, Tensor, Function, derived structs"
+    note = "supported: bool, integers, floats, &str, String, &[u8], Vec<u8>, Option<T>, Vec<T>, tuples, maps, Any, AnyView, TensorView, Tensor, Function, derived structs, and `&T` or `Obj<T>` of object types"
 )]
 pub trait FromArg<'a>: AbiType + Sized {
     /// `AbiType::DESC` and [`FromArg::HAS_FAST_PATH`], reachable through this trait so that
@@ -150,7 +150,7 @@ impl<T: for<'a> FromArg<'a> + IntoAny> StructField for T {
 #[diagnostic::on_unimplemented(
     message = "`{Self}` cannot be returned across the ABI boundary",
     label = "unsupported return type",
-    note = "supported: (), bool, integers, floats, String, &str, Vec<u8>, Option<T>, Vec<T>, tuples, maps, Any, Tensor, Function, derived structs, and Result<T, E> of those"
+    note = "supported: (), bool, integers, floats, String, &str, Vec<u8>, Option<T>, Vec<T>, tuples, maps, Any, Tensor, Function, derived structs, object types and `Obj<T>`, and Result<T, E> of those"
 )]
 pub trait IntoAny: AbiType {
     /// Converts; fails only when the value cannot be represented (e.g. a `u64` above

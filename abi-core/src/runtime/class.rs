@@ -10,14 +10,17 @@
 use std::sync::{Mutex, OnceLock};
 
 use crate::ffi::type_index as ti;
-use crate::ffi::type_table::{field_flags, FieldGetter, FieldInfo, MethodInfo, TypeApi, TypeMetadata, QUERY_ONLY_PARENT};
+use crate::ffi::type_table::{
+    field_flags, FieldGetter, FieldInfo, MethodInfo, TypeApi, TypeMetadata, QUERY_ONLY_PARENT,
+};
 use crate::ffi::{ByteArray, RawAny, CELL_OFFSET};
 use crate::reflect::writer::Writer;
 use crate::reflect::TypeDesc;
 use crate::runtime::error_slot::take_raised_after;
 use crate::runtime::export_entry::Export;
 use crate::runtime::function::Function;
-use crate::runtime::host::{services_at_load, type_api};
+use crate::runtime::host::services_at_load;
+use crate::runtime::type_table::type_api;
 use crate::value::error::{Error, Result};
 use crate::value::object::ObjectHandle;
 use crate::value::string::str_any;

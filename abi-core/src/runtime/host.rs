@@ -9,7 +9,6 @@ use std::sync::OnceLock;
 
 use crate::ffi::type_table::TypeApi;
 use crate::ffi::{HostApi, RuntimeTable, ATTACH_ALREADY_RUNNING, ATTACH_OK, ATTACH_VERSION_MISMATCH};
-use crate::runtime::type_table::EMBEDDED_TYPE_API;
 
 /// Where this library's runtime services live.
 #[derive(Clone, Copy, Debug)]
@@ -51,14 +50,6 @@ pub fn host() -> Option<&'static HostApi> {
     match services() {
         Services::Embedded => None,
         Services::TvmFfi(table) | Services::Attached(table) => Some(&table.api),
-    }
-}
-
-/// The type table this library registers and looks its object types up in.
-pub fn type_api() -> &'static TypeApi {
-    match services() {
-        Services::Embedded => &EMBEDDED_TYPE_API,
-        Services::TvmFfi(table) | Services::Attached(table) => &table.types,
     }
 }
 

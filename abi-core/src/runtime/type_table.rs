@@ -1,4 +1,4 @@
-//! The embedded runtime's type table: what a process with no tvm-ffi runtime uses to give
+//! The type table a library uses ([`type_api`]), and the embedded runtime's own: what a process with no tvm-ffi runtime uses to give
 //! user object types their indices (from 128), ancestry, reflected fields, methods,
 //! metadata and attributes. The entry points have the signatures and results of tvm-ffi's
 //! (`TVMFFIGetTypeInfo`-compatible records), so the same registration code runs against
@@ -16,6 +16,7 @@ use crate::ffi::type_index as ti;
 use crate::ffi::type_table::{FieldInfo, MethodInfo, TypeApi, TypeAttrColumn, TypeInfo, TypeMetadata};
 use crate::ffi::{ByteArray, RawAny};
 use crate::runtime::error_slot::set_raised;
+use crate::runtime::host::{services, Services};
 use crate::value::error::Error;
 use crate::value::object::inc_ref;
 
@@ -345,6 +346,15 @@ pub unsafe extern "C" fn embedded_get_type_info(index: i32) -> *const TypeInfo {
     table().entry(index).map_or(core::ptr::null(), |e| &e.info as *const TypeInfo)
 }
 
+/// The type table this library registers and looks its object types up in: its
+/// runtime's (tvm-ffi's, or the opener's when attached), else this embedded one.
+pub fn type_api() -> &'static TypeApi {
+    match services() {
+        Services::Embedded => &EMBEDDED_TYPE_API,
+        Services::TvmFfi(table) | Services::Attached(table) => &table.types,
+    }
+}
+
 /// The embedded table's entry points.
 pub const EMBEDDED_TYPE_API: TypeApi = TypeApi {
     key_to_index: embedded_type_key_to_index,
@@ -356,4 +366,3 @@ pub const EMBEDDED_TYPE_API: TypeApi = TypeApi {
     get_attr_column: embedded_get_type_attr_column,
     get_type_info: embedded_get_type_info,
 };
-

@@ -52,8 +52,12 @@ fn expand(block: &MethodsBlock) -> TokenStream {
         let shim_fn = packed::shim(&shim, TokenStream::new());
         let is_static = m.kind != MethodKind::Instance;
         let init_check = match (&m.kind, &m.ret) {
-            (MethodKind::Init, Some(ret)) => quote_spanned!(ret.span()=> const _: () = __abi::check_init::<#self_ty, #ret>();),
-            (MethodKind::Init, None) => quote_spanned!(m.sig.span()=> const _: () = __abi::check_init::<#self_ty, ()>();),
+            (MethodKind::Init, Some(ret)) => {
+                quote_spanned!(ret.span()=> const _: () = __abi::check_init::<#self_ty, #ret>();)
+            }
+            (MethodKind::Init, None) => {
+                quote_spanned!(m.sig.span()=> const _: () = __abi::check_init::<#self_ty, ()>();)
+            }
             _ => TokenStream::new(),
         };
         let name = &m.name;

@@ -30,7 +30,11 @@ impl Macro for ObjectDef {
     /// The trait impls with a placeholder class, so uses of the type still compile.
     fn fallback(&self) -> TokenStream {
         let (ident, krate) = (&self.ident, &self.krate);
-        let (impl_generics, ty_generics, where_clause) = self.generics.split_for_impl();
+        let (impl_generics, ty_generics, _) = self.generics.split_for_impl();
+        // Conditioned on the supertraits, so a rejected generic struct adds no errors.
+        let mut generics = self.generics.clone();
+        generics.make_where_clause().predicates.push(syn::parse_quote!(Self: Send + Sync + 'static));
+        let where_clause = &generics.where_clause;
         quote! {
             const _: () = {
                 use #krate::__private as __abi;
@@ -121,8 +125,9 @@ fn expand(o: &ObjectDef) -> TokenStream {
         const _: () = {
             use #krate::__private as __abi;
 
-            #shared {
-                const CLASS: &'static __abi::ClassSpec = &__abi::ClassSpec {
+            // Named directly (not through `Object`), so a type that is not `Send + Sync`
+            // gets one error, on the impl.
+            const SPEC: &__abi::ClassSpec = &__abi::ClassSpec {
                     key: #key,
                     desc: &__abi::TypeDesc::Class { key: #key },
                     doc: #doc,
@@ -132,7 +137,10 @@ fn expand(o: &ObjectDef) -> TokenStream {
                     align: ::core::mem::align_of::<#ident>(),
                     layout: &[#(#layout),*],
                     fields: &[#(#fields),*],
-                };
+            };
+
+            #shared {
+                const CLASS: &'static __abi::ClassSpec = SPEC;
 
                 #[inline(always)]
                 fn slot() -> &'static __abi::TypeSlot {
@@ -144,7 +152,7 @@ fn expand(o: &ObjectDef) -> TokenStream {
             #parent_check
 
             impl __abi::AbiType for #ident {
-                const DESC: &'static __abi::TypeDesc = <#ident as __abi::Object>::CLASS.desc;
+                const DESC: &'static __abi::TypeDesc = SPEC.desc;
             }
 
             impl __abi::IntoAny for #ident {
