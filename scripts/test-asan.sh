@@ -17,5 +17,5 @@ export ABI_FIXTURE_TARGET="$triple"
 target=${ABI_TARGET_DIR:-$(scripts/target-dir.sh)}
 run() { cargo +nightly test --quiet --target "$triple" --target-dir "$target/asan" "$@"; }
 run -p abi-core --lib --tests
-run -p abi-derive-tests --test hostile_calls --test threads --test imports --test structs --test one_runtime
+run -p abi-derive-tests --test hostile_calls --test threads --test imports --test structs --test one_runtime --test objects --test objects_between_libraries
 echo "AddressSanitizer: no errors"
