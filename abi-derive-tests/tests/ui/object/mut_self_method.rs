@@ -1,9 +1,6 @@
-#[derive(abi_core::Object)]
-#[abi(type_key = "mylib.Counter")]
-pub struct Counter {
-    #[abi(get)]
-    pub start: i64,
-}
+#[path = "shared/counter.rs"]
+mod counter;
+use counter::Counter;
 
 #[abi_core::methods]
 impl Counter {
