@@ -6,7 +6,7 @@
 use proc_macro2::TokenStream;
 use quote::quote;
 
-use crate::model::{ExportFn, ImportSet, StructDef};
+use crate::model::{ExportFn, ImportSet, MethodsBlock, ObjectDef, StructDef};
 use crate::skeleton;
 
 fn pretty(tokens: TokenStream) -> String {
@@ -24,6 +24,43 @@ fn derive(item: TokenStream) -> String {
 
 fn import(attr: TokenStream, item: TokenStream) -> String {
     pretty(skeleton::run::<ImportSet>((attr, item)))
+}
+
+fn object(item: TokenStream) -> String {
+    pretty(skeleton::run::<ObjectDef>(item))
+}
+
+fn methods(item: TokenStream) -> String {
+    pretty(skeleton::run::<MethodsBlock>((quote!(), item)))
+}
+
+#[test]
+fn object_with_read_only_writable_and_hidden_fields() {
+    insta::assert_snapshot!(object(quote! {
+        /// A named counter.
+        #[abi(type_key = "mylib.Counter")]
+        pub struct Counter {
+            /// The counter's name.
+            #[abi(get)]
+            pub name: String,
+            #[abi(get, set)]
+            pub hits: AtomicI64,
+            value: AtomicI64,
+        }
+    }));
+}
+
+#[test]
+fn object_methods_instance_static_and_init() {
+    insta::assert_snapshot!(methods(quote! {
+        impl Counter {
+            /// Makes a counter.
+            #[abi(init)]
+            pub fn new(name: String) -> Self { todo!() }
+            /// Adds `by`.
+            pub fn add(&self, by: i64) -> i64 { todo!() }
+        }
+    }));
 }
 
 #[test]

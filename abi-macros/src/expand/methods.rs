@@ -63,7 +63,7 @@ fn expand(block: &MethodsBlock) -> TokenStream {
         let name = &m.name;
         let clash = format!("method `{name}` has the name of a reflected field of `{class_name}`: rename one of them");
         let name_check = quote_spanned! {ident.span()=>
-            const _: () = assert!(!<#self_ty as __abi::Object>::CLASS.has_field(#name), #clash);
+            const _: () = ::core::assert!(!<#self_ty as __abi::Object>::CLASS.has_field(#name), #clash);
         };
         quote! {
             const _: () = {

@@ -43,7 +43,7 @@ impl Macro for ObjectDef {
                         key: "",
                         desc: &__abi::TypeDesc::Object,
                         doc: "",
-                        parent: None,
+                        parent: ::core::option::Option::None,
                         parent_key: "",
                         size: 0,
                         align: 0,
@@ -51,7 +51,7 @@ impl Macro for ObjectDef {
                         fields: &[],
                     };
                     fn slot() -> &'static __abi::TypeSlot {
-                        unreachable!()
+                        ::core::unreachable!()
                     }
                 }
             };
@@ -81,12 +81,12 @@ fn expand(o: &ObjectDef) -> TokenStream {
             Access::GetSet => (
                 quote_spanned!(ty.span()=> <#ty as __abi::SharedField>::FIELD),
                 quote_spanned!(ty.span()=> __abi::get_shared_field::<#ty>),
-                quote_spanned!(ty.span()=> Some(__abi::set_shared_field::<#ty>)),
+                quote_spanned!(ty.span()=> ::core::option::Option::Some(__abi::set_shared_field::<#ty>)),
             ),
             _ => (
                 quote_spanned!(ty.span()=> <#ty as __abi::FieldGet>::FIELD),
                 quote_spanned!(ty.span()=> __abi::get_field::<#ty>),
-                quote!(None),
+                quote!(::core::option::Option::None),
             ),
         };
         quote! {
@@ -108,17 +108,17 @@ fn expand(o: &ObjectDef) -> TokenStream {
             let (pty, pid) = (&p.ty, &p.ident);
             let span = p.parent.unwrap_or_else(|| pty.span());
             (
-                quote_spanned!(pty.span()=> Some(<#pty as __abi::Object>::type_index)),
+                quote_spanned!(pty.span()=> ::core::option::Option::Some(<#pty as __abi::Object>::type_index)),
                 quote_spanned!(pty.span()=> <#pty as __abi::Object>::CLASS.key),
                 quote_spanned! {span=>
-                    const _: () = assert!(
+                    const _: () = ::core::assert!(
                         ::core::mem::offset_of!(#ident, #pid) == 0,
                         "the parent field is not at offset 0: add `#[repr(C)]` to the struct so it stays first"
                     );
                 },
             )
         }
-        None => (quote!(None), quote!("ffi.Object"), TokenStream::new()),
+        None => (quote!(::core::option::Option::None), quote!("ffi.Object"), TokenStream::new()),
     };
     let shared = quote_spanned!(ident.span()=> unsafe impl __abi::Object for #ident);
     quote! {
@@ -157,7 +157,7 @@ fn expand(o: &ObjectDef) -> TokenStream {
 
             impl __abi::IntoAny for #ident {
                 fn into_any(self) -> ::core::result::Result<__abi::Any, __abi::ConvError> {
-                    let obj = __abi::Obj::try_new(self).map_err(__abi::ConvError::from)?;
+                    let obj = __abi::Obj::try_new(self).map_err(<__abi::ConvError as ::core::convert::From<__abi::Error>>::from)?;
                     __abi::IntoAny::into_any(obj)
                 }
             }
