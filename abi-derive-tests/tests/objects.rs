@@ -3,7 +3,7 @@
 //! methods read back through the type table exactly as a host reads them, and drops.
 
 use std::sync::atomic::{AtomicI64, AtomicUsize, Ordering};
-use std::sync::{Arc, Mutex};
+use std::sync::Mutex;
 
 use abi_core::ffi::type_index as ti;
 use abi_core::{Any, Obj, Object};
@@ -267,6 +267,22 @@ mod table {
     }
 
     #[test]
+    fn a_second_field_or_method_of_a_name_is_refused() {
+        let api = abi_core::__private::own_runtime_table().types;
+        let index = Point::type_index().unwrap();
+        let x = field("x");
+        // SAFETY: a complete record.
+        assert_ne!(unsafe { (api.register_field)(index, &x) }, 0);
+        assert_eq!(abi_core::host::take_raised().unwrap().message(), "field `x` is already registered");
+        let norm = *methods().iter().find(|m| text(m.name) == "norm").unwrap();
+        // SAFETY: a complete record.
+        assert_ne!(unsafe { (api.register_method)(index, &norm) }, 0);
+        assert_eq!(abi_core::host::take_raised().unwrap().message(), "method `norm` is already registered");
+        assert_eq!(fields().len(), 4);
+        assert_eq!(methods().len(), 3);
+    }
+
+    #[test]
     fn the_fingerprint_is_a_type_attribute() {
         let api = abi_core::__private::own_runtime_table().types;
         let layout = abi_core::__private::registered_layout(&api, Point::type_index().unwrap()).unwrap();
@@ -276,14 +292,13 @@ mod table {
 }
 
 #[test]
-fn a_value_moved_in_is_dropped_when_the_last_holder_is_a_raw_any() {
+fn a_value_converted_into_an_any_is_dropped_with_its_last_holder() {
     let _g = serial();
     let before = drops();
     let any = Any::from_value(Point::new(0.0, 1.0)).unwrap();
-    let shared = Arc::new(any);
-    let other = Arc::clone(&shared);
-    drop(shared);
+    let copy = any.clone();
+    drop(any);
     assert_eq!(drops(), before);
-    drop(other);
+    drop(copy);
     assert_eq!(drops(), before + 1);
 }

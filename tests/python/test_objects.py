@@ -44,11 +44,10 @@ def test_read_only_fields_refuse_assignment(objects):
     assert c.name == "a"
 
 
-def test_unreflected_fields_are_invisible(objects):
-    c = objects.make_counter("a")
-    assert not hasattr(c, "value_")
-    with pytest.raises(AttributeError):
-        c.value = 3  # a method, not a field: no setter
+def test_only_marked_fields_are_reflected(objects):
+    info = type(objects.make_counter("a")).__tvm_ffi_type_info__
+    assert [f.name for f in info.fields] == ["name", "start"]  # `value` stays private to Rust
+    assert {m.name for m in info.methods} == {"__ffi_init__", "add", "value", "zero"}
 
 
 def test_methods_and_fields_carry_their_docs(objects):

@@ -42,9 +42,9 @@ impl<'a, T: Object> FromArg<'a> for Obj<T> {
     #[inline]
     fn from_arg(v: &'a AnyView<'a>) -> Result<Obj<T>, ConvError> {
         let obj = instance::<T>(v)?;
-        // SAFETY: a live object borrowed by the view; we add our own reference.
-        let obj = unsafe { ObjectRef::from_borrowed(obj) };
-        Ok(Obj::from_object(obj).unwrap_or_else(|_| unreachable!("checked by `instance`")))
+        // SAFETY: a live object borrowed by the view, of a type `instance` accepted; we add
+        // our own reference.
+        Ok(unsafe { Obj::from_object_unchecked(ObjectRef::from_borrowed(obj)) })
     }
 }
 

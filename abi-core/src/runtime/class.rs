@@ -66,7 +66,7 @@ pub struct ClassSpec {
     pub parent: Option<fn() -> Result<i32>>,
     /// The parent's type key (`ffi.Object` for none).
     pub parent_key: &'static str,
-    /// Size and alignment of the Rust value.
+    /// Size of the Rust value.
     pub size: usize,
     /// Alignment of the Rust value.
     pub align: usize,

@@ -45,6 +45,15 @@ impl<T: Object> Obj<T> {
         }
     }
 
+    /// Wraps an object reference already known to hold a `T` (or a subtype).
+    ///
+    /// # Safety
+    /// `obj`'s type index passed [`Obj::accepts_index`].
+    #[inline(always)]
+    pub(crate) unsafe fn from_object_unchecked(obj: ObjectRef) -> Obj<T> {
+        Obj { obj, _type: PhantomData }
+    }
+
     /// Whether objects of `type_index` hold a `T`: one compare once the type is
     /// registered, the ancestry (or the type's registration error) otherwise.
     #[inline(always)]

@@ -31,14 +31,51 @@ struct Entry {
     texts: Vec<Box<[u8]>>,
 }
 
-impl Entry {
-    fn keep(&mut self, bytes: ByteArray) -> ByteArray {
-        // SAFETY: the caller of the entry point passes a valid byte array.
-        let copy: Box<[u8]> = unsafe { bytes.as_slice() }.into();
-        let kept = ByteArray::from_slice(&copy);
-        self.texts.push(copy);
-        kept
+/// Copies `bytes` into `texts` and points at the copy.
+fn keep(texts: &mut Vec<Box<[u8]>>, bytes: ByteArray) -> ByteArray {
+    // SAFETY: the caller of the entry point passes a valid byte array.
+    let copy: Box<[u8]> = unsafe { bytes.as_slice() }.into();
+    let kept = ByteArray::from_slice(&copy);
+    texts.push(copy);
+    kept
+}
+
+/// A field or method record: named, with three texts the table copies.
+trait Named: Copy {
+    /// `"field"` or `"method"`, for errors.
+    const WHAT: &'static str;
+    fn texts(&mut self) -> [&mut ByteArray; 3];
+}
+
+impl Named for FieldInfo {
+    const WHAT: &'static str = "field";
+    fn texts(&mut self) -> [&mut ByteArray; 3] {
+        [&mut self.name, &mut self.doc, &mut self.metadata]
     }
+}
+
+impl Named for MethodInfo {
+    const WHAT: &'static str = "method";
+    fn texts(&mut self) -> [&mut ByteArray; 3] {
+        [&mut self.name, &mut self.doc, &mut self.metadata]
+    }
+}
+
+/// Appends `record` to `list` with its texts copied into `texts`; a second record of the
+/// same name is an error.
+fn push_named<R: Named>(texts: &mut Vec<Box<[u8]>>, list: &mut Vec<R>, mut record: R) -> Result<(), Error> {
+    // SAFETY: records carry valid byte arrays (the caller's, or copies the table keeps).
+    let name = |r: &mut R| unsafe { r.texts()[0].as_slice() }.to_vec();
+    let wanted = name(&mut record);
+    if list.iter_mut().any(|r| name(r) == wanted) {
+        let shown = String::from_utf8_lossy(&wanted);
+        return Err(Error::key_error(format!("{} `{shown}` is already registered", R::WHAT)));
+    }
+    for text in record.texts() {
+        *text = keep(texts, *text);
+    }
+    list.push(record);
+    Ok(())
 }
 
 /// One attribute: its column and every buffer the column ever pointed to.
@@ -121,7 +158,7 @@ impl Table {
             metadata: None,
             texts: Vec::new(),
         });
-        entry.info.type_key = entry.keep(ByteArray::from_slice(key));
+        entry.info.type_key = keep(&mut entry.texts, ByteArray::from_slice(key));
         entry.info.type_ancestors = entry.ancestors.as_ptr();
         let slot = (index - ti::OBJECT) as usize;
         if self.entries.len() <= slot {
@@ -222,16 +259,9 @@ pub unsafe extern "C" fn embedded_type_get_or_alloc_index(
 /// `info` points to a valid field record.
 pub unsafe extern "C" fn embedded_type_register_field(index: i32, info: *const FieldInfo) -> i32 {
     // SAFETY: guaranteed by the caller.
-    let mut field = unsafe { *info };
+    let field = unsafe { *info };
     with_entry(index, |e| {
-        // SAFETY: the records' texts are valid byte arrays.
-        if e.fields.iter().any(|f| unsafe { f.name.as_slice() == field.name.as_slice() }) {
-            // SAFETY: as above.
-            let name = String::from_utf8_lossy(unsafe { field.name.as_slice() }).into_owned();
-            return Err(Error::key_error(format!("field `{name}` is already registered")));
-        }
-        (field.name, field.doc, field.metadata) = (e.keep(field.name), e.keep(field.doc), e.keep(field.metadata));
-        e.fields.push(field);
+        push_named(&mut e.texts, &mut e.fields, field)?;
         e.info.fields = e.fields.as_ptr();
         e.info.num_fields = e.fields.len() as i32;
         Ok(())
@@ -244,17 +274,10 @@ pub unsafe extern "C" fn embedded_type_register_field(index: i32, info: *const F
 /// `info` points to a valid method record whose `method` is a live value.
 pub unsafe extern "C" fn embedded_type_register_method(index: i32, info: *const MethodInfo) -> i32 {
     // SAFETY: guaranteed by the caller.
-    let mut method = unsafe { *info };
+    let method = unsafe { *info };
     with_entry(index, |e| {
-        // SAFETY: the records' texts are valid byte arrays.
-        if e.methods.iter().any(|m| unsafe { m.name.as_slice() == method.name.as_slice() }) {
-            // SAFETY: as above.
-            let name = String::from_utf8_lossy(unsafe { method.name.as_slice() }).into_owned();
-            return Err(Error::key_error(format!("method `{name}` is already registered")));
-        }
+        push_named(&mut e.texts, &mut e.methods, method)?;
         keep_value(&method.method);
-        (method.name, method.doc, method.metadata) = (e.keep(method.name), e.keep(method.doc), e.keep(method.metadata));
-        e.methods.push(method);
         e.info.methods = e.methods.as_ptr();
         e.info.num_methods = e.methods.len() as i32;
         Ok(())
@@ -272,7 +295,7 @@ pub unsafe extern "C" fn embedded_type_register_metadata(index: i32, metadata: *
         if e.metadata.is_some() {
             return Err(Error::value_error(format!("type index {index}: overriding its metadata")));
         }
-        metadata.doc = e.keep(metadata.doc);
+        metadata.doc = keep(&mut e.texts, metadata.doc);
         let boxed = Box::new(metadata);
         e.info.metadata = &*boxed;
         e.metadata = Some(boxed);
