@@ -46,6 +46,7 @@ pub use runtime::class::Object;
 pub use runtime::function::{Function, FunctionRef};
 pub use runtime::map::Map;
 pub use runtime::obj::Obj;
+pub use runtime::weak_obj::WeakObj;
 pub use value::any::{Any, AnyView};
 pub use value::array::Array;
 pub use value::conv_error::{ConvError, Number};

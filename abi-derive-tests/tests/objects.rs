@@ -75,7 +75,7 @@ fn drops() -> usize {
     DROPS.load(Ordering::SeqCst)
 }
 
-// Tests share the drop counter: they run one at a time.
+// Tests share the drop counter: every test that makes a point runs alone.
 static SERIAL: Mutex<()> = Mutex::new(());
 
 fn serial() -> std::sync::MutexGuard<'static, ()> {
@@ -84,6 +84,7 @@ fn serial() -> std::sync::MutexGuard<'static, ()> {
 
 #[test]
 fn the_embedded_table_allocates_a_dynamic_index() {
+    let _g = serial();
     let index = Point::type_index().unwrap();
     assert!(index >= ti::DYN_OBJECT_BEGIN, "{index}");
     assert_eq!(Point::type_index().unwrap(), index, "registered once");
@@ -135,6 +136,7 @@ fn other_values_are_refused_with_the_type_key() {
 
 #[test]
 fn eight_threads_share_one_object() {
+    let _g = serial();
     let p = Obj::new(Point::new(3.0, 4.0));
     let before = p.hits.load(Ordering::SeqCst);
     let threads: Vec<_> = (0..8)
@@ -154,6 +156,54 @@ fn eight_threads_share_one_object() {
     }
     assert_eq!(p.hits.load(Ordering::SeqCst) - before, 8000);
     assert_eq!(Obj::strong_count(&p), 1);
+}
+
+#[test]
+fn a_weak_reference_keeps_the_memory_not_the_value() {
+    let _g = serial();
+    let before = drops();
+    let p = Obj::new(Point::new(1.0, 1.0));
+    let weak = Obj::downgrade(&p);
+    let weak2 = weak.clone();
+    assert_eq!(Obj::strong_count(&p), 1, "weak references are not strong");
+    let again = weak.upgrade().expect("alive while a strong reference exists");
+    assert!(Obj::ptr_eq(&p, &again));
+    assert_eq!(weak.strong_count(), 2);
+    drop((p, again));
+    assert_eq!(drops(), before + 1, "the value goes with the last strong reference");
+    assert!(weak.upgrade().is_none());
+    assert!(weak2.upgrade().is_none());
+    assert_eq!(weak.strong_count(), 0);
+    assert!(format!("{weak:?}").contains("tests.Point"));
+    // The memory goes with the last weak reference (valgrind and ASan run this test).
+    drop((weak, weak2));
+    assert_eq!(drops(), before + 1, "dropped exactly once");
+}
+
+#[test]
+fn upgrades_racing_the_last_release_never_revive_the_value() {
+    let _g = serial();
+    let before = drops();
+    for _ in 0..200 {
+        let p = Obj::new(Point::new(2.0, 0.0));
+        let weak = Obj::downgrade(&p);
+        let threads: Vec<_> = (0..4)
+            .map(|_| {
+                let weak = weak.clone();
+                std::thread::spawn(move || {
+                    while let Some(p) = weak.upgrade() {
+                        assert_eq!(p.x, 2.0);
+                    }
+                })
+            })
+            .collect();
+        drop(p);
+        for t in threads {
+            t.join().unwrap();
+        }
+        assert!(weak.upgrade().is_none());
+    }
+    assert_eq!(drops(), before + 200);
 }
 
 /// The type table as a host reads it: type info, fields through their getters and
@@ -203,6 +253,7 @@ mod table {
 
     #[test]
     fn type_info_names_key_depth_and_object_ancestor() {
+        let _g = serial();
         let info = info();
         assert_eq!(text(info.type_key), "tests.Point");
         assert_eq!(info.type_depth, 1);
@@ -216,6 +267,7 @@ mod table {
 
     #[test]
     fn fields_read_and_write_through_the_table() {
+        let _g = serial();
         let names: Vec<String> = fields().iter().map(|f| text(f.name)).collect();
         assert_eq!(names, ["x", "y", "hits", "label"]);
         let p = Obj::new(Point::new(1.5, 2.5));
@@ -243,6 +295,7 @@ mod table {
 
     #[test]
     fn methods_are_functions_taking_self_first() {
+        let _g = serial();
         let by_name = |n: &str| *methods().iter().find(|m| text(m.name) == n).unwrap_or_else(|| panic!("{n}"));
         let function = |m: MethodInfo| {
             // SAFETY: the table holds a reference to the Function.
@@ -268,6 +321,7 @@ mod table {
 
     #[test]
     fn a_second_field_or_method_of_a_name_is_refused() {
+        let _g = serial();
         let api = abi_core::__private::own_runtime_table().types;
         let index = Point::type_index().unwrap();
         let x = field("x");
@@ -284,6 +338,7 @@ mod table {
 
     #[test]
     fn the_fingerprint_is_a_type_attribute() {
+        let _g = serial();
         let api = abi_core::__private::own_runtime_table().types;
         let layout = abi_core::__private::registered_layout(&api, Point::type_index().unwrap()).unwrap();
         assert!(layout.starts_with("abi-layout/1 tests.Point parent=ffi.Object size="), "{layout}");

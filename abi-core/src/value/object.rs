@@ -62,6 +62,53 @@ unsafe fn release_last_strong(obj: *mut ObjectHeader, old: u64) {
     }
 }
 
+/// Adds a weak reference: the memory stays until the last weak reference goes, the value
+/// only until the last strong one.
+///
+/// # Safety
+/// The caller holds a strong or weak reference to `obj`.
+#[inline]
+pub unsafe fn inc_weak(obj: *mut ObjectHeader) {
+    // SAFETY: the caller's reference keeps the memory alive.
+    unsafe { (*obj).combined_ref_count.fetch_add(WEAK_UNIT, Ordering::Relaxed) };
+}
+
+/// Releases a weak reference, freeing the memory when it was the last reference of any kind.
+///
+/// # Safety
+/// The caller owns the weak reference it releases.
+#[inline]
+pub unsafe fn dec_weak(obj: *mut ObjectHeader) {
+    // SAFETY: the caller's weak reference keeps the memory alive until this subtraction.
+    let header = unsafe { &*obj };
+    if header.combined_ref_count.fetch_sub(WEAK_UNIT, Ordering::Release) == WEAK_UNIT {
+        fence(Ordering::Acquire);
+        if let Some(deleter) = header.deleter {
+            // SAFETY: no strong and no other weak reference is left: free the memory.
+            unsafe { deleter(obj.cast(), DELETER_WEAK) };
+        }
+    }
+}
+
+/// Adds a strong reference if the value is still alive (its strong count is not zero).
+///
+/// # Safety
+/// The caller holds a weak reference to `obj`.
+pub unsafe fn try_upgrade(obj: *mut ObjectHeader) -> bool {
+    // SAFETY: the caller's weak reference keeps the header readable.
+    let count = unsafe { &(*obj).combined_ref_count };
+    let mut old = count.load(Ordering::Relaxed);
+    // A compare-exchange, never an add: the count must not rise from zero, because the value
+    // of an object whose strong count reached zero is being (or has been) dropped.
+    while old & STRONG_MASK != 0 {
+        match count.compare_exchange_weak(old, old + 1, Ordering::AcqRel, Ordering::Relaxed) {
+            Ok(_) => return true,
+            Err(current) => old = current,
+        }
+    }
+    false
+}
+
 /// The strong count of a live object (for tests and diagnostics).
 ///
 /// # Safety
