@@ -3,9 +3,11 @@
 // calls its exports as any C++ user would: typed calls, strings, bytes, optionals, arrays
 // and maps both ways, Rust-made functions, tensors both ways, callbacks (one that throws),
 // errors with kinds, metadata and docs. scripts/test-cpp-host.sh runs it under valgrind
-// too: every object either side made is released by the other without a leak.
+// too: every object either side made is released by the other without a leak. Rust object
+// types (libabi_objects_lib.so) are read through tvm-ffi's reflection API, passed back and
+// forth, held weakly here, and released by C++ and Rust holders in both orders.
 //
-// Usage: host <libabi_interop_lib.so> <libsignal_kit.so> <libmathlib.so>
+// Usage: host <libabi_interop_lib.so> <libsignal_kit.so> <libmathlib.so> <libabi_objects_lib.so>
 
 #include <tvm/ffi/any.h>
 #include <tvm/ffi/container/array.h>
@@ -14,6 +16,8 @@
 #include <tvm/ffi/error.h>
 #include <tvm/ffi/extra/module.h>
 #include <tvm/ffi/function.h>
+#include <tvm/ffi/object.h>
+#include <tvm/ffi/reflection/accessor.h>
 #include <tvm/ffi/string.h>
 
 #include <cmath>
@@ -202,11 +206,114 @@ void Metadata(const ffi::Module& lib, const ffi::Module& math) {
   std::cout << "ok  metadata and docs; missing functions are absent" << std::endl;
 }
 
+int64_t Dropped(const ffi::Module& objs) { return Get(objs, "dropped")().cast<int64_t>(); }
+
+void Objects(const ffi::Module& objs) {
+  namespace refl = ffi::reflection;
+  int64_t dropped = Dropped(objs);
+  {
+    // Made by Rust, read here through the type table: fields by their getters, methods as
+    // functions taking the object first, the type key from the header.
+    ffi::ObjectRef c = Get(objs, "make_counter")("cpp").cast<ffi::ObjectRef>();
+    CHECK_EQ(c->GetTypeKey(), std::string("mylib.Counter"));
+    CHECK_EQ(refl::FieldGetter("mylib.Counter", "name")(c).cast<ffi::String>(), ffi::String("cpp"));
+    CHECK_EQ(refl::FieldGetter("mylib.Counter", "start")(c).cast<int64_t>(), 0);
+    CHECK_EQ(refl::GetMethod("mylib.Counter", "add")(c, 5).cast<int64_t>(), 5);
+    CHECK_EQ(Get(objs, "counter_value")(c).cast<int64_t>(), 5);
+    // Back and forth: the same object returns, with one reference more while both hold it.
+    ffi::ObjectRef back = Get(objs, "keep")(c).cast<ffi::ObjectRef>();
+    CHECK(back.same_as(c));
+    CHECK_EQ(Get(objs, "ref_count")(c).cast<int64_t>(), 3);
+    // Constructed here through `__ffi_init__` and the static method.
+    ffi::ObjectRef b = refl::GetMethod("mylib.Counter", "__ffi_init__")("b", 7).cast<ffi::ObjectRef>();
+    CHECK_EQ(Get(objs, "counter_value")(b).cast<int64_t>(), 7);
+    ffi::ObjectRef z = refl::GetMethod("mylib.Counter", "zero")("z").cast<ffi::ObjectRef>();
+    CHECK_EQ(refl::FieldGetter("mylib.Counter", "name")(z).cast<ffi::String>(), ffi::String("z"));
+    // Values of other types are refused with the parameter and the type key.
+    std::string wrong = ExpectError("TypeError", [&] { Get(objs, "counter_value")(ffi::Array<int64_t>{1}); });
+    CHECK(wrong.find("argument `c` (#0) expected mylib.Counter") != std::string::npos);
+    ExpectError("TypeError", [&] { Get(objs, "counter_value")(nullptr); });
+    CHECK_EQ(Dropped(objs), dropped);
+  }
+  CHECK_EQ(Dropped(objs), dropped + 3);  // c (and back), b and z, released here
+  {
+    // A child type: its own fields, its parent's through the parent's key, a writable
+    // field set through the reflection setter, and accepted where the parent is expected.
+    ffi::ObjectRef l = Get(objs, "make_limited")("lim", 3).cast<ffi::ObjectRef>();
+    CHECK_EQ(l->GetTypeKey(), std::string("mylib.LimitedCounter"));
+    CHECK_EQ(refl::FieldGetter("mylib.LimitedCounter", "limit")(l).cast<int64_t>(), 3);
+    CHECK_EQ(refl::FieldGetter("mylib.Counter", "name")(l).cast<ffi::String>(), ffi::String("lim"));
+    refl::FieldSetter("mylib.LimitedCounter", "label")(l, ffi::String("set in C++"));
+    CHECK_EQ(refl::FieldGetter("mylib.LimitedCounter", "label")(l).cast<ffi::String>(), ffi::String("set in C++"));
+    CHECK(l->IsInstance<ffi::Object>());
+    CHECK_EQ(refl::GetMethod("mylib.LimitedCounter", "add_checked")(l, 3).cast<int64_t>(), 3);
+    std::string over = ExpectError("ValueError", [&] { refl::GetMethod("mylib.LimitedCounter", "add_checked")(l, 1); });
+    CHECK(over.find("passes the limit 3") != std::string::npos);
+    CHECK_EQ(Get(objs, "counter_value")(l).cast<int64_t>(), 3);
+  }
+  CHECK_EQ(Dropped(objs), dropped + 4);
+  dropped = Dropped(objs);
+  {
+    // Release orders: C++ lets go first and a Rust holder drops the value; then Rust lets
+    // go first and C++ drops it.
+    ffi::ObjectRef first = Get(objs, "make_counter")("rust-last").cast<ffi::ObjectRef>();
+    CHECK_EQ(Get(objs, "hold")(first).cast<int64_t>(), 1);
+    first = ffi::ObjectRef();
+    CHECK_EQ(Dropped(objs), dropped);
+    CHECK_EQ(Get(objs, "release_held")().cast<int64_t>(), 1);
+    CHECK_EQ(Dropped(objs), dropped + 1);
+    ffi::ObjectRef second = Get(objs, "make_counter")("cpp-last").cast<ffi::ObjectRef>();
+    Get(objs, "hold")(second);
+    CHECK_EQ(Get(objs, "release_held")().cast<int64_t>(), 1);
+    CHECK_EQ(Dropped(objs), dropped + 1);
+    second = ffi::ObjectRef();
+    CHECK_EQ(Dropped(objs), dropped + 2);
+  }
+  dropped = Dropped(objs);
+  {
+    // Weak references: a C++ WeakObjectPtr and a Rust WeakObj outlive the value, which is
+    // dropped once, with the last strong reference; the memory goes with the last weak one.
+    ffi::ObjectRef c = Get(objs, "make_counter")("weak").cast<ffi::ObjectRef>();
+    ffi::WeakObjectPtr<ffi::Object> weak(ffi::details::ObjectUnsafe::ObjectPtrFromObjectRef<ffi::Object>(c));
+    Get(objs, "watch")(c);
+    refl::GetMethod("mylib.Counter", "add")(c, 9);
+    CHECK(weak.lock() != nullptr);
+    CHECK_EQ(Get(objs, "watched_value")().cast<int64_t>(), 9);
+    c = ffi::ObjectRef();
+    CHECK_EQ(Dropped(objs), dropped + 1);
+    CHECK(weak.lock() == nullptr);
+    CHECK(Get(objs, "watched_value")() == nullptr);
+    Get(objs, "unwatch")();  // Rust lets go of its weak reference first, C++ last
+  }
+  CHECK_EQ(Dropped(objs), dropped + 1);
+  std::cout << "ok  Rust objects: fields and methods by reflection, child types, both ways, "
+               "release orders, weak references"
+            << std::endl;
+}
+
+// The module goes out of scope (tvm-ffi unloads its library) while an object it made is
+// still held here: the library registered types in this process's table, so it pinned
+// itself, and the object's fields, methods and deleter still work.
+void ObjectsOutliveTheirModule(const char* path) {
+  ffi::ObjectRef survivor;
+  {
+    ffi::Module objs = ffi::Module::LoadFromFile(path);
+    Objects(objs);
+    survivor = Get(objs, "make_counter")("survivor").cast<ffi::ObjectRef>();
+  }
+  CHECK_EQ(ffi::reflection::FieldGetter("mylib.Counter", "name")(survivor).cast<ffi::String>(),
+           ffi::String("survivor"));
+  CHECK_EQ(ffi::reflection::GetMethod("mylib.Counter", "add")(survivor, 2).cast<int64_t>(), 2);
+  survivor = ffi::ObjectRef();
+  std::cout << "ok  an object outlives the module that made it" << std::endl;
+}
+
 }  // namespace
 
 int main(int argc, char** argv) {
-  if (argc != 4) {
-    std::cerr << "usage: " << argv[0] << " <libabi_interop_lib.so> <libsignal_kit.so> <libmathlib.so>"
+  if (argc != 5) {
+    std::cerr << "usage: " << argv[0]
+              << " <libabi_interop_lib.so> <libsignal_kit.so> <libmathlib.so> <libabi_objects_lib.so>"
               << std::endl;
     return 2;
   }
@@ -222,6 +329,7 @@ int main(int argc, char** argv) {
     Callbacks(lib);
     Errors(lib);
     Metadata(lib, math);
+    ObjectsOutliveTheirModule(argv[4]);
   } catch (const ffi::Error& e) {
     std::cerr << "FAILED: unexpected " << e.kind() << ": " << e.message() << std::endl;
     return 1;

@@ -135,6 +135,63 @@ def test_each_value_is_dropped_exactly_once(objects):
     assert objects.dropped() == before + 2
 
 
+def test_python_and_rust_holders_release_in_either_order(objects):
+    gc.collect()
+    before = objects.dropped()
+    # Python lets go first: the Rust holder drops the value.
+    c = objects.make_counter("rust-last")
+    assert objects.hold(c) == 1
+    del c
+    gc.collect()
+    assert objects.dropped() == before
+    assert objects.release_held() == 1
+    assert objects.dropped() == before + 1
+    # Rust lets go first: Python's release drops it.
+    c = objects.make_counter("python-last")
+    objects.hold(c)
+    assert objects.release_held() == 1
+    assert objects.dropped() == before + 1
+    assert c.name == "python-last"
+    del c
+    gc.collect()
+    assert objects.dropped() == before + 2
+
+
+def test_a_rust_weak_reference_does_not_keep_the_value(objects):
+    gc.collect()
+    before = objects.dropped()
+    c = objects.make_counter("watched")
+    c.add(4)
+    objects.watch(c)
+    assert objects.watched_value() == 4
+    del c
+    gc.collect()
+    assert objects.dropped() == before + 1
+    assert objects.watched_value() is None
+    objects.unwatch()
+    assert objects.dropped() == before + 1
+
+
+def test_an_object_outlives_the_module_that_made_it():
+    lib = target_dir() / "debug" / "libabi_objects_lib.so"
+    out = run_python(
+        f"""
+        import gc
+        import tvm_ffi
+        m = tvm_ffi.load_module({str(lib)!r})
+        c = m.make_counter("survivor")
+        del m
+        gc.collect()
+        assert (c.name, c.add(3), c.value()) == ("survivor", 3, 3)
+        del c
+        gc.collect()
+        print("ok")
+        """
+    )
+    assert out.returncode == 0, out.stderr
+    assert out.stdout.strip() == "ok"
+
+
 def test_reference_counts_cross_the_boundary(objects):
     c = objects.make_counter("a")
     # Python's handle, plus the argument the callee owns for the call.

@@ -19,7 +19,8 @@ use crate::reflect::TypeDesc;
 use crate::runtime::error_slot::take_raised_after;
 use crate::runtime::export_entry::Export;
 use crate::runtime::function::Function;
-use crate::runtime::host::services_at_load;
+use crate::runtime::host::{services, services_at_load, Services};
+use crate::runtime::pin::pin_this_library;
 use crate::runtime::type_table::type_api;
 use crate::value::error::{Error, Result};
 use crate::value::object::ObjectHandle;
@@ -295,6 +296,10 @@ fn register(spec: &'static ClassSpec) -> core::result::Result<i32, String> {
     let index = unsafe { (api.get_or_alloc_index)(&key, -1, depth, 0, 1, parent) };
     if index < 0 {
         return Err(format!("type `{}`: {}", spec.key, take_raised_after(index).message()));
+    }
+    if !matches!(services(), Services::Embedded) {
+        // Another runtime's table will point into this library from now on.
+        pin_this_library();
     }
     // Claim the type with the fingerprint; losing the claim means another library
     // registered it meanwhile: then the layouts must agree.

@@ -14,6 +14,7 @@ pub mod host;
 pub mod map;
 pub mod obj;
 mod pending;
+pub mod pin;
 pub mod registry;
 pub mod type_table;
 pub mod weak_obj;
