@@ -7,6 +7,7 @@ import subprocess
 import sys
 import threading
 import textwrap
+from pathlib import Path
 
 import pytest
 import tvm_ffi
@@ -295,3 +296,68 @@ def test_a_different_layout_under_the_same_key_is_refused(order):
     assert "refused:" in out.stdout
     assert "abi-layout/1 mylib.Counter" in out.stdout
     assert "fields=x:f64@0+8" in out.stdout and "fields=name:String@0+24" in out.stdout
+
+
+STUB_TEMPLATE = """\
+import tvm_ffi
+
+
+@tvm_ffi.register_object("mylib.Counter")
+class Counter(tvm_ffi.Object):
+    # tvm-ffi-stubgen(begin): object/mylib.Counter
+    # tvm-ffi-stubgen(end)
+    pass
+
+
+@tvm_ffi.register_object("mylib.LimitedCounter")
+class LimitedCounter(Counter):
+    # tvm-ffi-stubgen(begin): object/mylib.LimitedCounter
+    # tvm-ffi-stubgen(end)
+    pass
+"""
+
+
+def block(text, key):
+    """The lines stubgen wrote into the `object/<key>` block, stripped."""
+    body = text.split(f"# tvm-ffi-stubgen(begin): object/{key}\n", 1)[1].split("# tvm-ffi-stubgen(end)", 1)[0]
+    return [line.strip() for line in body.splitlines() if line.strip() and not line.strip().startswith("# fmt")]
+
+
+def test_stubgen_annotates_fields_and_methods_from_their_type_schema(tmp_path):
+    stubgen = Path(sys.executable).parent / "tvm-ffi-stubgen"
+    source = tmp_path / "counters.py"
+    source.write_text(STUB_TEMPLATE)
+    lib = target_dir() / "debug" / "libabi_objects_lib.so"
+    out = subprocess.run([str(stubgen), "--dlls", str(lib), str(source)], capture_output=True, text=True, timeout=120)
+    assert out.returncode == 0, out.stdout + out.stderr
+    text = source.read_text()
+    # Fields and methods get their annotations from the `type_schema` metadata; stubgen
+    # itself names positional parameters `_<i>` (it reads no argument names) and renders
+    # `__init__` from init-eligible fields (ours are InitOff: Python's `__init__` calls
+    # `__ffi_init__`, whose parameters it shows).
+    assert block(text, "mylib.Counter") == [
+        "name: str",
+        "start: int",
+        "if TYPE_CHECKING:",
+        "def __init__(self) -> None: ...",
+        "def add(self, _1: int, /) -> int: ...",
+        "def __ffi_init__(self, _0: str, _1: int, /) -> None: ...",
+        "def value(self, /) -> int: ...",
+        "@staticmethod",
+        "def zero(_0: str, /) -> Counter: ...",
+    ]
+    assert block(text, "mylib.LimitedCounter") == [
+        "limit: int",
+        "label: str",
+        "refusals: int",
+        "if TYPE_CHECKING:",
+        "def __init__(self) -> None: ...",
+        "def add_checked(self, _1: int, /) -> int: ...",
+        "def __ffi_init__(self, _0: str, _1: int, /) -> None: ...",
+    ]
+    # The stubs are current: a second run in check mode finds nothing to change.
+    check = subprocess.run(
+        [str(stubgen), "--check", "--dlls", str(lib), str(source)], capture_output=True, text=True, timeout=120
+    )
+    assert check.returncode == 0, check.stdout + check.stderr
+
