@@ -2,7 +2,8 @@
 # Call-cost benchmarks. Prints one table: case, instructions/call (callgrind, difference of
 # two loop lengths so start-up cancels), ns/call (criterion mean), and both ratios to the
 # case's floor. Every case runs in two worlds: the embedded runtime, and with libtvm_ffi
-# loaded in the process (`<case>@tvm-ffi`, from the project venv: scripts/setup-venv.sh).
+# loaded in the process (`<case>@tvm-ffi`, from the project venv: scripts/setup-venv.sh);
+# the `py_*` cases are Python calling through the real tvm_ffi package (venv only).
 #   --quick         instruction counts only (no criterion)
 #   --check         instruction counts only; checks every stated budget (benches/src/cases.rs)
 #                   and that benches/README.md shows this table; exits 1 on a miss
@@ -58,6 +59,24 @@ instructions() { # case iters [--tvm-ffi LIB] -> total instructions executed
     printf '%s\t%s\t%s\t%s\n' "$name@tvm-ffi" "$floor@tvm-ffi" "$budget" "$(( (b - a) ))" >> "$out/icount.tsv"
   fi
 done
+
+# Python's view (benches/python/calls.py): the real tvm_ffi package calling a release build
+# of the objects fixture. One BLAS thread and a fixed hash seed keep the counts exact.
+if [ -n "$tvm_ffi" ]; then
+  cargo build --quiet --release -p abi-objects-lib
+  objects_lib=$target/release/libabi_objects_lib.so
+  py_instructions() { # case iters -> total instructions executed
+    local file="$out/cg.$1.$2"
+    OPENBLAS_NUM_THREADS=1 OMP_NUM_THREADS=1 PYTHONHASHSEED=0 valgrind --tool=callgrind --callgrind-out-file="$file" \
+      .venv/bin/python benches/python/calls.py "$objects_lib" "$1" "$2" >/dev/null 2>&1
+    awk '/^summary:|^totals:/ {print $2; exit}' "$file"
+  }
+  .venv/bin/python benches/python/calls.py --list | while read -r name floor budget _; do
+    a=$(py_instructions "$name" "$short")
+    b=$(py_instructions "$name" "$long")
+    printf '%s\t%s\t%s\t%s\n' "$name" "$floor" "$budget" "$(( (b - a) ))" >> "$out/icount.tsv"
+  done
+fi
 
 if [ "$quick" = 0 ]; then
   cargo bench --quiet -p abi-benches --bench calls -- --noplot >/dev/null

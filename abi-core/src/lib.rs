@@ -58,15 +58,16 @@ pub use value::tensor::{Element, Tensor, TensorView};
 
 pub use abi_macros::{export_fn, import, methods, AbiStruct, Object};
 
-/// The runtime services: the thread's error slot and the global registry (a tvm-ffi
-/// host's when one is in the process, embedded otherwise), and the C entries that let a
-/// caller without tvm-ffi take this library's errors.
+/// The runtime services: the thread's error slot, the global registry and the type table
+/// (a tvm-ffi host's when one is in the process, embedded otherwise), and the C entries
+/// that let a caller without tvm-ffi take this library's errors.
 pub mod host {
     pub use crate::runtime::error_slot::{
         abi_error_move_from_raised, abi_error_set_raised, set_raised, take_raised, take_raised_after,
     };
     pub use crate::runtime::host::has_tvm_ffi_runtime;
     pub use crate::runtime::registry::{embedded_global_names, get_global, register_global};
+    pub use crate::runtime::type_table::type_api;
 }
 
 /// The object-reference protocol for code that handles raw object pointers (hand-written

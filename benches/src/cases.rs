@@ -3,7 +3,13 @@
 
 use core::hint::black_box;
 
-use abi_core::{Any, Function, RawAny, SafeCall, Tensor, TypedFunction};
+use core::ptr::NonNull;
+
+use abi_core::ffi::type_table::{FieldInfo, MethodInfo, TypeInfo};
+use abi_core::ffi::ByteArray;
+use abi_core::{Any, Function, Obj, Object, ObjectHandle, ObjectRef, RawAny, SafeCall, Tensor, TypedFunction};
+
+use crate::exported::Counter;
 
 use crate::floor;
 
@@ -251,6 +257,63 @@ fn function_call_packed(iters: u64) {
     }
 }
 
+fn export_i64_arg(iters: u64) {
+    scalar_calls(shim("echo_i64"), &raw_args(&ints(&[7])), iters);
+}
+
+fn counter() -> Any {
+    Any::from_value(Obj::new(Counter::new(7))).unwrap()
+}
+
+fn export_object_ref(iters: u64) {
+    scalar_calls(shim("counter_value"), &raw_args(&[counter()]), iters);
+}
+
+/// The type table record of `bench.Counter`, read as a host reads it.
+fn counter_info() -> &'static TypeInfo {
+    let index = Counter::type_index().expect("bench.Counter registers");
+    // SAFETY: the index is registered, and the table keeps its records for the process.
+    unsafe { &*(abi_core::host::type_api().get_type_info)(index) }
+}
+
+fn named<T>(records: *const T, len: i32, name: fn(&T) -> ByteArray, wanted: &str) -> &'static T {
+    // SAFETY: the table's `len` records, kept for the process.
+    let records = unsafe { core::slice::from_raw_parts(records, len as usize) };
+    // SAFETY: the names are texts the table keeps.
+    records.iter().find(|r| unsafe { name(r).as_slice() } == wanted.as_bytes()).expect("registered")
+}
+
+fn method_call(iters: u64) {
+    let info = counter_info();
+    let method = named(info.methods, info.num_methods, |m: &MethodInfo| m.name, "value");
+    // SAFETY: the table holds a reference to the method's Function.
+    let obj = unsafe { ObjectRef::from_borrowed(NonNull::new(method.method.ptr().cast()).expect("a Function")) };
+    let function = Function::from_object(obj).expect("methods are Functions");
+    let this = counter();
+    let args = raw_args(core::slice::from_ref(&this));
+    let function = function.view();
+    // The host's path: the packed entry read from the Function object, the object as the
+    // first argument.
+    for _ in 0..iters {
+        black_box(black_box(&function).call_raw(black_box(&args)).unwrap().as_raw().i64());
+    }
+}
+
+fn field_get(iters: u64) {
+    let info = counter_info();
+    let field = named(info.fields, info.num_fields, |f: &FieldInfo| f.name, "start");
+    let getter = field.getter.expect("a reflected field has a getter");
+    let this = Obj::new(Counter::new(7));
+    let addr = this.as_object().as_ptr().cast::<u8>().wrapping_add(field.offset as usize).cast();
+    for _ in 0..iters {
+        let mut out = RawAny::NONE;
+        // SAFETY: the field's address inside a live object, as a host computes it.
+        let rc = unsafe { black_box(getter)(black_box(addr), &mut out) };
+        assert_eq!(rc, 0);
+        black_box(out.i64());
+    }
+}
+
 /// Every case, floors first.
 pub const CASES: &[Case] = &[
     Case { name: "direct_add", floor: "direct_add", run: direct_add, budget: Budget::None, worlds: Worlds::Both },
@@ -388,6 +451,31 @@ pub const CASES: &[Case] = &[
         budget: Budget::None,
         worlds: Worlds::Both,
     },
+    Case {
+        name: "export_i64_arg",
+        floor: "hand_shim_add",
+        run: export_i64_arg,
+        budget: Budget::None,
+        worlds: Worlds::Both,
+    },
+    // A borrowed `&Counter`: one type-index compare, then the payload address.
+    Case {
+        name: "export_object_ref",
+        floor: "export_i64_arg",
+        run: export_object_ref,
+        budget: Budget::Ratio(1.3),
+        worlds: Worlds::Both,
+    },
+    // The same shim as a free function, reached through the method's Function object (the
+    // host reads its packed entry from the object first).
+    Case {
+        name: "method_call",
+        floor: "export_object_ref",
+        run: method_call,
+        budget: Budget::Ratio(1.2),
+        worlds: Worlds::Both,
+    },
+    Case { name: "field_get", floor: "direct_add", run: field_get, budget: Budget::None, worlds: Worlds::Both },
 ];
 
 /// The case called `name`.

@@ -1,5 +1,7 @@
 //! The `#[export_fn]` functions under measurement.
 
+use std::sync::atomic::{AtomicI64, Ordering};
+
 use abi_core::{Result, TensorView, TypedFunction};
 
 /// Adds two integers.
@@ -119,4 +121,40 @@ pub fn tensor_len(t: TensorView<'_>) -> i64 {
 #[abi_core::export_fn]
 pub fn call_cb(f: TypedFunction<fn(i64) -> i64>, x: i64) -> Result<i64> {
     f.call(x)
+}
+
+/// One i64 argument (the floor of an object argument).
+#[abi_core::export_fn]
+pub fn echo_i64(x: i64) -> i64 {
+    x
+}
+
+/// A counter object, shaped like the objects issue's `mylib.Counter`.
+#[derive(abi_core::Object, Debug)]
+#[abi(type_key = "bench.Counter")]
+pub struct Counter {
+    /// The starting value.
+    #[abi(get)]
+    pub start: i64,
+    value: AtomicI64,
+}
+
+#[abi_core::methods]
+impl Counter {
+    /// A counter starting at `start`.
+    #[abi(init)]
+    pub fn new(start: i64) -> Counter {
+        Counter { start, value: AtomicI64::new(start) }
+    }
+
+    /// The current value.
+    pub fn value(&self) -> i64 {
+        self.value.load(Ordering::Relaxed)
+    }
+}
+
+/// A borrowed object argument.
+#[abi_core::export_fn]
+pub fn counter_value(c: &Counter) -> i64 {
+    c.value()
 }

@@ -49,8 +49,10 @@ pub trait FromArg<'a>: AbiType + Sized {
     const HAS_FAST_PATH: bool = false;
 
     /// The exact-type conversion with no fallback and no error: `None` sends the call to
-    /// the full conversion (which reports the error, if any). It only matches plain-data
-    /// type indices, so a value it accepted holds no object reference.
+    /// the full conversion (which reports the error, if any). For owned types it only
+    /// matches plain-data type indices, so a value it accepted holds no object reference
+    /// ([`FromAny::from_result`] relies on it); borrowed `&T` of object types, never
+    /// results, match their object type.
     #[doc(hidden)]
     #[inline(always)]
     fn fast_path(v: &'a AnyView<'a>) -> Option<Self> {

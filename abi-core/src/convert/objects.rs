@@ -24,9 +24,22 @@ impl<T: Object> AbiType for Obj<T> {
 }
 impl<T: Object> ListItem for Obj<T> {}
 
-/// The object a view holds when it is a `T`, else the conversion error.
+/// The object a view holds when it is a `T`, else the conversion error. The fast path is
+/// one compare with the registered index and a null check.
 #[inline(always)]
 fn instance<T: Object>(v: &AnyView<'_>) -> Result<NonNull<crate::ffi::ObjectHeader>, ConvError> {
+    if v.type_index() == T::slot().ready_index() {
+        if let Some(obj) = NonNull::new(v.raw().ptr().cast()) {
+            return Ok(obj);
+        }
+    }
+    instance_slow::<T>(v)
+}
+
+/// [`instance`] for subtypes, a type not registered yet, and every refusal.
+#[cold]
+#[inline(never)]
+fn instance_slow<T: Object>(v: &AnyView<'_>) -> Result<NonNull<crate::ffi::ObjectHeader>, ConvError> {
     let ty = v.type_index();
     if let Some(obj) = v.object().and_then(NonNull::new) {
         match Obj::<T>::accepts_index(ty) {
@@ -81,6 +94,21 @@ impl<'a, T: Object> FromArg<'a> for &'a T {
         // SAFETY: an object holding a `T` (or a subtype, which embeds it at offset 0) at the
         // cell offset, borrowed by the view for 'a.
         Ok(unsafe { &*crate::ffi::cell_ptr::<T>(obj.as_ptr()) })
+    }
+
+    // A borrow is never a result (`&T` is not `FromAny`), so matching an object here does
+    // not break `fast_path`'s promise to `FromAny::from_result`.
+    const HAS_FAST_PATH: bool = true;
+
+    #[inline(always)]
+    fn fast_path(v: &'a AnyView<'a>) -> Option<&'a T> {
+        let obj = v.raw().ptr().cast::<crate::ffi::ObjectHeader>();
+        if v.type_index() != T::slot().ready_index() || obj.is_null() {
+            return None;
+        }
+        // SAFETY: a non-null object of `T`'s own index holds a `T` at the cell offset,
+        // borrowed by the view for 'a.
+        Some(unsafe { &*crate::ffi::cell_ptr::<T>(obj) })
     }
 }
 

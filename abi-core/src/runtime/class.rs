@@ -7,6 +7,7 @@
 //! is in the process (hosts such as Python snapshot a type the first time they meet it),
 //! else at the type's first use, so that an opener can still attach the library first.
 
+use std::sync::atomic::{AtomicI32, Ordering};
 use std::sync::{Mutex, OnceLock};
 
 use crate::ffi::type_index as ti;
@@ -128,33 +129,55 @@ pub struct MethodSpec {
 #[linkme::distributed_slice]
 pub static METHODS: [MethodSpec];
 
-/// The cached outcome of a type's registration.
+/// The cached outcome of a type's registration, and the index alone for the hot path.
 #[derive(Debug)]
-pub struct TypeSlot(OnceLock<core::result::Result<i32, Box<str>>>);
+pub struct TypeSlot {
+    /// The index once registration succeeded, `NOT_READY` before (and after a failure):
+    /// an argument's type check is one load and one compare.
+    ready: AtomicI32,
+    outcome: OnceLock<core::result::Result<i32, Box<str>>>,
+}
+
+/// [`TypeSlot::ready_index`] before a successful registration: no value has this index.
+const NOT_READY: i32 = -1;
 
 impl TypeSlot {
     /// An empty slot (for generated statics).
     #[allow(clippy::new_without_default)]
     pub const fn new() -> TypeSlot {
-        TypeSlot(OnceLock::new())
+        TypeSlot { ready: AtomicI32::new(NOT_READY), outcome: OnceLock::new() }
     }
 
     /// The type's index, registering `spec` on first use.
     #[inline]
     pub fn index(&self, spec: &'static ClassSpec) -> Result<i32> {
-        match self.0.get_or_init(|| register(spec).map_err(String::into_boxed_str)) {
+        let ready = self.ready_index();
+        if ready != NOT_READY {
+            return Ok(ready);
+        }
+        self.register_once(spec)
+    }
+
+    #[cold]
+    fn register_once(&self, spec: &'static ClassSpec) -> Result<i32> {
+        let outcome = self.outcome.get_or_init(|| {
+            let outcome = register(spec).map_err(String::into_boxed_str);
+            if let Ok(index) = outcome {
+                self.ready.store(index, Ordering::Release);
+            }
+            outcome
+        });
+        match outcome {
             Ok(index) => Ok(*index),
             Err(message) => Err(Error::type_error(message.to_string())),
         }
     }
 
-    /// The index when registration already succeeded (no registration, no error).
+    /// The index when registration already succeeded, else -1 (which no value has): the
+    /// whole fast path of a type check is comparing an argument's index with it.
     #[inline(always)]
-    pub fn ready(&self) -> Option<i32> {
-        match self.0.get() {
-            Some(Ok(index)) => Some(*index),
-            _ => None,
-        }
+    pub fn ready_index(&self) -> i32 {
+        self.ready.load(Ordering::Acquire)
     }
 
     /// Registers `spec` while the library loads when a tvm-ffi runtime is in the process

@@ -58,7 +58,7 @@ impl<T: Object> Obj<T> {
     /// registered, the ancestry (or the type's registration error) otherwise.
     #[inline(always)]
     pub(crate) fn accepts_index(type_index: i32) -> Result<bool> {
-        if T::slot().ready() == Some(type_index) {
+        if T::slot().ready_index() == type_index {
             return Ok(true);
         }
         Self::accepts_slow(type_index)

@@ -1,0 +1,51 @@
+"""Call costs seen from Python through the real tvm_ffi package, for instruction counting
+under callgrind (scripts/bench.sh runs each case for two loop lengths; the difference
+cancels start-up): a free function taking an object, a method of that object, and a
+field read, on `mylib.Counter` from fixtures/objects-lib (a release build).
+
+usage: calls.py --list | calls.py LIB CASE ITERS
+"""
+
+import sys
+
+# name, floor, budget (instructions per call are Python's own loop and call machinery
+# plus ours; the ratios compare the three ways Python reaches the same value).
+CASES = [
+    ("py_free_fn", "py_free_fn", "-"),
+    ("py_method", "py_free_fn", "ratio<=1.2"),
+    ("py_field_get", "py_free_fn", "ratio<=1.0"),
+]
+
+
+def run(lib, case, iters):
+    import tvm_ffi
+
+    mod = tvm_ffi.load_module(lib)
+    c = mod.make_counter("bench")
+    free_fn, method = mod.counter_value, c.value
+    assert free_fn(c) == method() == c.start == 0
+    if case == "py_free_fn":
+        for _ in range(iters):
+            free_fn(c)
+    elif case == "py_method":
+        for _ in range(iters):
+            c.value()
+    elif case == "py_field_get":
+        for _ in range(iters):
+            c.start
+    else:
+        sys.exit(f"unknown case {case}; try --list")
+
+
+def main(argv):
+    if argv == ["--list"]:
+        for name, floor, budget in CASES:
+            print(name, floor, budget, "python")
+        return
+    if len(argv) != 3:
+        sys.exit(__doc__)
+    run(argv[0], argv[1], int(argv[2]))
+
+
+if __name__ == "__main__":
+    main(sys.argv[1:])
