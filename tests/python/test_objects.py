@@ -25,6 +25,12 @@ def twin():
     return load("libabi_objects_twin.so")
 
 
+def dropped_now(objects):
+    """How many counters the library has dropped, once Python has released its garbage."""
+    gc.collect()
+    return objects.dropped()
+
+
 def test_returned_object_is_an_instance_of_the_auto_built_class(objects):
     c = objects.make_counter("a")
     assert type(c).__name__ == "Counter"
@@ -122,29 +128,24 @@ def test_errors_of_methods_and_constructors(objects):
 
 
 def test_each_value_is_dropped_exactly_once(objects):
-    gc.collect()
-    before = objects.dropped()
+    before = dropped_now(objects)
     c = objects.make_counter("a")
     kept = objects.keep(c)
     lim = objects.make_limited("L", 1)
     assert objects.dropped() == before
     del c
-    gc.collect()
-    assert objects.dropped() == before, "a reference is still held"
+    assert dropped_now(objects) == before, "a reference is still held"
     del kept, lim
-    gc.collect()
-    assert objects.dropped() == before + 2
+    assert dropped_now(objects) == before + 2
 
 
 def test_python_and_rust_holders_release_in_either_order(objects):
-    gc.collect()
-    before = objects.dropped()
+    before = dropped_now(objects)
     # Python lets go first: the Rust holder drops the value.
     c = objects.make_counter("rust-last")
     assert objects.hold(c) == 1
     del c
-    gc.collect()
-    assert objects.dropped() == before
+    assert dropped_now(objects) == before
     assert objects.release_held() == 1
     assert objects.dropped() == before + 1
     # Rust lets go first: Python's release drops it.
@@ -154,20 +155,17 @@ def test_python_and_rust_holders_release_in_either_order(objects):
     assert objects.dropped() == before + 1
     assert c.name == "python-last"
     del c
-    gc.collect()
-    assert objects.dropped() == before + 2
+    assert dropped_now(objects) == before + 2
 
 
 def test_a_rust_weak_reference_does_not_keep_the_value(objects):
-    gc.collect()
-    before = objects.dropped()
+    before = dropped_now(objects)
     c = objects.make_counter("watched")
     c.add(4)
     objects.watch(c)
     assert objects.watched_value() == 4
     del c
-    gc.collect()
-    assert objects.dropped() == before + 1
+    assert dropped_now(objects) == before + 1
     assert objects.watched_value() is None
     objects.unwatch()
     assert objects.dropped() == before + 1
