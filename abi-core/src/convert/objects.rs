@@ -24,16 +24,25 @@ impl<T: Object> AbiType for Obj<T> {
 }
 impl<T: Object> ListItem for Obj<T> {}
 
-/// The object a view holds when it is a `T`, else the conversion error. The fast path is
-/// one compare with the registered index and a null check.
+/// The object a view holds when its index is exactly `T`'s registered one (one compare and
+/// a null check): the fast path of every object parameter.
+#[inline(always)]
+fn exact_instance<T: Object>(v: &AnyView<'_>) -> Option<NonNull<crate::ffi::ObjectHeader>> {
+    let obj = v.raw().ptr().cast::<crate::ffi::ObjectHeader>();
+    if v.type_index() != T::slot().ready_index() || obj.is_null() {
+        return None;
+    }
+    // SAFETY: checked non-null just above.
+    Some(unsafe { NonNull::new_unchecked(obj) })
+}
+
+/// The object a view holds when it is a `T`, else the conversion error.
 #[inline(always)]
 fn instance<T: Object>(v: &AnyView<'_>) -> Result<NonNull<crate::ffi::ObjectHeader>, ConvError> {
-    if v.type_index() == T::slot().ready_index() {
-        if let Some(obj) = NonNull::new(v.raw().ptr().cast()) {
-            return Ok(obj);
-        }
+    match exact_instance::<T>(v) {
+        Some(obj) => Ok(obj),
+        None => instance_slow::<T>(v),
     }
-    instance_slow::<T>(v)
 }
 
 /// [`instance`] for subtypes, a type not registered yet, and every refusal.
@@ -102,13 +111,10 @@ impl<'a, T: Object> FromArg<'a> for &'a T {
 
     #[inline(always)]
     fn fast_path(v: &'a AnyView<'a>) -> Option<&'a T> {
-        let obj = v.raw().ptr().cast::<crate::ffi::ObjectHeader>();
-        if v.type_index() != T::slot().ready_index() || obj.is_null() {
-            return None;
-        }
-        // SAFETY: a non-null object of `T`'s own index holds a `T` at the cell offset,
-        // borrowed by the view for 'a.
-        Some(unsafe { &*crate::ffi::cell_ptr::<T>(obj) })
+        let obj = exact_instance::<T>(v)?;
+        // SAFETY: an object of `T`'s own index holds a `T` at the cell offset, borrowed by
+        // the view for 'a.
+        Some(unsafe { &*crate::ffi::cell_ptr::<T>(obj.as_ptr()) })
     }
 }
 
