@@ -29,6 +29,7 @@ pub use crate::runtime::class::{
     register_at_load, registered_layout, ClassSpec, FieldLayout, FieldSpec, MethodSpec, Object, TypeSlot,
 };
 pub use crate::runtime::obj::{check_init, Obj};
+pub use crate::runtime::registry::register_globals_at_load;
 
 /// A plain parameter's description: `param` is its type's `FromArg::PARAM`.
 pub const fn plain(name: &'static str, param: (&'static TypeDesc, bool)) -> ParamDesc {

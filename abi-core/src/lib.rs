@@ -15,6 +15,7 @@
 //!
 //! The source is layered, each folder using only itself and the folders before it:
 //! `ffi` (the C contract as plain data), `reflect` (type descriptions and their texts),
+//! `schema` (published metadata read back, and type compatibility),
 //! `value` (objects, `Any`, strings, errors, arrays, shapes, tensors), `runtime` (host
 //! bridge, error slot, call boundary, functions, registry, maps), `convert` (Rust values
 //! to and from `Any`, typed callbacks), `link` (exports, libraries, typed imports).
@@ -23,6 +24,7 @@
 
 pub mod ffi;
 pub mod reflect;
+pub mod schema;
 
 mod convert;
 mod link;
@@ -40,13 +42,13 @@ pub use link::bound::Bound;
 pub use link::exports::{exports, find_export, Export};
 pub use link::import::ImportSource;
 pub use link::library::Library;
-pub use link::metadata::Metadata;
 pub use reflect::TypeDesc;
 pub use runtime::class::Object;
 pub use runtime::function::{Function, FunctionRef};
 pub use runtime::map::Map;
 pub use runtime::obj::Obj;
 pub use runtime::weak_obj::WeakObj;
+pub use schema::Metadata;
 pub use value::any::{Any, AnyView};
 pub use value::array::Array;
 pub use value::conv_error::{ConvError, Number};
@@ -62,11 +64,14 @@ pub use abi_macros::{export_fn, import, methods, AbiStruct, Object};
 /// (a tvm-ffi host's when one is in the process, embedded otherwise), and the C entries
 /// that let a caller without tvm-ffi take this library's errors.
 pub mod host {
+    pub use crate::link::import::global_metadata;
     pub use crate::runtime::error_slot::{
         abi_error_move_from_raised, abi_error_set_raised, set_raised, take_raised, take_raised_after,
     };
     pub use crate::runtime::host::has_tvm_ffi_runtime;
-    pub use crate::runtime::registry::{embedded_global_names, get_global, register_global};
+    pub use crate::runtime::registry::{
+        embedded_global_names, get_global, register_global, register_global_with_info, register_linked_globals,
+    };
     pub use crate::runtime::type_table::type_api;
 }
 

@@ -108,6 +108,8 @@ fn the_written_format_is_the_approved_one_for_its_version() {
     for line in text.lines().filter(|l| l.starts_with("{\"type_schema\"")) {
         let meta = Metadata::parse(line).unwrap_or_else(|e| panic!("{e}: {line}"));
         assert_eq!(meta.version, Some(abi_shared::METADATA_VERSION), "{line}");
+        // The model prints back exactly what the project writes.
+        assert_eq!(meta.to_json(), line);
     }
     let hash = fnv1a(&text);
     assert_eq!(
@@ -130,17 +132,23 @@ fn reads_what_tvm_ffi_cpp_libraries_publish() {
     let text = r#"{"type_schema":"{\"type\":\"ffi.Function\",\"named_args\":{\"return\":[{\"type\":\"int\"}],\"params\":[{\"type\":\"ffi.Function\"},{\"type\":\"int\"}]}}"}"#;
     let meta = Metadata::parse(text).unwrap();
     assert_eq!(
-        meta.type_schema.as_deref(),
+        meta.type_schema.as_ref().map(|t| t.to_json()).as_deref(),
         Some(
             r#"{"type":"ffi.Function","named_args":{"return":[{"type":"int"}],"params":[{"type":"ffi.Function"},{"type":"int"}]}}"#
         )
     );
+    assert_eq!(meta.python_signature("apply_twice"), "apply_twice(_0: Function, _1: int) -> int");
+    // Printed back, it is the text the C++ macro wrote.
+    assert_eq!(meta.to_json(), text);
     assert_eq!((meta.arg_names, meta.iree_abi, meta.signature, meta.version), (None, None, None, None));
 }
 
 #[test]
 fn unknown_keys_are_ignored_and_bad_ones_refused() {
-    let meta = Metadata::parse(r#"{"type_schema":"{}","host.extra":[1,2],"abi.version":1}"#).unwrap();
+    let meta = Metadata::parse(r#"{"type_schema":"{\"type\":\"ffi.Function\"}","host.extra":[1,2],"abi.version":1}"#);
+    let err = meta.unwrap_err();
+    assert!(err.message().contains("has no signature"), "{err}");
+    let meta = Metadata::parse(r#"{"host.extra":[1,2],"abi.version":1}"#).unwrap();
     assert_eq!(meta.version, Some(1));
     for (text, says) in [
         ("{\"type_schema\":", "malformed metadata JSON"),
@@ -149,9 +157,16 @@ fn unknown_keys_are_ignored_and_bad_ones_refused() {
         (r#"{"arg_names":"a"}"#, "`arg_names` is not a list"),
         (r#"{"arg_names":["a",1]}"#, "non-string"),
         (r#"{"abi.version":"1"}"#, "not a version number"),
+        (r#"{"type_schema":"{}"}"#, "needs a nonempty \"type\""),
+        (r#"{"type_schema":"{\"type\":\"Optional\",\"args\":[]}"}"#, "takes 1 type argument"),
+        (r#"{"iree.abi":{"a":[["bogus"]],"r":[],"v":1}}"#, "unknown tag `bogus`"),
+        (r#"{"iree.abi":{"a":[],"r":[]}}"#, "no version"),
+        (
+            r#"{"type_schema":"{\"type\":\"ffi.Function\",\"args\":[{\"type\":\"int\"}]}","arg_names":["a"]}"#,
+            "names 1 arguments but its type_schema has 0",
+        ),
     ] {
         let err = Metadata::parse(text).unwrap_err();
-        assert_eq!(err.kind(), "ValueError", "{text}");
         assert!(err.message().contains(says), "{text}: {}", err.message());
     }
 }
@@ -159,6 +174,6 @@ fn unknown_keys_are_ignored_and_bad_ones_refused() {
 #[test]
 fn a_newer_format_is_refused_with_a_message() {
     let newer = abi_shared::METADATA_VERSION + 1;
-    let err = Metadata::parse(&format!(r#"{{"type_schema":"{{}}","abi.version":{newer}}}"#)).unwrap_err();
+    let err = Metadata::parse(&format!(r#"{{"abi.version":{newer}}}"#)).unwrap_err();
     assert!(err.message().contains(&format!("metadata format {newer} is newer")), "{}", err.message());
 }

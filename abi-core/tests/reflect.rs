@@ -262,10 +262,10 @@ fn metadata_json_parses_and_embeds_the_schema_as_a_string() {
     assert_eq!(text, expected);
 
     let meta = Metadata::parse(&text).expect("the one reader reads what the writer writes");
-    assert_eq!(meta.type_schema.as_deref(), Some(WARP_SCHEMA), "one level of escaping, undone by a JSON parser");
-    assert_eq!(parse(meta.type_schema.as_deref().unwrap()), parse(WARP_SCHEMA));
+    let schema = meta.type_schema.as_ref().map(|t| t.to_json());
+    assert_eq!(schema.as_deref(), Some(WARP_SCHEMA), "one level of escaping, undone by a JSON parser");
     assert_eq!(meta.arg_names.as_deref(), Some(&["scale", "p.x", "p.y", "x"].map(String::from)[..]));
-    assert_eq!(parse(meta.iree_abi.as_deref().unwrap()), parse(WARP_IREE));
+    assert_eq!(parse(&meta.iree_abi.as_ref().unwrap().to_json()), parse(WARP_IREE));
     assert_eq!(meta.signature.as_deref(), Some(WARP_COMPACT));
     assert_eq!(meta.version, Some(abi_shared::METADATA_VERSION));
     let keys = ["\"type_schema\":", "\"arg_names\":", "\"iree.abi\":", "\"signature\":", "\"abi.version\":"];

@@ -119,7 +119,7 @@ unsafe extern "C" fn foreign_get(_: *const abi_core::ffi::ByteArray, out: *mut *
     unsafe { *out = core::ptr::null_mut() };
     0
 }
-unsafe extern "C" fn foreign_put(_: *const abi_core::ffi::ByteArray, _: *mut core::ffi::c_void, _: i32) -> i32 {
+unsafe extern "C" fn foreign_put(_: *const abi_core::ffi::type_table::MethodInfo, _: i32) -> i32 {
     0
 }
 

@@ -18,6 +18,8 @@ pub struct ExportFn {
     pub ret: Option<syn::Type>,
     /// The collected `///` docs.
     pub doc: String,
+    /// `global = "..."`: the global registry name, registered when the library loads.
+    pub global: Option<syn::LitStr>,
 }
 
 /// One parameter.

@@ -10,6 +10,9 @@ use crate::model::ExportFn;
 /// Checks every rule, recording all violations.
 pub fn export_fn(f: &ExportFn, errors: &mut Errors) {
     name_is_c_identifier(&f.name, f.name_span, errors);
+    if let Some(global) = &f.global {
+        global_name_is_dotted(global, errors);
+    }
     signature(&f.item.sig, Role::Export, errors);
     not_unsafe(&f.item.sig, errors);
     for p in &f.params {
@@ -18,6 +21,20 @@ pub fn export_fn(f: &ExportFn, errors: &mut Errors) {
     if let Some(ret) = &f.ret {
         return_type_is_owned(ret, Role::Export, errors);
     }
+}
+
+/// A global name is dotted identifiers (`mylib.add`): `tvm_ffi.init_ffi_api("mylib", ...)`
+/// turns the part after the namespace into a Python attribute.
+fn global_name_is_dotted(global: &syn::LitStr, errors: &mut Errors) {
+    let name = global.value();
+    if !is_c_identifier(&name) && !is_dotted_name(&name) {
+        errors.error(global, format!("global name `{name}` must be dot-separated identifiers, such as \"mylib.add\""));
+    }
+}
+
+/// Whether `name` is two or more C identifiers joined by dots.
+fn is_dotted_name(name: &str) -> bool {
+    name.contains('.') && name.split('.').all(is_c_identifier)
 }
 
 /// Whether a signature is being exported or imported (for the wording of errors).
@@ -39,7 +56,10 @@ impl Role {
 /// Checks every rule of an import set, recording all violations.
 pub fn import_set(set: &crate::model::ImportSet, errors: &mut Errors) {
     for f in &set.fns {
-        name_is_c_identifier(&f.name, f.name_span, errors);
+        // A dotted name (`mylib.add`) is a global registry name, found by `bind_globals`.
+        if !is_dotted_name(&f.name) {
+            name_is_c_identifier(&f.name, f.name_span, errors);
+        }
         signature(&f.sig, Role::Import, errors);
         for p in &f.params {
             param_type_is_passable(&p.ty, Role::Import, errors);

@@ -28,7 +28,7 @@ pub const TAKE_ERROR: &str = "abi_error_move_from_raised";
 pub const RUNTIME_ATTACH: &str = "abi_runtime_attach";
 /// Version of the runtime table layout handed over by `abi_runtime_attach`; libraries
 /// attach only to the same version and refuse another with a message.
-pub const RUNTIME_TABLE_VERSION: u32 = 2;
+pub const RUNTIME_TABLE_VERSION: u32 = 3;
 /// The ELF section every export's registry entry is placed in: the one linkme collects
 /// for abi-core's distributed slice `EXPORTS` (`__start_`/`__stop_` bounds).
 pub const EXPORTS_SECTION: &str = "linkme_EXPORTS";

@@ -8,12 +8,12 @@ use core::mem::offset_of;
 
 use static_assertions::const_assert_eq;
 
-use crate::ffi::type_table::TypeApi;
+use crate::ffi::type_table::{MethodInfo, TypeApi};
 use crate::ffi::ByteArray;
 
 /// The entry points of a runtime, with the exact signatures of tvm-ffi's
 /// `TVMFFIErrorSetRaised`, `TVMFFIErrorMoveFromRaised`, `TVMFFIFunctionGetGlobal` and
-/// `TVMFFIFunctionSetGlobal`.
+/// `TVMFFIFunctionSetGlobalFromMethodInfo`.
 #[repr(C)]
 #[derive(Clone, Copy, Debug)]
 pub struct HostApi {
@@ -23,8 +23,8 @@ pub struct HostApi {
     pub error_move_from_raised: unsafe extern "C" fn(*mut *mut c_void),
     /// Looks up a global function (an owned reference, or null).
     pub function_get_global: unsafe extern "C" fn(*const ByteArray, *mut *mut c_void) -> i32,
-    /// Registers a global function.
-    pub function_set_global: unsafe extern "C" fn(*const ByteArray, *mut c_void, i32) -> i32,
+    /// Registers a global function with its docs and metadata (the record's `method`).
+    pub function_set_global: unsafe extern "C" fn(*const MethodInfo, i32) -> i32,
 }
 
 /// What `abi_runtime_attach` receives: a versioned header, the runtime's entry points, the

@@ -9,7 +9,7 @@ use crate::runtime::boundary::ffi_boundary;
 use crate::runtime::function::Function;
 use crate::value::string::string_any;
 
-pub use crate::runtime::export_entry::Export;
+pub use crate::runtime::export_entry::{Export, EXPORTS};
 
 impl Export {
     /// A Function object calling the shim.
@@ -17,10 +17,6 @@ impl Export {
         Function::from_safe_call(self.safe_call)
     }
 }
-
-#[doc(hidden)]
-#[linkme::distributed_slice]
-pub static EXPORTS: [Export];
 
 /// Every `#[export_fn]` function linked into this binary, sorted by name.
 pub fn exports() -> Vec<&'static Export> {

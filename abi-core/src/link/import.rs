@@ -5,11 +5,12 @@
 use crate::link::bound::Bound;
 use crate::link::exports::find_export;
 use crate::link::library::Library;
-use crate::link::metadata::Metadata;
 use crate::reflect::FnDesc;
 use crate::runtime::function::Function;
+use crate::schema::{check_binding, Metadata, Mismatch};
 use crate::value::conv_error::ConvError;
 use crate::value::error::{kind, Error, Result};
+use crate::value::string::str_any;
 
 /// Where imports are resolved from.
 #[derive(Clone, Copy, Debug)]
@@ -33,16 +34,21 @@ impl ImportSource<'_> {
 
     /// Resolves `name` and reads its published metadata (`Ok(None)`: none published).
     fn resolve(&self, name: &str) -> Option<(Bound, Result<Option<Metadata>>)> {
+        let parse = |text: &str| Metadata::parse(text).map_err(|e| Error::value_error(e.message()));
         match self {
             ImportSource::Library(lib) => {
                 let bound = lib.get(name)?;
-                let meta = lib.metadata(name).transpose().and_then(|m| m.as_deref().map(Metadata::parse).transpose());
+                let meta = lib.metadata(name).transpose().and_then(|m| m.as_deref().map(parse).transpose());
                 Some((bound, meta))
             }
-            ImportSource::Globals => Function::get_global(name).map(|f| (Bound::from_function(f), Ok(None))),
+            ImportSource::Globals => {
+                let f = Function::get_global(name)?;
+                let meta = global_metadata(name).and_then(|m| m.as_deref().map(parse).transpose());
+                Some((Bound::from_function(f), meta))
+            }
             ImportSource::Linked => {
                 let e = find_export(name)?;
-                Some((Bound::from_safe_call(e.safe_call), Metadata::parse(e.metadata_json()).map(Some)))
+                Some((Bound::from_safe_call(e.safe_call), parse(e.metadata_json()).map(Some)))
             }
         }
     }
@@ -57,7 +63,8 @@ pub struct Binder {
 
 impl Binder {
     /// Resolves one import; `None` (and a recorded problem unless optional) when absent or
-    /// when its published signature differs from `desc`.
+    /// when its published signature is incompatible with `desc` (the relation of
+    /// [`check_binding`]).
     pub fn bind(&mut self, source: &ImportSource<'_>, desc: &'static FnDesc, optional: bool) -> Option<Bound> {
         let Some((bound, meta)) = source.resolve(desc.name) else {
             if !optional {
@@ -66,7 +73,8 @@ impl Binder {
             return None;
         };
         let theirs = match meta {
-            Ok(meta) => meta.and_then(|m| m.type_schema),
+            Ok(Some(meta)) if meta.type_schema.is_some() => meta,
+            Ok(_) => return Some(bound),
             Err(e) => {
                 self.mismatched.push(format!(
                     "`{}`: {} publishes metadata this build cannot read: {}",
@@ -77,19 +85,37 @@ impl Binder {
                 return None;
             }
         };
-        if let Some(theirs) = theirs {
-            let ours = desc.type_schema();
-            if ours != theirs {
-                self.mismatched.push(format!(
-                    "`{}`: declared {} (type_schema {ours}), but {} publishes type_schema {theirs}",
-                    desc.name,
-                    desc.signature_text(),
-                    source.describe(),
-                ));
-                return None;
-            }
+        let ours = Metadata::parse(&desc.metadata_json()).expect("the metadata abi writes reads back");
+        let (Some(o), Some(t)) = (&ours.type_schema, &theirs.type_schema) else { return Some(bound) };
+        let problems = check_binding(o, t);
+        if problems.is_empty() {
+            return Some(bound);
         }
-        Some(bound)
+        let names = ours.params();
+        let why: Vec<String> = problems
+            .iter()
+            .map(|m| match m {
+                Mismatch::Arity { ours, theirs } => format!("it takes {theirs} arguments, not {ours}"),
+                Mismatch::Param { index, ours, theirs } => format!(
+                    "argument `{}` (#{index}) is declared {} but the callee takes {}",
+                    names.get(*index).map_or("?", |(n, _)| n.as_str()),
+                    ours.python(),
+                    theirs.python()
+                ),
+                Mismatch::Return { ours, theirs } => {
+                    format!("the result is declared {} but the callee returns {}", ours.python(), theirs.python())
+                }
+            })
+            .collect();
+        self.mismatched.push(format!(
+            "`{}`: declared {}, but {} publishes {}: {}",
+            desc.name,
+            ours.python_signature(desc.name),
+            source.describe(),
+            theirs.python_signature(desc.name),
+            why.join("; ")
+        ));
+        None
     }
 
     /// Fails with every problem recorded, or succeeds.
@@ -107,6 +133,14 @@ impl Binder {
         let k = if self.mismatched.is_empty() { kind::ATTRIBUTE_ERROR } else { kind::TYPE_ERROR };
         Err(Error::new(k, msg))
     }
+}
+
+/// The metadata a global function was registered with (`ffi.GetGlobalFuncMetadata`, which
+/// tvm-ffi and the embedded runtime both provide); `None` when it has none.
+pub fn global_metadata(name: &str) -> Result<Option<String>> {
+    let Some(get) = Function::get_global("ffi.GetGlobalFuncMetadata") else { return Ok(None) };
+    let text: String = get.call_packed(&[str_any(name).view()])?.to()?;
+    Ok((!text.is_empty()).then_some(text))
 }
 
 /// The error for calling an optional import that is absent and has no fallback.

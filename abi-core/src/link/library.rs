@@ -9,8 +9,8 @@ use std::sync::{Arc, Mutex, OnceLock};
 
 use crate::ffi::{RuntimeTable, SafeCall, ATTACH_ALREADY_RUNNING, ATTACH_OK, ATTACH_VERSION_MISMATCH};
 use crate::link::bound::{Bound, TakeError};
-use crate::link::metadata::{parse_listing, Metadata};
 use crate::runtime::attach::own_table;
+use crate::schema::{parse_listing, Metadata};
 use crate::value::any::Any;
 use crate::value::error::{Error, Result};
 
@@ -97,7 +97,7 @@ impl Library {
 
     /// The metadata of every export of a library built with abi, by name.
     pub fn export_metadata(&self) -> Result<BTreeMap<String, Metadata>> {
-        parse_listing(&self.exports_json()?)
+        parse_listing(&self.exports_json()?).map_err(|e| Error::value_error(e.message()))
     }
 
     /// The names of every export of a library built with abi, sorted.

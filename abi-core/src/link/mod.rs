@@ -5,4 +5,3 @@ pub mod bound;
 pub mod exports;
 pub mod import;
 pub mod library;
-pub mod metadata;

@@ -5,10 +5,10 @@
 
 use core::mem::size_of;
 
-use crate::ffi::{HostApi, RuntimeTable, ATTACH_VERSION_MISMATCH};
+use crate::ffi::{HostApi, RuntimeTable, ATTACH_OK, ATTACH_VERSION_MISMATCH};
 use crate::runtime::error_slot::{embedded_error_move_from_raised, embedded_error_set_raised};
 use crate::runtime::host::{attach, services, Services};
-use crate::runtime::registry::{embedded_function_get_global, embedded_function_set_global};
+use crate::runtime::registry::{embedded_function_get_global, embedded_function_set_global, register_linked_globals};
 use crate::runtime::type_table::EMBEDDED_TYPE_API;
 
 /// The runtime table of the runtime this library uses: its opener's when attached,
@@ -53,5 +53,10 @@ pub unsafe extern "C" fn abi_runtime_attach(table: *const RuntimeTable, own_vers
         return ATTACH_VERSION_MISMATCH;
     }
     // SAFETY: the header says the table has this version's layout.
-    attach(unsafe { &*table })
+    let rc = attach(unsafe { &*table });
+    if rc == ATTACH_OK {
+        // The opener's registry is now ours: global exports join it before any call.
+        register_linked_globals();
+    }
+    rc
 }

@@ -18,12 +18,24 @@ pub struct Export {
     /// The metadata JSON returned by `__tvm_ffi__metadata_<name>`, with the signature text
     /// as its trailer.
     pub metadata: &'static StaticStr,
+    /// The global registry name (`#[export_fn(global = "mylib.add")]`), if any.
+    pub global: Option<&'static str>,
 }
+
+#[doc(hidden)]
+#[linkme::distributed_slice]
+pub static EXPORTS: [Export];
 
 impl Export {
     /// The registry entry of an export (for generated code).
     pub const fn new(desc: &'static FnDesc, safe_call: SafeCall, metadata: &'static StaticStr) -> Export {
-        Export { desc, safe_call, metadata }
+        Export { desc, safe_call, metadata, global: None }
+    }
+
+    /// The same entry, also registered as the global function `name` when its library
+    /// loads.
+    pub const fn with_global(self, name: &'static str) -> Export {
+        Export { global: Some(name), ..self }
     }
 
     /// The exported name.

@@ -131,7 +131,7 @@ unsafe fn api_from(lib: &libloading::os::unix::Library) -> Option<RuntimeTable> 
             error_set_raised: *lib.get(b"TVMFFIErrorSetRaised\0").ok()?,
             error_move_from_raised: *lib.get(b"TVMFFIErrorMoveFromRaised\0").ok()?,
             function_get_global: *lib.get(b"TVMFFIFunctionGetGlobal\0").ok()?,
-            function_set_global: *lib.get(b"TVMFFIFunctionSetGlobal\0").ok()?,
+            function_set_global: *lib.get(b"TVMFFIFunctionSetGlobalFromMethodInfo\0").ok()?,
         };
         let types = TypeApi {
             key_to_index: *lib.get(b"TVMFFITypeKeyToIndex\0").ok()?,

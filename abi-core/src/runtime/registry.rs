@@ -1,24 +1,56 @@
-//! The global function registry: tvm-ffi's under a host, an embedded one otherwise.
+//! The global function registry: tvm-ffi's under a host, an embedded one otherwise. A
+//! global carries its docs and metadata (`TVMFFIFunctionSetGlobalFromMethodInfo`), which
+//! `ffi.GetGlobalFuncMetadata` returns in both worlds. `#[export_fn(global = "...")]`
+//! exports join it when their library loads (or, with no runtime yet chosen, when the
+//! library first uses or is given one).
 
 use core::ffi::c_void;
 use core::ptr::{self, NonNull};
 use std::collections::HashMap;
-use std::sync::{OnceLock, RwLock};
+use std::sync::{Once, OnceLock, RwLock};
 
-use crate::ffi::{ByteArray, ObjectHeader};
+use crate::ffi::type_index as ti;
+use crate::ffi::type_table::MethodInfo;
+use crate::ffi::{ByteArray, ObjectHeader, RawAny};
 use crate::runtime::error_slot::{set_raised, take_raised, take_raised_after};
+use crate::runtime::export_entry::{Export, EXPORTS};
 use crate::runtime::function::Function;
-use crate::runtime::host::host;
+use crate::runtime::host::{host, services_at_load};
 use crate::value::error::{Error, Result};
 use crate::value::object::{ObjectHandle, ObjectRef};
+use crate::value::string::string_any;
 
-fn registry() -> &'static RwLock<HashMap<String, Function>> {
-    static REGISTRY: OnceLock<RwLock<HashMap<String, Function>>> = OnceLock::new();
-    REGISTRY.get_or_init(Default::default)
+/// One entry of the embedded registry.
+struct Global {
+    function: Function,
+    metadata: Box<str>,
+}
+
+/// The tvm-ffi global returning a global's metadata JSON (empty when it has none).
+pub const GET_METADATA: &str = "ffi.GetGlobalFuncMetadata";
+
+fn registry() -> &'static RwLock<HashMap<String, Global>> {
+    static REGISTRY: OnceLock<RwLock<HashMap<String, Global>>> = OnceLock::new();
+    REGISTRY.get_or_init(|| {
+        let get_metadata = Function::from_closure(|args| {
+            let name: String = match args {
+                [name] => name.to()?,
+                _ => return Err(Error::type_error(format!("{GET_METADATA} takes one name"))),
+            };
+            let map = registry().read().unwrap_or_else(|e| e.into_inner());
+            match map.get(&name) {
+                Some(g) => Ok(string_any(g.metadata.to_string())),
+                None => Err(Error::runtime_error(format!("Global Function is not found: {name}"))),
+            }
+        });
+        let builtin = Global { function: get_metadata, metadata: Box::from("") };
+        RwLock::new(HashMap::from([(GET_METADATA.to_owned(), builtin)]))
+    })
 }
 
 /// Looks up a function in the global registry (tvm-ffi's when present).
 pub fn get_global(name: &str) -> Option<Function> {
+    register_linked_globals();
     match host() {
         Some(api) => {
             let key = ByteArray::from_slice(name.as_bytes());
@@ -38,37 +70,61 @@ pub fn get_global(name: &str) -> Option<Function> {
 }
 
 fn lookup_embedded(name: &str) -> Option<Function> {
-    registry().read().unwrap_or_else(|e| e.into_inner()).get(name).cloned()
+    registry().read().unwrap_or_else(|e| e.into_inner()).get(name).map(|g| g.function.clone())
 }
 
-fn register_embedded(name: &str, f: Function, allow_override: bool) -> Result<()> {
+fn register_embedded(name: &str, function: Function, metadata: &str, allow_override: bool) -> Result<()> {
     let mut map = registry().write().unwrap_or_else(|e| e.into_inner());
     if !allow_override && map.contains_key(name) {
         return Err(Error::key_error(format!("global function `{name}` is already registered")));
     }
-    map.insert(name.to_owned(), f);
+    map.insert(name.to_owned(), Global { function, metadata: Box::from(metadata) });
     Ok(())
 }
 
 /// Registers `f` under `name`; fails when the name is taken and `allow_override` is false.
 pub fn register_global(name: &str, f: Function, allow_override: bool) -> Result<()> {
+    register_global_with_info(name, f, "", "", allow_override)
+}
+
+/// Registers `f` under `name` with its docstring and metadata JSON (what
+/// `ffi.GetGlobalFuncMetadata` returns); fails when the name is taken and
+/// `allow_override` is false.
+pub fn register_global_with_info(
+    name: &str,
+    f: Function,
+    doc: &str,
+    metadata: &str,
+    allow_override: bool,
+) -> Result<()> {
     match host() {
         Some(api) => {
-            let key = ByteArray::from_slice(name.as_bytes());
-            // SAFETY: the runtime borrows the function and adds its own reference.
-            let rc = unsafe { (api.function_set_global)(&key, f.as_object().as_ptr().cast(), allow_override as i32) };
+            let info = MethodInfo {
+                name: ByteArray::from_slice(name.as_bytes()),
+                doc: ByteArray::from_slice(doc.as_bytes()),
+                metadata: ByteArray::from_slice(metadata.as_bytes()),
+                flags: 0,
+                method: RawAny::from_ptr(ti::FUNCTION, f.as_object().as_ptr().cast()),
+            };
+            // SAFETY: a complete record; the runtime copies the texts and takes its own
+            // reference to the function.
+            let rc = unsafe { (api.function_set_global)(&info, allow_override as i32) };
             if rc == 0 {
                 Ok(())
             } else {
                 Err(take_raised_after(rc))
             }
         }
-        None => register_embedded(name, f, allow_override),
+        None => register_embedded(name, f, metadata, allow_override),
     }
 }
 
 /// Names in the embedded registry (empty under a tvm-ffi host, which has its own listing).
 pub fn embedded_global_names() -> Vec<String> {
+    if host().is_some() {
+        return Vec::new();
+    }
+    register_linked_globals();
     let mut names: Vec<String> = registry().read().unwrap_or_else(|e| e.into_inner()).keys().cloned().collect();
     names.sort();
     names
@@ -86,6 +142,42 @@ impl Function {
     }
 }
 
+/// Registers every `#[export_fn(global = "...")]` export linked into this library, once,
+/// in the registry of the runtime it uses; a failure (the name is taken) is printed on
+/// stderr, since nothing called for it.
+pub fn register_linked_globals() {
+    static ONCE: Once = Once::new();
+    ONCE.call_once(|| {
+        for export in EXPORTS.iter().filter(|e| e.global.is_some()) {
+            if let Err(e) = register_export(export) {
+                eprintln!("abi: {}", e.message());
+            }
+        }
+    });
+}
+
+fn register_export(export: &'static Export) -> Result<()> {
+    let name = export.global.unwrap_or_default();
+    let f = Function::from_safe_call(export.safe_call);
+    register_global_with_info(name, f, export.desc.doc, export.metadata_json(), false)
+        .map_err(|e| Error::new(e.kind(), format!("registering global `{name}`: {}", e.message())))
+}
+
+/// What a global export's ELF constructor runs: registration while the library loads
+/// when a runtime is already known (tvm-ffi in the process), so hosts find the function
+/// by name at once; otherwise it waits for the first use, or for an opener's runtime.
+/// Never unwinds (it runs before `main` or inside `dlopen`).
+pub fn register_globals_at_load() {
+    let run = || {
+        if services_at_load().is_some() {
+            register_linked_globals();
+        }
+    };
+    if std::panic::catch_unwind(run).is_err() {
+        eprintln!("abi: registering global functions panicked");
+    }
+}
+
 /// The embedded registry's `TVMFFIFunctionGetGlobal`, in the runtime table handed to the
 /// libraries this runtime attaches.
 ///
@@ -100,30 +192,29 @@ pub(crate) unsafe extern "C" fn embedded_function_get_global(name: *const ByteAr
     0
 }
 
-/// The embedded registry's `TVMFFIFunctionSetGlobal`, in the runtime table.
+/// The embedded registry's `TVMFFIFunctionSetGlobalFromMethodInfo`, in the runtime table.
 ///
 /// # Safety
-/// `name` points to a byte array valid for the call; `f` is a live Function object.
-pub(crate) unsafe extern "C" fn embedded_function_set_global(
-    name: *const ByteArray,
-    f: *mut c_void,
-    allow_override: i32,
-) -> i32 {
+/// `info` points to a complete record whose texts are valid for the call and whose
+/// `method` is a live Function object.
+pub(crate) unsafe extern "C" fn embedded_function_set_global(info: *const MethodInfo, allow_override: i32) -> i32 {
     // SAFETY: forwarded from the caller.
-    let name = unsafe { (*name).as_slice() };
-    let Some(obj) = NonNull::new(f.cast::<ObjectHeader>()) else {
-        embedded_error_set_raised_value("the global function is a null pointer");
-        return -1;
-    };
-    // SAFETY: a live object; we take our own reference.
-    let Ok(f) = Function::from_object(unsafe { ObjectRef::from_borrowed(obj) }) else {
-        embedded_error_set_raised_value("a global function must be a Function object");
-        return -1;
-    };
-    let result = match core::str::from_utf8(name) {
-        Ok(name) => register_embedded(name, f, allow_override != 0),
-        Err(_) => Err(Error::value_error("a global function name must be UTF-8")),
-    };
+    let info = unsafe { &*info };
+    // SAFETY: forwarded from the caller.
+    let (name, metadata) = unsafe { (info.name.as_slice(), info.metadata.as_slice()) };
+    let result = (|| {
+        let obj = NonNull::new(info.method.ptr().cast::<ObjectHeader>())
+            .filter(|_| info.method.type_index == ti::FUNCTION)
+            .ok_or_else(|| Error::value_error("a global function must be a Function object"))?;
+        // SAFETY: a live object; we take our own reference.
+        let f = Function::from_object(unsafe { ObjectRef::from_borrowed(obj) })
+            .map_err(|_| Error::value_error("a global function must be a Function object"))?;
+        let name =
+            core::str::from_utf8(name).map_err(|_| Error::value_error("a global function name must be UTF-8"))?;
+        let metadata =
+            core::str::from_utf8(metadata).map_err(|_| Error::value_error("global metadata must be UTF-8"))?;
+        register_embedded(name, f, metadata, allow_override != 0)
+    })();
     match result {
         Ok(()) => 0,
         Err(e) => {
@@ -131,9 +222,4 @@ pub(crate) unsafe extern "C" fn embedded_function_set_global(
             -1
         }
     }
-}
-
-#[cold]
-fn embedded_error_set_raised_value(msg: &str) {
-    set_raised(Error::value_error(msg));
 }

@@ -5,7 +5,7 @@ use proc_macro2::TokenStream;
 use quote::{quote, quote_spanned, ToTokens};
 
 use crate::errors::Errors;
-use crate::expand::packed;
+use crate::expand::{at_load, packed};
 use crate::mangle;
 use crate::model::ExportFn;
 use crate::skeleton::Macro;
@@ -58,6 +58,11 @@ fn expand(f: &ExportFn) -> TokenStream {
         callee: fn_ident.to_token_stream(),
     });
     let shim_fn = packed::shim(&shim, quote!(#[unsafe(no_mangle)]));
+    // `global = "..."`: the entry names it, and the library registers it as it loads.
+    let (global, register) = match &f.global {
+        Some(name) => (quote!(.with_global(#name)), at_load::constructor(quote!(__abi::register_globals_at_load()))),
+        None => (TokenStream::new(), TokenStream::new()),
+    };
 
     quote! {
         #item
@@ -87,7 +92,8 @@ fn expand(f: &ExportFn) -> TokenStream {
 
             #[used]
             #[unsafe(link_section = #section)]
-            static EXPORT: __abi::Export = __abi::Export::new(&DESC, #shim, &META);
+            static EXPORT: __abi::Export = __abi::Export::new(&DESC, #shim, &META)#global;
+            #register
         };
     }
 }

@@ -1,6 +1,7 @@
 //! Code generation; reads only the model.
 
 pub mod abi_struct;
+pub mod at_load;
 pub mod export_fn;
 pub mod import;
 pub mod methods;

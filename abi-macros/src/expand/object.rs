@@ -8,6 +8,7 @@ use quote::{quote, quote_spanned, ToTokens};
 use syn::spanned::Spanned;
 
 use crate::errors::Errors;
+use crate::expand::at_load;
 use crate::model::{Access, ObjectDef};
 use crate::skeleton::Macro;
 use crate::{parse, validate};
@@ -121,6 +122,7 @@ fn expand(o: &ObjectDef) -> TokenStream {
         None => (quote!(::core::option::Option::None), quote!("ffi.Object"), TokenStream::new()),
     };
     let shared = quote_spanned!(ident.span()=> unsafe impl __abi::Object for #ident);
+    let register = at_load::constructor(quote!(__abi::register_at_load::<#ident>()));
     quote! {
         const _: () = {
             use #krate::__private as __abi;
@@ -164,15 +166,7 @@ fn expand(o: &ObjectDef) -> TokenStream {
 
             // Registration while the library loads, so hosts see the type's fields and
             // methods the first time they meet it.
-            #[used]
-            #[cfg_attr(any(target_os = "linux", target_os = "android", target_os = "freebsd"), unsafe(link_section = ".init_array"))]
-            #[cfg_attr(target_vendor = "apple", unsafe(link_section = "__DATA,__mod_init_func"))]
-            static REGISTER: extern "C" fn() = {
-                extern "C" fn register() {
-                    __abi::register_at_load::<#ident>();
-                }
-                register
-            };
+            #register
         };
     }
 }

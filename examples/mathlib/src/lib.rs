@@ -49,6 +49,29 @@ pub fn total(xs: Vec<f64>) -> f64 {
     xs.iter().sum()
 }
 
+/// Greatest common divisor of `a` and `b`; also the global function `mathlib.gcd`, so
+/// hosts find it by name (`tvm_ffi.get_global_func("mathlib.gcd")`) once the library is
+/// loaded. Raises `ValueError` when the result (2^63) does not fit i64.
+#[abi_core::export_fn(global = "mathlib.gcd")]
+pub fn gcd(a: i64, b: i64) -> Result<i64> {
+    let (mut a, mut b) = (a.unsigned_abs(), b.unsigned_abs());
+    while b != 0 {
+        (a, b) = (b, a % b);
+    }
+    i64::try_from(a).map_err(|_| Error::value_error(format!("gcd {a} does not fit i64")))
+}
+
+/// Clamps `x` into `[lo, hi]`; also the global function `mathlib.clamp`. Raises
+/// `ValueError` when `lo > hi` or a bound is NaN.
+#[abi_core::export_fn(global = "mathlib.clamp")]
+pub fn clamp(x: f64, lo: f64, hi: f64) -> Result<f64> {
+    // A NaN bound is refused too (`f64::clamp` would panic on it).
+    if lo.is_nan() || hi.is_nan() || lo > hi {
+        return Err(Error::value_error(format!("empty range [{lo}, {hi}]")));
+    }
+    Ok(x.clamp(lo, hi))
+}
+
 /// A hook a host must register in the global function registry (e.g. with Python's
 /// `tvm_ffi.register_global_func`), called from Rust through a typed wrapper.
 #[abi_core::import(SquareHook)]

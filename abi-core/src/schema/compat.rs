@@ -1,0 +1,121 @@
+//! Compatibility between types and signatures: a relation, not equality (docs/ABI.md
+//! section 11). `target.accepts(source)` holds when every value of `source` is a value
+//! `target` takes; [`check_binding`] applies it to a declared import and the callee's
+//! published signature.
+
+use super::types::{FnType, TypeSchema};
+
+impl TypeSchema {
+    /// Whether every value of type `source` is a value of `self`: `Any` accepts
+    /// everything, `Optional[T]` accepts `None` and what `T` accepts, an untyped
+    /// `ffi.Function` any function, a typed one a function whose parameters accept its
+    /// parameters (contravariant) and whose result it accepts (covariant); containers
+    /// compare element-wise; `ffi.Object` accepts every object type; other types only
+    /// themselves. Nothing but `Any` accepts `Any`.
+    pub fn accepts(&self, source: &TypeSchema) -> bool {
+        use TypeSchema as T;
+        match (self, source) {
+            (T::Any, _) => true,
+            (_, T::Any) => false,
+            (_, T::Variant(members)) => members.iter().all(|s| self.accepts(s)),
+            (T::Variant(members), s) => members.iter().any(|t| t.accepts(s)),
+            (T::Optional(_), T::None) => true,
+            (T::Optional(t), T::Optional(s)) => t.accepts(s),
+            (T::Optional(t), s) => t.accepts(s),
+            (t, T::Optional(s)) => t.accepts(&T::None) && t.accepts(s),
+            (T::Function(None), T::Function(_)) => true,
+            (T::Function(Some(t)), T::Function(Some(s))) => t.accepts(s),
+            (T::Array(t), T::Array(s)) => t.accepts(s),
+            (T::Map(tk, tv), T::Map(sk, sv)) => tk.accepts(sk) && tv.accepts(sv),
+            (T::Tuple(t), T::Tuple(s)) => all_accept(t, s),
+            (T::Named { key: a, args: x }, T::Named { key: b, args: y }) => a == b && all_accept(x, y),
+            (T::Object, s) => s.is_object(),
+            (t, s) => t == s,
+        }
+    }
+
+    /// Whether values of this type are objects (what `ffi.Object` accepts).
+    pub fn is_object(&self) -> bool {
+        matches!(
+            self,
+            TypeSchema::Object
+                | TypeSchema::Error
+                | TypeSchema::Function(_)
+                | TypeSchema::Array(_)
+                | TypeSchema::Map(..)
+                | TypeSchema::Shape
+                | TypeSchema::Tensor
+                | TypeSchema::Named { .. }
+        )
+    }
+
+    /// Whether the two types accept each other (the same type, however spelled).
+    pub fn same_as(&self, other: &TypeSchema) -> bool {
+        self.accepts(other) && other.accepts(self)
+    }
+}
+
+fn all_accept(targets: &[TypeSchema], sources: &[TypeSchema]) -> bool {
+    targets.len() == sources.len() && targets.iter().zip(sources).all(|(t, s)| t.accepts(s))
+}
+
+impl FnType {
+    /// Whether a function of type `source` can stand where `self` is expected: the same
+    /// arity, each of `source`'s parameters accepting `self`'s, and `self`'s result
+    /// accepting `source`'s.
+    pub fn accepts(&self, source: &FnType) -> bool {
+        all_accept(&source.params, &self.params) && self.ret.accepts(&source.ret)
+    }
+}
+
+/// Where a declared import and its callee disagree.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub enum Mismatch {
+    /// Different parameter counts.
+    Arity {
+        /// Declared.
+        ours: usize,
+        /// Published.
+        theirs: usize,
+    },
+    /// Parameter `index` of the callee does not accept the declared type.
+    Param {
+        /// The slot.
+        index: usize,
+        /// Declared.
+        ours: TypeSchema,
+        /// Published.
+        theirs: TypeSchema,
+    },
+    /// The declared result does not accept the callee's. (Not named `Result`: a public
+    /// item of that name makes rustc spell `std::result::Result` in every user's errors.)
+    Return {
+        /// Declared.
+        ours: TypeSchema,
+        /// Published.
+        theirs: TypeSchema,
+    },
+}
+
+/// Checks an import declared as `ours` against the callee's published `theirs`. A
+/// parameter fits when the callee's type accepts the declared one, or the declared one is
+/// `Any` (the callee checks the value when called); the result fits when the declared type
+/// accepts the callee's, or the callee's is `Any` (converted, and checked, when it
+/// arrives). Widths are not in schemas: they are checked at call time.
+pub fn check_binding(ours: &FnType, theirs: &FnType) -> Vec<Mismatch> {
+    if ours.params.len() != theirs.params.len() {
+        return vec![Mismatch::Arity { ours: ours.params.len(), theirs: theirs.params.len() }];
+    }
+    let mut out: Vec<Mismatch> = ours
+        .params
+        .iter()
+        .zip(&theirs.params)
+        .enumerate()
+        .filter(|(_, (o, t))| !(t.accepts(o) || **o == TypeSchema::Any))
+        .map(|(index, (o, t))| Mismatch::Param { index, ours: o.clone(), theirs: t.clone() })
+        .collect();
+    if !(ours.ret.accepts(&theirs.ret) || theirs.ret == TypeSchema::Any) {
+        out.push(Mismatch::Return { ours: ours.ret.clone(), theirs: theirs.ret.clone() });
+    }
+    out
+}

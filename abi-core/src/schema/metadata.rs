@@ -1,0 +1,162 @@
+//! [`Metadata`]: the JSON object behind `__tvm_ffi__metadata_<name>` (written at compile
+//! time by `reflect`, by tvm-ffi's C++ export macro, which publishes `type_schema` only, or
+//! by a global registration) as a typed model, and the exports listing of a library built
+//! with abi. The one reader for bind checks, `Library` and the `abi` tool.
+
+use std::collections::BTreeMap;
+
+use serde_json::Value;
+
+use super::iree::IreeFn;
+use super::types::{FnType, TypeSchema};
+use super::SchemaError;
+
+/// One function's metadata.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Metadata {
+    /// The tvm-ffi `type_schema`: the function's parameter and result types.
+    pub type_schema: Option<FnType>,
+    /// Parameter names, one per argument slot (`p.x` for expanded struct leaves).
+    pub arg_names: Option<Vec<String>>,
+    /// The IREE function-ABI record.
+    pub iree_abi: Option<IreeFn>,
+    /// The compact raw-function signature (`I<n>!...R<n>!...`).
+    pub signature: Option<String>,
+    /// The abi metadata format version; `None` for metadata not written by abi.
+    pub version: Option<u32>,
+}
+
+/// The key of the format version in the metadata this project writes.
+pub const VERSION_KEY: &str = "abi.version";
+
+impl Metadata {
+    /// Parses a metadata JSON object. Unknown keys are ignored (hosts add their own); a
+    /// format version newer than this build reads is an error, as is malformed JSON or a
+    /// malformed `type_schema` or `iree.abi`.
+    pub fn parse(text: &str) -> Result<Metadata, SchemaError> {
+        let value: Value = serde_json::from_str(text).map_err(|e| malformed(&e))?;
+        Metadata::from_value(&value)
+    }
+
+    /// Reads a parsed metadata object.
+    pub fn from_value(value: &Value) -> Result<Metadata, SchemaError> {
+        let Value::Object(map) = value else {
+            return Err(SchemaError::new("function metadata is not a JSON object"));
+        };
+        let version = match map.get(VERSION_KEY) {
+            None => None,
+            Some(v) => Some(
+                v.as_u64()
+                    .and_then(|v| u32::try_from(v).ok())
+                    .ok_or_else(|| SchemaError::new(format!("`{VERSION_KEY}` is not a version number: {v}")))?,
+            ),
+        };
+        if let Some(v) = version.filter(|&v| v > abi_shared::METADATA_VERSION) {
+            return Err(SchemaError::new(format!(
+                "metadata format {v} is newer than this build of abi reads (up to {}): upgrade abi",
+                abi_shared::METADATA_VERSION
+            )));
+        }
+        let string = |key: &str| -> Result<Option<&str>, SchemaError> {
+            match map.get(key) {
+                None => Ok(None),
+                Some(Value::String(s)) => Ok(Some(s)),
+                Some(other) => Err(SchemaError::new(format!("metadata `{key}` is not a string: {other}"))),
+            }
+        };
+        let arg_names = match map.get("arg_names") {
+            None => None,
+            Some(Value::Array(items)) => Some(
+                items
+                    .iter()
+                    .map(|v| v.as_str().map(str::to_owned))
+                    .collect::<Option<Vec<_>>>()
+                    .ok_or_else(|| SchemaError::new("metadata `arg_names` holds a non-string"))?,
+            ),
+            Some(other) => return Err(SchemaError::new(format!("metadata `arg_names` is not a list: {other}"))),
+        };
+        let type_schema = string("type_schema")?.map(FnType::parse).transpose()?;
+        if let (Some(names), Some(f)) = (&arg_names, &type_schema) {
+            if names.len() != f.params.len() {
+                return Err(SchemaError::new(format!(
+                    "metadata names {} arguments but its type_schema has {} parameters",
+                    names.len(),
+                    f.params.len()
+                )));
+            }
+        }
+        Ok(Metadata {
+            type_schema,
+            arg_names,
+            iree_abi: map.get("iree.abi").map(IreeFn::from_value).transpose()?,
+            signature: string("signature")?.map(str::to_owned),
+            version,
+        })
+    }
+
+    /// The JSON text, keys in the order this project writes them; for metadata this
+    /// project wrote, the same text that was parsed.
+    pub fn to_json(&self) -> String {
+        let mut parts = Vec::new();
+        if let Some(t) = &self.type_schema {
+            parts.push(format!("\"type_schema\":{}", Value::String(t.to_json())));
+        }
+        if let Some(names) = &self.arg_names {
+            parts.push(format!("\"arg_names\":{}", Value::from(names.clone())));
+        }
+        if let Some(r) = &self.iree_abi {
+            parts.push(format!("\"iree.abi\":{}", r.to_json()));
+        }
+        if let Some(s) = &self.signature {
+            parts.push(format!("\"signature\":{}", Value::String(s.clone())));
+        }
+        if let Some(v) = self.version {
+            parts.push(format!("\"{VERSION_KEY}\":{v}"));
+        }
+        format!("{{{}}}", parts.join(","))
+    }
+
+    /// The parameters with their names (`_0`, `_1`... where none are published) and types
+    /// (`Any` where no `type_schema` is).
+    pub fn params(&self) -> Vec<(String, TypeSchema)> {
+        let Some(f) = &self.type_schema else { return Vec::new() };
+        f.params
+            .iter()
+            .enumerate()
+            .map(|(i, t)| {
+                let name = self.arg_names.as_ref().and_then(|n| n.get(i)).cloned().unwrap_or_else(|| format!("_{i}"));
+                (name, t.clone())
+            })
+            .collect()
+    }
+
+    /// The signature as Python reads it, `add(a: int, b: int) -> int`; `name(...)` when
+    /// no `type_schema` is published.
+    pub fn python_signature(&self, name: &str) -> String {
+        match &self.type_schema {
+            None => format!("{name}(*args: Any) -> Any"),
+            Some(f) => {
+                let params: Vec<String> = self.params().iter().map(|(n, t)| format!("{n}: {}", t.python())).collect();
+                format!("{name}({}) -> {}", params.join(", "), f.ret.python())
+            }
+        }
+    }
+}
+
+/// Parses an exports listing `{"<name>": <metadata>, ...}` into metadata by name.
+pub fn parse_listing(text: &str) -> Result<BTreeMap<String, Metadata>, SchemaError> {
+    let value: Value = serde_json::from_str(text).map_err(|e| malformed(&e))?;
+    let Value::Object(map) = value else {
+        return Err(SchemaError::new("the exports listing is not a JSON object"));
+    };
+    map.iter()
+        .map(|(name, meta)| {
+            Metadata::from_value(meta).map(|m| (name.clone(), m)).map_err(|e| e.context(&format!("export `{name}`")))
+        })
+        .collect()
+}
+
+#[cold]
+fn malformed(e: &serde_json::Error) -> SchemaError {
+    SchemaError::new(format!("malformed metadata JSON: {e}"))
+}

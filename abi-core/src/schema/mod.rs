@@ -1,0 +1,45 @@
+//! Reflection read back: published metadata (`type_schema` in both its forms,
+//! `arg_names`, `iree.abi`, the compact `signature`) parsed into one typed model and
+//! printed back, and the compatibility relation bind checks, the `abi` tool's `diff` and
+//! stub generation share. Plain data over `serde_json`: no runtime.
+
+mod compat;
+mod iree;
+mod metadata;
+mod types;
+
+pub use compat::{check_binding, Mismatch};
+pub use iree::{IreeArg, IreeFn, IreeType};
+pub use metadata::{parse_listing, Metadata, VERSION_KEY};
+pub use types::{FnForm, FnType, TypeSchema};
+
+/// Why published metadata could not be read.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct SchemaError {
+    message: String,
+}
+
+impl SchemaError {
+    /// An error with `message`.
+    pub fn new(message: impl Into<String>) -> SchemaError {
+        SchemaError { message: message.into() }
+    }
+
+    /// The message.
+    pub fn message(&self) -> &str {
+        &self.message
+    }
+
+    /// The same error, saying where it was found.
+    pub fn context(self, place: &str) -> SchemaError {
+        SchemaError { message: format!("{place}: {}", self.message) }
+    }
+}
+
+impl core::fmt::Display for SchemaError {
+    fn fmt(&self, f: &mut core::fmt::Formatter<'_>) -> core::fmt::Result {
+        f.write_str(&self.message)
+    }
+}
+
+impl std::error::Error for SchemaError {}

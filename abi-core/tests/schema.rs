@@ -1,0 +1,115 @@
+//! The compatibility relation of `abi_core::schema` (docs/ABI.md section 11), case by case,
+//! and the binding check built on it.
+
+use abi_core::schema::{check_binding, FnType, Mismatch, TypeSchema};
+
+fn t(text: &str) -> TypeSchema {
+    TypeSchema::parse(text).unwrap_or_else(|e| panic!("{e}: {text}"))
+}
+
+const INT: &str = r#"{"type":"int"}"#;
+const FLOAT: &str = r#"{"type":"float"}"#;
+const STR: &str = r#"{"type":"ffi.String"}"#;
+const ANY: &str = r#"{"type":"Any"}"#;
+const NONE: &str = r#"{"type":"None"}"#;
+const OPT_INT: &str = r#"{"type":"Optional","args":[{"type":"int"}]}"#;
+const FUNC: &str = r#"{"type":"ffi.Function"}"#;
+// Callable[[int], int], in the two spellings.
+const INT_TO_INT: &str = r#"{"type":"ffi.Function","args":[{"type":"int"},{"type":"int"}]}"#;
+const INT_TO_INT_NAMED: &str =
+    r#"{"type":"ffi.Function","named_args":{"return":[{"type":"int"}],"params":[{"type":"int"}]}}"#;
+// Callable[[Optional[int]], int] and Callable[[int], Optional[int]].
+const OPT_TO_INT: &str =
+    r#"{"type":"ffi.Function","args":[{"type":"int"},{"type":"Optional","args":[{"type":"int"}]}]}"#;
+const INT_TO_OPT: &str =
+    r#"{"type":"ffi.Function","args":[{"type":"Optional","args":[{"type":"int"}]},{"type":"int"}]}"#;
+
+#[test]
+fn the_relation_case_by_case() {
+    let cases: &[(&str, &str, bool, &str)] = &[
+        (ANY, INT, true, "Any accepts everything"),
+        (ANY, FUNC, true, "Any accepts everything"),
+        (INT, ANY, false, "only Any accepts Any"),
+        (INT, INT, true, "a type accepts itself"),
+        (INT, FLOAT, false, "widths aside, int and float differ"),
+        (OPT_INT, INT, true, "Optional[T] accepts T"),
+        (OPT_INT, NONE, true, "Optional[T] accepts None"),
+        (INT, OPT_INT, false, "T does not accept Optional[T]"),
+        (FUNC, INT_TO_INT, true, "an untyped Function accepts a typed callback"),
+        (INT_TO_INT, FUNC, false, "a typed callback needs a typed function"),
+        (INT_TO_INT, INT_TO_INT_NAMED, true, "the two spellings are one type"),
+        (INT_TO_INT, OPT_TO_INT, true, "a callback taking more (Optional[int]) fits where int is passed"),
+        (OPT_TO_INT, INT_TO_INT, false, "a callback taking only int cannot receive None"),
+        (INT_TO_OPT, INT_TO_INT, true, "results are covariant"),
+        (INT_TO_INT, INT_TO_OPT, false, "results are covariant"),
+        (
+            r#"{"type":"ffi.Array","args":[{"type":"Optional","args":[{"type":"int"}]}]}"#,
+            r#"{"type":"ffi.Array","args":[{"type":"int"}]}"#,
+            true,
+            "arrays compare elements",
+        ),
+        (
+            r#"{"type":"ffi.Map","args":[{"type":"ffi.String"},{"type":"int"}]}"#,
+            r#"{"type":"ffi.Map","args":[{"type":"ffi.String"},{"type":"float"}]}"#,
+            false,
+            "maps compare values",
+        ),
+        (
+            r#"{"type":"Tuple","args":[{"type":"int"},{"type":"int"}]}"#,
+            r#"{"type":"Tuple","args":[{"type":"int"}]}"#,
+            false,
+            "tuples (structs) compare arity",
+        ),
+        (r#"{"type":"ffi.Object"}"#, r#"{"type":"mylib.Counter"}"#, true, "Object accepts any object class"),
+        (r#"{"type":"mylib.Counter"}"#, r#"{"type":"mylib.Other"}"#, false, "classes compare keys"),
+        (
+            r#"{"type":"Variant","args":[{"type":"int"},{"type":"ffi.String"}]}"#,
+            STR,
+            true,
+            "a variant accepts each member",
+        ),
+        (STR, r#"{"type":"std::string"}"#, true, "C++ aliases read as the same type"),
+    ];
+    for (target, source, expected, why) in cases {
+        assert_eq!(t(target).accepts(&t(source)), *expected, "{why}: {target} accepts {source}");
+    }
+}
+
+fn f(text: &str) -> FnType {
+    FnType::parse(text).unwrap()
+}
+
+#[test]
+fn binding_reports_each_mismatch() {
+    // apply_twice(f: Callable[[int], int], x: int) -> int against C++'s untyped Function.
+    let ours =
+        f(&format!(r#"{{"type":"ffi.Function","named_args":{{"return":[{INT}],"params":[{INT_TO_INT},{INT}]}}}}"#));
+    let theirs = f(&format!(r#"{{"type":"ffi.Function","named_args":{{"return":[{INT}],"params":[{FUNC},{INT}]}}}}"#));
+    assert_eq!(check_binding(&ours, &theirs), vec![]);
+    // Declared untyped where the callee wants a typed callback: refused.
+    assert_eq!(check_binding(&theirs, &ours), vec![Mismatch::Param { index: 0, ours: t(FUNC), theirs: t(INT_TO_INT) }]);
+    let wrong =
+        f(&format!(r#"{{"type":"ffi.Function","named_args":{{"return":[{STR}],"params":[{INT_TO_INT},{FLOAT}]}}}}"#));
+    assert_eq!(
+        check_binding(&wrong, &theirs),
+        vec![
+            Mismatch::Param { index: 1, ours: t(FLOAT), theirs: t(INT) },
+            Mismatch::Return { ours: t(STR), theirs: t(INT) }
+        ]
+    );
+    let short = f(&format!(r#"{{"type":"ffi.Function","named_args":{{"return":[{INT}],"params":[{INT}]}}}}"#));
+    assert_eq!(check_binding(&short, &theirs), vec![Mismatch::Arity { ours: 1, theirs: 2 }]);
+    // Any on the declared side of a parameter, or the callee's side of the result, defers
+    // the check to call time.
+    let dynamic = f(&format!(r#"{{"type":"ffi.Function","named_args":{{"return":[{ANY}],"params":[{ANY},{INT}]}}}}"#));
+    assert_eq!(check_binding(&dynamic, &theirs), vec![]);
+    assert_eq!(check_binding(&theirs, &dynamic), vec![]);
+}
+
+#[test]
+fn schemas_print_back_in_their_form() {
+    for text in [INT_TO_INT, INT_TO_INT_NAMED, OPT_INT, r#"{"type":"mylib.Box","args":[{"type":"int"}]}"#] {
+        assert_eq!(t(text).to_json(), text);
+    }
+    assert_eq!(t(INT_TO_INT).python(), "Callable[[int], int]");
+}

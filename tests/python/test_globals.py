@@ -1,0 +1,73 @@
+"""`#[export_fn(global = "...")]` under the real tvm_ffi: the library registers its global
+functions, with their metadata, in tvm-ffi's registry while it loads."""
+
+import subprocess
+import sys
+import textwrap
+import types
+from pathlib import Path
+
+import tvm_ffi
+
+from conftest import target_dir
+
+
+def test_globals_are_registered_when_the_library_loads(mathlib):
+    gcd = tvm_ffi.get_global_func("mathlib.gcd")
+    assert gcd(12, -18) == 6
+    assert tvm_ffi.get_global_func("mathlib.clamp")(5.0, 0.0, 1.0) == 1.0
+    # The same function stays a module export.
+    assert mathlib.gcd(21, 14) == 7
+
+
+def test_global_errors_raise_like_any_export(mathlib):
+    clamp = tvm_ffi.get_global_func("mathlib.clamp")
+    try:
+        clamp(0.5, 1.0, 0.0)
+    except ValueError as e:
+        assert "empty range [1, 0]" in str(e)
+    else:
+        raise AssertionError("no error")
+
+
+def test_global_metadata_is_published(mathlib):
+    meta = tvm_ffi.get_global_func_metadata("mathlib.gcd")
+    assert meta["type_schema"] == (
+        '{"type":"ffi.Function","named_args":{"return":[{"type":"int"}],'
+        '"params":[{"type":"int"},{"type":"int"}]}}'
+    )
+    assert meta["arg_names"] == ["a", "b"]
+    # The same text the export's own metadata symbol returns.
+    assert mathlib.get_function_metadata("gcd") == meta
+
+
+def test_init_ffi_api_exposes_the_namespace(mathlib):
+    api = types.ModuleType("mathlib_api")
+    sys.modules["mathlib_api"] = api
+    tvm_ffi.init_ffi_api("mathlib", "mathlib_api")
+    assert api.gcd(9, 6) == 3
+    assert api.clamp(-1.0, 0.0, 2.0) == 0.0
+
+
+GLOBAL_TEMPLATE = """\
+# tvm-ffi-stubgen(begin): global/mathlib
+# tvm-ffi-stubgen(end)
+"""
+
+
+def test_stubgen_emits_the_globals(tmp_path):
+    stubgen = Path(sys.executable).parent / "tvm-ffi-stubgen"
+    source = tmp_path / "mathlib_api.py"
+    source.write_text(GLOBAL_TEMPLATE)
+    lib = target_dir() / "debug" / "libmathlib.so"
+    out = subprocess.run([str(stubgen), "--dlls", str(lib), str(source)], capture_output=True, text=True, timeout=120)
+    assert out.returncode == 0, out.stdout + out.stderr
+    body = source.read_text().split("# tvm-ffi-stubgen(begin): global/mathlib\n", 1)[1].split("# tvm-ffi-stubgen(end)")[0]
+    lines = [line.strip() for line in body.splitlines() if line.strip() and not line.strip().startswith("# fmt")]
+    # stubgen names positional parameters `_<i>` (it reads no argument names).
+    assert lines == [
+        '_FFI_INIT_FUNC("mathlib", __name__)',
+        "if TYPE_CHECKING:",
+        "def clamp(_0: float, _1: float, _2: float, /) -> float: ...",
+        "def gcd(_0: int, _1: int, /) -> int: ...",
+    ]
