@@ -33,8 +33,16 @@ fn libraries() -> (Objects, Twin) {
     (Objects::bind(&objects).expect("bind objects"), Twin::bind(&twin).expect("bind twin"))
 }
 
+// The drop counts are per library and every test makes values there: one test at a time.
+static SERIAL: std::sync::Mutex<()> = std::sync::Mutex::new(());
+
+fn serial() -> std::sync::MutexGuard<'static, ()> {
+    SERIAL.lock().unwrap_or_else(|e| e.into_inner())
+}
+
 #[test]
 fn one_index_and_objects_crossing_every_way() {
+    let _serial = serial();
     assert!(!abi_core::host::has_tvm_ffi_runtime());
     let (objects, twin) = libraries();
     let a = objects.make_counter("a").unwrap();
@@ -56,6 +64,7 @@ fn one_index_and_objects_crossing_every_way() {
 
 #[test]
 fn values_are_dropped_once_by_the_library_that_made_them() {
+    let _serial = serial();
     let (objects, twin) = libraries();
     let (before_objects, before_twin) = (objects.dropped().unwrap(), twin.twin_dropped().unwrap());
     let a = objects.make_counter("a").unwrap();
@@ -71,6 +80,7 @@ fn values_are_dropped_once_by_the_library_that_made_them() {
 
 #[test]
 fn a_library_with_another_layout_for_the_key_is_refused() {
+    let _serial = serial();
     let _ = Counter::type_index().unwrap();
     let lib = Library::open(fixture_library("abi-objects-conflict", "abi_objects_conflict")).unwrap();
     // Called untyped: its result type is the conflicting class.
