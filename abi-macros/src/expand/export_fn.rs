@@ -37,6 +37,7 @@ fn expand(f: &ExportFn) -> TokenStream {
     let item = &f.item;
     let fn_ident = &f.item.sig.ident;
     let doc_nul = format!("{}\0", f.doc);
+    let doc_lit = syn::LitByteStr::new(doc_nul.as_bytes(), proc_macro2::Span::call_site());
     let shim = mangle::shim(&f.name, f.name_span);
     let metadata = mangle::metadata(&f.name, f.name_span);
     let doc_fn = mangle::doc(&f.name, f.name_span);
@@ -56,7 +57,14 @@ fn expand(f: &ExportFn) -> TokenStream {
         params: &f.params,
         ret: f.ret.as_ref(),
         callee: fn_ident.to_token_stream(),
+        // The texts are also data a tool reads from the file without running it.
+        texts_attrs: {
+            let symbol = abi_shared::metadata_data(&f.name);
+            quote!(#[unsafe(export_name = #symbol)])
+        },
     });
+    let doc_symbol = abi_shared::doc_data(&f.name);
+    let doc_len = doc_nul.len();
     let shim_fn = packed::shim(&shim, quote!(#[unsafe(no_mangle)]));
     // `global = "..."`: the entry names it, and the library registers it as it loads.
     let (global, register) = match &f.global {
@@ -71,7 +79,9 @@ fn expand(f: &ExportFn) -> TokenStream {
         const _: () = {
             use #krate::__private as __abi;
             #entry
-            static DOC: __abi::StaticStr = __abi::StaticStr::new(#doc_nul.as_bytes());
+            #[unsafe(export_name = #doc_symbol)]
+            static DOC_TEXT: [u8; #doc_len] = *#doc_lit;
+            static DOC: __abi::StaticStr = __abi::StaticStr::new(&DOC_TEXT);
             #shim_fn
 
             #[unsafe(no_mangle)]

@@ -48,6 +48,7 @@ fn expand(block: &MethodsBlock) -> TokenStream {
             params: &m.params,
             ret: m.ret.as_ref(),
             callee: quote!(<#self_ty>::#ident),
+            texts_attrs: TokenStream::new(),
         });
         let shim_fn = packed::shim(&shim, TokenStream::new());
         let is_static = m.kind != MethodKind::Instance;

@@ -22,13 +22,15 @@ pub struct Entry<'a> {
     pub ret: Option<&'a syn::Type>,
     /// The path of the function to call with the converted arguments.
     pub callee: TokenStream,
+    /// Attributes of the `TEXTS` byte array behind `META` (an export names it as data).
+    pub texts_attrs: TokenStream,
 }
 
 /// `DESC` (the `FnDesc`), `N` (slots), `FAST`, `META` (metadata JSON and signature text,
 /// rendered at compile time) and `call::<M>` (converts the slots, calls, converts the
 /// result).
 pub fn entry(e: &Entry) -> TokenStream {
-    let (name, doc, callee) = (e.name, e.doc, &e.callee);
+    let (name, doc, callee, texts_attrs) = (e.name, e.doc, &e.callee, &e.texts_attrs);
     let unit: syn::Type = syn::parse_quote!(());
     let ret_ty = e.ret.unwrap_or(&unit);
     let ret_span = e.ret.map_or_else(Span::call_site, |t| t.span());
@@ -61,7 +63,9 @@ pub fn entry(e: &Entry) -> TokenStream {
         const N: usize = DESC.slot_count();
         const FAST: bool = DESC.fast_path();
         const LEN: usize = __abi::export_texts_len(&DESC);
-        static META: __abi::StaticStr = __abi::StaticStr::with_trailer(&__abi::export_texts::<LEN>(&DESC));
+        #texts_attrs
+        static TEXTS: [u8; LEN] = __abi::export_texts::<LEN>(&DESC);
+        static META: __abi::StaticStr = __abi::StaticStr::with_trailer(&TEXTS);
 
         #[inline(always)]
         fn call<'a, M: __abi::Mode>(s: &'a [__abi::AnyView<'a>]) -> __abi::Outcome<M> {

@@ -1,0 +1,355 @@
+//! `abi diff`: every change between two builds' exports, classified as breaking (callers
+//! built against the old build can fail) or compatible, by the relation of
+//! `abi_core::schema` (the same one bind checks use). Packed calls are positional, so a
+//! parameter rename is compatible (a note: stub users see the name); struct fields cross
+//! as tuples in declaration order, so adding, removing or reordering one is breaking.
+
+use std::collections::BTreeSet;
+
+use abi_core::schema::{IreeType, Metadata, TypeSchema};
+use serde_json::{json, Value};
+
+use crate::read::{Export, Listing};
+use crate::stubs::python;
+
+/// Whether a change can break existing callers.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Severity {
+    /// Callers of the old build may fail against the new one.
+    Breaking,
+    /// Callers keep working.
+    Compatible,
+}
+
+/// One classified change.
+#[derive(Debug, Clone)]
+pub struct Change {
+    /// Breaking or compatible.
+    pub severity: Severity,
+    /// The category (`param_narrowed`, `export_added`...).
+    pub kind: &'static str,
+    /// The export.
+    pub function: String,
+    /// The parameter, when the change is about one.
+    pub param: Option<String>,
+    /// The old side (a type, a name, a signature).
+    pub old: Option<String>,
+    /// The new side.
+    pub new: Option<String>,
+    /// One sentence.
+    pub message: String,
+}
+
+/// Every change between two listings.
+#[derive(Debug)]
+pub struct Report {
+    old: String,
+    new: String,
+    changes: Vec<Change>,
+}
+
+struct Diff<'a> {
+    function: &'a str,
+    changes: Vec<Change>,
+}
+
+impl Diff<'_> {
+    fn push(
+        &mut self,
+        severity: Severity,
+        kind: &'static str,
+        param: Option<String>,
+        sides: (Option<String>, Option<String>),
+        message: String,
+    ) {
+        self.changes.push(Change {
+            severity,
+            kind,
+            function: self.function.to_owned(),
+            param,
+            old: sides.0,
+            new: sides.1,
+            message,
+        });
+    }
+}
+
+/// Compares `old` with `new`.
+pub fn diff(old: &Listing, new: &Listing) -> Report {
+    let mut changes = Vec::new();
+    let find = |l: &'_ Listing, name: &str| l.exports.iter().find(|e| e.name == name).cloned();
+    let old_names: BTreeSet<&str> = old.exports.iter().map(|e| e.name.as_str()).collect();
+    let new_names: BTreeSet<&str> = new.exports.iter().map(|e| e.name.as_str()).collect();
+    let mut added: Vec<&Export> = new.exports.iter().filter(|e| !old_names.contains(e.name.as_str())).collect();
+    for gone in old.exports.iter().filter(|e| !new_names.contains(e.name.as_str())) {
+        let mut d = Diff { function: &gone.name, changes: Vec::new() };
+        let sig = |e: &Export| e.metadata.as_ref().map(|m| m.python_signature("f"));
+        // Removed, and one added with the same signature: a rename (callers still use the old name).
+        match added.iter().position(|a| sig(a).is_some() && sig(a) == sig(gone)) {
+            Some(i) => {
+                let to = added.remove(i);
+                d.push(
+                    Severity::Breaking,
+                    "export_renamed",
+                    None,
+                    (Some(gone.name.clone()), Some(to.name.clone())),
+                    format!("renamed to `{}`: callers of `{}` fail", to.name, gone.name),
+                );
+            }
+            None => d.push(Severity::Breaking, "export_removed", None, (signature(gone), None), "removed".to_owned()),
+        }
+        changes.extend(d.changes);
+    }
+    for a in added {
+        let mut d = Diff { function: &a.name, changes: Vec::new() };
+        d.push(Severity::Compatible, "export_added", None, (None, signature(a)), "added".to_owned());
+        changes.extend(d.changes);
+    }
+    for o in &old.exports {
+        if let Some(n) = find(new, &o.name) {
+            changes.extend(export(o, &n));
+        }
+    }
+    changes.sort_by(|a, b| (a.function.as_str(), a.severity as u8).cmp(&(b.function.as_str(), b.severity as u8)));
+    Report { old: old.path.display().to_string(), new: new.path.display().to_string(), changes }
+}
+
+fn signature(e: &Export) -> Option<String> {
+    e.metadata.as_ref().map(|m| m.python_signature(&e.name))
+}
+
+/// The IREE record of argument slot `i` (or of the result when `i` is `None`).
+fn iree(meta: &Metadata, slot: Option<usize>) -> Option<&IreeType> {
+    let r = meta.iree_abi.as_ref()?;
+    match slot {
+        Some(i) => r.args.get(i).map(|a| &a.ty),
+        None => r.results.first(),
+    }
+}
+
+fn export(old: &Export, new: &Export) -> Vec<Change> {
+    let mut d = Diff { function: &old.name, changes: Vec::new() };
+    if old.doc != new.doc {
+        d.push(
+            Severity::Compatible,
+            "docs_changed",
+            None,
+            (old.doc.clone(), new.doc.clone()),
+            "docs changed".to_owned(),
+        );
+    }
+    let (Some(om), Some(nm)) = (&old.metadata, &new.metadata) else { return d.changes };
+    let (Some(ot), Some(nt)) = (&om.type_schema, &nm.type_schema) else { return d.changes };
+    let (op, np) = (om.params(), nm.params());
+    let same_types = op.len() == np.len() && op.iter().zip(&np).all(|((_, a), (_, b))| a.same_as(b));
+    let names = |p: &[(String, TypeSchema)]| p.iter().map(|(n, _)| n.clone()).collect::<Vec<_>>();
+    let (on, nn) = (names(&op), names(&np));
+    let reordered = on != nn
+        && on.iter().collect::<BTreeSet<_>>() == nn.iter().collect::<BTreeSet<_>>()
+        && on.len() == nn.len()
+        && !same_types;
+    if reordered {
+        d.push(
+            Severity::Breaking,
+            "params_reordered",
+            None,
+            (Some(on.join(", ")), Some(nn.join(", "))),
+            format!("parameters reordered: ({}) -> ({})", on.join(", "), nn.join(", ")),
+        );
+    } else {
+        for (i, ((oname, oty), (nname, nty))) in op.iter().zip(&np).enumerate() {
+            let at = format!("`{nname}` (#{i})");
+            if let (Some(IreeType::Struct(of)), Some(IreeType::Struct(nf))) = (iree(om, Some(i)), iree(nm, Some(i))) {
+                if let Some(what) = fields_changed(of, nf) {
+                    d.push(
+                        Severity::Breaking,
+                        "struct_fields_changed",
+                        Some(nname.clone()),
+                        (Some(field_list(of)), Some(field_list(nf))),
+                        format!("parameter {at}: struct fields {what}"),
+                    );
+                    continue;
+                }
+            }
+            if !oty.same_as(nty) {
+                param_type(&mut d, &at, nname, oty, nty);
+            } else if oname != nname {
+                d.push(
+                    Severity::Compatible,
+                    "param_renamed",
+                    Some(nname.clone()),
+                    (Some(oname.clone()), Some(nname.clone())),
+                    format!(
+                        "parameter #{i} renamed `{oname}` -> `{nname}` (calls are positional; stub users see the name)"
+                    ),
+                );
+            }
+        }
+        for (i, (name, t)) in np.iter().enumerate().skip(op.len()) {
+            d.push(
+                Severity::Breaking,
+                "param_added",
+                Some(name.clone()),
+                (None, Some(python(t))),
+                format!("parameter `{name}` (#{i}: {}) added: old callers pass too few arguments", t.python()),
+            );
+        }
+        for (i, (name, t)) in op.iter().enumerate().skip(np.len()) {
+            d.push(
+                Severity::Breaking,
+                "param_removed",
+                Some(name.clone()),
+                (Some(python(t)), None),
+                format!("parameter `{name}` (#{i}: {}) removed: old callers pass too many arguments", t.python()),
+            );
+        }
+    }
+    if let (Some(IreeType::Struct(of)), Some(IreeType::Struct(nf))) = (iree(om, None), iree(nm, None)) {
+        if let Some(what) = fields_changed(of, nf) {
+            d.push(
+                Severity::Breaking,
+                "struct_fields_changed",
+                None,
+                (Some(field_list(of)), Some(field_list(nf))),
+                format!("result struct fields {what}"),
+            );
+            return d.changes;
+        }
+    }
+    let (or, nr) = (&ot.ret, &nt.ret);
+    if !or.same_as(nr) {
+        let sides = (Some(or.python()), Some(nr.python()));
+        if or.accepts(nr) {
+            d.push(
+                Severity::Compatible,
+                "result_narrowed",
+                None,
+                sides,
+                format!("result narrowed: {} -> {} (every new result is an old one)", or.python(), nr.python()),
+            );
+        } else if matches!((or, nr), (TypeSchema::Function(Some(_)), TypeSchema::Function(Some(_)))) {
+            d.push(
+                Severity::Breaking,
+                "callback_changed",
+                None,
+                sides,
+                format!("result callback signature changed: {} -> {}", or.python(), nr.python()),
+            );
+        } else {
+            d.push(
+                Severity::Breaking,
+                "result_changed",
+                None,
+                sides,
+                format!("result changed: {} -> {}", or.python(), nr.python()),
+            );
+        }
+    }
+    d.changes
+}
+
+fn param_type(d: &mut Diff<'_>, at: &str, name: &str, old: &TypeSchema, new: &TypeSchema) {
+    let sides = (Some(old.python()), Some(new.python()));
+    let (o, n) = (old.python(), new.python());
+    let p = Some(name.to_owned());
+    if new.accepts(old) {
+        d.push(Severity::Compatible, "param_widened", p, sides, format!("parameter {at} widened: {o} -> {n}"));
+    } else if matches!(old, TypeSchema::Optional(inner) if inner.same_as(new)) {
+        d.push(
+            Severity::Breaking,
+            "optional_made_required",
+            p,
+            sides,
+            format!("parameter {at} was optional, now required: {o} -> {n} (None is refused)"),
+        );
+    } else if matches!((old, new), (TypeSchema::Function(_), TypeSchema::Function(_))) {
+        d.push(
+            Severity::Breaking,
+            "callback_changed",
+            p,
+            sides,
+            format!("parameter {at} callback signature changed: {o} -> {n}"),
+        );
+    } else {
+        d.push(
+            Severity::Breaking,
+            "param_narrowed",
+            p,
+            sides,
+            format!("parameter {at} narrowed: {o} -> {n} (old arguments may be refused)"),
+        );
+    }
+}
+
+fn field_list(fields: &[(String, IreeType)]) -> String {
+    fields.iter().map(|(n, _)| n.as_str()).collect::<Vec<_>>().join(", ")
+}
+
+/// How a struct's fields changed (added, removed, reordered, retyped), or `None`.
+fn fields_changed(old: &[(String, IreeType)], new: &[(String, IreeType)]) -> Option<String> {
+    if old == new {
+        return None;
+    }
+    let on: Vec<&str> = old.iter().map(|(n, _)| n.as_str()).collect();
+    let nn: Vec<&str> = new.iter().map(|(n, _)| n.as_str()).collect();
+    let mut parts = Vec::new();
+    let added: Vec<&str> = nn.iter().filter(|n| !on.contains(n)).copied().collect();
+    let removed: Vec<&str> = on.iter().filter(|n| !nn.contains(n)).copied().collect();
+    if !added.is_empty() {
+        parts.push(format!("added {}", added.join(", ")));
+    }
+    if !removed.is_empty() {
+        parts.push(format!("removed {}", removed.join(", ")));
+    }
+    let kept_old: Vec<&str> = on.iter().filter(|n| nn.contains(n)).copied().collect();
+    let kept_new: Vec<&str> = nn.iter().filter(|n| on.contains(n)).copied().collect();
+    if kept_old != kept_new {
+        parts.push(format!("reordered ({}) -> ({})", kept_old.join(", "), kept_new.join(", ")));
+    }
+    if parts.is_empty() {
+        parts.push("retyped".to_owned());
+    }
+    Some(format!("{}: ({}) -> ({})", parts.join("; "), on.join(", "), nn.join(", ")))
+}
+
+impl Report {
+    /// Whether anything breaks.
+    pub fn breaking(&self) -> bool {
+        self.changes.iter().any(|c| c.severity == Severity::Breaking)
+    }
+
+    /// One line per change and a summary.
+    pub fn text(&self) -> String {
+        let mut out = format!("abi diff {} -> {}\n", self.old, self.new);
+        for c in &self.changes {
+            let tag = match c.severity {
+                Severity::Breaking => "BREAKING  ",
+                Severity::Compatible => "compatible",
+            };
+            out.push_str(&format!("{tag} {}: {} [{}]\n", c.function, c.message, c.kind));
+        }
+        let n = self.changes.iter().filter(|c| c.severity == Severity::Breaking).count();
+        out.push_str(&format!("{n} breaking, {} compatible change(s)\n", self.changes.len() - n));
+        out
+    }
+
+    /// The report as JSON.
+    pub fn json(&self) -> Value {
+        let changes: Vec<Value> = self
+            .changes
+            .iter()
+            .map(|c| {
+                json!({
+                    "severity": match c.severity { Severity::Breaking => "breaking", Severity::Compatible => "compatible" },
+                    "kind": c.kind,
+                    "function": c.function,
+                    "parameter": c.param,
+                    "old": c.old,
+                    "new": c.new,
+                    "message": c.message,
+                })
+            })
+            .collect();
+        json!({ "old": self.old, "new": self.new, "breaking": self.breaking(), "changes": changes })
+    }
+}

@@ -1,0 +1,109 @@
+//! `abi`: reads libraries exporting packed functions (built with abi, or with tvm-ffi's C++
+//! export macros) and inspects their exports, writes typed Python stubs, or classifies the
+//! changes between two builds. Exit status: 0 success (compatible), 1 breaking changes
+//! (`diff`), 2 an error.
+
+mod diff;
+mod inspect;
+mod read;
+mod stubs;
+
+use std::path::PathBuf;
+use std::process::ExitCode;
+
+use clap::{Parser, Subcommand};
+
+#[derive(Parser, Debug)]
+#[command(name = "abi", version, about = "Inspect packed-function libraries, write Python stubs, diff two builds")]
+struct Cli {
+    #[command(subcommand)]
+    command: Command,
+}
+
+#[derive(Subcommand, Debug)]
+enum Command {
+    /// Every export with its signature as Python reads it, docs, IREE record and raw signature.
+    Inspect {
+        /// The shared library.
+        lib: PathBuf,
+        /// Print the metadata model as JSON.
+        #[arg(long)]
+        json: bool,
+        /// Never load the library (fail if its metadata is only reachable by calling it).
+        #[arg(long)]
+        no_load: bool,
+    },
+    /// Write DIR/NAME/__init__.py, __init__.pyi and py.typed for the library's exports.
+    Stubs {
+        /// The shared library.
+        lib: PathBuf,
+        /// The Python package name.
+        #[arg(long)]
+        package: String,
+        /// The folder to write the package into.
+        #[arg(short, long)]
+        out: PathBuf,
+        /// Never load the library.
+        #[arg(long)]
+        no_load: bool,
+    },
+    /// Classify every change between two builds: exit 0 when compatible, 1 when breaking.
+    Diff {
+        /// The old build.
+        old: PathBuf,
+        /// The new build.
+        new: PathBuf,
+        /// Print the report as JSON.
+        #[arg(long)]
+        json: bool,
+        /// Never load the libraries.
+        #[arg(long)]
+        no_load: bool,
+    },
+}
+
+fn run(cli: Cli) -> Result<ExitCode, String> {
+    match cli.command {
+        Command::Inspect { lib, json, no_load } => {
+            let listing = read::read(&lib, !no_load)?;
+            if json {
+                println!("{}", pretty(&inspect::json(&listing)));
+            } else {
+                print!("{}", inspect::text(&listing));
+            }
+            Ok(ExitCode::SUCCESS)
+        }
+        Command::Stubs { lib, package, out, no_load } => {
+            let listing = read::read(&lib, !no_load)?;
+            for written in stubs::write(&listing, &package, &out)? {
+                println!("wrote {}", written.display());
+            }
+            Ok(ExitCode::SUCCESS)
+        }
+        Command::Diff { old, new, json, no_load } => {
+            let (old, new) = (read::read(&old, !no_load)?, read::read(&new, !no_load)?);
+            let report = diff::diff(&old, &new);
+            if json {
+                println!("{}", pretty(&report.json()));
+            } else {
+                print!("{}", report.text());
+            }
+            Ok(if report.breaking() { ExitCode::from(1) } else { ExitCode::SUCCESS })
+        }
+    }
+}
+
+fn pretty(v: &serde_json::Value) -> String {
+    serde_json::to_string_pretty(v).unwrap_or_else(|_| v.to_string())
+}
+
+fn main() -> ExitCode {
+    let cli = Cli::parse();
+    match run(cli) {
+        Ok(code) => code,
+        Err(message) => {
+            eprintln!("abi: error: {message}");
+            ExitCode::from(2)
+        }
+    }
+}
