@@ -83,10 +83,14 @@ pub fn diff(old: &Listing, new: &Listing) -> Report {
     let mut added: Vec<&Export> = new.exports.iter().filter(|e| !old_names.contains(e.name.as_str())).collect();
     for gone in old.exports.iter().filter(|e| !new_names.contains(e.name.as_str())) {
         let mut d = Diff { function: &gone.name, changes: Vec::new() };
+        // Removed, and exactly one added export (and no other removed one) has its
+        // signature and parameter names: a rename (callers still use the old name).
         let sig = |e: &Export| e.metadata.as_ref().map(|m| m.python_signature("f"));
-        // Removed, and one added with the same signature: a rename (callers still use the old name).
-        match added.iter().position(|a| sig(a).is_some() && sig(a) == sig(gone)) {
-            Some(i) => {
+        let same = |a: &&Export| sig(a).is_some() && sig(a) == sig(gone);
+        let twins = old.exports.iter().filter(|o| !new_names.contains(o.name.as_str()) && same(o)).count();
+        let candidates: Vec<usize> = (0..added.len()).filter(|&i| same(&added[i])).collect();
+        match (candidates.as_slice(), twins) {
+            (&[i], 1) => {
                 let to = added.remove(i);
                 d.push(
                     Severity::Breaking,
@@ -96,7 +100,7 @@ pub fn diff(old: &Listing, new: &Listing) -> Report {
                     format!("renamed to `{}`: callers of `{}` fail", to.name, gone.name),
                 );
             }
-            None => d.push(Severity::Breaking, "export_removed", None, (signature(gone), None), "removed".to_owned()),
+            _ => d.push(Severity::Breaking, "export_removed", None, (signature(gone), None), "removed".to_owned()),
         }
         changes.extend(d.changes);
     }
@@ -304,7 +308,7 @@ fn fields_changed(old: &[(String, IreeType)], new: &[(String, IreeType)]) -> Opt
     let kept_old: Vec<&str> = on.iter().filter(|n| nn.contains(n)).copied().collect();
     let kept_new: Vec<&str> = nn.iter().filter(|n| on.contains(n)).copied().collect();
     if kept_old != kept_new {
-        parts.push(format!("reordered ({}) -> ({})", kept_old.join(", "), kept_new.join(", ")));
+        parts.push("reordered".to_owned());
     }
     if parts.is_empty() {
         parts.push("retyped".to_owned());

@@ -116,10 +116,12 @@ pub fn read(path: &Path, allow_load: bool) -> Result<Listing, String> {
             Library::open(path)
                 .map_err(|e| format!("loading {} to read its metadata: {}", path.display(), e.message()))?,
         ),
-        (true, false) => return Err(format!(
+        (true, false) => {
+            return Err(format!(
             "{} publishes its metadata only as functions: reading it means loading the library (run without --no-load)",
             path.display()
-        )),
+        ))
+        }
         (false, _) => None,
     };
     let mut exports = Vec::new();

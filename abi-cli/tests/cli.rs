@@ -1,0 +1,215 @@
+//! The `abi` binary on real libraries: the example mathlib (metadata read from data), the
+//! diff fixture pair (one change per category), a C++ tvm-ffi library (loaded to read its
+//! metadata; run by scripts/test-cpp-library.sh), and bad input (exit 2, never a panic).
+
+use std::path::{Path, PathBuf};
+use std::process::{Command, Output};
+
+use abi_derive_tests::fixture_library;
+
+fn abi(args: &[&str]) -> Output {
+    Command::new(env!("CARGO_BIN_EXE_abi")).args(args).output().expect("run abi")
+}
+
+fn text(out: &Output) -> (String, String) {
+    (String::from_utf8_lossy(&out.stdout).into_owned(), String::from_utf8_lossy(&out.stderr).into_owned())
+}
+
+fn path(p: &Path) -> &str {
+    p.to_str().expect("UTF-8 path")
+}
+
+#[test]
+fn inspect_reads_signatures_docs_and_records_from_the_file() {
+    let lib = fixture_library("abi-mathlib", "mathlib");
+    let out = abi(&["inspect", path(&lib)]);
+    let (stdout, stderr) = text(&out);
+    assert!(out.status.success(), "{stderr}");
+    assert!(stdout.contains("metadata read from the file's data; no library code ran"), "{stdout}");
+    for part in [
+        "\nadd(a: int, b: int) -> int\n    Adds two integers; a sum outside the i64 range raises `ValueError`.\n",
+        "    iree.abi: {\"a\":[[\"named\",\"a\",\"i64\"],[\"named\",\"b\",\"i64\"]],\"r\":[\"i64\"],\"v\":1}\n    signature: I11!S3!t7S3!t7R6!S3!t7\n",
+        "map_ints(xs: list[int], f: Callable[[int], int]) -> list[int]",
+        "centroid(points: list[tuple[float, float]]) -> Optional[tuple[float, float]]",
+    ] {
+        assert!(stdout.contains(part), "{part:?} not in\n{stdout}");
+    }
+}
+
+#[test]
+fn inspect_json_is_the_model_and_matches_what_the_library_returns() {
+    let lib = fixture_library("abi-mathlib", "mathlib");
+    let out = abi(&["inspect", "--json", path(&lib)]);
+    assert!(out.status.success(), "{}", text(&out).1);
+    let v: serde_json::Value = serde_json::from_slice(&out.stdout).unwrap();
+    assert_eq!(v["source"], "data");
+    let add = &v["exports"]["add"];
+    assert_eq!(add["python"], "add(a: int, b: int) -> int");
+    assert_eq!(add["metadata"]["arg_names"], serde_json::json!(["a", "b"]));
+    // The data read from the file is what the metadata function returns when called.
+    let loaded = abi_core::Library::open(&lib).unwrap();
+    let called: serde_json::Value = serde_json::from_str(&loaded.metadata("add").unwrap().unwrap()).unwrap();
+    assert_eq!(add["metadata"], called);
+}
+
+fn diff_pair() -> (PathBuf, PathBuf) {
+    (fixture_library("abi-api-v1", "api_v1"), fixture_library("abi-api-v2", "api_v2"))
+}
+
+#[test]
+fn diff_classifies_every_category_and_exits_1_when_anything_breaks() {
+    let (v1, v2) = diff_pair();
+    let out = abi(&["diff", "--json", path(&v1), path(&v2)]);
+    assert_eq!(out.status.code(), Some(1), "{}", text(&out).1);
+    let v: serde_json::Value = serde_json::from_slice(&out.stdout).unwrap();
+    let found: Vec<(String, String, String)> = v["changes"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|c| {
+            (
+                c["function"].as_str().unwrap().into(),
+                c["kind"].as_str().unwrap().into(),
+                c["severity"].as_str().unwrap().into(),
+            )
+        })
+        .collect();
+    let expected = [
+        ("area", "docs_changed", "compatible"),
+        ("dropped", "export_removed", "breaking"),
+        ("each", "callback_changed", "breaking"),
+        ("extent", "struct_fields_changed", "breaking"),
+        ("fresh", "export_added", "compatible"),
+        ("grow", "param_added", "breaking"),
+        ("need", "optional_made_required", "breaking"),
+        ("norm", "struct_fields_changed", "breaking"),
+        ("old_name", "export_renamed", "breaking"),
+        ("rename_param", "param_renamed", "compatible"),
+        ("result", "result_changed", "breaking"),
+        ("shrink", "param_removed", "breaking"),
+        ("span", "params_reordered", "breaking"),
+        ("store", "param_narrowed", "breaking"),
+        ("widen", "param_widened", "compatible"),
+    ];
+    let expected: Vec<(String, String, String)> =
+        expected.iter().map(|(f, k, s)| (f.to_string(), k.to_string(), s.to_string())).collect();
+    assert_eq!(found, expected);
+    // The report names the function, the parameter and both types.
+    let store = v["changes"].as_array().unwrap().iter().find(|c| c["function"] == "store").unwrap();
+    assert_eq!((&store["parameter"], &store["old"], &store["new"]), (&"v".into(), &"Any".into(), &"int".into()));
+    let (stdout, _) = text(&abi(&["diff", path(&v1), path(&v2)]));
+    assert!(stdout.contains("BREAKING   store: parameter `v` (#0) narrowed: Any -> int"), "{stdout}");
+    assert!(stdout.contains("norm: parameter `p` (#0): struct fields reordered: (x, y) -> (y, x)"), "{stdout}");
+    assert!(stdout.ends_with("11 breaking, 4 compatible change(s)\n"), "{stdout}");
+}
+
+#[test]
+fn diff_of_compatible_builds_exits_0() {
+    let (v1, _) = diff_pair();
+    let out = abi(&["diff", path(&v1), path(&v1)]);
+    assert_eq!(out.status.code(), Some(0));
+    assert_eq!(text(&out).0.lines().last(), Some("0 breaking, 0 compatible change(s)"));
+}
+
+#[test]
+fn bad_input_is_a_message_and_exit_2() {
+    let dir = std::env::temp_dir().join(format!("abi-cli-bad-{}", std::process::id()));
+    std::fs::create_dir_all(&dir).unwrap();
+    let not_lib = dir.join("notes.txt");
+    std::fs::write(&not_lib, "hello").unwrap();
+    let cases: [(Vec<String>, &str); 4] = [
+        (vec!["inspect".into(), path(&not_lib).into()], "is not a shared library"),
+        (vec!["inspect".into(), dir.join("absent.so").display().to_string()], "cannot read"),
+        // A shared library with no packed exports: the C runtime's.
+        (vec!["inspect".into(), libc_path()], "exports no packed functions"),
+        (
+            vec![
+                "stubs".into(),
+                path(&fixture_library("abi-mathlib", "mathlib")).into(),
+                "--package".into(),
+                "not-a-name".into(),
+                "-o".into(),
+                path(&dir).into(),
+            ],
+            "is not a Python package name",
+        ),
+    ];
+    for (args, says) in cases {
+        let args: Vec<&str> = args.iter().map(String::as_str).collect();
+        let out = abi(&args);
+        let (_, stderr) = text(&out);
+        assert_eq!(out.status.code(), Some(2), "{args:?}: {stderr}");
+        assert!(stderr.starts_with("abi: error: ") && stderr.contains(says), "{args:?}: {stderr}");
+        assert!(!stderr.contains("panicked"), "{stderr}");
+    }
+}
+
+/// The path of the C runtime this test links (a shared library without packed exports).
+fn libc_path() -> String {
+    let maps = std::fs::read_to_string("/proc/self/maps").unwrap();
+    maps.lines()
+        .filter_map(|l| l.split_whitespace().nth(5))
+        .find(|p| p.contains("/libc.so"))
+        .expect("libc is mapped")
+        .to_owned()
+}
+
+/// A copy of mathlib with every `from` in its bytes replaced by `to` (same length).
+fn patched(from: &str, to: &str, name: &str) -> PathBuf {
+    assert_eq!(from.len(), to.len());
+    let bytes = std::fs::read(fixture_library("abi-mathlib", "mathlib")).unwrap();
+    let text = bytes.windows(from.len()).filter(|w| *w == from.as_bytes()).count();
+    assert!(text > 0, "{from:?} not in the library");
+    let mut out = Vec::with_capacity(bytes.len());
+    let mut i = 0;
+    while i < bytes.len() {
+        if bytes[i..].starts_with(from.as_bytes()) {
+            out.extend_from_slice(to.as_bytes());
+            i += from.len();
+        } else {
+            out.push(bytes[i]);
+            i += 1;
+        }
+    }
+    let path = std::env::temp_dir().join(format!("abi-cli-{name}-{}.so", std::process::id()));
+    std::fs::write(&path, out).unwrap();
+    path
+}
+
+#[test]
+fn malformed_and_future_metadata_in_a_file_are_refused() {
+    let future = format!("\"abi.version\":{}}}", abi_shared::METADATA_VERSION + 1);
+    let current = format!("\"abi.version\":{}}}", abi_shared::METADATA_VERSION);
+    for (lib, says) in [
+        (patched(&current, &future, "future"), "newer than this build of abi reads"),
+        (patched("{\"type_schema\":\"{", "[\"type_schema\":\"{", "malformed"), "malformed metadata JSON"),
+    ] {
+        let out = abi(&["inspect", "--no-load", path(&lib)]);
+        let (_, stderr) = text(&out);
+        assert_eq!(out.status.code(), Some(2), "{stderr}");
+        assert!(stderr.contains(says) && stderr.contains("publishes metadata this build cannot read"), "{stderr}");
+    }
+}
+
+#[test]
+#[ignore = "needs the C++ library: scripts/test-cpp-library.sh builds it and runs this"]
+fn inspect_and_diff_read_a_cpp_library_by_loading_it() {
+    let lib = std::env::var("ABI_CPP_LIBRARY").expect("ABI_CPP_LIBRARY names the C++ library");
+    let out = abi(&["inspect", &lib]);
+    let (stdout, stderr) = text(&out);
+    assert!(out.status.success(), "{stderr}");
+    assert!(
+        stdout.contains("metadata returned by the library's metadata functions (the library was loaded)"),
+        "{stdout}"
+    );
+    assert!(
+        stdout.contains("\napply_twice(_0: Function, _1: int) -> int\n    Calls f on x, then on the result.\n"),
+        "{stdout}"
+    );
+    assert!(stdout.contains("\nlabel(_0: str, _1: Optional[int]) -> str\n"), "{stdout}");
+    let refused = abi(&["inspect", "--no-load", &lib]);
+    assert_eq!(refused.status.code(), Some(2));
+    assert!(text(&refused).1.contains("publishes its metadata only as functions"));
+    let same = abi(&["diff", &lib, &lib]);
+    assert_eq!(same.status.code(), Some(0), "{}", text(&same).1);
+}
