@@ -24,7 +24,7 @@ fi
 mapfile -t exes < <(
   {
     cargo test -p abi-core --no-run --quiet --message-format=json
-    cargo test -p abi-derive-tests --test one_runtime --test objects --test objects_between_libraries --no-run --quiet --message-format=json
+    cargo test -p abi-derive-tests --test one_runtime --test objects --test objects_between_libraries --test globals --no-run --quiet --message-format=json
   } | sed -n 's/.*"executable":"\([^"]*\)".*/\1/p'
 )
 if [ ${#exes[@]} -eq 0 ]; then
@@ -46,4 +46,4 @@ if [ ${#failed[@]} -ne 0 ]; then
   echo "FAIL: valgrind reported errors in: ${failed[*]}" >&2
   exit 1
 fi
-echo "valgrind: no memory errors or leaks in ${#exes[@]} test binaries (abi-core, one_runtime, objects, objects_between_libraries)"
+echo "valgrind: no memory errors or leaks in ${#exes[@]} test binaries (abi-core, one_runtime, objects, objects_between_libraries, globals)"

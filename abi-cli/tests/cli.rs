@@ -213,3 +213,25 @@ fn inspect_and_diff_read_a_cpp_library_by_loading_it() {
     let same = abi(&["diff", &lib, &lib]);
     assert_eq!(same.status.code(), Some(0), "{}", text(&same).1);
 }
+
+/// The ```text block after `<!-- excerpt of: COMMAND -->` in README.md.
+fn readme_excerpt(command: &str) -> String {
+    let readme = std::fs::read_to_string(concat!(env!("CARGO_MANIFEST_DIR"), "/../README.md")).unwrap();
+    let marker = format!("<!-- excerpt of: {command} -->\n```text\n");
+    let start = readme.find(&marker).unwrap_or_else(|| panic!("README shows no excerpt of `{command}`")) + marker.len();
+    let len = readme[start..].find("```").unwrap();
+    readme[start..start + len].to_owned()
+}
+
+#[test]
+fn the_readme_excerpts_are_real_output() {
+    let lib = fixture_library("abi-mathlib", "mathlib");
+    let inspect = text(&abi(&["inspect", path(&lib)])).0;
+    let excerpt = readme_excerpt("abi inspect target/debug/libmathlib.so");
+    assert!(inspect.contains(&excerpt), "README excerpt not in the output:\n{excerpt}\n---\n{inspect}");
+    let (v1, v2) = diff_pair();
+    let diff = text(&abi(&["diff", path(&v1), path(&v2)])).0;
+    for line in readme_excerpt("abi diff libapi_v1.so libapi_v2.so").lines() {
+        assert!(diff.lines().any(|l| l == line), "README line not in the output: {line}\n---\n{diff}");
+    }
+}
