@@ -7,14 +7,7 @@ set -euo pipefail
 root=$(cd "$(dirname "$0")/.." && pwd)
 cd "$root"
 
-config=.venv/bin/tvm-ffi-config
-if [ ! -x "$config" ]; then
-  echo "error: $config is missing; run scripts/setup-venv.sh first" >&2
-  exit 1
-fi
-includedir=$("$config" --includedir)
-dlpackdir=$("$config" --dlpack-includedir)
-libdir=$("$config" --libdir)
+. scripts/tvm-ffi-flags.sh
 
 cargo build --quiet -p signal-kit -p abi-interop-lib -p abi-mathlib -p abi-objects-lib
 target=${ABI_TARGET_DIR:-$(scripts/target-dir.sh)}

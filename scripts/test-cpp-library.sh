@@ -7,18 +7,13 @@ set -euo pipefail
 root=$(cd "$(dirname "$0")/.." && pwd)
 cd "$root"
 
-config=.venv/bin/tvm-ffi-config
-if [ ! -x "$config" ]; then
-  echo "error: $config is missing; run scripts/setup-venv.sh first" >&2
-  exit 1
-fi
+. scripts/tvm-ffi-flags.sh
 target=${ABI_TARGET_DIR:-$(scripts/target-dir.sh)}
 mkdir -p "$target/cpp"
 lib=$target/cpp/libcpplib.so
 if [ ! -f "$lib" ] || [ tests/cpp/cpplib.cc -nt "$lib" ] || [ "$config" -nt "$lib" ]; then
-  g++ -std=c++17 -O1 -shared -fPIC -Wall -Wextra -Werror -isystem "$("$config" --includedir)" \
-    -isystem "$("$config" --dlpack-includedir)" tests/cpp/cpplib.cc -L"$("$config" --libdir)" -ltvm_ffi \
-    -Wl,-rpath,"$("$config" --libdir)" -o "$lib"
+  g++ -std=c++17 -O1 -shared -fPIC -Wall -Wextra -Werror -isystem "$includedir" -isystem "$dlpackdir" \
+    tests/cpp/cpplib.cc -L"$libdir" -ltvm_ffi -Wl,-rpath,"$libdir" -o "$lib"
 fi
 ABI_CPP_LIBRARY=$lib cargo test --quiet -p abi-derive-tests --test cpp_library -- --include-ignored
 ABI_CPP_LIBRARY=$lib cargo test --quiet -p abi-cli -- --include-ignored

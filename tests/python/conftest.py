@@ -41,3 +41,12 @@ def interop():
 @pytest.fixture(scope="session")
 def kit():
     return load("libsignal_kit.so")
+
+
+def run_stubgen(lib_name, source, *flags):
+    """Runs tvm-ffi's own stub generator on `source` with the example library loaded."""
+    import sys
+
+    stubgen = pathlib.Path(sys.executable).parent / "tvm-ffi-stubgen"
+    lib = target_dir() / "debug" / lib_name
+    return subprocess.run([str(stubgen), *flags, "--dlls", str(lib), str(source)], capture_output=True, text=True, timeout=120)

@@ -1,15 +1,12 @@
 """`#[export_fn(global = "...")]` under the real tvm_ffi: the library registers its global
 functions, with their metadata, in tvm-ffi's registry while it loads."""
 
-import subprocess
 import sys
-import textwrap
 import types
-from pathlib import Path
 
 import tvm_ffi
 
-from conftest import target_dir
+from conftest import run_stubgen
 
 
 def test_globals_are_registered_when_the_library_loads(mathlib):
@@ -56,11 +53,9 @@ GLOBAL_TEMPLATE = """\
 
 
 def test_stubgen_emits_the_globals(tmp_path):
-    stubgen = Path(sys.executable).parent / "tvm-ffi-stubgen"
     source = tmp_path / "mathlib_api.py"
     source.write_text(GLOBAL_TEMPLATE)
-    lib = target_dir() / "debug" / "libmathlib.so"
-    out = subprocess.run([str(stubgen), "--dlls", str(lib), str(source)], capture_output=True, text=True, timeout=120)
+    out = run_stubgen("libmathlib.so", source)
     assert out.returncode == 0, out.stdout + out.stderr
     body = source.read_text().split("# tvm-ffi-stubgen(begin): global/mathlib\n", 1)[1].split("# tvm-ffi-stubgen(end)")[0]
     lines = [line.strip() for line in body.splitlines() if line.strip() and not line.strip().startswith("# fmt")]

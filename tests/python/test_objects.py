@@ -7,12 +7,11 @@ import subprocess
 import sys
 import threading
 import textwrap
-from pathlib import Path
 
 import pytest
 import tvm_ffi
 
-from conftest import load, target_dir
+from conftest import load, run_stubgen, target_dir
 
 
 @pytest.fixture(scope="module")
@@ -322,11 +321,9 @@ def block(text, key):
 
 
 def test_stubgen_annotates_fields_and_methods_from_their_type_schema(tmp_path):
-    stubgen = Path(sys.executable).parent / "tvm-ffi-stubgen"
     source = tmp_path / "counters.py"
     source.write_text(STUB_TEMPLATE)
-    lib = target_dir() / "debug" / "libabi_objects_lib.so"
-    out = subprocess.run([str(stubgen), "--dlls", str(lib), str(source)], capture_output=True, text=True, timeout=120)
+    out = run_stubgen("libabi_objects_lib.so", source)
     assert out.returncode == 0, out.stdout + out.stderr
     text = source.read_text()
     # Fields and methods get their annotations from the `type_schema` metadata; stubgen
@@ -354,8 +351,6 @@ def test_stubgen_annotates_fields_and_methods_from_their_type_schema(tmp_path):
         "def __ffi_init__(self, _0: str, _1: int, /) -> None: ...",
     ]
     # The stubs are current: a second run in check mode finds nothing to change.
-    check = subprocess.run(
-        [str(stubgen), "--check", "--dlls", str(lib), str(source)], capture_output=True, text=True, timeout=120
-    )
+    check = run_stubgen("libabi_objects_lib.so", source, "--check")
     assert check.returncode == 0, check.stdout + check.stderr
 
