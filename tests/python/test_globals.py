@@ -6,7 +6,7 @@ import types
 
 import tvm_ffi
 
-from conftest import run_stubgen
+from conftest import run_stubgen, target_dir
 
 
 def test_globals_are_registered_when_the_library_loads(mathlib):
@@ -66,3 +66,20 @@ def test_stubgen_emits_the_globals(tmp_path):
         "def clamp(_0: float, _1: float, _2: float, /) -> float: ...",
         "def gcd(_0: int, _1: int, /) -> int: ...",
     ]
+
+
+def test_a_taken_name_is_not_overridden_and_the_failure_is_printed():
+    import subprocess
+    import textwrap
+
+    lib = str(target_dir() / "debug" / "libmathlib.so")
+    code = f"""
+        import tvm_ffi
+        tvm_ffi.register_global_func("mathlib.gcd", lambda a, b: -1)
+        tvm_ffi.load_module({lib!r})
+        print(tvm_ffi.get_global_func("mathlib.gcd")(12, 18), tvm_ffi.get_global_func("mathlib.clamp")(2.0, 0.0, 1.0))
+        """
+    out = subprocess.run([sys.executable, "-c", textwrap.dedent(code)], capture_output=True, text=True, timeout=120)
+    assert out.returncode == 0, out.stderr
+    assert out.stdout == "-1 1.0\n", "the Python function stays; the other global is registered"
+    assert out.stderr.count("abi: registering global `mathlib.gcd`:") == 1, out.stderr
