@@ -212,6 +212,16 @@ fn inspect_and_diff_read_a_cpp_library_by_loading_it() {
     assert!(text(&refused).1.contains("publishes its metadata only as functions"));
     let same = abi(&["diff", &lib, &lib]);
     assert_eq!(same.status.code(), Some(0), "{}", text(&same).1);
+    let dir = std::env::temp_dir().join(format!("abi-cli-cpp-stubs-{}", std::process::id()));
+    let out = abi(&["stubs", &lib, "--package", "cpplib", "-o", path(&dir)]);
+    assert!(out.status.success(), "{}", text(&out).1);
+    let stub = std::fs::read_to_string(dir.join("cpplib/__init__.pyi")).unwrap();
+    for part in [
+        "def apply_twice(_0: Callable[..., Any], _1: int, /) -> int:\n    \"\"\"Calls f on x, then on the result.\"\"\"\n",
+        "def label(_0: str, _1: Optional[int], /) -> str: ...\n",
+    ] {
+        assert!(stub.contains(part), "{part:?} not in\n{stub}");
+    }
 }
 
 /// The ```text block after `<!-- excerpt of: COMMAND -->` in README.md.
