@@ -342,7 +342,11 @@ fn register(spec: &'static ClassSpec) -> core::result::Result<i32, String> {
             return Err(fail(format!("field `{}`", field.name), rc));
         }
     }
-    for method in METHODS.iter().filter(|m| m.class_key == spec.key) {
+    // By name: the linker's order of the section varies between builds, and hosts (stub
+    // generators) list methods in registration order.
+    let mut methods: Vec<_> = METHODS.iter().filter(|m| m.class_key == spec.key).collect();
+    methods.sort_by_key(|m| m.name);
+    for method in methods {
         let function = Function::from_safe_call(method.export.safe_call);
         let info = MethodInfo {
             name: bytes(method.name),
