@@ -2,11 +2,11 @@
 # Prints how many lines #[export_fn] adds for `add(i64, i64)`: the non-blank lines that
 # `cargo +nightly rustc -- -Zunpretty=expanded` prints for a scratch crate with the
 # attribute, minus the same crate without it (statics and registry entries included).
-# Exits 1 above the budget (50 lines).
+# Exits 1 above the budget (55 lines: 49, plus 4 for the metadata and docs published as data symbols).
 set -euo pipefail
 root=$(cd "$(dirname "$0")/.." && pwd)
 target=${ABI_TARGET_DIR:-$("$root/scripts/target-dir.sh")}
-budget=50
+budget=55
 work=$target/expansion-lines
 mkdir -p "$work"
 count() { # with|without -> non-blank lines of the expanded crate
