@@ -44,6 +44,16 @@ pub fn services_at_load() -> Option<&'static Services> {
     Some(SERVICES.get_or_init(|| Services::TvmFfi(table)))
 }
 
+/// A tvm-ffi runtime in the process while this library loads and has not chosen its
+/// runtime yet, found without choosing it (an abi opener may still attach the library to
+/// its own runtime right after the load).
+pub fn tvm_ffi_undecided() -> Option<RuntimeTable> {
+    if SERVICES.get().is_some() {
+        return None;
+    }
+    resolve_tvm_ffi()
+}
+
 /// The entry points errors and globals go through; `None` for the embedded runtime.
 #[inline]
 pub fn host() -> Option<&'static HostApi> {

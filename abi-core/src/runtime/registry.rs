@@ -11,11 +11,12 @@ use std::sync::{Once, OnceLock, RwLock};
 
 use crate::ffi::type_index as ti;
 use crate::ffi::type_table::MethodInfo;
+use crate::ffi::HostApi;
 use crate::ffi::{ByteArray, ObjectHeader, RawAny};
 use crate::runtime::error_slot::{set_raised, take_raised, take_raised_after};
 use crate::runtime::export_entry::{Export, EXPORTS};
 use crate::runtime::function::Function;
-use crate::runtime::host::{host, services_at_load};
+use crate::runtime::host::{host, tvm_ffi_undecided};
 use crate::value::error::{Error, Result};
 use crate::value::object::{ObjectHandle, ObjectRef};
 use crate::value::string::string_any;
@@ -97,7 +98,18 @@ pub fn register_global_with_info(
     metadata: &str,
     allow_override: bool,
 ) -> Result<()> {
-    match host() {
+    register_in(host(), name, f, doc, metadata, allow_override)
+}
+
+fn register_in(
+    host: Option<&HostApi>,
+    name: &str,
+    f: Function,
+    doc: &str,
+    metadata: &str,
+    allow_override: bool,
+) -> Result<()> {
+    match host {
         Some(api) => {
             let info = MethodInfo {
                 name: ByteArray::from_slice(name.as_bytes()),
@@ -148,29 +160,44 @@ impl Function {
 pub fn register_linked_globals() {
     static ONCE: Once = Once::new();
     ONCE.call_once(|| {
-        for export in EXPORTS.iter().filter(|e| e.global.is_some()) {
-            if let Err(e) = register_export(export) {
-                eprintln!("abi: {}", e.message());
-            }
+        let api = host();
+        // Already registered there while the library loaded.
+        let done = LOADED_INTO.get().is_some_and(|&set| api.is_some_and(|a| a.function_set_global as usize == set));
+        if !done {
+            register_exports(api);
         }
     });
 }
 
-fn register_export(export: &'static Export) -> Result<()> {
+/// The tvm-ffi registry (its set-global entry) the global exports joined while loading.
+static LOADED_INTO: OnceLock<usize> = OnceLock::new();
+
+fn register_exports(api: Option<&HostApi>) {
+    for export in EXPORTS.iter().filter(|e| e.global.is_some()) {
+        if let Err(e) = register_export(api, export) {
+            eprintln!("abi: {}", e.message());
+        }
+    }
+}
+
+fn register_export(api: Option<&HostApi>, export: &'static Export) -> Result<()> {
     let name = export.global.unwrap_or_default();
     let f = Function::from_safe_call(export.safe_call);
-    register_global_with_info(name, f, export.desc.doc, export.metadata_json(), false)
+    register_in(api, name, f, export.desc.doc, export.metadata_json(), false)
         .map_err(|e| Error::new(e.kind(), format!("registering global `{name}`: {}", e.message())))
 }
 
-/// What a global export's ELF constructor runs: registration while the library loads
-/// when a runtime is already known (tvm-ffi in the process), so hosts find the function
-/// by name at once; otherwise it waits for the first use, or for an opener's runtime.
-/// Never unwinds (it runs before `main` or inside `dlopen`).
+/// What a global export's ELF constructor runs: registration in tvm-ffi's registry while
+/// the library loads when tvm-ffi is in the process, so hosts find the function by name at
+/// once, without choosing the library's runtime (an abi opener may still attach it: its
+/// registry then gets the globals too). Never unwinds (it runs before `main` or inside
+/// `dlopen`).
 pub fn register_globals_at_load() {
     let run = || {
-        if services_at_load().is_some() {
-            register_linked_globals();
+        if let Some(table) = tvm_ffi_undecided() {
+            if LOADED_INTO.set(table.api.function_set_global as usize).is_ok() {
+                register_exports(Some(&table.api));
+            }
         }
     };
     if std::panic::catch_unwind(run).is_err() {
