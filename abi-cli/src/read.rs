@@ -167,7 +167,11 @@ fn symbol_text<'a>(file: &object::File<'a>, sym: &object::Symbol<'a, '_>) -> Res
     let (address, size) = (sym.address(), sym.size());
     let section = file
         .sections()
-        .find(|s| s.address() <= address && address + size <= s.address() + s.size())
+        // Checked sums: a hostile file may give any address and size.
+        .find(|s| {
+            let (end, section_end) = (address.checked_add(size), s.address().checked_add(s.size()));
+            s.address() <= address && matches!((end, section_end), (Some(e), Some(se)) if e <= se)
+        })
         .ok_or_else(|| format!("data symbol at {address:#x} lies in no section"))?;
     let data = section.data().map_err(|e| format!("unreadable section: {e}"))?;
     let start = usize::try_from(address - section.address()).map_err(|_| "symbol offset overflows".to_owned())?;
