@@ -22,6 +22,12 @@ extern "C" {
     fn double(x: &str) -> Option<i64>;
 }
 
+#[abi_core::import(Untyped)]
+extern "C" {
+    #[abi(name = "tests.untyped")]
+    fn untyped(x: i64) -> i64;
+}
+
 #[abi_core::import(DynamicDoubler)]
 extern "C" {
     #[abi(name = "tests.double")]
@@ -70,5 +76,9 @@ fn a_global_registered_without_metadata_binds_unchecked() {
     f.as_function().register_global("tests.untyped", false).unwrap();
     assert_eq!(global_metadata("tests.untyped").unwrap(), None);
     assert!(Function::get_global("tests.untyped").is_some());
+    // Nothing to check against: a wrong declaration binds, and the call reports the type.
+    let wrong = Untyped::bind_globals().unwrap();
+    let e = wrong.untyped(3).unwrap_err();
+    assert_eq!(e.kind(), "TypeError", "{}", e.message());
     assert!(global_metadata("tests.absent").is_err(), "an absent global is an error, as in tvm-ffi");
 }
