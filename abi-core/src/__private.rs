@@ -28,6 +28,7 @@ pub use crate::convert::objects::{get_field, get_shared_field, set_shared_field,
 pub use crate::runtime::class::{
     register_at_load, registered_layout, ClassSpec, FieldLayout, FieldSpec, MethodSpec, Object, TypeSlot,
 };
+pub use crate::runtime::class_record::{class_record_bytes, class_record_len, method_record_bytes, method_record_len};
 pub use crate::runtime::obj::{check_init, Obj};
 pub use crate::runtime::registry::register_globals_at_load;
 

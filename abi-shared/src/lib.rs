@@ -42,6 +42,11 @@ pub const EXPORTS_SECTION: &str = "linkme_EXPORTS";
 /// The ELF section every object method's entry is placed in: the one linkme collects for
 /// abi-core's distributed slice `METHODS`.
 pub const METHODS_SECTION: &str = "linkme_METHODS";
+/// The ELF section holding the reflection records of object types and their methods: one
+/// NUL-terminated JSON text per class (`{"record":"class",...}`) and per method
+/// (`{"record":"method",...}`), rendered at compile time and concatenated by the linker, so
+/// tools read a library's classes from the file without running it (docs/ABI.md section 10).
+pub const CLASS_RECORDS_SECTION: &str = "abi_class_records";
 /// Prefix of the hidden crate-root macro that makes a second export of a name an error.
 pub const UNIQUENESS_MARKER_PREFIX: &str = "abi_export_named_";
 

@@ -7,6 +7,7 @@
 pub mod attach;
 pub mod boundary;
 pub mod class;
+pub mod class_record;
 pub mod error_slot;
 pub mod export_entry;
 pub mod function;

@@ -7,7 +7,7 @@ use quote::{format_ident, quote, quote_spanned, ToTokens};
 use syn::spanned::Spanned;
 
 use crate::errors::Errors;
-use crate::expand::packed;
+use crate::expand::{class_records, packed};
 use crate::model::{MethodKind, MethodsBlock};
 use crate::skeleton::Macro;
 use crate::{parse, validate};
@@ -62,6 +62,10 @@ fn expand(block: &MethodsBlock) -> TokenStream {
             _ => TokenStream::new(),
         };
         let name = &m.name;
+        let record = class_records::record(
+            quote!(__abi::method_record_len(<#self_ty as __abi::Object>::CLASS.key, #name, #is_static, &DESC)),
+            quote!(__abi::method_record_bytes::<LEN>(<#self_ty as __abi::Object>::CLASS.key, #name, #is_static, &DESC)),
+        );
         let clash = format!("method `{name}` has the name of a reflected field of `{class_name}`: rename one of them");
         let name_check = quote_spanned! {ident.span()=>
             const _: () = ::core::assert!(!<#self_ty as __abi::Object>::CLASS.has_field(#name), #clash);
@@ -74,6 +78,8 @@ fn expand(block: &MethodsBlock) -> TokenStream {
                 #init_check
                 #name_check
                 static EXPORT: __abi::Export = __abi::Export::new(&DESC, #shim, &META);
+
+                #record
 
                 #[used]
                 #[unsafe(link_section = #section)]

@@ -2,6 +2,7 @@
 
 pub mod abi_struct;
 pub mod at_load;
+pub mod class_records;
 pub mod export_fn;
 pub mod import;
 pub mod methods;

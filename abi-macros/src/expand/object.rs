@@ -8,7 +8,7 @@ use quote::{quote, quote_spanned, ToTokens};
 use syn::spanned::Spanned;
 
 use crate::errors::Errors;
-use crate::expand::at_load;
+use crate::expand::{at_load, class_records};
 use crate::model::{Access, ObjectDef};
 use crate::skeleton::Macro;
 use crate::{parse, validate};
@@ -123,6 +123,8 @@ fn expand(o: &ObjectDef) -> TokenStream {
     };
     let shared = quote_spanned!(ident.span()=> unsafe impl __abi::Object for #ident);
     let register = at_load::constructor(quote!(__abi::register_at_load::<#ident>()));
+    let record =
+        class_records::record(quote!(__abi::class_record_len(SPEC)), quote!(__abi::class_record_bytes::<LEN>(SPEC)));
     quote! {
         const _: () = {
             use #krate::__private as __abi;
@@ -167,6 +169,8 @@ fn expand(o: &ObjectDef) -> TokenStream {
             // Registration while the library loads, so hosts see the type's fields and
             // methods the first time they meet it.
             #register
+
+            #record
         };
     }
 }

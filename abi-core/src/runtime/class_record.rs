@@ -1,0 +1,100 @@
+//! The reflection records of object types, rendered at compile time into the section
+//! `abi_shared::CLASS_RECORDS_SECTION` (docs/ABI.md section 10), so tools such as
+//! `abi stubs` read a library's classes, fields and methods from the file without running
+//! it. One NUL-terminated JSON text per class and per method; the format version is
+//! `abi_shared::METADATA_VERSION`.
+
+use crate::reflect::render::{fn_metadata_json, type_schema};
+use crate::reflect::writer::Writer;
+use crate::reflect::FnDesc;
+use crate::runtime::class::ClassSpec;
+
+/// Writes `{"record":"class","type_key":..,"parent":..,"doc":..,"fields":[..],"abi.version":1}`:
+/// each reflected field with its `type_schema` (a JSON text, as in tvm-ffi's field
+/// metadata), whether it is writable, and its docs.
+pub const fn class_record(w: &mut Writer, spec: &ClassSpec) {
+    w.str("{\"record\":\"class\",\"type_key\":");
+    w.json_string(spec.key);
+    w.str(",\"parent\":");
+    w.json_string(spec.parent_key);
+    w.str(",\"doc\":");
+    w.json_string(spec.doc);
+    w.str(",\"fields\":[");
+    let mut i = 0;
+    while i < spec.fields.len() {
+        let field = &spec.fields[i];
+        if i > 0 {
+            w.byte(b',');
+        }
+        w.str("{\"name\":");
+        w.json_string(field.name);
+        w.str(",\"type_schema\":\"");
+        w.push_level();
+        type_schema(w, field.ty);
+        w.pop_level();
+        w.str("\",\"writable\":");
+        w.str(if field.setter.is_some() { "true" } else { "false" });
+        w.str(",\"doc\":");
+        w.json_string(field.doc);
+        w.byte(b'}');
+        i += 1;
+    }
+    w.str("],");
+    version(w);
+}
+
+/// Writes `{"record":"method","class":..,"name":..,"static":..,"doc":..,"metadata":{..},"abi.version":1}`:
+/// the reflected name (`__ffi_init__` for the constructor) and the method's metadata as its
+/// export would publish it (the receiver is not a parameter).
+pub const fn method_record(w: &mut Writer, class_key: &str, name: &str, is_static: bool, f: &FnDesc) {
+    w.str("{\"record\":\"method\",\"class\":");
+    w.json_string(class_key);
+    w.str(",\"name\":");
+    w.json_string(name);
+    w.str(",\"static\":");
+    w.str(if is_static { "true" } else { "false" });
+    w.str(",\"doc\":");
+    w.json_string(f.doc);
+    w.str(",\"metadata\":");
+    fn_metadata_json(w, f);
+    w.byte(b',');
+    version(w);
+}
+
+const fn version(w: &mut Writer) {
+    w.str("\"abi.version\":");
+    w.uint(abi_shared::METADATA_VERSION as usize);
+    w.byte(b'}');
+}
+
+/// Length of a class's record with its terminating NUL.
+pub const fn class_record_len(spec: &ClassSpec) -> usize {
+    let mut count = Writer::new(&mut []);
+    class_record(&mut count, spec);
+    count.len() + 1
+}
+
+/// A class's record rendered at compile time into [`class_record_len`] bytes.
+pub const fn class_record_bytes<const N: usize>(spec: &ClassSpec) -> [u8; N] {
+    let mut buf = [0u8; N];
+    let mut w = Writer::new(&mut buf);
+    class_record(&mut w, spec);
+    assert!(w.len() + 1 == N, "record length changed between passes");
+    buf
+}
+
+/// Length of a method's record with its terminating NUL.
+pub const fn method_record_len(class_key: &str, name: &str, is_static: bool, f: &FnDesc) -> usize {
+    let mut count = Writer::new(&mut []);
+    method_record(&mut count, class_key, name, is_static, f);
+    count.len() + 1
+}
+
+/// A method's record rendered at compile time into [`method_record_len`] bytes.
+pub const fn method_record_bytes<const N: usize>(class_key: &str, name: &str, is_static: bool, f: &FnDesc) -> [u8; N] {
+    let mut buf = [0u8; N];
+    let mut w = Writer::new(&mut buf);
+    method_record(&mut w, class_key, name, is_static, f);
+    assert!(w.len() + 1 == N, "record length changed between passes");
+    buf
+}
