@@ -13,6 +13,9 @@ pub fn text(listing: &Listing) -> String {
         listing.exports.len(),
         listing.source.describe()
     );
+    if !listing.classes.is_empty() {
+        out.insert_str(out.len() - 1, &format!("; {} class(es) read from the file's records", listing.classes.len()));
+    }
     for e in &listing.exports {
         out.push('\n');
         match &e.metadata {
@@ -34,7 +37,28 @@ pub fn text(listing: &Listing) -> String {
             }
         }
     }
+    for c in &listing.classes {
+        out.push_str(&format!("\nclass {} (parent {})\n", c.key, c.parent));
+        indented(&mut out, &c.doc, "    ");
+        for f in &c.fields {
+            let access = if f.writable { "writable" } else { "read-only" };
+            out.push_str(&format!("    field {}: {} ({access})\n", f.name, f.ty.python()));
+            indented(&mut out, &f.doc, "        ");
+        }
+        for m in &c.methods {
+            let kind = if m.is_static { "static method" } else { "method" };
+            out.push_str(&format!("    {kind} {}\n", m.metadata.python_signature(&m.name)));
+            indented(&mut out, &m.doc, "        ");
+        }
+    }
     out
+}
+
+fn indented(out: &mut String, doc: &str, indent: &str) {
+    for line in doc.lines() {
+        out.push_str(format!("{indent}{line}").trim_end());
+        out.push('\n');
+    }
 }
 
 /// The `--json` report: per export, the metadata model as published (re-printed by the
@@ -58,5 +82,35 @@ pub fn json(listing: &Listing) -> Value {
         "source": listing.source.key(),
         "format": abi_shared::METADATA_VERSION,
         "exports": exports,
+        "classes": classes(listing),
     })
+}
+
+/// Per class: parent, docs, fields (with their Python types) and methods (with metadata).
+fn classes(listing: &Listing) -> Value {
+    let classes: serde_json::Map<String, Value> = listing
+        .classes
+        .iter()
+        .map(|c| {
+            let fields: Vec<Value> = c
+                .fields
+                .iter()
+                .map(|f| json!({ "name": f.name, "type": f.ty.python(), "writable": f.writable, "doc": f.doc }))
+                .collect();
+            let methods: serde_json::Map<String, Value> = c
+                .methods
+                .iter()
+                .map(|m| {
+                    let metadata = serde_json::from_str::<Value>(&m.metadata.to_json()).unwrap_or(Value::Null);
+                    let python = m.metadata.python_signature(&m.name);
+                    (
+                        m.name.clone(),
+                        json!({ "static": m.is_static, "python": python, "doc": m.doc, "metadata": metadata }),
+                    )
+                })
+                .collect();
+            (c.key.clone(), json!({ "parent": c.parent, "doc": c.doc, "fields": fields, "methods": methods }))
+        })
+        .collect();
+    Value::Object(classes)
 }

@@ -3,6 +3,7 @@
 //! changes between two builds. Exit status: 0 success (compatible), 1 breaking changes
 //! (`diff`), 2 an error.
 
+mod classes;
 mod diff;
 mod inspect;
 mod read;
@@ -33,7 +34,7 @@ enum Command {
         #[arg(long)]
         no_load: bool,
     },
-    /// Write DIR/NAME/__init__.py, __init__.pyi and py.typed for the library's exports.
+    /// Write DIR/NAME/__init__.py, __init__.pyi and py.typed for the library's exports and classes.
     Stubs {
         /// The shared library.
         lib: PathBuf,

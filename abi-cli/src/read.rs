@@ -7,6 +7,8 @@ use std::path::{Path, PathBuf};
 
 use abi_core::schema::Metadata;
 use abi_core::Library;
+
+use crate::classes::{self, Class};
 use object::{Object, ObjectKind, ObjectSection, ObjectSymbol};
 
 /// One exported packed function.
@@ -60,6 +62,8 @@ pub struct Listing {
     pub source: Source,
     /// The exports.
     pub exports: Vec<Export>,
+    /// The object classes the library declares, sorted by type key.
+    pub classes: Vec<Class>,
 }
 
 /// What one export publishes in the file.
@@ -79,6 +83,7 @@ pub fn read(path: &Path, allow_load: bool) -> Result<Listing, String> {
     if file.kind() != ObjectKind::Dynamic {
         return Err(format!("{} is not a shared library (it is {:?})", path.display(), file.kind()));
     }
+    let classes = classes::read(&file).map_err(|e| format!("{}: {e}", path.display()))?;
     let mut found: std::collections::BTreeMap<String, Found> = Default::default();
     for sym in file.dynamic_symbols().filter(|s| s.is_definition()) {
         let Ok(name) = sym.name() else { continue };
@@ -159,7 +164,7 @@ pub fn read(path: &Path, allow_load: bool) -> Result<Listing, String> {
     } else {
         Source::None
     };
-    Ok(Listing { path: path.to_owned(), source, exports })
+    Ok(Listing { path: path.to_owned(), source, exports, classes })
 }
 
 /// The text of a data symbol: its bytes up to the first NUL, as UTF-8.

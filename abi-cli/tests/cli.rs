@@ -156,8 +156,13 @@ fn libc_path() -> String {
 
 /// A copy of mathlib with every `from` in its bytes replaced by `to` (same length).
 fn patched(from: &str, to: &str, name: &str) -> PathBuf {
+    patched_library(fixture_library("abi-mathlib", "mathlib"), from, to, name)
+}
+
+/// A copy of `lib` with every `from` in its bytes replaced by `to` (same length).
+fn patched_library(lib: PathBuf, from: &str, to: &str, name: &str) -> PathBuf {
     assert_eq!(from.len(), to.len());
-    let bytes = std::fs::read(fixture_library("abi-mathlib", "mathlib")).unwrap();
+    let bytes = std::fs::read(lib).unwrap();
     let text = bytes.windows(from.len()).filter(|w| *w == from.as_bytes()).count();
     assert!(text > 0, "{from:?} not in the library");
     let mut out = Vec::with_capacity(bytes.len());
@@ -188,6 +193,64 @@ fn malformed_and_future_metadata_in_a_file_are_refused() {
         let (_, stderr) = text(&out);
         assert_eq!(out.status.code(), Some(2), "{stderr}");
         assert!(stderr.contains(says) && stderr.contains("publishes metadata this build cannot read"), "{stderr}");
+    }
+}
+
+#[test]
+fn inspect_reads_object_classes_from_the_file() {
+    let lib = fixture_library("abi-objects-lib", "abi_objects_lib");
+    let out = abi(&["inspect", "--no-load", path(&lib)]);
+    let (stdout, stderr) = text(&out);
+    assert!(out.status.success(), "{stderr}");
+    assert!(stdout.contains("; 2 class(es) read from the file's records\n"), "{stdout}");
+    for part in [
+        "\nclass mylib.Counter (parent ffi.Object)\n    A named counter.\n    field name: str (read-only)\n        The counter's name.\n    field start: int (read-only)\n",
+        "    static method __ffi_init__(name: str, start: int) -> mylib.Counter\n",
+        "    method add(self: mylib.Counter, by: int) -> int\n        Adds `by` and returns the new value.\n",
+        "\nclass mylib.LimitedCounter (parent mylib.Counter)\n",
+        "    field label: str (writable)\n",
+    ] {
+        assert!(stdout.contains(part), "{part:?} not in\n{stdout}");
+    }
+    let out = abi(&["inspect", "--json", "--no-load", path(&lib)]);
+    let v: serde_json::Value = serde_json::from_slice(&out.stdout).unwrap();
+    let counter = &v["classes"]["mylib.Counter"];
+    assert_eq!(counter["parent"], "ffi.Object");
+    assert_eq!(counter["fields"][1], serde_json::json!({"name": "start", "type": "int", "writable": false, "doc": ""}));
+    assert_eq!(counter["methods"]["zero"]["static"], true);
+    assert_eq!(counter["methods"]["add"]["metadata"]["arg_names"], serde_json::json!(["self", "by"]));
+    // A library without classes lists none.
+    let out = abi(&["inspect", "--json", path(&fixture_library("abi-mathlib", "mathlib"))]);
+    let v: serde_json::Value = serde_json::from_slice(&out.stdout).unwrap();
+    assert_eq!(v["classes"], serde_json::json!({}));
+}
+
+#[test]
+fn malformed_and_future_class_records_are_refused() {
+    let lib = || fixture_library("abi-objects-lib", "abi_objects_lib");
+    let current = format!("}}],\"abi.version\":{}}}", abi_shared::METADATA_VERSION);
+    let future = format!("}}],\"abi.version\":{}}}", abi_shared::METADATA_VERSION + 1);
+    for (lib, says) in [
+        (
+            patched_library(lib(), &current, &future, "class-future"),
+            "a class record has format version 2, this build reads 1",
+        ),
+        (
+            patched_library(lib(), "{\"record\":\"class\"", "{\"record\":\"klass\"", "class-kind"),
+            "a class record has no valid kind",
+        ),
+        (
+            patched_library(lib(), "{\"record\":\"class\"", "[\"record\":\"class\"", "class-json"),
+            "a class record is not JSON",
+        ),
+    ] {
+        for command in ["inspect", "stubs"] {
+            let out = abi(&[command, "--no-load", path(&lib), "--package", "p", "-o", "/tmp"]
+                [..if command == "inspect" { 3 } else { 7 }]);
+            let (_, stderr) = text(&out);
+            assert_eq!(out.status.code(), Some(2), "{command}: {stderr}");
+            assert!(stderr.contains(says), "{command}: {stderr}");
+        }
     }
 }
 

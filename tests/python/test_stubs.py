@@ -1,5 +1,6 @@
 """`abi stubs`: the generated package imports and calls the library through tvm_ffi, and
-mypy in strict mode accepts well-typed client code and flags a wrong argument type."""
+mypy in strict mode accepts well-typed client code and flags a wrong argument type; object
+classes become registered Python classes with typed fields and methods."""
 
 import subprocess
 import sys
@@ -8,18 +9,18 @@ import textwrap
 from conftest import target_dir
 
 
-def make_package(tmp_path):
-    lib = target_dir() / "debug" / "libmathlib.so"
+def make_package(tmp_path, lib_name="libmathlib.so", name="mathlib_py"):
+    lib = target_dir() / "debug" / lib_name
     abi = target_dir() / "debug" / "abi"
     assert abi.exists(), f"{abi} is missing: run scripts/test.sh (it builds abi-cli)"
     out = subprocess.run(
-        [str(abi), "stubs", str(lib), "--package", "mathlib_py", "-o", str(tmp_path)],
+        [str(abi), "stubs", str(lib), "--package", name, "-o", str(tmp_path)],
         capture_output=True,
         text=True,
         timeout=120,
     )
     assert out.returncode == 0, out.stderr
-    package = tmp_path / "mathlib_py"
+    package = tmp_path / name
     assert sorted(p.name for p in package.iterdir()) == ["__init__.py", "__init__.pyi", "py.typed"]
     # Packaging is the user's: place the library next to the package's files.
     (package / lib.name).symlink_to(lib)
@@ -73,3 +74,63 @@ def test_mypy_strict_accepts_good_code_and_flags_a_wrong_argument(tmp_path):
     bad = run(mypy + ["bad.py"], tmp_path)
     assert bad.returncode == 1, bad.stdout + bad.stderr
     assert 'bad.py:3: error: Argument 1 to "add" has incompatible type "str"; expected "int"  [arg-type]' in bad.stdout
+
+
+OBJECTS_GOOD = """\
+import counters
+
+c = counters.Counter("a", 5)
+n: int = c.add(2)
+name: str = c.name
+z: counters.Counter = counters.Counter.zero("z")
+made: counters.Counter = counters.make_counter("q")
+lc: counters.LimitedCounter = counters.make_limited("l", 10)
+lc.label = "renamed"
+total: int = lc.add_checked(1) + lc.add(1) + counters.counter_value(lc)
+print(type(c).__name__, type(made).__name__, type(lc).__name__, n, name, z.value(), lc.label, total, lc.limit)
+"""
+
+OBJECTS_BAD = """\
+import counters
+
+c = counters.Counter("a", 5)
+c.name = "b"
+counters.counter_value("not a counter")
+c.add("x")
+counters.Counter("a")
+"""
+
+
+def test_object_classes_are_registered_and_typed(tmp_path):
+    package = make_package(tmp_path, "libabi_objects_lib.so", "counters")
+    stub = (package / "__init__.pyi").read_text()
+    assert textwrap.dedent('''\
+        class LimitedCounter(Counter):
+            """A counter with a label that can be changed and a limit; its parent's fields and methods
+            are inherited."""
+            @property
+            def limit(self) -> int:
+                """The largest value `add_checked` allows."""
+                ...
+        ''') in stub
+    assert "    def __init__(self, name: str, start: int, /) -> None:\n" in stub
+    assert "    @staticmethod\n    def zero(name: str, /) -> Counter:\n" in stub
+    assert "def make_limited(name: str, limit: int, /) -> LimitedCounter:" in stub
+    # The classes are what the library's functions return: registered under their keys.
+    (tmp_path / "good.py").write_text(OBJECTS_GOOD)
+    out = run([sys.executable, "good.py"], tmp_path)
+    assert out.returncode == 0, out.stderr
+    assert out.stdout == "Counter Counter LimitedCounter 7 a 0 renamed 5 10\n"
+    mypy = [sys.executable, "-m", "mypy", "--strict", "--no-incremental"]
+    good = run(mypy + ["good.py"], tmp_path)
+    assert good.returncode == 0, good.stdout + good.stderr
+    (tmp_path / "bad.py").write_text(OBJECTS_BAD)
+    bad = run(mypy + ["bad.py"], tmp_path)
+    assert bad.returncode == 1, bad.stdout + bad.stderr
+    for line in [
+        'bad.py:4: error: Property "name" defined in "Counter" is read-only  [misc]',
+        'bad.py:5: error: Argument 1 to "counter_value" has incompatible type "str"; expected "Counter"  [arg-type]',
+        'bad.py:6: error: Argument 1 to "add" of "Counter" has incompatible type "str"; expected "int"  [arg-type]',
+        'bad.py:7: error: Too few arguments for "Counter"  [call-arg]',
+    ]:
+        assert line in bad.stdout, bad.stdout
