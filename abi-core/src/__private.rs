@@ -32,6 +32,20 @@ pub use crate::runtime::class_record::{class_record_bytes, class_record_len, met
 pub use crate::runtime::obj::{check_init, Obj};
 pub use crate::runtime::registry::register_globals_at_load;
 
+pub use crate::iree::abi::{
+    Allocator as IreeAllocator, Module as IreeModule, Status as IreeStatus, StringPair as IreeStringPair,
+};
+pub use crate::iree::cconv::{
+    bad_arg as iree_bad_arg, cconv as iree_cconv, cconv_len as iree_cconv_len, layout as iree_layout,
+    read_slot as iree_read_slot, write_slot as iree_write_slot, IreeArg, IreeKind, IreeReturn, IreeValue,
+};
+pub use crate::iree::module::create as iree_create;
+pub use crate::iree::status::Location as IreeLocation;
+pub use crate::iree::{
+    iree_record, iree_record_len, is_module_name as is_iree_module_name, text as iree_text, IreeFunction,
+    IREE_FUNCTIONS,
+};
+
 /// A plain parameter's description: `param` is its type's `FromArg::PARAM`.
 pub const fn plain(name: &'static str, param: (&'static TypeDesc, bool)) -> ParamDesc {
     ParamDesc::plain(name, param)

@@ -18,11 +18,13 @@
 //! `schema` (published metadata read back, and type compatibility),
 //! `value` (objects, `Any`, strings, errors, arrays, shapes, tensors), `runtime` (host
 //! bridge, error slot, call boundary, functions, registry, maps), `convert` (Rust values
-//! to and from `Any`, typed callbacks), `link` (exports, libraries, typed imports).
+//! to and from `Any`, typed callbacks), `link` (exports, libraries, typed imports), `iree`
+//! (the same functions as an IREE VM dynamic module).
 
 #![warn(missing_docs)]
 
 pub mod ffi;
+pub mod iree;
 pub mod reflect;
 pub mod schema;
 

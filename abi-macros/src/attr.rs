@@ -112,19 +112,25 @@ pub struct ExportOptions {
     pub krate: syn::Path,
     /// `global = "..."`: also registered in the global registry under this name.
     pub global: Option<LitStr>,
+    /// `iree` (its span): also a function of the library's IREE VM module.
+    pub iree: Option<Span>,
 }
 
 /// Parses `#[export_fn(...)]` arguments; problems go to `errors`.
 pub fn export_options(args: TokenStream, errors: &mut Errors) -> ExportOptions {
     let (mut name, mut krate, mut global) = (Opt::new("name"), Opt::new("crate"), Opt::new("global"));
-    let expected = "`name = \"...\"`, `global = \"...\"` or `crate = \"...\"`";
+    let mut iree = Flag::new("iree");
+    let expected = "`name = \"...\"`, `global = \"...\"`, `iree` or `crate = \"...\"`";
     let parser = syn::meta::parser(parse_list("`export_fn` option", expected, |m| {
-        name.accept(m, lit_str).or_else(|| global.accept(m, lit_str)).or_else(|| krate.accept(m, path_lit))
+        name.accept(m, lit_str)
+            .or_else(|| global.accept(m, lit_str))
+            .or_else(|| iree.accept(m, flag))
+            .or_else(|| krate.accept(m, path_lit))
     }));
     if let Err(e) = parser.parse2(args) {
         errors.push(e);
     }
-    ExportOptions { name: name.take(), krate: krate_or_default(krate), global: global.take() }
+    ExportOptions { name: name.take(), krate: krate_or_default(krate), global: global.take(), iree: iree.span() }
 }
 
 /// Reads and removes `#[abi(...)]` attributes from an exported parameter: the span of

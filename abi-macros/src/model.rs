@@ -20,6 +20,8 @@ pub struct ExportFn {
     pub doc: String,
     /// `global = "..."`: the global registry name, registered when the library loads.
     pub global: Option<syn::LitStr>,
+    /// `iree` (its span): also a function of the library's IREE VM module.
+    pub iree: Option<Span>,
 }
 
 /// One parameter.

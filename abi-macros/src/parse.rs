@@ -60,7 +60,7 @@ pub fn export_fn(args: TokenStream, item: TokenStream, errors: &mut Errors) -> R
         ReturnType::Type(_, ty) => Some((**ty).clone()),
     };
     let doc = attr::doc_text(&item.attrs);
-    Ok(ExportFn { item, name, name_span, krate, params, ret, doc, global: opts.global })
+    Ok(ExportFn { item, name, name_span, krate, params, ret, doc, global: opts.global, iree: opts.iree })
 }
 
 /// Parses a `#[derive(AbiStruct)]` input. Enums and unions are refused here (the model is

@@ -21,6 +21,22 @@ pub fn export_fn(f: &ExportFn, errors: &mut Errors) {
     if let Some(ret) = &f.ret {
         return_type_is_owned(ret, Role::Export, errors);
     }
+    if f.iree.is_some() {
+        iree_params_are_plain(f, errors);
+    }
+}
+
+/// An `iree` export's parameters are scalars, one slot each: `#[abi(expand)]` has no IREE
+/// meaning (the types themselves are checked by the `IreeArg` bound, on each parameter).
+fn iree_params_are_plain(f: &ExportFn, errors: &mut Errors) {
+    for p in &f.params {
+        if let Some(span) = p.expand {
+            errors.error_at(
+                span,
+                "an `iree` export takes scalars only: `#[abi(expand)]` structs cannot cross an IREE call",
+            );
+        }
+    }
 }
 
 /// A global name is dotted identifiers (`mylib.add`): `tvm_ffi.init_ffi_api("mylib", ...)`

@@ -47,6 +47,9 @@ pub const METHODS_SECTION: &str = "linkme_METHODS";
 /// (`{"record":"method",...}`), rendered at compile time and concatenated by the linker, so
 /// tools read a library's classes from the file without running it (docs/ABI.md section 10).
 pub const CLASS_RECORDS_SECTION: &str = "abi_class_records";
+/// The ELF section every `#[export_fn(iree)]` function's IREE entry is placed in: the one
+/// linkme collects for abi-core's distributed slice `IREE_FUNCTIONS`.
+pub const IREE_SECTION: &str = "linkme_IREE_FUNCTIONS";
 /// Prefix of the hidden crate-root macro that makes a second export of a name an error.
 pub const UNIQUENESS_MARKER_PREFIX: &str = "abi_export_named_";
 

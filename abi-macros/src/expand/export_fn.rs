@@ -5,7 +5,7 @@ use proc_macro2::TokenStream;
 use quote::{quote, quote_spanned, ToTokens};
 
 use crate::errors::Errors;
-use crate::expand::{at_load, packed};
+use crate::expand::{at_load, iree, packed};
 use crate::mangle;
 use crate::model::ExportFn;
 use crate::skeleton::Macro;
@@ -71,6 +71,7 @@ fn expand(f: &ExportFn) -> TokenStream {
         Some(name) => (quote!(.with_global(#name)), at_load::constructor(quote!(__abi::register_globals_at_load()))),
         None => (TokenStream::new(), TokenStream::new()),
     };
+    let iree = f.iree.map(|_| iree::entry(f)).unwrap_or_default();
 
     quote! {
         #item
@@ -104,6 +105,7 @@ fn expand(f: &ExportFn) -> TokenStream {
             #[unsafe(link_section = #section)]
             static EXPORT: __abi::Export = __abi::Export::new(&DESC, #shim, &META)#global;
             #register
+            #iree
         };
     }
 }

@@ -5,6 +5,7 @@ pub mod at_load;
 pub mod class_records;
 pub mod export_fn;
 pub mod import;
+pub mod iree;
 pub mod methods;
 pub mod object;
 pub mod packed;

@@ -1,0 +1,121 @@
+//! IREE VM modules from the same functions (`#[export_fn(iree)]` and `iree_module!`): a
+//! library that links no IREE code becomes a dynamic module `iree-run-module` loads, whose
+//! functions a compiled IREE program imports by name (docs/IREE-DYNAMIC-MODULE.md). Scalars
+//! only: the calling convention (`cconv`), the interface structs (`abi`), statuses with
+//! messages (`status`), and the module itself (`module`).
+
+pub mod abi;
+pub mod cconv;
+pub mod module;
+pub mod status;
+
+use crate::reflect::render::fn_iree_record;
+use crate::reflect::writer::Writer;
+use crate::reflect::FnDesc;
+use crate::value::error::Result;
+
+/// One function of the module: an `#[export_fn(iree)]`, collected at link time.
+#[derive(Debug)]
+pub struct IreeFunction {
+    /// The export name (the program imports `<module>.<name>`).
+    pub name: &'static str,
+    /// The canonical calling convention (`0ii_i`).
+    pub cconv: &'static str,
+    /// Bytes of the argument buffer.
+    pub args_size: usize,
+    /// Bytes of the result buffer.
+    pub results_size: usize,
+    /// The `iree.abi` reflection record (also in the export's metadata).
+    pub iree_abi: &'static str,
+    /// Where the function is defined (statuses name it).
+    pub at: status::Location,
+    /// Decodes the arguments, calls, encodes the results.
+    ///
+    /// # Safety
+    /// `args` has `args_size` readable bytes and `results` `results_size` writable ones.
+    pub call: unsafe fn(args: *const u8, results: *mut u8) -> Result<()>,
+}
+
+#[doc(hidden)]
+#[linkme::distributed_slice]
+pub static IREE_FUNCTIONS: [IreeFunction];
+
+/// Length of a function's `iree.abi` record.
+pub const fn iree_record_len(f: &FnDesc) -> usize {
+    let mut count = Writer::new(&mut []);
+    fn_iree_record(&mut count, f);
+    count.len()
+}
+
+/// A function's `iree.abi` record, rendered at compile time into [`iree_record_len`] bytes.
+pub const fn iree_record<const N: usize>(f: &FnDesc) -> [u8; N] {
+    let mut buf = [0u8; N];
+    let mut w = Writer::new(&mut buf);
+    fn_iree_record(&mut w, f);
+    assert!(w.len() == N, "record length changed between passes");
+    buf
+}
+
+/// A compile-time text as `&str` (for generated statics).
+pub const fn text(bytes: &'static [u8]) -> &'static str {
+    match core::str::from_utf8(bytes) {
+        Ok(s) => s,
+        Err(_) => panic!("a rendered IREE text is not UTF-8"),
+    }
+}
+
+/// Whether `name` can name a module (a C identifier: programs import `<name>.<function>`).
+pub const fn is_module_name(name: &str) -> bool {
+    let b = name.as_bytes();
+    if b.is_empty() || b[0].is_ascii_digit() {
+        return false;
+    }
+    let mut i = 0;
+    while i < b.len() {
+        if !(b[i].is_ascii_alphanumeric() || b[i] == b'_') {
+            return false;
+        }
+        i += 1;
+    }
+    true
+}
+
+/// Makes this library an IREE VM dynamic module named `name`: exports the entry point
+/// `iree_vm_dynamic_module_create` (or the one given as `entry = "..."`) that
+/// `iree-run-module --module=lib.so[@entry]` calls. Every `#[export_fn(iree)]` linked into
+/// the library joins the module under its export name.
+///
+/// ```ignore
+/// abi_core::iree_module!("mylib");
+/// abi_core::iree_module!("mylib", entry = "create_mylib");
+/// ```
+///
+/// Module parameters (`lib.so@entry?abi.messages=off`): `abi.messages=on|off` (default on)
+/// chooses between failure messages inside statuses (the layout of the pinned IREE version)
+/// and bare status codes with the message on stderr; other `abi.*` keys are refused.
+#[macro_export]
+macro_rules! iree_module {
+    ($name:literal) => {
+        $crate::iree_module!($name, entry = "iree_vm_dynamic_module_create");
+    };
+    ($name:literal, entry = $entry:literal) => {
+        const _: () = {
+            ::core::assert!(
+                $crate::__private::is_iree_module_name($name),
+                "an IREE module name must be a C identifier (programs import `<module>.<function>`)"
+            );
+            #[unsafe(export_name = $entry)]
+            unsafe extern "C" fn create(
+                max_version: u32,
+                _instance: *mut ::core::ffi::c_void,
+                param_count: usize,
+                params: *const $crate::__private::IreeStringPair,
+                _allocator: $crate::__private::IreeAllocator,
+                out: *mut *mut $crate::__private::IreeModule,
+            ) -> $crate::__private::IreeStatus {
+                // SAFETY: the host passes `param_count` pairs and a writable `out`.
+                unsafe { $crate::__private::iree_create($name, max_version, param_count, params, out) }
+            }
+        };
+    };
+}

@@ -1,0 +1,343 @@
+//! The module `iree_module!` creates: the interface entries IREE calls (lookup by name with
+//! the calling convention checked, calls with their buffers checked against the
+//! convention's sizes before use), errors and panics turned into statuses, and creation
+//! with its version and parameter checks. Nothing unwinds into the host.
+
+use core::ffi::c_void;
+use core::sync::atomic::AtomicI32;
+use std::panic::{catch_unwind, AssertUnwindSafe};
+
+use crate::iree::abi::{
+    linkage, Allocator, ByteSpan, Function, FunctionCall, FunctionSignature, Module, ModuleSignature, Status,
+    StringPair, StringView,
+};
+use crate::iree::status::{code, failure, from_error, here, Messages};
+use crate::iree::{IreeFunction, IREE_FUNCTIONS};
+use crate::runtime::boundary::panic_message;
+
+/// The interface version this module implements (`IREE_VM_DYNAMIC_MODULE_VERSION_0_1`).
+pub const INTERFACE_VERSION: u32 = 1;
+
+/// The module parameter choosing how failures are reported.
+pub const MESSAGES_PARAM: &str = "abi.messages";
+
+/// The interface and the state behind it, in one allocation.
+#[repr(C)]
+struct ModuleBox {
+    iface: Module,
+    name: &'static str,
+    functions: Vec<&'static IreeFunction>,
+    messages: Messages,
+}
+
+/// Creates the module `name` (what `iree_module!`'s entry point runs).
+///
+/// # Safety
+/// `params` points to `param_count` pairs (or is null when there are none); `out` is
+/// writable or null.
+pub unsafe fn create(
+    name: &'static str,
+    max_version: u32,
+    param_count: usize,
+    params: *const StringPair,
+    out: *mut *mut Module,
+) -> Status {
+    let at = here!();
+    let run = || {
+        if out.is_null() {
+            let message = format!("module `{name}`: null output pointer");
+            return failure(code::INVALID_ARGUMENT, &message, at, Messages::InStatus);
+        }
+        if max_version != INTERFACE_VERSION {
+            let message = format!(
+                "module `{name}` implements the IREE dynamic module interface version {INTERFACE_VERSION}; the host asked for version {max_version}"
+            );
+            return failure(code::FAILED_PRECONDITION, &message, at, Messages::InStatus);
+        }
+        // SAFETY: the caller's contract.
+        let messages = match unsafe { parse_params(name, param_count, params) } {
+            Ok(m) => m,
+            Err(message) => return failure(code::INVALID_ARGUMENT, &message, at, Messages::InStatus),
+        };
+        let mut functions: Vec<&'static IreeFunction> = IREE_FUNCTIONS.iter().collect();
+        // By name: ordinals must not depend on the linker's order.
+        functions.sort_by_key(|f| f.name);
+        let module = Box::into_raw(Box::new(ModuleBox { iface: interface(), name, functions, messages }));
+        // SAFETY: just allocated; `self_` lets every entry find the box.
+        unsafe {
+            (*module).iface.self_ = module.cast();
+            *out = &mut (*module).iface;
+        }
+        code::OK as Status
+    };
+    catch_unwind(run).unwrap_or_else(|p| {
+        let message = format!("creating module `{name}` panicked: {}", panic_message(&*p));
+        failure(code::INTERNAL, &message, at, Messages::InStatus)
+    })
+}
+
+/// `abi.messages=on|off`; other `abi.*` keys are refused, other keys left to their owners.
+unsafe fn parse_params(name: &str, count: usize, params: *const StringPair) -> Result<Messages, String> {
+    let mut messages = Messages::InStatus;
+    if count == 0 || params.is_null() {
+        return Ok(messages);
+    }
+    // SAFETY: the caller's contract.
+    let params = unsafe { core::slice::from_raw_parts(params, count) };
+    for p in params {
+        // SAFETY: the host's views are valid for the call.
+        let (key, value) = unsafe { (p.key.bytes(), p.value.bytes()) };
+        let (key, value) = (String::from_utf8_lossy(key), String::from_utf8_lossy(value));
+        if !key.starts_with("abi.") {
+            continue;
+        }
+        if key != MESSAGES_PARAM {
+            return Err(format!("module `{name}`: unknown parameter `{key}` (known: `{MESSAGES_PARAM}=on|off`)"));
+        }
+        messages = match &*value {
+            "on" | "true" | "1" => Messages::InStatus,
+            "off" | "false" | "0" => Messages::Stderr,
+            other => {
+                return Err(format!("module `{name}`: `{MESSAGES_PARAM}` is `on` or `off`, not `{other}`"));
+            }
+        };
+    }
+    Ok(messages)
+}
+
+fn interface() -> Module {
+    Module {
+        self_: core::ptr::null_mut(),
+        ref_count: AtomicI32::new(1),
+        destroy,
+        name: module_name,
+        signature,
+        enumerate_dependencies,
+        get_module_attr,
+        lookup_function,
+        get_function,
+        get_function_attr: Some(get_function_attr),
+        resolve_source_location: None,
+        alloc_state,
+        free_state,
+        fork_state,
+        resolve_import,
+        notify,
+        begin_call,
+        resume_call,
+    }
+}
+
+/// The box behind `self_`.
+///
+/// # Safety
+/// `self_` is the `self_` of a module made by [`create`] and not yet destroyed.
+unsafe fn this<'a>(self_: *mut c_void) -> &'a ModuleBox {
+    // SAFETY: the caller's contract.
+    unsafe { &*self_.cast::<ModuleBox>() }
+}
+
+fn bare(c: u32) -> Status {
+    c as Status
+}
+
+unsafe extern "C" fn destroy(self_: *mut c_void) {
+    // SAFETY: made by `Box::into_raw` in `create`; the host destroys once.
+    drop(unsafe { Box::from_raw(self_.cast::<ModuleBox>()) });
+}
+
+unsafe extern "C" fn module_name(self_: *mut c_void) -> StringView {
+    // SAFETY: a live module.
+    StringView::of(unsafe { this(self_) }.name)
+}
+
+unsafe extern "C" fn signature(self_: *mut c_void) -> ModuleSignature {
+    ModuleSignature {
+        version: 0,
+        attr_count: 0,
+        import_function_count: 0,
+        // SAFETY: a live module.
+        export_function_count: unsafe { this(self_) }.functions.len(),
+        internal_function_count: 0,
+    }
+}
+
+unsafe extern "C" fn enumerate_dependencies(_: *mut c_void, _: *const c_void, _: *mut c_void) -> Status {
+    bare(code::OK)
+}
+
+unsafe extern "C" fn get_module_attr(_: *mut c_void, _: usize, _: *mut StringPair) -> Status {
+    bare(code::OUT_OF_RANGE)
+}
+
+fn is_export(l: u32) -> bool {
+    l == linkage::EXPORT || l == linkage::EXPORT_OPTIONAL
+}
+
+unsafe extern "C" fn lookup_function(
+    self_: *mut c_void,
+    link: u32,
+    name: StringView,
+    expected: *const FunctionSignature,
+    out: *mut Function,
+) -> Status {
+    // SAFETY: a live module; the host's views are valid for the call.
+    let (m, wanted) = unsafe { (this(self_), name.bytes()) };
+    let found = m.functions.iter().position(|f| f.name.as_bytes() == wanted);
+    let (Some(ordinal), true) = (found, is_export(link)) else {
+        // `__init`, `__deinit`, `__notify` and unknown names: the bare code IREE expects.
+        return bare(code::NOT_FOUND);
+    };
+    let f = m.functions[ordinal];
+    // SAFETY: null or a valid signature for the call.
+    let expected = unsafe { expected.as_ref().map(|s| s.calling_convention.bytes()) }.unwrap_or_default();
+    if !expected.is_empty() && expected != f.cconv.as_bytes() {
+        let message = format!(
+            "{}.{} has calling convention {}, but the program imports it as {}",
+            m.name,
+            f.name,
+            f.cconv,
+            String::from_utf8_lossy(expected)
+        );
+        return failure(code::INVALID_ARGUMENT, &message, f.at, m.messages);
+    }
+    if !out.is_null() {
+        // SAFETY: writable when not null.
+        unsafe { out.write(function(self_, link, ordinal)) };
+    }
+    bare(code::OK)
+}
+
+fn function(self_: *mut c_void, link: u32, ordinal: usize) -> Function {
+    Function { module: self_.cast(), linkage: link as u16, ordinal: ordinal as u16 }
+}
+
+unsafe extern "C" fn get_function(
+    self_: *mut c_void,
+    link: u32,
+    ordinal: usize,
+    out: *mut Function,
+    out_name: *mut StringView,
+    out_sig: *mut FunctionSignature,
+) -> Status {
+    // SAFETY: a live module.
+    let m = unsafe { this(self_) };
+    let Some(f) = m.functions.get(ordinal).filter(|_| is_export(link)) else {
+        return bare(code::OUT_OF_RANGE);
+    };
+    // SAFETY: each output is writable when not null.
+    unsafe {
+        if !out.is_null() {
+            out.write(function(self_, link, ordinal));
+        }
+        if !out_name.is_null() {
+            out_name.write(StringView::of(f.name));
+        }
+        if !out_sig.is_null() {
+            out_sig.write(FunctionSignature { calling_convention: StringView::of(f.cconv) });
+        }
+    }
+    bare(code::OK)
+}
+
+unsafe extern "C" fn get_function_attr(
+    self_: *mut c_void,
+    link: u32,
+    ordinal: usize,
+    index: usize,
+    out: *mut StringPair,
+) -> Status {
+    // SAFETY: a live module.
+    let m = unsafe { this(self_) };
+    let Some(f) = m.functions.get(ordinal).filter(|_| is_export(link)) else {
+        return bare(code::OUT_OF_RANGE);
+    };
+    let pair = match index {
+        0 => StringPair { key: StringView::of("iree.abi"), value: StringView::of(f.iree_abi) },
+        1 => StringPair { key: StringView::of("abi.cconv"), value: StringView::of(f.cconv) },
+        _ => return bare(code::OUT_OF_RANGE),
+    };
+    if !out.is_null() {
+        // SAFETY: writable when not null.
+        unsafe { out.write(pair) };
+    }
+    bare(code::OK)
+}
+
+/// Per-context state: the module keeps none, but hands out a distinct allocation so the
+/// host's bookkeeping sees a real pointer.
+unsafe extern "C" fn alloc_state(_: *mut c_void, _: Allocator, out: *mut *mut c_void) -> Status {
+    if out.is_null() {
+        return bare(code::INVALID_ARGUMENT);
+    }
+    // SAFETY: writable; freed by `free_state`.
+    unsafe { out.write(Box::into_raw(Box::new(0u8)).cast()) };
+    bare(code::OK)
+}
+
+unsafe extern "C" fn free_state(_: *mut c_void, state: *mut c_void) {
+    if !state.is_null() {
+        // SAFETY: made by `alloc_state` or `fork_state`.
+        drop(unsafe { Box::from_raw(state.cast::<u8>()) });
+    }
+}
+
+unsafe extern "C" fn fork_state(self_: *mut c_void, _: *mut c_void, a: Allocator, out: *mut *mut c_void) -> Status {
+    // SAFETY: forwarded as received.
+    unsafe { alloc_state(self_, a, out) }
+}
+
+unsafe extern "C" fn resolve_import(
+    _: *mut c_void,
+    _: *mut c_void,
+    _: usize,
+    _: *const Function,
+    _: *const FunctionSignature,
+) -> Status {
+    bare(code::OUT_OF_RANGE)
+}
+
+unsafe extern "C" fn notify(_: *mut c_void, _: *mut c_void, _: i32) -> Status {
+    bare(code::OK)
+}
+
+unsafe extern "C" fn resume_call(_: *mut c_void, _: *mut c_void, _: ByteSpan) -> Status {
+    bare(code::UNIMPLEMENTED)
+}
+
+unsafe extern "C" fn begin_call(self_: *mut c_void, _stack: *mut c_void, call: FunctionCall) -> Status {
+    // SAFETY: a live module.
+    let m = unsafe { this(self_) };
+    let Some(&f) = m.functions.get(usize::from(call.function.ordinal)) else {
+        return bad_call(m, format!("module `{}` has no function #{}", m.name, call.function.ordinal));
+    };
+    let (args, results) = (call.arguments, call.results);
+    if args.data_length != f.args_size || (f.args_size > 0 && args.data.is_null()) {
+        return bad_buffer(m, f, "argument", f.args_size, args);
+    }
+    if results.data_length != f.results_size || (f.results_size > 0 && results.data.is_null()) {
+        return bad_buffer(m, f, "result", f.results_size, results);
+    }
+    // SAFETY: both buffers have the sizes the calling convention gives.
+    match catch_unwind(AssertUnwindSafe(|| unsafe { (f.call)(args.data, results.data) })) {
+        Ok(Ok(())) => bare(code::OK),
+        Ok(Err(e)) => from_error(&e, &format!("{}.{}", m.name, f.name), f.at, m.messages),
+        Err(payload) => {
+            let message = format!("{}.{} panicked: {}", m.name, f.name, panic_message(&*payload));
+            // Dropping a payload can itself panic; never let that unwind into C.
+            let _ = catch_unwind(AssertUnwindSafe(move || drop(payload)));
+            failure(code::INTERNAL, &message, f.at, m.messages)
+        }
+    }
+}
+
+#[cold]
+fn bad_call(m: &ModuleBox, message: String) -> Status {
+    failure(code::INVALID_ARGUMENT, &message, here!(), m.messages)
+}
+
+#[cold]
+fn bad_buffer(m: &ModuleBox, f: &IreeFunction, what: &str, want: usize, got: ByteSpan) -> Status {
+    let got = if got.data.is_null() { "a null buffer".to_owned() } else { format!("{} bytes", got.data_length) };
+    bad_call(m, format!("{}.{} ({}) takes {want} bytes of {what}s, got {got}", m.name, f.name, f.cconv))
+}

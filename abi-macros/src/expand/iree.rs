@@ -1,0 +1,73 @@
+//! The IREE half of `#[export_fn(iree)]`: the calling convention and buffer layout computed
+//! at compile time from each parameter's `IreeArg` and the result's `IreeReturn` (a type
+//! IREE cannot carry fails that bound, spanned on it), the function that decodes the
+//! argument buffer, calls and encodes the results, and the module entry collected at link
+//! time. Emitted inside the export's `const _` block, next to its `DESC`.
+
+use proc_macro2::{Span, TokenStream};
+use quote::{quote, quote_spanned};
+use syn::spanned::Spanned;
+
+use crate::expand::packed::strip_lifetimes;
+use crate::model::ExportFn;
+
+pub fn entry(f: &ExportFn) -> TokenStream {
+    let (name, fn_ident) = (&f.name, &f.item.sig.ident);
+    let n = f.params.len();
+    let unit: syn::Type = syn::parse_quote!(());
+    let ret_ty = f.ret.as_ref().unwrap_or(&unit);
+    let ret_span = f.ret.as_ref().map_or_else(Span::call_site, |t| t.span());
+    let kinds = f.params.iter().map(|p| {
+        let ty = strip_lifetimes(&p.ty);
+        quote_spanned!(p.ty.span()=> <#ty as __abi::IreeArg>::KIND)
+    });
+    let reads = f.params.iter().enumerate().map(|(i, p)| {
+        let (ty, pname) = (strip_lifetimes(&p.ty), p.name.to_string());
+        quote_spanned! {p.ty.span()=>
+            // SAFETY: the module checked the buffer's size against the layout.
+            match <#ty as __abi::IreeArg>::from_bits(unsafe { __abi::iree_read_slot(args, IREE_ARGS.0[#i], IREE_ARG_KINDS[#i]) }) {
+                ::core::result::Result::Ok(v) => v,
+                ::core::result::Result::Err(m) => return ::core::result::Result::Err(__abi::iree_bad_arg(#pname, #i, m)),
+            }
+        }
+    });
+    let ret_kinds = quote_spanned!(ret_span=> <#ret_ty as __abi::IreeReturn>::KINDS);
+    let into_slots = quote_spanned!(ret_span=> <#ret_ty as __abi::IreeReturn>::into_slots);
+    let section = abi_shared::IREE_SECTION;
+    quote! {
+        const IREE_ARG_KINDS: &[__abi::IreeKind] = &[#(#kinds),*];
+        const IREE_RESULT_KINDS: &[__abi::IreeKind] = #ret_kinds;
+        const IREE_R: usize = IREE_RESULT_KINDS.len();
+        const IREE_ARGS: ([usize; #n], usize) = __abi::iree_layout::<#n>(IREE_ARG_KINDS);
+        const IREE_RESULTS: ([usize; IREE_R], usize) = __abi::iree_layout::<IREE_R>(IREE_RESULT_KINDS);
+        const IREE_CCONV_LEN: usize = __abi::iree_cconv_len(IREE_ARG_KINDS, IREE_RESULT_KINDS);
+        const IREE_CCONV: [u8; IREE_CCONV_LEN] = __abi::iree_cconv::<IREE_CCONV_LEN>(IREE_ARG_KINDS, IREE_RESULT_KINDS);
+        const IREE_ABI_LEN: usize = __abi::iree_record_len(&DESC);
+        const IREE_ABI: [u8; IREE_ABI_LEN] = __abi::iree_record::<IREE_ABI_LEN>(&DESC);
+
+        unsafe fn iree_call(args: *const u8, results: *mut u8) -> __abi::Result<()> {
+            let value = #fn_ident(#(#reads),*);
+            let mut slots = [0u64; IREE_R];
+            #into_slots(value, &mut slots)?;
+            let mut i = 0;
+            while i < IREE_R {
+                // SAFETY: the module checked the buffer's size against the layout.
+                unsafe { __abi::iree_write_slot(results, IREE_RESULTS.0[i], IREE_RESULT_KINDS[i], slots[i]) };
+                i += 1;
+            }
+            ::core::result::Result::Ok(())
+        }
+
+        #[used]
+        #[unsafe(link_section = #section)]
+        static IREE_FUNCTION: __abi::IreeFunction = __abi::IreeFunction {
+            name: #name,
+            cconv: __abi::iree_text(&IREE_CCONV),
+            args_size: IREE_ARGS.1,
+            results_size: IREE_RESULTS.1,
+            iree_abi: __abi::iree_text(&IREE_ABI),
+            at: __abi::IreeLocation { file: ::core::concat!(::core::file!(), "\0"), line: ::core::line!() },
+            call: iree_call,
+        };
+    }
+}
