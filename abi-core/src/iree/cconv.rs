@@ -8,7 +8,7 @@ use crate::value::error::{Error, Result};
 /// A value's slot in an argument or result buffer.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum IreeKind {
-    /// `i`: i32 (bool, i8 and i16 are promoted to it).
+    /// `i`: i32 (bool, i8 and i16 are promoted to it; results are sign-extended, bool 0/1).
     I32,
     /// `I`: i64.
     I64,
@@ -106,25 +106,34 @@ macro_rules! scalar {
     };
 }
 
-/// An i32 slot narrowed to a smaller integer, or the message naming the value.
-fn narrow<T: TryFrom<i32>>(bits: u64, name: &str) -> core::result::Result<T, String> {
+/// An i32 slot narrowed to a `bits`-wide integer. IREE promotes i8 and i16 to i32 without
+/// saying how: its VM zero-extends (-3 as i8 arrives as 253), C callers sign-extend, so both
+/// spellings of the narrow value are accepted; anything wider is refused with the value named.
+fn narrow(bits: u64, width: u32) -> core::result::Result<i32, String> {
     let v = bits as u32 as i32;
-    T::try_from(v).map_err(|_| format!("{v} does not fit {name}"))
+    let (min, max_unsigned) = (-(1i32 << (width - 1)), (1i32 << width) - 1);
+    if v < min || v > max_unsigned {
+        return Err(format!("{v} does not fit i{width}"));
+    }
+    // Sign-extend the low `width` bits.
+    let shift = 32 - width;
+    Ok((v << shift) >> shift)
 }
 
 scalar!(i32, I32, |b| Ok(b as u32 as i32), |v| v as u32 as u64);
 scalar!(i64, I64, |b| Ok(b as i64), |v| v as u64);
 scalar!(f32, F32, |b| Ok(f32::from_bits(b as u32)), |v| v.to_bits() as u64);
 scalar!(f64, F64, |b| Ok(f64::from_bits(b)), |v| v.to_bits());
-scalar!(i8, I32, |b| narrow(b, "i8"), |v| v as i32 as u32 as u64);
-scalar!(i16, I32, |b| narrow(b, "i16"), |v| v as i32 as u32 as u64);
+scalar!(i8, I32, |b| narrow(b, 8).map(|v| v as i8), |v| v as i32 as u32 as u64);
+scalar!(i16, I32, |b| narrow(b, 16).map(|v| v as i16), |v| v as i32 as u32 as u64);
 scalar!(
     bool,
     I32,
+    // An i1 arrives zero-extended (1) or sign-extended (-1).
     |b| match b as u32 as i32 {
         0 => Ok(false),
-        1 => Ok(true),
-        v => Err(format!("{v} is not a bool (0 or 1)")),
+        1 | -1 => Ok(true),
+        v => Err(format!("{v} is not a bool (0, or 1 / -1)")),
     },
     |v| u64::from(v)
 );
@@ -260,4 +269,37 @@ pub unsafe fn write_slot(buf: *mut u8, offset: usize, kind: IreeKind, bits: u64)
 #[cold]
 pub fn bad_arg(name: &str, index: usize, message: String) -> Error {
     Error::value_error(format!("argument `{name}` (#{index}): {message}"))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn narrow_integers_accept_both_extensions_and_refuse_wider_values() {
+        assert_eq!(i8::from_bits(253), Ok(-3));
+        assert_eq!(i8::from_bits((-3i32) as u32 as u64), Ok(-3));
+        assert_eq!(i8::from_bits(127), Ok(127));
+        assert_eq!(i8::from_bits(300), Err("300 does not fit i8".to_owned()));
+        assert_eq!(i8::from_bits((-129i32) as u32 as u64), Err("-129 does not fit i8".to_owned()));
+        assert_eq!(i16::from_bits(65535), Ok(-1));
+        assert_eq!(i16::from_bits(70000), Err("70000 does not fit i16".to_owned()));
+        assert_eq!(bool::from_bits(u32::MAX as u64), Ok(true));
+        assert_eq!(bool::from_bits(2), Err("2 is not a bool (0, or 1 / -1)".to_owned()));
+        // Results are sign-extended into the i32 slot.
+        assert_eq!((-3i8).into_bits(), u64::from((-3i32) as u32));
+    }
+
+    #[test]
+    fn layout_and_calling_convention_follow_the_grammar() {
+        use IreeKind::*;
+        assert_eq!(layout::<3>(&[I32, I64, F32]), ([0, 8, 16], 24));
+        assert_eq!(layout::<2>(&[F32, I64]), ([0, 8], 16));
+        assert_eq!(layout::<0>(&[]), ([], 0));
+        assert_eq!(&cconv::<5>(&[I32, I32], &[I32]), b"0ii_i");
+        assert_eq!(&cconv::<7>(&[I32, I64, F32], &[F32, I64]), b"0iIf_fI");
+        assert_eq!(cconv_len(&[], &[]), 4);
+        assert_eq!(&cconv::<4>(&[], &[]), b"0v_v");
+        assert_eq!(&cconv::<5>(&[], &[I32, I32]), b"0v_ii");
+    }
 }

@@ -9,7 +9,7 @@ pub mod cconv;
 pub mod module;
 pub mod status;
 
-use crate::reflect::render::fn_iree_record;
+use crate::reflect::render::fn_iree_module_record;
 use crate::reflect::writer::Writer;
 use crate::reflect::FnDesc;
 use crate::value::error::Result;
@@ -40,10 +40,11 @@ pub struct IreeFunction {
 #[linkme::distributed_slice]
 pub static IREE_FUNCTIONS: [IreeFunction];
 
-/// Length of a function's `iree.abi` record.
+/// Length of a function's `iree.abi` record as its IREE module publishes it (a tuple
+/// result is several results).
 pub const fn iree_record_len(f: &FnDesc) -> usize {
     let mut count = Writer::new(&mut []);
-    fn_iree_record(&mut count, f);
+    fn_iree_module_record(&mut count, f);
     count.len()
 }
 
@@ -51,7 +52,7 @@ pub const fn iree_record_len(f: &FnDesc) -> usize {
 pub const fn iree_record<const N: usize>(f: &FnDesc) -> [u8; N] {
     let mut buf = [0u8; N];
     let mut w = Writer::new(&mut buf);
-    fn_iree_record(&mut w, f);
+    fn_iree_module_record(&mut w, f);
     assert!(w.len() == N, "record length changed between passes");
     buf
 }

@@ -431,11 +431,32 @@ pub const fn fn_signature_text(w: &mut Writer, f: &FnDesc) {
 
 /// Writes the IREE record `{"a":[...],"r":[...],"v":1}` with named arguments.
 pub const fn fn_iree_record(w: &mut Writer, f: &FnDesc) {
+    iree_record(w, f, false);
+}
+
+/// [`fn_iree_record`] of an IREE VM function: a tuple result is several results, one
+/// record each (`"r":["f32","i64"]`), as IREE's function ABI lists them.
+pub const fn fn_iree_module_record(w: &mut Writer, f: &FnDesc) {
+    iree_record(w, f, true);
+}
+
+const fn iree_record(w: &mut Writer, f: &FnDesc, tuple_is_results: bool) {
     w.str("{\"a\":[");
     slots(w, f.params, SlotMode::IreeNamed);
     w.str("],\"r\":[");
-    if !matches!(f.ret, TypeDesc::None) {
-        type_iree_record(w, f.ret);
+    match f.ret {
+        TypeDesc::None => {}
+        TypeDesc::Tuple(items) if tuple_is_results => {
+            let mut i = 0;
+            while i < items.len() {
+                if i > 0 {
+                    w.byte(b',');
+                }
+                type_iree_record(w, items[i]);
+                i += 1;
+            }
+        }
+        ret => type_iree_record(w, ret),
     }
     w.str("],\"v\":1}");
 }

@@ -1,0 +1,162 @@
+"""The iree-kit example as an IREE VM dynamic module: programs compiled by iree-compile
+call every function through iree-run-module (results, error statuses with their messages,
+many calls in one run, both message modes, a wrong import refused), and valgrind watches
+one run. Run by scripts/test-iree.sh, which installs the pinned IREE tools into .venv."""
+
+import json
+import os
+import pathlib
+import shutil
+import subprocess
+import sys
+
+import pytest
+
+HERE = pathlib.Path(__file__).resolve().parent
+ROOT = HERE.parents[1]
+BIN = pathlib.Path(sys.executable).parent
+
+
+def target_dir():
+    if os.environ.get("ABI_TARGET_DIR"):
+        return pathlib.Path(os.environ["ABI_TARGET_DIR"])
+    meta = subprocess.run(
+        ["cargo", "metadata", "--format-version", "1", "--no-deps"], cwd=ROOT, check=True, capture_output=True
+    )
+    return pathlib.Path(json.loads(meta.stdout)["target_directory"])
+
+
+LIB = target_dir() / "debug" / "libiree_kit.so"
+
+
+def compile_program(name, out_dir):
+    out = out_dir / f"{name}.vmfb"
+    subprocess.run(
+        [
+            str(BIN / "iree-compile"),
+            "--iree-hal-target-device=local",
+            "--iree-hal-local-target-device-backends=vmvx",
+            "--iree-input-demote-f64-to-f32=false",
+            str(HERE / f"{name}.mlir"),
+            "-o",
+            str(out),
+        ],
+        check=True,
+        timeout=300,
+    )
+    return out
+
+
+@pytest.fixture(scope="session")
+def programs(tmp_path_factory):
+    assert LIB.exists(), f"{LIB} is missing: run scripts/test-iree.sh (it builds iree-kit)"
+    out_dir = tmp_path_factory.mktemp("vmfb")
+    return {name: compile_program(name, out_dir) for name in ["programs", "wrong_cconv"]}
+
+
+def run(programs, function, *inputs, program="programs", module=None, prefix=()):
+    args = [
+        *prefix,
+        str(BIN / "iree-run-module"),
+        f"--module={module or LIB}",
+        f"--module={programs[program]}",
+        f"--function={function}",
+        *[f"--input={i}" for i in inputs],
+    ]
+    env = dict(os.environ, RUST_BACKTRACE="0")
+    return subprocess.run(args, capture_output=True, text=True, timeout=600, env=env)
+
+
+def results(out):
+    assert out.returncode == 0, out.stdout + out.stderr
+    return [line.split(": ", 1)[1] for line in out.stdout.splitlines() if line.startswith("result[")]
+
+
+@pytest.mark.parametrize(
+    "function, inputs, expected",
+    [
+        ("add", ["40", "2"], ["i32=42"]),
+        ("add", ["2147483647", "1"], ["i32=-2147483648"]),
+        ("mix", ["3", "10", "1.5"], ["f32=4.5", "i64=13"]),
+        ("checked", ["5"], ["i64=5"]),
+        ("pick", ["1"], ["f64=1.5"]),
+        ("lookup", ["2"], ["i64=200"]),
+        ("widen", ["-3", "300", "0"], ["i64=297"]),
+        ("widen", ["-3", "-300", "1"], ["i64=303"]),
+        # i8/i16/i1 arrive zero-extended from IREE's VM: the extremes still decode.
+        ("widen", ["127", "-32768", "1"], ["i64=32641"]),
+        ("widen", ["-128", "32767", "0"], ["i64=32639"]),
+        ("is_positive", ["2.5"], ["i32=1"]),
+        ("is_positive", ["-2.5"], ["i32=0"]),
+        ("pair", [], ["i32=7", "i32=-7"]),
+        ("unlucky", ["12"], ["i32=12"]),
+    ],
+)
+def test_results(programs, function, inputs, expected):
+    assert results(run(programs, function, *inputs)) == expected
+
+
+def test_many_calls_in_one_run(programs):
+    # 1000 calls of add_i32 and 1000 of tick (`0v_v`) in one invocation.
+    assert results(run(programs, "sum_to", "1000")) == ["i32=499500"]
+
+
+@pytest.mark.parametrize(
+    "function, inputs, status",
+    [
+        ("checked", ["-7"], "INVALID_ARGUMENT; kit.checked: ValueError: x must not be negative, got -7;"),
+        ("pick", ["9"], "OUT_OF_RANGE; kit.pick: IndexError: index 9 is out of range for 3 values;"),
+        ("lookup", ["7"], "NOT_FOUND; kit.lookup: KeyError: no value under key 7;"),
+        ("unlucky", ["13"], "INTERNAL; kit.unlucky panicked: 13 is unlucky;"),
+    ],
+)
+def test_errors_are_statuses_with_messages(programs, function, inputs, status):
+    out = run(programs, function, *inputs)
+    assert out.returncode == 1, out.stdout + out.stderr
+    # `file:line: CODE; message; while calling import; ...` as iree-run-module prints it.
+    assert "examples/iree-kit/src/lib.rs:" in out.stderr and status in out.stderr, out.stderr
+    assert "while calling import" in out.stderr, out.stderr
+
+
+def test_messages_off_gives_codes_and_prints_the_message(programs):
+    module = f"{LIB}@iree_vm_dynamic_module_create?abi.messages=off"
+    out = run(programs, "checked", "-7", module=module)
+    assert out.returncode == 1, out.stdout + out.stderr
+    assert "abi: INVALID_ARGUMENT: kit.checked: ValueError: x must not be negative, got -7\n" in out.stderr
+    # The status itself carries the code only.
+    assert "\nINVALID_ARGUMENT; while calling import" in out.stderr, out.stderr
+    assert "lib.rs:" not in out.stderr, out.stderr
+    # Results are unaffected.
+    assert results(run(programs, "add", "1", "2", module=module)) == ["i32=3"]
+
+
+@pytest.mark.parametrize(
+    "query, says",
+    [
+        ("abi.nope=1", "module `kit`: unknown parameter `abi.nope` (known: `abi.messages=on|off`)"),
+        ("abi.messages=maybe", "module `kit`: `abi.messages` is `on` or `off`, not `maybe`"),
+    ],
+)
+def test_creation_refuses_unknown_parameters(programs, query, says):
+    out = run(programs, "add", "1", "2", module=f"{LIB}@iree_vm_dynamic_module_create?{query}")
+    assert out.returncode != 0
+    assert f"INVALID_ARGUMENT; {says}" in out.stderr, out.stderr
+
+
+def test_a_wrong_import_is_refused_naming_both_conventions(programs):
+    out = run(programs, "add", "1", "2", program="wrong_cconv")
+    assert out.returncode != 0
+    assert "kit.add_i32 has calling convention 0ii_i, but the program imports it as 0II_I" in out.stderr, out.stderr
+
+
+def test_one_run_is_clean_under_valgrind(programs):
+    valgrind = shutil.which("valgrind")
+    assert valgrind, "valgrind is missing: scripts/ensure-tools.sh installs it"
+    prefix = [valgrind, "--error-exitcode=99", "--leak-check=full", "--errors-for-leak-kinds=definite", "-q"]
+    out = run(programs, "sum_to", "50", prefix=prefix)
+    assert out.returncode == 0, out.stdout + out.stderr
+    assert results(out) == ["i32=1225"]
+    # A failing call too: the message block is freed by the host.
+    out = run(programs, "checked", "-7", prefix=prefix)
+    assert out.returncode == 1, out.stdout + out.stderr
+    assert "==" not in out.stderr, out.stderr
