@@ -39,12 +39,8 @@ pub use crate::iree::cconv::{
     bad_arg as iree_bad_arg, cconv as iree_cconv, cconv_len as iree_cconv_len, layout as iree_layout,
     read_slot as iree_read_slot, write_slot as iree_write_slot, IreeArg, IreeKind, IreeReturn, IreeValue,
 };
-pub use crate::iree::module::create as iree_create;
 pub use crate::iree::status::Location as IreeLocation;
-pub use crate::iree::{
-    iree_record, iree_record_len, is_module_name as is_iree_module_name, text as iree_text, IreeFunction,
-    IREE_FUNCTIONS,
-};
+pub use crate::iree::{iree_record, iree_record_len, text as iree_text, IreeFunction, IREE_FUNCTIONS};
 
 /// A plain parameter's description: `param` is its type's `FromArg::PARAM`.
 pub const fn plain(name: &'static str, param: (&'static TypeDesc, bool)) -> ParamDesc {

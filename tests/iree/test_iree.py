@@ -160,3 +160,23 @@ def test_one_run_is_clean_under_valgrind(programs):
     out = run(programs, "checked", "-7", prefix=prefix)
     assert out.returncode == 1, out.stdout + out.stderr
     assert "==" not in out.stderr, out.stderr
+
+
+def readme_excerpt(marker):
+    text = (ROOT / "README.md").read_text()
+    block = text.split(f"<!-- excerpt of: {marker} -->\n```text\n", 1)[1]
+    return block.split("```", 1)[0]
+
+
+@pytest.mark.parametrize(
+    "marker, function, inputs",
+    [
+        ("iree-run-module --function=mix --input=3 --input=10 --input=1.5", "mix", ["3", "10", "1.5"]),
+        ("iree-run-module --function=checked --input=-7", "checked", ["-7"]),
+    ],
+)
+def test_the_readme_excerpts_are_real_output(programs, marker, function, inputs):
+    out = run(programs, function, *inputs)
+    real = out.stdout + out.stderr
+    for line in readme_excerpt(marker).splitlines():
+        assert line in real.splitlines(), f"README line {line!r} not in:\n{real}"

@@ -102,7 +102,7 @@ macro_rules! iree_module {
     ($name:literal, entry = $entry:literal) => {
         const _: () = {
             ::core::assert!(
-                $crate::__private::is_iree_module_name($name),
+                $crate::iree::is_module_name($name),
                 "an IREE module name must be a C identifier (programs import `<module>.<function>`)"
             );
             #[unsafe(export_name = $entry)]
@@ -110,12 +110,12 @@ macro_rules! iree_module {
                 max_version: u32,
                 _instance: *mut ::core::ffi::c_void,
                 param_count: usize,
-                params: *const $crate::__private::IreeStringPair,
-                _allocator: $crate::__private::IreeAllocator,
-                out: *mut *mut $crate::__private::IreeModule,
-            ) -> $crate::__private::IreeStatus {
+                params: *const $crate::iree::abi::StringPair,
+                _allocator: $crate::iree::abi::Allocator,
+                out: *mut *mut $crate::iree::abi::Module,
+            ) -> $crate::iree::abi::Status {
                 // SAFETY: the host passes `param_count` pairs and a writable `out`.
-                unsafe { $crate::__private::iree_create($name, max_version, param_count, params, out) }
+                unsafe { $crate::iree::module::create($name, max_version, param_count, params, out) }
             }
         };
     };
