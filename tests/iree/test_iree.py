@@ -3,7 +3,6 @@ call every function through iree-run-module (results, error statuses with their 
 many calls in one run, both message modes, a wrong import refused), and valgrind watches
 one run. Run by scripts/test-iree.sh, which installs the pinned IREE tools into .venv."""
 
-import json
 import os
 import pathlib
 import shutil
@@ -15,15 +14,9 @@ import pytest
 HERE = pathlib.Path(__file__).resolve().parent
 ROOT = HERE.parents[1]
 BIN = pathlib.Path(sys.executable).parent
-
-
-def target_dir():
-    if os.environ.get("ABI_TARGET_DIR"):
-        return pathlib.Path(os.environ["ABI_TARGET_DIR"])
-    meta = subprocess.run(
-        ["cargo", "metadata", "--format-version", "1", "--no-deps"], cwd=ROOT, check=True, capture_output=True
-    )
-    return pathlib.Path(json.loads(meta.stdout)["target_directory"])
+# Where cargo puts build outputs: the interop suite's helper (ABI_TARGET_DIR, else cargo's).
+sys.path.insert(0, str(ROOT / "tests" / "python"))
+from conftest import target_dir  # noqa: E402
 
 
 LIB = target_dir() / "debug" / "libiree_kit.so"
