@@ -13,6 +13,8 @@ use crate::exported::Counter;
 
 use crate::floor;
 
+use abi_core::iree::abi as iree;
+
 /// One measured case.
 #[derive(Debug, Clone, Copy)]
 pub struct Case {
@@ -122,6 +124,52 @@ fn hand_add(iters: u64) {
 fn export_add(iters: u64) {
     let args = ints(&[1, 2]);
     scalar_calls(shim("add"), &raw_args(&args), iters);
+}
+
+/// `iters` calls of `begin_call` with the buffers of `add_i32(1, 2)`.
+fn iree_calls(begin_call: IreeBeginCall, self_: *mut core::ffi::c_void, function: iree::Function, iters: u64) {
+    let mut args = [0u8; 8];
+    args[0..4].copy_from_slice(&1i32.to_le_bytes());
+    args[4..8].copy_from_slice(&2i32.to_le_bytes());
+    let mut results = [0u8; 4];
+    let call = iree::FunctionCall {
+        function,
+        arguments: iree::ByteSpan { data: args.as_mut_ptr(), data_length: args.len() },
+        results: iree::ByteSpan { data: results.as_mut_ptr(), data_length: results.len() },
+    };
+    for _ in 0..iters {
+        // SAFETY: a live module (or the floor) and buffers of the convention's sizes.
+        let status = unsafe { begin_call(black_box(self_), core::ptr::null_mut(), black_box(call)) };
+        assert_eq!(status, 0);
+    }
+    assert_eq!(i32::from_le_bytes(results), 3);
+}
+
+type IreeBeginCall =
+    unsafe extern "C" fn(*mut core::ffi::c_void, *mut core::ffi::c_void, iree::FunctionCall) -> iree::Status;
+
+fn hand_iree_add(iters: u64) {
+    let function = iree::Function { module: core::ptr::null_mut(), linkage: iree::linkage::EXPORT as u16, ordinal: 0 };
+    iree_calls(floor::hand_iree_add, core::ptr::null_mut(), function, iters);
+}
+
+/// The generated module's `begin_call` for `add_i32`, looked up as `iree-run-module` does.
+fn iree_add_i32(iters: u64) {
+    let mut module = core::ptr::null_mut();
+    // SAFETY: no parameters and a writable output.
+    let status = unsafe { abi_core::iree::module::create("bench", 1, 0, core::ptr::null(), &mut module) };
+    assert_eq!(status, 0);
+    // SAFETY: a live module.
+    let m = unsafe { &*module };
+    let name = "add_i32";
+    let mut function = iree::Function { module: core::ptr::null_mut(), linkage: 0, ordinal: 0 };
+    let view = iree::StringView { data: name.as_ptr(), size: name.len() };
+    // SAFETY: a live module; no expected signature.
+    let status = unsafe { (m.lookup_function)(m.self_, iree::linkage::EXPORT, view, core::ptr::null(), &mut function) };
+    assert_eq!(status, 0);
+    iree_calls(m.begin_call, m.self_, function, iters);
+    // SAFETY: released once, as the host does.
+    unsafe { (m.destroy)(m.self_) };
 }
 
 fn mixed4_args() -> Vec<Any> {
@@ -316,6 +364,20 @@ fn field_get(iters: u64) {
 
 /// Every case, floors first.
 pub const CASES: &[Case] = &[
+    Case {
+        name: "hand_iree_add_i32",
+        floor: "direct_add",
+        run: hand_iree_add,
+        budget: Budget::None,
+        worlds: Worlds::EmbeddedOnly,
+    },
+    Case {
+        name: "iree_add_i32",
+        floor: "hand_iree_add_i32",
+        run: iree_add_i32,
+        budget: Budget::Instructions(100),
+        worlds: Worlds::EmbeddedOnly,
+    },
     Case { name: "direct_add", floor: "direct_add", run: direct_add, budget: Budget::None, worlds: Worlds::Both },
     Case { name: "hand_shim_add", floor: "direct_add", run: hand_add, budget: Budget::None, worlds: Worlds::Both },
     Case {

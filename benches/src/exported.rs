@@ -10,6 +10,14 @@ pub fn add(a: i64, b: i64) -> i64 {
     a.wrapping_add(b)
 }
 
+/// Adds two i32: also a function of this binary's IREE module `bench`.
+#[abi_core::export_fn(iree)]
+pub fn add_i32(a: i32, b: i32) -> i32 {
+    a.wrapping_add(b)
+}
+
+abi_core::iree_module!("bench");
+
 /// The body shared by the generated and the hand-written `mixed4` shims.
 #[inline(always)]
 pub fn mixed4_body(a: i64, b: f64, c: bool, d: i32) -> f64 {

@@ -67,3 +67,26 @@ pub unsafe extern "C" fn hand_mixed4(_: *mut c_void, args: *const RawAny, num_ar
     };
     0
 }
+
+/// Hand-written IREE `begin_call` for `add_i32` (`0ii_i`): the floor of the generated
+/// module's call path (buffer sizes checked, two i32 read, one written; a bare status).
+///
+/// # Safety
+/// The IREE module interface: the spans' pointers are valid for their lengths.
+pub unsafe extern "C" fn hand_iree_add(
+    _: *mut c_void,
+    _: *mut c_void,
+    call: abi_core::iree::abi::FunctionCall,
+) -> abi_core::iree::abi::Status {
+    let (args, results) = (call.arguments, call.results);
+    if args.data_length != 8 || results.data_length != 4 || args.data.is_null() || results.data.is_null() {
+        return abi_core::iree::status::code::INVALID_ARGUMENT as usize;
+    }
+    // SAFETY: both spans have the sizes checked above.
+    unsafe {
+        let a = args.data.cast::<i32>().read_unaligned();
+        let b = args.data.add(4).cast::<i32>().read_unaligned();
+        results.data.cast::<i32>().write_unaligned(a.wrapping_add(b));
+    }
+    0
+}
