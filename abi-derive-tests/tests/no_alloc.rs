@@ -1,6 +1,7 @@
 //! The zero-allocation promises, observed with a counting allocator: an exported shim's
 //! success path with scalar and borrowed arguments, and typed import calls packing
-//! scalars, short and medium strings, byte slices and tensor views on the stack.
+//! scalars, short and medium strings, byte slices and tensor views on the stack, and an
+//! IREE module's successful call.
 
 use std::alloc::{GlobalAlloc, Layout, System};
 use std::cell::Cell;
@@ -56,6 +57,14 @@ pub fn add(a: i64, b: i64) -> i64 {
 pub fn weigh(name: &str, data: &[u8], t: TensorView<'_>, scale: f64) -> f64 {
     (name.len() + data.len() + t.numel()) as f64 * scale
 }
+
+/// Also a function of this binary's IREE module.
+#[abi_core::export_fn(iree)]
+pub fn add_i32(a: i32, b: i32) -> i32 {
+    a.wrapping_add(b)
+}
+
+abi_core::iree_module!("noalloc");
 
 #[abi_core::import(Local)]
 extern "C" {
@@ -117,4 +126,37 @@ fn import_calls_pack_scalars_and_borrowed_arguments_on_the_stack() {
         }
     });
     assert_eq!(n, 0, "borrowed import arguments allocated");
+}
+
+#[test]
+fn iree_module_call_success_path_allocates_nothing() {
+    use abi_core::iree::abi::{linkage, ByteSpan, Function, FunctionCall, StringView};
+    let mut module = std::ptr::null_mut();
+    // SAFETY: no parameters and a writable output.
+    assert_eq!(unsafe { abi_core::iree::module::create("noalloc", 1, 0, std::ptr::null(), &mut module) }, 0);
+    // SAFETY: a live module.
+    let m = unsafe { &*module };
+    let mut function = Function { module: std::ptr::null_mut(), linkage: 0, ordinal: 0 };
+    let name = StringView { data: "add_i32".as_ptr(), size: 7 };
+    // SAFETY: a live module; no expected signature.
+    assert_eq!(unsafe { (m.lookup_function)(m.self_, linkage::EXPORT, name, std::ptr::null(), &mut function) }, 0);
+    let mut args = [0u8; 8];
+    args[..4].copy_from_slice(&40i32.to_le_bytes());
+    args[4..].copy_from_slice(&2i32.to_le_bytes());
+    let mut results = [0u8; 4];
+    let call = FunctionCall {
+        function,
+        arguments: ByteSpan { data: args.as_mut_ptr(), data_length: 8 },
+        results: ByteSpan { data: results.as_mut_ptr(), data_length: 4 },
+    };
+    let n = allocations_in(|| {
+        for _ in 0..1000 {
+            // SAFETY: a live module and buffers of the convention's sizes.
+            assert_eq!(unsafe { (m.begin_call)(m.self_, std::ptr::null_mut(), call) }, 0);
+        }
+    });
+    assert_eq!(i32::from_le_bytes(results), 42);
+    assert_eq!(n, 0, "the IREE call allocated");
+    // SAFETY: destroyed once, as the host does.
+    unsafe { (m.destroy)(m.self_) };
 }
