@@ -71,25 +71,6 @@ impl ClassNames {
         self.0.get(key).map(String::as_str)
     }
 
-    /// Classes with every parent before its children (the order Python needs).
-    fn ordered<'a>(&self, classes: &'a [Class]) -> Vec<&'a Class> {
-        let mut out: Vec<&Class> = Vec::new();
-        while out.len() < classes.len() {
-            let before = out.len();
-            for c in classes {
-                let parent_ready = self.get(&c.parent).is_none() || out.iter().any(|o| o.key == c.parent);
-                if parent_ready && !out.iter().any(|o| o.key == c.key) {
-                    out.push(c);
-                }
-            }
-            if out.len() == before {
-                // A cycle cannot come from Rust types; keep the rest as they are.
-                out.extend(classes.iter().filter(|c| !out.iter().any(|o| o.key == c.key)).collect::<Vec<_>>());
-            }
-        }
-        out
-    }
-
     /// The base class Python code names for `class`.
     fn base(&self, class: &Class) -> String {
         self.get(&class.parent).map_or_else(|| "tvm_ffi.Object".to_owned(), str::to_owned)
@@ -126,7 +107,7 @@ _lib = tvm_ffi.load_module(str(_library_path()))
 "#
     );
     let classes = ClassNames::new(listing);
-    for (i, class) in classes.ordered(&listing.classes).into_iter().enumerate() {
+    for (i, class) in parents_first(&listing.classes).into_iter().enumerate() {
         let name = classes.get(&class.key).unwrap_or_default();
         out.push_str(&format!(
             "{}@tvm_ffi.register_object({:?})\nclass {name}({}):\n{}",
@@ -148,6 +129,23 @@ _lib = tvm_ffi.load_module(str(_library_path()))
     out
 }
 
+/// Classes with every parent before its children (the order Python needs): by the
+/// number of declared ancestors, then by key.
+fn parents_first(classes: &[Class]) -> Vec<&Class> {
+    let depth = |c: &Class| {
+        let (mut depth, mut parent) = (0, &c.parent);
+        // Bounded: a cycle cannot come from Rust types, but the records are input.
+        while let Some(p) = classes.iter().find(|o| &o.key == parent).filter(|_| depth < classes.len()) {
+            depth += 1;
+            parent = &p.parent;
+        }
+        depth
+    };
+    let mut out: Vec<&Class> = classes.iter().collect();
+    out.sort_by_key(|c| depth(c));
+    out
+}
+
 /// `"""doc"""` indented by `indent`, or `None` for no docs.
 fn docstring(doc: &str, indent: &str) -> Option<String> {
     if doc.is_empty() {
@@ -165,7 +163,7 @@ fn py_list(names: &[&str]) -> String {
 fn init_pyi(listing: &Listing, package: &str, lib_name: &str) -> String {
     let classes = ClassNames::new(listing);
     let mut body = String::new();
-    for class in classes.ordered(&listing.classes) {
+    for class in parents_first(&listing.classes) {
         body.push_str("\n\n");
         body.push_str(&stub_class(class, &classes));
     }
@@ -314,5 +312,24 @@ fn annotation(t: &TypeSchema, classes: &ClassNames) -> String {
         TypeSchema::Tuple(items) if items.is_empty() => "tuple[()]".into(),
         TypeSchema::Tuple(items) => format!("tuple[{}]", list(items)),
         TypeSchema::Variant(items) => format!("Union[{}]", list(items)),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn class(key: &str, parent: &str) -> Class {
+        Class { key: key.into(), parent: parent.into(), doc: String::new(), fields: Vec::new(), methods: Vec::new() }
+    }
+
+    #[test]
+    fn parents_come_before_children_whatever_their_keys() {
+        // The child's key sorts first; a cycle in (hostile) records still terminates.
+        let classes = [class("k.Child", "k.Parent"), class("k.Parent", "ffi.Object"), class("k.Grand", "k.Child")];
+        let keys: Vec<&str> = parents_first(&classes).iter().map(|c| c.key.as_str()).collect();
+        assert_eq!(keys, ["k.Parent", "k.Child", "k.Grand"]);
+        let cycle = [class("k.A", "k.B"), class("k.B", "k.A")];
+        assert_eq!(parents_first(&cycle).len(), 2);
     }
 }
