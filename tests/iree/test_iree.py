@@ -17,6 +17,11 @@ BIN = pathlib.Path(sys.executable).parent
 # Where cargo puts build outputs: the interop suite's helper (ABI_TARGET_DIR, else cargo's).
 sys.path.insert(0, str(ROOT / "tests" / "python"))
 from conftest import target_dir  # noqa: E402
+from iree._runtime import libs  # noqa: E402
+
+# The native tools. `.venv/bin/iree-run-module` is a Python wrapper that starts this binary
+# as a child process, so valgrind must be pointed at the binary itself to watch the module.
+TOOLS = pathlib.Path(libs.library_path)
 
 
 LIB = target_dir() / "debug" / "libiree_kit.so"
@@ -50,7 +55,7 @@ def programs(tmp_path_factory):
 def run(programs, function, *inputs, program="programs", module=None, prefix=()):
     args = [
         *prefix,
-        str(BIN / "iree-run-module"),
+        str(TOOLS / "iree-run-module"),
         f"--module={module or LIB}",
         f"--module={programs[program]}",
         f"--function={function}",
