@@ -14,6 +14,7 @@ use crate::iree::abi::{
 use crate::iree::status::{code, failure, from_error, here, Messages};
 use crate::iree::{IreeFunction, IREE_FUNCTIONS};
 use crate::runtime::boundary::panic_message;
+use crate::value::error::Error;
 
 /// The interface version this module implements (`IREE_VM_DYNAMIC_MODULE_VERSION_0_1`).
 pub const INTERFACE_VERSION: u32 = 1;
@@ -309,25 +310,51 @@ unsafe extern "C" fn begin_call(self_: *mut c_void, _stack: *mut c_void, call: F
     // SAFETY: a live module.
     let m = unsafe { this(self_) };
     let Some(&f) = m.functions.get(usize::from(call.function.ordinal)) else {
-        return bad_call(m, format!("module `{}` has no function #{}", m.name, call.function.ordinal));
+        return no_function(m, call.function.ordinal);
     };
     let (args, results) = (call.arguments, call.results);
-    if args.data_length != f.args_size || (f.args_size > 0 && args.data.is_null()) {
-        return bad_buffer(m, f, "argument", f.args_size, args);
+    let fits = |span: ByteSpan, size: usize| span.data_length == size && (size == 0 || !span.data.is_null());
+    if !(fits(args, f.args_size) && fits(results, f.results_size)) {
+        return bad_buffers(m, f, args, results);
     }
-    if results.data_length != f.results_size || (f.results_size > 0 && results.data.is_null()) {
-        return bad_buffer(m, f, "result", f.results_size, results);
-    }
+    // The fast path stops here on success: failures are formatted out of line.
     // SAFETY: both buffers have the sizes the calling convention gives.
     match catch_unwind(AssertUnwindSafe(|| unsafe { (f.call)(args.data, results.data) })) {
         Ok(Ok(())) => bare(code::OK),
-        Ok(Err(e)) => from_error(&e, &format!("{}.{}", m.name, f.name), f.at, m.messages),
-        Err(payload) => {
-            let message = format!("{}.{} panicked: {}", m.name, f.name, panic_message(&*payload));
-            // Dropping a payload can itself panic; never let that unwind into C.
-            let _ = catch_unwind(AssertUnwindSafe(move || drop(payload)));
-            failure(code::INTERNAL, &message, f.at, m.messages)
-        }
+        Ok(Err(e)) => failed(m, f, e),
+        Err(payload) => panicked(m, f, payload),
+    }
+}
+
+#[cold]
+#[inline(never)]
+fn failed(m: &ModuleBox, f: &IreeFunction, e: Error) -> Status {
+    from_error(&e, &format!("{}.{}", m.name, f.name), f.at, m.messages)
+}
+
+#[cold]
+#[inline(never)]
+fn panicked(m: &ModuleBox, f: &IreeFunction, payload: Box<dyn core::any::Any + Send>) -> Status {
+    let message = format!("{}.{} panicked: {}", m.name, f.name, panic_message(&*payload));
+    // Dropping a payload can itself panic; never let that unwind into C.
+    let _ = catch_unwind(AssertUnwindSafe(move || drop(payload)));
+    failure(code::INTERNAL, &message, f.at, m.messages)
+}
+
+#[cold]
+#[inline(never)]
+fn no_function(m: &ModuleBox, ordinal: u16) -> Status {
+    bad_call(m, format!("module `{}` has no function #{ordinal}", m.name))
+}
+
+/// Which buffer is wrong, and how.
+#[cold]
+#[inline(never)]
+fn bad_buffers(m: &ModuleBox, f: &IreeFunction, args: ByteSpan, results: ByteSpan) -> Status {
+    if args.data_length != f.args_size || (f.args_size > 0 && args.data.is_null()) {
+        bad_buffer(m, f, "argument", f.args_size, args)
+    } else {
+        bad_buffer(m, f, "result", f.results_size, results)
     }
 }
 
