@@ -7,7 +7,8 @@
 #   --quick         instruction counts only (no criterion)
 #   --check         instruction counts only; checks every stated budget (benches/src/cases.rs)
 #                   and that benches/README.md shows this table; exits 1 on a miss
-#   --write-readme  with --check: rewrite the table in benches/README.md from this run
+#   --write-readme  with --check: rewrite the tables in benches/README.md from this run
+# --check and the full run also run scripts/bench-iree.sh (the IREE module through the IREE tools).
 set -euo pipefail
 root=$(cd "$(dirname "$0")/.." && pwd)
 cd "$root"
@@ -156,3 +157,10 @@ if missed or (not write and stale):
     sys.exit(1)
 print(f"bench check: every budget met ({sum(1 for r in rows if r[2] != '-')} budgets, {len(rows)} cases)")
 PY
+
+# The IREE module through IREE's own tools (its table is a second section of benches/README.md).
+if [ "$check" = 1 ]; then
+  if [ "$write" = 1 ]; then scripts/bench-iree.sh --check --write-readme; else scripts/bench-iree.sh --check; fi
+elif [ "$quick" = 0 ]; then
+  scripts/bench-iree.sh
+fi

@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# Makes sure the tools the test suite needs are present: python3 with venv, g++, valgrind
+# Makes sure the tools the test suite needs are present: python3 with venv, gcc, g++, valgrind
 # (installed with apt-get when missing and running as root), and a nightly Rust toolchain
 # for the AddressSanitizer step (installed with rustup when missing). Otherwise fails
 # saying what to install.
@@ -11,6 +11,7 @@ if ! rustup toolchain list | grep -q '^nightly'; then
 fi
 missing=()
 command -v g++ >/dev/null || missing+=(g++)
+command -v gcc >/dev/null || missing+=(gcc)
 command -v valgrind >/dev/null || missing+=(valgrind)
 command -v python3 >/dev/null || missing+=(python3)
 python3 -c 'import venv, ensurepip' 2>/dev/null || missing+=(python3-venv)

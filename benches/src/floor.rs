@@ -2,8 +2,12 @@
 //! packed shims (count check, type checks, result write; an error is raised on a cold path).
 
 use core::ffi::c_void;
+use core::mem::{align_of, size_of};
+use core::sync::atomic::AtomicU64;
+use std::alloc::{alloc, dealloc, handle_alloc_error, Layout};
 
 use abi_core::ffi::type_index as ti;
+use abi_core::ffi::{ByteArray, ObjectHeader, DELETER_WEAK, INITIAL_REF_COUNT};
 use abi_core::{Error, RawAny};
 
 /// A plain Rust `add`, never inlined so the call is real.
@@ -87,6 +91,68 @@ pub unsafe extern "C" fn hand_iree_add(
         let a = args.data.cast::<i32>().read_unaligned();
         let b = args.data.add(4).cast::<i32>().read_unaligned();
         results.data.cast::<i32>().write_unaligned(a.wrapping_add(b));
+    }
+    0
+}
+
+/// The start of a Str object as [`hand_greet`] builds it: header, byte array, then the
+/// bytes and a NUL in the same allocation.
+#[repr(C)]
+struct HandStr {
+    header: ObjectHeader,
+    array: ByteArray,
+}
+
+fn hand_str_layout(len: usize) -> Layout {
+    Layout::from_size_align(size_of::<HandStr>() + len + 1, align_of::<HandStr>()).expect("string too long")
+}
+
+unsafe extern "C" fn hand_str_deleter(obj: *mut c_void, flags: i32) {
+    if flags & DELETER_WEAK != 0 {
+        // SAFETY: made by `hand_greet` with the layout of this (unchanged) size.
+        unsafe { dealloc(obj.cast(), hand_str_layout((*obj.cast::<HandStr>()).array.size)) };
+    }
+}
+
+/// Hand-written packed shim for `greet(name: &str) -> String` (inline-string arguments
+/// only): the String's bytes copied into a new Str object in one allocation, as a careful
+/// author would write it without the toolkit.
+///
+/// # Safety
+/// The packed calling convention: `args` holds `num_args` slots, `result` is writable.
+pub unsafe extern "C" fn hand_greet(_: *mut c_void, args: *const RawAny, num_args: i32, result: *mut RawAny) -> i32 {
+    if num_args != 1 {
+        return raise("greet takes 1 argument");
+    }
+    // SAFETY: the caller passes one readable slot.
+    let a = unsafe { &*args };
+    if a.type_index != ti::SMALL_STR {
+        return raise("greet expects a short str");
+    }
+    let Ok(name) = core::str::from_utf8(&a.bytes()[..(a.small_len as usize).min(ti::SMALL_STR_MAX_LEN)]) else {
+        return raise("greet expects UTF-8");
+    };
+    let s = crate::exported::greet(name);
+    let layout = hand_str_layout(s.len());
+    // SAFETY: the layout has a non-zero size; the block holds the head, the bytes and a NUL.
+    unsafe {
+        let raw = alloc(layout);
+        if raw.is_null() {
+            handle_alloc_error(layout);
+        }
+        let data = raw.add(size_of::<HandStr>());
+        core::ptr::copy_nonoverlapping(s.as_ptr(), data, s.len());
+        *data.add(s.len()) = 0;
+        raw.cast::<HandStr>().write(HandStr {
+            header: ObjectHeader {
+                combined_ref_count: AtomicU64::new(INITIAL_REF_COUNT),
+                type_index: ti::STR,
+                padding: 0,
+                deleter: Some(hand_str_deleter),
+            },
+            array: ByteArray { data, size: s.len() },
+        });
+        *result = RawAny::from_ptr(ti::STR, raw.cast());
     }
     0
 }

@@ -56,6 +56,14 @@ mod tests {
             assert_eq!(call(f, &args).unwrap().to::<f64>().unwrap(), 6.0);
             assert!(call(f, &[v(1i64), v(2.5), v(true), v(1i64 << 40)]).is_err());
         }
+        for f in [super::floor::hand_greet as SafeCall, export("greet")] {
+            let out = call(f, &[v("abc")]).unwrap();
+            // A heap Str object (10 bytes), NUL-terminated as the ABI requires.
+            assert_eq!(out.type_index(), abi_core::ffi::type_index::STR);
+            assert_eq!(out.to::<String>().unwrap(), "hello, abc");
+            assert_eq!(call(f, &[]).unwrap_err().kind(), "TypeError");
+            assert_eq!(call(f, &[v(1i64)]).unwrap_err().kind(), "TypeError");
+        }
     }
 
     #[test]
