@@ -1,13 +1,15 @@
 #!/usr/bin/env bash
 # How abi finds its runtime when the process itself loads the wheel's libtvm_ffi (not
 # Python): RTLD_LOCAL (found through RTLD_NOLOAD), and loaded after the first call (not
-# adopted). One scenario per process, since a library decides its runtime once.
+# adopted; a library with object types opened then is refused, saying why). One scenario
+# per process, since a library decides its runtime once.
 set -euo pipefail
 root=$(cd "$(dirname "$0")/.." && pwd)
 cd "$root"
 config=.venv/bin/tvm-ffi-config
 [ -x "$config" ] || { echo "error: $config is missing; run scripts/setup-venv.sh first" >&2; exit 1; }
 export ABI_TVM_FFI_LIBDIR=$("$config" --libdir)
-for scenario in tvm_ffi_loaded_rtld_local_is_found_with_rtld_noload a_tvm_ffi_runtime_loaded_after_the_first_call_is_not_adopted; do
+for scenario in tvm_ffi_loaded_rtld_local_is_found_with_rtld_noload a_tvm_ffi_runtime_loaded_after_the_first_call_is_not_adopted \
+  a_library_with_object_types_opened_after_a_late_tvm_ffi_is_refused_saying_why; do
   cargo test --quiet -p abi-derive-tests --test host_bridge -- --ignored --exact "$scenario"
 done

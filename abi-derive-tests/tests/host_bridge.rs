@@ -94,3 +94,23 @@ fn a_tvm_ffi_runtime_loaded_after_the_first_call_is_not_adopted() {
         .unwrap();
     assert!(abi_core::host::embedded_global_names().contains(&"host_bridge.late".to_owned()));
 }
+
+#[test]
+#[ignore = "needs libtvm_ffi and a fresh process: run by scripts/test-host-bridge.sh"]
+fn a_library_with_object_types_opened_after_a_late_tvm_ffi_is_refused_saying_why() {
+    assert!(!abi_core::host::has_tvm_ffi_runtime());
+    // SAFETY: loading the wheel's runtime runs its initialisers, as any host does.
+    let _tvm = unsafe { Dl::open(Some(libtvm_ffi()), RTLD_LAZY | RTLD_GLOBAL) }.expect("load libtvm_ffi");
+    // Its object types are registered with tvm-ffi as it loads (so Python would see them),
+    // which settles its runtime before this process can hand it the embedded one.
+    let err = Library::open(fixture_library("abi-objects-lib", "abi_objects_lib")).unwrap_err();
+    assert_eq!(err.kind(), "RuntimeError");
+    assert!(
+        err.message().contains("registered its object types with the tvm-ffi runtime loaded into this process after"),
+        "{}",
+        err.message()
+    );
+    assert!(err.message().contains("load libtvm_ffi before the first abi call"), "{}", err.message());
+    // A library without object types still joins the embedded runtime.
+    Library::open(fixture_library("abi-mathlib", "mathlib")).unwrap();
+}

@@ -10,6 +10,7 @@ use std::sync::{Arc, Mutex, OnceLock};
 use crate::ffi::{RuntimeTable, SafeCall, ATTACH_ALREADY_RUNNING, ATTACH_OK, ATTACH_VERSION_MISMATCH};
 use crate::link::bound::{Bound, TakeError};
 use crate::runtime::attach::own_table;
+use crate::runtime::host::{has_tvm_ffi_runtime, tvm_ffi_in_process};
 use crate::schema::{parse_listing, Metadata};
 use crate::value::any::Any;
 use crate::value::error::{Error, Result};
@@ -128,6 +129,12 @@ fn share_runtime(attach: AttachEntry, path: &Path) -> Result<()> {
              abi release",
             table.version
         ),
+        ATTACH_ALREADY_RUNNING if !has_tvm_ffi_runtime() && tvm_ffi_in_process() => {
+            "it registered its object types with the tvm-ffi runtime loaded into this process after this \
+             process's first abi call had settled on abi's embedded runtime (a library with object types \
+             registers them as it loads when tvm-ffi is present): load libtvm_ffi before the first abi call"
+                .to_owned()
+        }
         ATTACH_ALREADY_RUNNING => "it already runs on another runtime (it was called before being opened here, \
                                    or another runtime opened it first)"
             .to_owned(),

@@ -54,6 +54,12 @@ pub fn tvm_ffi_undecided() -> Option<RuntimeTable> {
     resolve_tvm_ffi()
 }
 
+/// Whether a tvm-ffi runtime is loaded in the process now, whichever runtime this library
+/// chose (it may have chosen before that runtime arrived).
+pub fn tvm_ffi_in_process() -> bool {
+    resolve_tvm_ffi().is_some()
+}
+
 /// The entry points errors and globals go through; `None` for the embedded runtime.
 #[inline]
 pub fn host() -> Option<&'static HostApi> {
