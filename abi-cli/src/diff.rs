@@ -1,14 +1,16 @@
-//! `abi diff`: every change between two builds' exports, classified as breaking (callers
-//! built against the old build can fail) or compatible, by the relation of
-//! `abi_core::schema` (the same one bind checks use). Packed calls are positional, so a
+//! `abi diff`: every change between two builds' exports and object classes, classified as
+//! breaking (callers built against the old build can fail) or compatible, by the relation
+//! of `abi_core::schema` (the same one bind checks use). Packed calls are positional, so a
 //! parameter rename is compatible (a note: stub users see the name); struct fields cross
 //! as tuples in declaration order, so adding, removing or reordering one is breaking.
+//! Class members are reached by name, so adding one is compatible.
 
 use std::collections::BTreeSet;
 
 use abi_core::schema::{IreeType, Metadata, TypeSchema};
 use serde_json::{json, Value};
 
+use crate::classes::{Class, Method};
 use crate::read::{Export, Listing};
 use crate::stubs::python;
 
@@ -114,6 +116,7 @@ pub fn diff(old: &Listing, new: &Listing) -> Report {
             changes.extend(export(o, &n));
         }
     }
+    changes.extend(classes(&old.classes, &new.classes));
     changes.sort_by(|a, b| (a.function.as_str(), a.severity as u8).cmp(&(b.function.as_str(), b.severity as u8)));
     Report { old: old.path.display().to_string(), new: new.path.display().to_string(), changes }
 }
@@ -252,6 +255,139 @@ fn export(old: &Export, new: &Export) -> Vec<Change> {
     d.changes
 }
 
+/// Changes to object classes, named `<type key>` or `<type key>.<member>`. Hosts reach
+/// fields and methods by name through the type table, so additions are compatible; a
+/// removal, a field that can no longer be written or changed its type, another parent
+/// (isinstance and the inherited members) or a method turned static or back break callers.
+fn classes(old: &[Class], new: &[Class]) -> Vec<Change> {
+    let mut changes = Vec::new();
+    for o in old {
+        let mut d = Diff { function: &o.key, changes: Vec::new() };
+        let Some(n) = new.iter().find(|n| n.key == o.key) else {
+            d.push(Severity::Breaking, "class_removed", None, (Some(o.key.clone()), None), "class removed".to_owned());
+            changes.extend(d.changes);
+            continue;
+        };
+        if o.parent != n.parent {
+            d.push(
+                Severity::Breaking,
+                "class_parent_changed",
+                None,
+                (Some(o.parent.clone()), Some(n.parent.clone())),
+                format!("parent changed: {} -> {} (isinstance and inherited members change)", o.parent, n.parent),
+            );
+        }
+        if o.doc != n.doc {
+            d.push(
+                Severity::Compatible,
+                "docs_changed",
+                None,
+                (Some(o.doc.clone()), Some(n.doc.clone())),
+                "docs changed".to_owned(),
+            );
+        }
+        changes.extend(d.changes);
+        changes.extend(class_fields(o, n));
+        changes.extend(class_methods(o, n));
+    }
+    for n in new.iter().filter(|n| !old.iter().any(|o| o.key == n.key)) {
+        let mut d = Diff { function: &n.key, changes: Vec::new() };
+        d.push(Severity::Compatible, "class_added", None, (None, Some(n.key.clone())), "class added".to_owned());
+        changes.extend(d.changes);
+    }
+    changes
+}
+
+fn class_fields(old: &Class, new: &Class) -> Vec<Change> {
+    let mut changes = Vec::new();
+    for of in &old.fields {
+        let name = format!("{}.{}", old.key, of.name);
+        let mut d = Diff { function: &name, changes: Vec::new() };
+        match new.fields.iter().find(|nf| nf.name == of.name) {
+            None => d.push(
+                Severity::Breaking,
+                "field_removed",
+                None,
+                (Some(of.ty.python()), None),
+                format!("field removed ({})", of.ty.python()),
+            ),
+            Some(nf) => {
+                if !of.ty.same_as(&nf.ty) {
+                    d.push(
+                        Severity::Breaking,
+                        "field_retyped",
+                        None,
+                        (Some(of.ty.python()), Some(nf.ty.python())),
+                        format!("field type changed: {} -> {}", of.ty.python(), nf.ty.python()),
+                    );
+                }
+                if of.writable != nf.writable {
+                    let (severity, kind, what) = if of.writable {
+                        (Severity::Breaking, "field_made_read_only", "read-only now: assignments fail")
+                    } else {
+                        (Severity::Compatible, "field_made_writable", "writable now")
+                    };
+                    d.push(severity, kind, None, (None, None), format!("field {what}"));
+                }
+            }
+        }
+        changes.extend(d.changes);
+    }
+    for nf in new.fields.iter().filter(|nf| !old.fields.iter().any(|of| of.name == nf.name)) {
+        let name = format!("{}.{}", new.key, nf.name);
+        let mut d = Diff { function: &name, changes: Vec::new() };
+        d.push(
+            Severity::Compatible,
+            "field_added",
+            None,
+            (None, Some(nf.ty.python())),
+            format!(
+                "field added ({}); other libraries declaring this type key must be rebuilt with it",
+                nf.ty.python()
+            ),
+        );
+        changes.extend(d.changes);
+    }
+    changes
+}
+
+fn class_methods(old: &Class, new: &Class) -> Vec<Change> {
+    let as_export = |c: &Class, m: &Method| Export {
+        name: format!("{}.{}", c.key, m.name),
+        metadata: Some(m.metadata.clone()),
+        doc: Some(m.doc.clone()),
+    };
+    let mut changes = Vec::new();
+    for om in &old.methods {
+        let oe = as_export(old, om);
+        let mut d = Diff { function: &oe.name, changes: Vec::new() };
+        match new.methods.iter().find(|nm| nm.name == om.name) {
+            None => {
+                d.push(Severity::Breaking, "method_removed", None, (signature(&oe), None), "method removed".to_owned())
+            }
+            Some(nm) if nm.is_static != om.is_static => {
+                let what = if nm.is_static { "static now (no receiver)" } else { "an instance method now" };
+                d.push(
+                    Severity::Breaking,
+                    "method_kind_changed",
+                    None,
+                    (signature(&oe), signature(&as_export(new, nm))),
+                    format!("method is {what}"),
+                );
+            }
+            Some(nm) => d.changes.extend(export(&oe, &as_export(new, nm))),
+        }
+        changes.extend(d.changes);
+    }
+    for nm in new.methods.iter().filter(|nm| !old.methods.iter().any(|om| om.name == nm.name)) {
+        let ne = as_export(new, nm);
+        let mut d = Diff { function: &ne.name, changes: Vec::new() };
+        d.push(Severity::Compatible, "method_added", None, (None, signature(&ne)), "method added".to_owned());
+        changes.extend(d.changes);
+    }
+    changes
+}
+
 fn param_type(d: &mut Diff<'_>, at: &str, name: &str, old: &TypeSchema, new: &TypeSchema) {
     let sides = (Some(old.python()), Some(new.python()));
     let (o, n) = (old.python(), new.python());
@@ -355,5 +491,43 @@ impl Report {
             })
             .collect();
         json!({ "old": self.old, "new": self.new, "breaking": self.breaking(), "changes": changes })
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn class(key: &str, parent: &str) -> Class {
+        Class { key: key.into(), parent: parent.into(), doc: String::new(), fields: Vec::new(), methods: Vec::new() }
+    }
+
+    fn kinds(changes: &[Change]) -> Vec<(&str, &str, Severity)> {
+        changes.iter().map(|c| (c.function.as_str(), c.kind, c.severity)).collect()
+    }
+
+    #[test]
+    fn a_new_parent_breaks_and_new_docs_do_not() {
+        let old = [class("m.Child", "m.Base")];
+        let mut new = [class("m.Child", "ffi.Object")];
+        new[0].doc = "A child.".into();
+        let changes = classes(&old, &new);
+        assert_eq!(
+            kinds(&changes),
+            [
+                ("m.Child", "class_parent_changed", Severity::Breaking),
+                ("m.Child", "docs_changed", Severity::Compatible)
+            ]
+        );
+        assert_eq!(
+            changes[0].message,
+            "parent changed: m.Base -> ffi.Object (isinstance and inherited members change)"
+        );
+    }
+
+    #[test]
+    fn identical_classes_have_no_changes() {
+        let c = [class("m.Base", "ffi.Object"), class("m.Child", "m.Base")];
+        assert!(classes(&c, &c).is_empty());
     }
 }

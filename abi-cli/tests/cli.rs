@@ -75,6 +75,17 @@ fn diff_classifies_every_category_and_exits_1_when_anything_breaks() {
         })
         .collect();
     let expected = [
+        ("api.Fresh", "class_added", "compatible"),
+        ("api.Retired", "class_removed", "breaking"),
+        ("api.Shape.area", "param_added", "breaking"),
+        ("api.Shape.depth", "field_added", "compatible"),
+        ("api.Shape.gone", "method_removed", "breaking"),
+        ("api.Shape.hits", "field_made_read_only", "breaking"),
+        ("api.Shape.misses", "field_made_writable", "compatible"),
+        ("api.Shape.perimeter", "method_added", "compatible"),
+        ("api.Shape.scale", "field_retyped", "breaking"),
+        ("api.Shape.sides", "field_removed", "breaking"),
+        ("api.Shape.twin", "method_kind_changed", "breaking"),
         ("area", "docs_changed", "compatible"),
         ("dropped", "export_removed", "breaking"),
         ("each", "callback_changed", "breaking"),
@@ -100,7 +111,11 @@ fn diff_classifies_every_category_and_exits_1_when_anything_breaks() {
     let (stdout, _) = text(&abi(&["diff", path(&v1), path(&v2)]));
     assert!(stdout.contains("BREAKING   store: parameter `v` (#0) narrowed: Any -> int"), "{stdout}");
     assert!(stdout.contains("norm: parameter `p` (#0): struct fields reordered: (x, y) -> (y, x)"), "{stdout}");
-    assert!(stdout.ends_with("11 breaking, 4 compatible change(s)\n"), "{stdout}");
+    assert!(
+        stdout.contains("BREAKING   api.Shape.scale: field type changed: float -> int [field_retyped]"),
+        "{stdout}"
+    );
+    assert!(stdout.ends_with("18 breaking, 8 compatible change(s)\n"), "{stdout}");
 }
 
 #[test]
