@@ -74,29 +74,15 @@ fi
 
 python3 - "$out/results.tsv" "$check" "$write" "$calls" "$rounds" <<'PY'
 import pathlib, statistics, sys
+sys.path.insert(0, "scripts")
+import readme_table
 rows = [l.split("\t") for l in pathlib.Path(sys.argv[1]).read_text().splitlines()]
 check, write, calls, rounds = sys.argv[2] == "1", sys.argv[3] == "1", int(sys.argv[4]), int(sys.argv[5])
 BUDGET = 1.10
 instr = {m: int(v) / 10_000 for kind, m, v in rows if kind == "instr"}
 ratio = instr["kit"] / instr["hand"]
 
-readme = pathlib.Path("benches/README.md")
-begin, end = "<!-- bench-iree:begin -->", "<!-- bench-iree:end -->"
-text = readme.read_text()
-if begin not in text or end not in text:
-    sys.exit(f"benches/README.md has no {begin} ... {end} section")
-head, rest = text.split(begin, 1)
-shown, tail = rest.split(end, 1)
-
-def parse(lines):
-    out = {}
-    for l in lines:
-        cells = [c.strip() for c in l.strip().strip("|").split("|")]
-        if len(cells) == 5 and cells[0] in ("kit", "hand", "kit / hand"):
-            out[cells[0]] = cells
-    return out
-
-old = parse(shown.strip().splitlines())
+old = readme_table.shown("benches/README.md", "bench-iree", 5)
 if check:
     # Timing columns are not measured by --check: keep the last full run's.
     timing = {k: (v[3], v[4]) for k, v in old.items()}
@@ -123,10 +109,10 @@ if ratio > BUDGET:
     print(f"FAIL: kit.add_i32 costs {ratio:.3f} times hand.add_i32 per call through the VM (budget {BUDGET})", file=sys.stderr)
     failed = True
 if write:
-    readme.write_text(f"{head}{begin}\n" + "\n".join(table) + f"\n{end}{tail}")
+    readme_table.rewrite("benches/README.md", "bench-iree", table)
     print("benches/README.md: IREE table rewritten from this run")
 else:
-    new = parse(table)
+    new = readme_table.rows(table, 5)
     stale = [k for k in ("kit", "hand") if k not in old or abs(float(old[k][1]) - float(new[k][1])) > max(1.0, 0.02 * float(new[k][1]))]
     if stale:
         print(f"FAIL: benches/README.md's IREE table is stale for {', '.join(stale)}: run scripts/bench-iree.sh --write-readme", file=sys.stderr)

@@ -88,6 +88,8 @@ fi
 
 python3 - "$out/icount.tsv" "$(( long - short ))" "$quick" "$check" "$write" "$target" <<'PY'
 import json, pathlib, re, sys
+sys.path.insert(0, "scripts")
+import readme_table
 rows = [l.split("\t") for l in pathlib.Path(sys.argv[1]).read_text().splitlines()]
 calls, quick, check, write, target = int(sys.argv[2]), sys.argv[3] == "1", sys.argv[4] == "1", sys.argv[5] == "1", sys.argv[6]
 ins = {name: int(diff) / calls for name, _, _, diff in rows}
@@ -123,27 +125,13 @@ for name, floor, budget, _ in rows:
 print("\n".join(table))
 
 stale = []
-readme = pathlib.Path("benches/README.md")
-begin, end = "<!-- bench-check:begin -->", "<!-- bench-check:end -->"
-text = readme.read_text()
-if begin not in text or end not in text:
-    sys.exit(f"benches/README.md has no {begin} ... {end} section")
-head, rest = text.split(begin, 1)
-shown, tail = rest.split(end, 1)
 if write:
-    readme.write_text(f"{head}{begin}\n" + "\n".join(table) + f"\n{end}{tail}")
+    readme_table.rewrite("benches/README.md", "bench-check", table)
     print("benches/README.md: table rewritten from this run")
 else:
     # The README must show this run's table: same cases, floors, budgets and verdicts, and
     # instruction counts within 2% (or 1 instruction) of this run's.
-    def parse(lines):
-        out = {}
-        for l in lines:
-            cells = [c.strip() for c in l.strip().strip("|").split("|")]
-            if len(cells) == 6 and cells[0] not in ("case", "---"):
-                out[cells[0]] = cells
-        return out
-    ours, theirs = parse(table), parse(shown.strip().splitlines())
+    ours, theirs = readme_table.rows(table, 6), readme_table.shown("benches/README.md", "bench-check", 6)
     stale = sorted(set(ours) ^ set(theirs))
     for name in set(ours) & set(theirs):
         a, b = ours[name], theirs[name]
