@@ -50,9 +50,10 @@ pub struct Report {
     changes: Vec<Change>,
 }
 
+/// Adds the changes of one export, class or member to a report's list.
 struct Diff<'a> {
     function: &'a str,
-    changes: Vec<Change>,
+    out: &'a mut Vec<Change>,
 }
 
 impl Diff<'_> {
@@ -64,7 +65,7 @@ impl Diff<'_> {
         sides: (Option<String>, Option<String>),
         message: String,
     ) {
-        self.changes.push(Change {
+        self.out.push(Change {
             severity,
             kind,
             function: self.function.to_owned(),
@@ -84,7 +85,7 @@ pub fn diff(old: &Listing, new: &Listing) -> Report {
     let new_names: BTreeSet<&str> = new.exports.iter().map(|e| e.name.as_str()).collect();
     let mut added: Vec<&Export> = new.exports.iter().filter(|e| !old_names.contains(e.name.as_str())).collect();
     for gone in old.exports.iter().filter(|e| !new_names.contains(e.name.as_str())) {
-        let mut d = Diff { function: &gone.name, changes: Vec::new() };
+        let mut d = Diff { function: &gone.name, out: &mut changes };
         // Removed, and exactly one added export (and no other removed one) has its
         // signature and parameter names: a rename (callers still use the old name).
         let sig = |e: &Export| e.metadata.as_ref().map(|m| m.python_signature("f"));
@@ -104,19 +105,17 @@ pub fn diff(old: &Listing, new: &Listing) -> Report {
             }
             _ => d.push(Severity::Breaking, "export_removed", None, (signature(gone), None), "removed".to_owned()),
         }
-        changes.extend(d.changes);
     }
     for a in added {
-        let mut d = Diff { function: &a.name, changes: Vec::new() };
+        let mut d = Diff { function: &a.name, out: &mut changes };
         d.push(Severity::Compatible, "export_added", None, (None, signature(a)), "added".to_owned());
-        changes.extend(d.changes);
     }
     for o in &old.exports {
         if let Some(n) = find(new, &o.name) {
-            changes.extend(export(o, &n));
+            export(o, &n, &mut changes);
         }
     }
-    changes.extend(classes(&old.classes, &new.classes));
+    classes(&old.classes, &new.classes, &mut changes);
     changes.sort_by(|a, b| (a.function.as_str(), a.severity as u8).cmp(&(b.function.as_str(), b.severity as u8)));
     Report { old: old.path.display().to_string(), new: new.path.display().to_string(), changes }
 }
@@ -134,8 +133,8 @@ fn iree(meta: &Metadata, slot: Option<usize>) -> Option<&IreeType> {
     }
 }
 
-fn export(old: &Export, new: &Export) -> Vec<Change> {
-    let mut d = Diff { function: &old.name, changes: Vec::new() };
+fn export(old: &Export, new: &Export, changes: &mut Vec<Change>) {
+    let mut d = Diff { function: &old.name, out: changes };
     if old.doc != new.doc {
         d.push(
             Severity::Compatible,
@@ -145,8 +144,8 @@ fn export(old: &Export, new: &Export) -> Vec<Change> {
             "docs changed".to_owned(),
         );
     }
-    let (Some(om), Some(nm)) = (&old.metadata, &new.metadata) else { return d.changes };
-    let (Some(ot), Some(nt)) = (&om.type_schema, &nm.type_schema) else { return d.changes };
+    let (Some(om), Some(nm)) = (&old.metadata, &new.metadata) else { return };
+    let (Some(ot), Some(nt)) = (&om.type_schema, &nm.type_schema) else { return };
     let (op, np) = (om.params(), nm.params());
     let same_types = op.len() == np.len() && op.iter().zip(&np).all(|((_, a), (_, b))| a.same_as(b));
     let names = |p: &[(String, TypeSchema)]| p.iter().map(|(n, _)| n.clone()).collect::<Vec<_>>();
@@ -220,7 +219,7 @@ fn export(old: &Export, new: &Export) -> Vec<Change> {
                 (Some(field_list(of)), Some(field_list(nf))),
                 format!("result struct fields {what}"),
             );
-            return d.changes;
+            return;
         }
     }
     let (or, nr) = (&ot.ret, &nt.ret);
@@ -252,20 +251,17 @@ fn export(old: &Export, new: &Export) -> Vec<Change> {
             );
         }
     }
-    d.changes
 }
 
 /// Changes to object classes, named `<type key>` or `<type key>.<member>`. Hosts reach
 /// fields and methods by name through the type table, so additions are compatible; a
 /// removal, a field that can no longer be written or changed its type, another parent
 /// (isinstance and the inherited members) or a method turned static or back break callers.
-fn classes(old: &[Class], new: &[Class]) -> Vec<Change> {
-    let mut changes = Vec::new();
+fn classes(old: &[Class], new: &[Class], changes: &mut Vec<Change>) {
     for o in old {
-        let mut d = Diff { function: &o.key, changes: Vec::new() };
+        let mut d = Diff { function: &o.key, out: changes };
         let Some(n) = new.iter().find(|n| n.key == o.key) else {
             d.push(Severity::Breaking, "class_removed", None, (Some(o.key.clone()), None), "class removed".to_owned());
-            changes.extend(d.changes);
             continue;
         };
         if o.parent != n.parent {
@@ -286,23 +282,19 @@ fn classes(old: &[Class], new: &[Class]) -> Vec<Change> {
                 "docs changed".to_owned(),
             );
         }
-        changes.extend(d.changes);
-        changes.extend(class_fields(o, n));
-        changes.extend(class_methods(o, n));
+        class_fields(o, n, changes);
+        class_methods(o, n, changes);
     }
     for n in new.iter().filter(|n| !old.iter().any(|o| o.key == n.key)) {
-        let mut d = Diff { function: &n.key, changes: Vec::new() };
+        let mut d = Diff { function: &n.key, out: changes };
         d.push(Severity::Compatible, "class_added", None, (None, Some(n.key.clone())), "class added".to_owned());
-        changes.extend(d.changes);
     }
-    changes
 }
 
-fn class_fields(old: &Class, new: &Class) -> Vec<Change> {
-    let mut changes = Vec::new();
+fn class_fields(old: &Class, new: &Class, changes: &mut Vec<Change>) {
     for of in &old.fields {
         let name = format!("{}.{}", old.key, of.name);
-        let mut d = Diff { function: &name, changes: Vec::new() };
+        let mut d = Diff { function: &name, out: changes };
         match new.fields.iter().find(|nf| nf.name == of.name) {
             None => d.push(
                 Severity::Breaking,
@@ -331,11 +323,10 @@ fn class_fields(old: &Class, new: &Class) -> Vec<Change> {
                 }
             }
         }
-        changes.extend(d.changes);
     }
     for nf in new.fields.iter().filter(|nf| !old.fields.iter().any(|of| of.name == nf.name)) {
         let name = format!("{}.{}", new.key, nf.name);
-        let mut d = Diff { function: &name, changes: Vec::new() };
+        let mut d = Diff { function: &name, out: changes };
         d.push(
             Severity::Compatible,
             "field_added",
@@ -346,21 +337,18 @@ fn class_fields(old: &Class, new: &Class) -> Vec<Change> {
                 nf.ty.python()
             ),
         );
-        changes.extend(d.changes);
     }
-    changes
 }
 
-fn class_methods(old: &Class, new: &Class) -> Vec<Change> {
+fn class_methods(old: &Class, new: &Class, changes: &mut Vec<Change>) {
     let as_export = |c: &Class, m: &Method| Export {
         name: format!("{}.{}", c.key, m.name),
         metadata: Some(m.metadata.clone()),
         doc: Some(m.doc.clone()),
     };
-    let mut changes = Vec::new();
     for om in &old.methods {
         let oe = as_export(old, om);
-        let mut d = Diff { function: &oe.name, changes: Vec::new() };
+        let mut d = Diff { function: &oe.name, out: changes };
         match new.methods.iter().find(|nm| nm.name == om.name) {
             None => {
                 d.push(Severity::Breaking, "method_removed", None, (signature(&oe), None), "method removed".to_owned())
@@ -375,17 +363,14 @@ fn class_methods(old: &Class, new: &Class) -> Vec<Change> {
                     format!("method is {what}"),
                 );
             }
-            Some(nm) => d.changes.extend(export(&oe, &as_export(new, nm))),
+            Some(nm) => export(&oe, &as_export(new, nm), d.out),
         }
-        changes.extend(d.changes);
     }
     for nm in new.methods.iter().filter(|nm| !old.methods.iter().any(|om| om.name == nm.name)) {
         let ne = as_export(new, nm);
-        let mut d = Diff { function: &ne.name, changes: Vec::new() };
+        let mut d = Diff { function: &ne.name, out: changes };
         d.push(Severity::Compatible, "method_added", None, (None, signature(&ne)), "method added".to_owned());
-        changes.extend(d.changes);
     }
-    changes
 }
 
 fn param_type(d: &mut Diff<'_>, at: &str, name: &str, old: &TypeSchema, new: &TypeSchema) {
@@ -511,7 +496,8 @@ mod tests {
         let old = [class("m.Child", "m.Base")];
         let mut new = [class("m.Child", "ffi.Object")];
         new[0].doc = "A child.".into();
-        let changes = classes(&old, &new);
+        let mut changes = Vec::new();
+        classes(&old, &new, &mut changes);
         assert_eq!(
             kinds(&changes),
             [
@@ -528,6 +514,8 @@ mod tests {
     #[test]
     fn identical_classes_have_no_changes() {
         let c = [class("m.Base", "ffi.Object"), class("m.Child", "m.Base")];
-        assert!(classes(&c, &c).is_empty());
+        let mut changes = Vec::new();
+        classes(&c, &c, &mut changes);
+        assert!(changes.is_empty());
     }
 }
