@@ -321,6 +321,10 @@ fn class_fields(old: &Class, new: &Class, changes: &mut Vec<Change>) {
                     };
                     d.push(severity, kind, None, (None, None), format!("field {what}"));
                 }
+                if of.doc != nf.doc {
+                    let sides = (Some(of.doc.clone()), Some(nf.doc.clone()));
+                    d.push(Severity::Compatible, "docs_changed", None, sides, "docs changed".to_owned());
+                }
             }
         }
     }
@@ -509,6 +513,18 @@ mod tests {
             changes[0].message,
             "parent changed: m.Base -> ffi.Object (isinstance and inherited members change)"
         );
+    }
+
+    #[test]
+    fn a_field_keeps_its_name_type_and_access_but_not_its_docs() {
+        use crate::classes::Field;
+        let field = |doc: &str| Field { name: "x".into(), ty: TypeSchema::Int, writable: false, doc: doc.into() };
+        let (mut old, mut new) = (class("m.A", "ffi.Object"), class("m.A", "ffi.Object"));
+        old.fields.push(field("The x."));
+        new.fields.push(field("The x coordinate."));
+        let mut changes = Vec::new();
+        classes(&[old], &[new], &mut changes);
+        assert_eq!(kinds(&changes), [("m.A.x", "docs_changed", Severity::Compatible)]);
     }
 
     #[test]
