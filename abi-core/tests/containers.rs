@@ -222,7 +222,7 @@ fn host_lists_read_through_the_seq_cell() {
         },
         cell: SeqCell { data: items.as_mut_ptr(), size: 3, capacity: 3, data_deleter: None },
     };
-    let ptr = core::ptr::from_ref(&list.header).cast_mut().cast::<c_void>();
+    let ptr = core::ptr::from_ref(&list).cast_mut().cast::<c_void>();
     // SAFETY: `list` and `items` outlive the view.
     let v = unsafe { AnyView::from_raw(RawAny::from_ptr(ti::LIST, ptr)) };
     assert_eq!(Vec::<i64>::from_any(v).unwrap(), [10, 20, 1]);
@@ -234,7 +234,7 @@ fn host_lists_read_through_the_seq_cell() {
 
     // A negative or zero size reads as empty, never as a huge slice.
     let mut hostile = ForeignList { cell: SeqCell { size: -5, ..list.cell }, ..list };
-    let ptr = core::ptr::from_mut(&mut hostile.header).cast::<c_void>();
+    let ptr = core::ptr::from_mut(&mut hostile).cast::<c_void>();
     // SAFETY: as above.
     let v = unsafe { AnyView::from_raw(RawAny::from_ptr(ti::LIST, ptr)) };
     assert!(Vec::<i64>::from_any(v).unwrap().is_empty());

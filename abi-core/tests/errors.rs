@@ -214,7 +214,7 @@ fn foreign_error_objects_are_read_through_the_cell() {
         backtrace: ByteArray::from_slice(b""),
     });
     // SAFETY: the box outlives the handle; the count includes the reference adopted here.
-    let obj = unsafe { ObjectRef::from_raw(NonNull::from(&foreign.header)) };
+    let obj = unsafe { ObjectRef::from_raw(NonNull::from(&*foreign).cast()) };
     let e = Error::from_object(obj).unwrap();
     assert_eq!(e.kind(), "<invalid utf-8>");
     assert_eq!(e.message(), "from C++");

@@ -57,7 +57,8 @@ impl Probe {
     }
 
     fn ptr(&self) -> NonNull<ObjectHeader> {
-        NonNull::from(&self.header)
+        // The whole object, not `&self.header`: the deleter reads past the header.
+        NonNull::from(self).cast()
     }
 
     /// Takes ownership of one of the strong references the count says exist.

@@ -222,7 +222,7 @@ impl ForeignStr {
     }
 
     fn view(&self) -> AnyView<'_> {
-        let ptr = core::ptr::from_ref(&self.header).cast_mut().cast::<c_void>();
+        let ptr = core::ptr::from_ref(self).cast_mut().cast::<c_void>();
         // SAFETY: `self` is a live object for the view's lifetime.
         unsafe { AnyView::from_raw(RawAny::from_ptr(self.header.type_index, ptr)) }
     }

@@ -269,7 +269,10 @@ macro_rules! inline_value {
         impl IntoAny for $t {
             #[inline(always)]
             fn into_any(self) -> Result<Any, ConvError> {
-                let raw = RawAny { type_index: $index, small_len: 0, value: RawValue { $field: self } };
+                // All 8 payload bytes stay initialised (a 4-byte DataType too): hosts and
+                // `RawValue`'s readers take the payload as a whole `u64`.
+                let mut raw = RawAny::from_i64($index, 0);
+                raw.value.$field = self;
                 // SAFETY: a plain value owns nothing.
                 Ok(unsafe { Any::from_raw(raw) })
             }

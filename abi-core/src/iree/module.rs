@@ -14,6 +14,7 @@ use crate::iree::abi::{
 use crate::iree::status::{code, failure, from_error, here, Messages};
 use crate::iree::{IreeFunction, IREE_FUNCTIONS};
 use crate::runtime::boundary::panic_message;
+use crate::runtime::linked::linked;
 use crate::value::error::Error;
 
 /// The interface version this module implements (`IREE_VM_DYNAMIC_MODULE_VERSION_0_1`).
@@ -60,7 +61,7 @@ pub unsafe fn create(
             Ok(m) => m,
             Err(message) => return failure(code::INVALID_ARGUMENT, &message, at, Messages::InStatus),
         };
-        let mut functions: Vec<&'static IreeFunction> = IREE_FUNCTIONS.iter().collect();
+        let mut functions: Vec<&'static IreeFunction> = linked(|| &IREE_FUNCTIONS).iter().collect();
         // By name: ordinals must not depend on the linker's order.
         functions.sort_by_key(|f| f.name);
         let module = Box::into_raw(Box::new(ModuleBox { iface: interface(), name, functions, messages }));

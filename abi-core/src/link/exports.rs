@@ -7,6 +7,7 @@ use core::ffi::c_void;
 use crate::ffi::RawAny;
 use crate::runtime::boundary::ffi_boundary;
 use crate::runtime::function::Function;
+use crate::runtime::linked::linked;
 use crate::value::string::string_any;
 
 pub use crate::runtime::export_entry::{Export, EXPORTS};
@@ -20,14 +21,14 @@ impl Export {
 
 /// Every `#[export_fn]` function linked into this binary, sorted by name.
 pub fn exports() -> Vec<&'static Export> {
-    let mut all: Vec<&'static Export> = EXPORTS.iter().collect();
+    let mut all: Vec<&'static Export> = linked(|| &EXPORTS).iter().collect();
     all.sort_by_key(|e| e.desc.name);
     all
 }
 
 /// Looks up a linked export by its exported name.
 pub fn find_export(name: &str) -> Option<&'static Export> {
-    EXPORTS.iter().find(|e| e.desc.name == name)
+    linked(|| &EXPORTS).iter().find(|e| e.desc.name == name)
 }
 
 /// JSON object `{"<name>": <metadata>, ...}` of the exports linked into this binary.

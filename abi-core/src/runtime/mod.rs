@@ -12,6 +12,7 @@ pub mod error_slot;
 pub mod export_entry;
 pub mod function;
 pub mod host;
+pub mod linked;
 pub mod map;
 pub mod obj;
 mod pending;

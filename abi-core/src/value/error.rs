@@ -137,8 +137,10 @@ unsafe extern "C" fn update_backtrace(obj: *mut c_void, backtrace: *const ByteAr
         return;
     }
     // SAFETY: hosts call this with the error object it belongs to and a valid byte array.
-    let (cell_ref, extra) = unsafe { (&*cell, (*backtrace).as_slice()) };
-    let mut guard = cell_ref.backtrace_text.lock().unwrap_or_else(|e| e.into_inner());
+    // Only the lock is borrowed: a reference to the whole cell would also read `backtrace`,
+    // which another thread may be replacing under the lock.
+    let (lock, extra) = unsafe { (&*core::ptr::addr_of!((*cell).backtrace_text), (*backtrace).as_slice()) };
+    let mut guard = lock.lock().unwrap_or_else(|e| e.into_inner());
     let old = guard.bytes();
     let mut next = Vec::with_capacity(old.len() + extra.len());
     if mode != BACKTRACE_REPLACE {

@@ -132,7 +132,10 @@ impl ObjectRef {
     /// Takes ownership of one strong reference.
     ///
     /// # Safety
-    /// `ptr` is a live object and the caller transfers one strong reference.
+    /// `ptr` is a live object and the caller transfers one strong reference. `ptr` must
+    /// carry provenance over the whole object, header and cell (derive it from a pointer to
+    /// the object, not from `&obj.header`: a reference to one field grants no access to the
+    /// fields after it, which the cell readers and the deleter touch).
     #[inline(always)]
     pub unsafe fn from_raw(ptr: NonNull<ObjectHeader>) -> ObjectRef {
         ObjectRef(ptr)
@@ -141,7 +144,7 @@ impl ObjectRef {
     /// Adds a reference to a borrowed object.
     ///
     /// # Safety
-    /// `ptr` is a live object.
+    /// `ptr` is a live object, with provenance over all of it (as [`ObjectRef::from_raw`]).
     #[inline(always)]
     pub unsafe fn from_borrowed(ptr: NonNull<ObjectHeader>) -> ObjectRef {
         // SAFETY: the caller guarantees liveness.

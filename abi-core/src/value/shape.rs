@@ -5,12 +5,14 @@ use core::fmt;
 use crate::ffi::type_index as ti;
 use crate::value::object::{new_object, object_handle, ObjectRef};
 
-/// `TVMFFIShapeCell` followed by the owned dimensions.
+/// `TVMFFIShapeCell` followed by the owned dimensions. A `Vec`, not a `Box`: `data` points
+/// into it, and moving a `Box` (into the cell) would assert unique access and invalidate
+/// that pointer; moving a `Vec` leaves pointers to its buffer valid.
 #[repr(C)]
 struct ShapeCell {
     data: *const i64,
     size: usize,
-    dims: Box<[i64]>,
+    dims: Vec<i64>,
 }
 
 // SAFETY: immutable after construction; `data` points into `dims`.
@@ -34,7 +36,7 @@ object_handle!(Shape, ti::SHAPE);
 impl Shape {
     /// A new Shape object.
     pub fn new(dims: &[i64]) -> Shape {
-        let dims: Box<[i64]> = dims.into();
+        let dims = dims.to_vec();
         Shape(new_object(ti::SHAPE, ShapeCell { data: dims.as_ptr(), size: dims.len(), dims }))
     }
 

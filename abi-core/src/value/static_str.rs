@@ -72,7 +72,8 @@ impl StaticStr {
 
     /// An owned value referring to this object (adding a reference, as the ABI requires).
     pub fn to_raw_any(&'static self) -> RawAny {
-        let ptr = core::ptr::from_ref(&self.header).cast_mut();
+        // From the whole object: readers of the value go past the header into the cell.
+        let ptr = core::ptr::from_ref(self).cast_mut().cast::<ObjectHeader>();
         // SAFETY: a live static object.
         unsafe { inc_ref(ptr) };
         RawAny::from_ptr(ti::STR, ptr.cast())
