@@ -93,8 +93,8 @@ pub fn struct_items<'a>(
     len: usize,
 ) -> Result<&'a [AnyView<'a>], ConvError> {
     let ty = v.type_index();
-    if ty != ti::ARRAY && ty != ti::LIST {
-        return Err(ConvError::mismatch(desc, ty));
+    if (ty != ti::ARRAY && ty != ti::LIST) || v.raw().ptr().is_null() {
+        return Err(ConvError::refused(desc, v.raw()));
     }
     // SAFETY: an Array/List object borrowed by the view for 'a.
     let items = unsafe { seq_slice(v.raw().ptr().cast()) };

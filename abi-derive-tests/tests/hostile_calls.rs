@@ -7,9 +7,15 @@
 //! error, and that error is one the call may raise: an argument error the shim reports
 //! (naming the signature), an error kind the function's doc names, or the error a
 //! callback argument raised; borrowed arguments keep their reference counts; results are
-//! owned and released cleanly.
+//! owned and released cleanly. Null handles under every pointer-carrying type index, in
+//! every argument slot a call can reach, in field accessors and in results of callbacks,
+//! are refused with an error. Run in the embedded runtime by `cargo test`, and with the
+//! wheel's libtvm_ffi loaded first when `ABI_TVM_FFI_LIBDIR` names its folder
+//! (scripts/test-host-bridge.sh): both worlds.
 
 use std::ffi::CString;
+use std::sync::atomic::{AtomicI32, Ordering};
+use std::sync::OnceLock;
 
 use abi_core::ffi::type_index as ti;
 use abi_core::ffi::ByteArray;
@@ -18,6 +24,23 @@ use abi_core::{
     Any, Array, Bytes, DataType, Device, Error, Function, Library, Map, ObjectRef, RawAny, Shape, Str, Tensor,
 };
 use abi_derive_tests::fixture_library;
+
+/// Loads the wheel's libtvm_ffi (once, before any abi call of this process) when
+/// `ABI_TVM_FFI_LIBDIR` names its folder, so every library here runs on tvm-ffi's runtime;
+/// without it, the embedded runtime. Every test calls this first.
+fn enter_world() {
+    static WORLD: OnceLock<()> = OnceLock::new();
+    WORLD.get_or_init(|| {
+        if let Some(dir) = std::env::var_os("ABI_TVM_FFI_LIBDIR") {
+            use libloading::os::unix::{Library as Dl, RTLD_GLOBAL, RTLD_NOW};
+            let path = std::path::Path::new(&dir).join("libtvm_ffi.so");
+            // SAFETY: loading tvm-ffi runs its initialisers only; it stays loaded.
+            let lib = unsafe { Dl::open(Some(&path), RTLD_NOW | RTLD_GLOBAL) }.expect("load libtvm_ffi");
+            core::mem::forget(lib);
+            assert!(abi_core::host::has_tvm_ffi_runtime(), "this process found the tvm-ffi runtime");
+        }
+    });
+}
 
 /// SplitMix64: small, seedable, good enough to spread inputs.
 struct Rng(u64);
@@ -146,7 +169,9 @@ fn unassigned_index(rng: &mut Rng, object: bool) -> i32 {
 }
 
 fn random_arg(rng: &mut Rng, keep: &mut Keep) -> RawAny {
-    let ty = match rng.below(10) {
+    let ty = match rng.below(11) {
+        // A null handle under a pointer-carrying index.
+        9 => return RawAny::from_ptr(*rng.pick(POINTER_INDICES), core::ptr::null_mut()),
         // A plain-data index nothing assigns, with random payload bits.
         0 => return RawAny::from_i64(unassigned_index(rng, false), rng.next() as i64),
         // A well-formed object of a type this runtime does not know.
@@ -304,6 +329,7 @@ const CALLBACK_REFUSES: &str = "callback refuses";
 const CALLBACK_PANICS: &str = "callback panics";
 
 fn hammer(package: &str, lib_name: &str, seed: u64, rounds: usize) -> Stats {
+    enter_world();
     let lib = Library::open(fixture_library(package, lib_name)).unwrap();
     let exports = lib.export_metadata().unwrap();
     assert!(!exports.is_empty(), "{package} exports nothing");
@@ -356,6 +382,7 @@ fn interop_lib_survives_hostile_calls() {
 
 #[test]
 fn object_refs_are_exact_after_many_calls() {
+    enter_world();
     let lib = Library::open(fixture_library("abi-mathlib", "mathlib")).unwrap();
     let total = lib.get("total").unwrap();
     let list = Any::from_value(vec![1.0f64, 2.0]).unwrap();
@@ -368,4 +395,239 @@ fn object_refs_are_exact_after_many_calls() {
         assert!(total.call_raw(&[*list.as_raw(), *list.as_raw()]).is_err());
     }
     assert_eq!(obj.strong_count(), before);
+}
+
+/// The type indices whose payload is a pointer and that a value of this runtime can carry
+/// (the libraries' own object types are added where they are known). `OpaquePtr` is not
+/// among them: a null `void*` is a legitimate value.
+const POINTER_INDICES: &[i32] = &[
+    ti::DL_TENSOR_PTR,
+    ti::RAW_STR,
+    ti::BYTE_ARRAY_PTR,
+    ti::OBJECT_RVALUE_REF,
+    ti::OBJECT,
+    ti::STR,
+    ti::BYTES,
+    ti::ERROR,
+    ti::FUNCTION,
+    ti::SHAPE,
+    ti::TENSOR,
+    ti::ARRAY,
+    ti::MAP,
+    ti::MODULE,
+    ti::LIST,
+    ti::DICT,
+];
+
+fn null_at(index: i32) -> RawAny {
+    RawAny::from_ptr(index, core::ptr::null_mut())
+}
+
+/// Values to fill the slots before the one under test: one of them converts to nearly
+/// every parameter type.
+fn candidates(extra: &[Any]) -> Vec<Any> {
+    let any = |v: Result<Any, Error>| v.expect("conversion");
+    let mut all = vec![
+        any(Any::from_value(1i64)),
+        any(Any::from_value(0.5f64)),
+        any(Any::from_value(true)),
+        any(Any::from_value("ab")),
+        any(Any::from_value(b"ab".to_vec())),
+        Any::NONE,
+        any(Any::from_value(vec![1i64, 2])),
+        any(Any::from_value(std::collections::HashMap::from([("k".to_owned(), 1i64)]))),
+        Any::from(Shape::new(&[1])),
+        Any::from(Tensor::from_vec(vec![1.0f64, 2.0], &[2]).unwrap()),
+        Any::from(Tensor::from_vec(vec![1.0f32, 2.0], &[2]).unwrap()),
+        Any::from(Function::from_closure(|args| Ok(args.first().map(|a| a.to_any()).transpose()?.unwrap_or_default()))),
+        any(Any::from_value(DataType::new(2, 32))),
+        any(Any::from_value(Device::CPU)),
+        any(Any::from_value((1.0f64, 2.0f64))),
+    ];
+    all.extend(extra.iter().cloned());
+    all
+}
+
+/// Whether `result` says slot `slot` was refused.
+fn refused_at(result: &Result<Any, Error>, slot: usize) -> bool {
+    matches!(result, Err(e) if e.message().contains(&format!("` (#{slot}) ")))
+}
+
+/// A prefix of `k` arguments the export accepts (each slot's first candidate the shim does
+/// not refuse, with None after it), or `None` when some slot accepts no candidate.
+fn accepted_prefix(bound: &abi_core::Bound, n: usize, k: usize, candidates: &[Any]) -> Option<Vec<RawAny>> {
+    let mut prefix: Vec<RawAny> = Vec::new();
+    for j in 0..k {
+        let found = candidates.iter().find(|c| {
+            let mut args = prefix.clone();
+            args.push(*c.as_raw());
+            args.resize(n, RawAny::NONE);
+            !refused_at(&bound.call_raw(&args), j)
+        })?;
+        prefix.push(*found.as_raw());
+    }
+    Some(prefix)
+}
+
+/// Makes the objects library register its types (it does so at their first use when no
+/// tvm-ffi runtime was there at its load).
+fn register_object_types(lib: &Library) {
+    if let Some(make) = lib.get("make_limited") {
+        let args = [Any::from_value("r").unwrap(), Any::from_value(1i64).unwrap()];
+        make.call_raw(&[*args[0].as_raw(), *args[1].as_raw()]).unwrap();
+    }
+}
+
+/// Per null index: calls that reached the slot and were refused there.
+fn null_arguments(package: &str, lib_name: &str, own_types: &[&str]) -> std::collections::BTreeMap<i32, usize> {
+    enter_world();
+    let lib = Library::open(fixture_library(package, lib_name)).unwrap();
+    register_object_types(&lib);
+    let api = abi_core::host::type_api();
+    let mut indices = POINTER_INDICES.to_vec();
+    for key in own_types {
+        let mut index = -1;
+        let key = abi_core::ffi::ByteArray::from_slice(key.as_bytes());
+        // SAFETY: a valid byte array and out slot.
+        assert_eq!(unsafe { (api.key_to_index)(&key, &mut index) }, 0, "{package}: a registered type");
+        indices.push(index);
+    }
+    let extra: Vec<Any> = if package == "abi-objects-lib" {
+        let make = lib.get("make_counter").unwrap();
+        vec![make.call_raw(&[*Any::from_value("c").unwrap().as_raw()]).unwrap()]
+    } else {
+        Vec::new()
+    };
+    let candidates = candidates(&extra);
+    let mut refused = std::collections::BTreeMap::new();
+    for (name, meta) in lib.export_metadata().unwrap() {
+        let bound = lib.get(&name).unwrap();
+        let n = meta.arg_names.as_ref().expect("arg_names").len();
+        let allowed = Allowed::of(&lib, &name);
+        let mut stats = Stats::default();
+        for slot in 0..n {
+            let Some(prefix) = accepted_prefix(&bound, n, slot, &candidates) else { break };
+            for &index in &indices {
+                let mut args = prefix.clone();
+                args.push(null_at(index));
+                args.resize(n, RawAny::NONE);
+                let result = bound.call_raw(&args);
+                if refused_at(&result, slot) {
+                    *refused.entry(index).or_default() += 1;
+                }
+                allowed.check(result, &mut stats);
+            }
+        }
+        assert!(abi_core::host::take_raised().is_none(), "{name}: an error leaked into this runtime");
+    }
+    refused
+}
+
+#[test]
+fn null_handles_are_refused_in_every_reachable_slot() {
+    let mut total = std::collections::BTreeMap::<i32, usize>::new();
+    for (package, lib_name, types) in [
+        ("abi-mathlib", "mathlib", &[][..]),
+        ("signal-kit", "signal_kit", &[]),
+        ("abi-interop-lib", "abi_interop_lib", &[]),
+        ("abi-objects-lib", "abi_objects_lib", &["mylib.Counter", "mylib.LimitedCounter"]),
+    ] {
+        for (index, n) in null_arguments(package, lib_name, types) {
+            *total.entry(index).or_default() += n;
+        }
+    }
+    // Each null kind reached a conversion that refused it, in many slots: a check that
+    // went away would have crashed the process instead.
+    for index in POINTER_INDICES {
+        assert!(total.get(index) >= Some(&10), "null of index {index} refused only {:?} times", total.get(index));
+    }
+    assert!(total.len() >= POINTER_INDICES.len() + 2, "the libraries' own types were tried: {total:?}");
+}
+
+/// A null object handle plus a field's offset, as tvm_ffi hands a field accessor of an
+/// instance made without its constructor: refused with a `TypeError` naming the type and
+/// the field, for every reflected field, getter and setter.
+#[test]
+fn field_accessors_refuse_a_null_object() {
+    enter_world();
+    let lib = Library::open(fixture_library("abi-objects-lib", "abi_objects_lib")).unwrap();
+    register_object_types(&lib);
+    let api = abi_core::host::type_api();
+    let mut checked = 0;
+    for key in ["mylib.Counter", "mylib.LimitedCounter"] {
+        let mut index = -1;
+        let key_bytes = abi_core::ffi::ByteArray::from_slice(key.as_bytes());
+        // SAFETY: a valid byte array and out slot.
+        assert_eq!(unsafe { (api.key_to_index)(&key_bytes, &mut index) }, 0);
+        // SAFETY: a registered index.
+        let info = unsafe { &*(api.get_type_info)(index) };
+        // SAFETY: `num_fields` records.
+        let fields = unsafe { core::slice::from_raw_parts(info.fields, info.num_fields as usize) };
+        for f in fields {
+            // SAFETY: a text the table keeps.
+            let name = String::from_utf8(unsafe { f.name.as_slice() }.to_vec()).unwrap();
+            let addr = (f.offset as usize) as *mut core::ffi::c_void;
+            let mut out = RawAny::NONE;
+            // SAFETY: the accessor must refuse the address before reading it.
+            let rc = unsafe { (f.getter.unwrap())(addr, &mut out) };
+            assert_ne!(rc, 0, "{key}.{name}");
+            let e = abi_core::host::take_raised().expect("an error is set");
+            assert_eq!(e.kind(), "TypeError");
+            assert!(
+                e.message().starts_with(&format!("cannot read field `{name}` of `{key}`: the object handle is null")),
+                "{}",
+                e.message()
+            );
+            checked += 1;
+            if !f.setter.is_null() {
+                // SAFETY: a writable field's setter has this signature.
+                let setter: abi_core::ffi::type_table::FieldSetter = unsafe { core::mem::transmute(f.setter) };
+                let value = Any::from_value(1i64).unwrap();
+                // SAFETY: as above.
+                assert_ne!(unsafe { setter(addr, value.as_raw()) }, 0, "{key}.{name}");
+                let e = abi_core::host::take_raised().expect("an error is set");
+                assert!(e.message().starts_with(&format!("cannot write field `{name}` of `{key}`")), "{}", e.message());
+                checked += 1;
+            }
+        }
+    }
+    assert_eq!(checked, 7, "name, start; limit, label (get, set), refusals (get, set)");
+}
+
+static NULL_RESULT_INDEX: AtomicI32 = AtomicI32::new(0);
+
+/// A callee returning a null handle under `NULL_RESULT_INDEX` (a malformed host function).
+unsafe extern "C" fn returns_null(_: *mut core::ffi::c_void, _: *const RawAny, _: i32, out: *mut RawAny) -> i32 {
+    // SAFETY: the caller passes a writable result slot.
+    unsafe { *out = null_at(NULL_RESULT_INDEX.load(Ordering::SeqCst)) };
+    0
+}
+
+/// A null object handle returned by a callback or an import: typed results refuse it,
+/// untyped ones hold it as a value that owns nothing (cloned and dropped without a
+/// dereference), and an export returning it passes it on unchanged.
+#[test]
+fn null_results_of_callbacks_and_imports_are_refused() {
+    enter_world();
+    let lib = Library::open(fixture_library("abi-interop-lib", "abi_interop_lib")).unwrap();
+    let call_fn = lib.get("call_fn").unwrap();
+    let f = Function::from_safe_call(returns_null);
+    let callback = Any::from(f.clone());
+    static LOCK: std::sync::Mutex<()> = std::sync::Mutex::new(());
+    let _g = LOCK.lock().unwrap();
+    for &index in POINTER_INDICES.iter().filter(|&&i| ti::is_object(i)) {
+        NULL_RESULT_INDEX.store(index, Ordering::SeqCst);
+        let untyped = f.call_packed(&[]).unwrap();
+        assert_eq!(untyped.type_index(), index);
+        let copy = untyped.clone();
+        drop((untyped, copy));
+        let typed = abi_core::TypedFunction::<fn() -> String>::from_function(f.clone()).call().unwrap_err();
+        assert!(typed.message().contains("null"), "{index}: {}", typed.message());
+        let typed = abi_core::TypedFunction::<fn() -> Vec<i64>>::from_function(f.clone()).call().unwrap_err();
+        assert!(typed.message().contains("null"), "{index}: {}", typed.message());
+        let through = call_fn.call_raw(&[*callback.as_raw(), *Any::from_value(1i64).unwrap().as_raw()]).unwrap();
+        assert_eq!(through.type_index(), index);
+        assert!(through.to::<Tensor>().unwrap_err().message().contains("null"));
+        assert!(through.to::<std::collections::HashMap<String, i64>>().unwrap_err().message().contains("null"));
+    }
 }

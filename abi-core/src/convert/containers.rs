@@ -51,8 +51,8 @@ impl<T: IntoAny> IntoAny for Option<T> {
 fn seq_elements<'a>(v: &'a AnyView<'a>, desc: &'static TypeDesc) -> Result<&'a [AnyView<'a>], ConvError> {
     match v.type_index() {
         // SAFETY: an Array/List object borrowed by the view for 'a.
-        ti::ARRAY | ti::LIST => Ok(unsafe { seq_slice(v.raw().ptr().cast()) }),
-        other => Err(ConvError::mismatch(desc, other)),
+        ti::ARRAY | ti::LIST if !v.raw().ptr().is_null() => Ok(unsafe { seq_slice(v.raw().ptr().cast()) }),
+        _ => Err(ConvError::refused(desc, v.raw())),
     }
 }
 
@@ -130,10 +130,10 @@ tuple!(11; A 0, B 1, C 2, D 3, E 4, F 5, G 6, H 7, I 8, J 9, K 10);
 tuple!(12; A 0, B 1, C 2, D 3, E 4, F 5, G 6, H 7, I 8, J 9, K 10, L 11);
 
 fn map_entries(v: &AnyView<'_>, desc: &'static TypeDesc) -> Result<Vec<(Any, Any)>, ConvError> {
-    if v.type_index() != ti::MAP {
-        return Err(ConvError::mismatch(desc, v.type_index()));
-    }
-    let obj = v.object().and_then(NonNull::new).expect("object index");
+    let obj = match v.object().and_then(NonNull::new) {
+        Some(obj) if v.type_index() == ti::MAP => obj,
+        _ => return Err(ConvError::refused(desc, v.raw())),
+    };
     // SAFETY: a live Map object borrowed by the view.
     let map = Map::from_object(unsafe { ObjectRef::from_borrowed(obj) })
         .map_err(|_| ConvError::mismatch(desc, v.type_index()))?;
@@ -216,7 +216,7 @@ macro_rules! object_type {
                     Some(obj) if <$t as ObjectHandle>::accepts(ty) => Ok(unsafe {
                         <$t as ObjectHandle>::from_object_unchecked(ObjectRef::from_borrowed(obj))
                     }),
-                    _ => Err(ConvError::mismatch(Self::DESC, ty)),
+                    _ => Err(ConvError::refused(Self::DESC, v.raw())),
                 }
             }
         }
@@ -247,7 +247,7 @@ impl<'a> FromArg<'a> for ObjectRef {
         match v.object().and_then(NonNull::new) {
             // SAFETY: a live object borrowed by the view.
             Some(obj) => Ok(unsafe { ObjectRef::from_borrowed(obj) }),
-            None => Err(ConvError::mismatch(Self::DESC, v.type_index())),
+            None => Err(ConvError::refused(Self::DESC, v.raw())),
         }
     }
 }
@@ -268,9 +268,9 @@ impl<'a> FromArg<'a> for TensorView<'a> {
     fn from_arg(v: &'a AnyView<'a>) -> Result<TensorView<'a>, ConvError> {
         let raw = v.raw();
         let dl: *const DLTensor = match raw.type_index {
-            ti::TENSOR => cell_ptr::<DLTensor>(raw.ptr().cast()),
+            ti::TENSOR if !raw.ptr().is_null() => cell_ptr::<DLTensor>(raw.ptr().cast()),
             ti::DL_TENSOR_PTR if !raw.ptr().is_null() => raw.ptr().cast(),
-            other => return Err(ConvError::mismatch(Self::DESC, other)),
+            _ => return Err(ConvError::refused(Self::DESC, raw)),
         };
         // SAFETY: a Tensor object holds its DLTensor at offset 24; a DLTensor* argument is
         // valid for the call. Both outlive the borrow 'a.
@@ -292,7 +292,7 @@ impl<'a> FromArg<'a> for FunctionRef<'a> {
         match v.object().and_then(NonNull::new) {
             // SAFETY: a live Function object borrowed by the view for 'a.
             Some(obj) if v.type_index() == ti::FUNCTION => Ok(unsafe { FunctionRef::from_raw(obj) }),
-            _ => Err(ConvError::mismatch(Self::DESC, v.type_index())),
+            _ => Err(ConvError::refused(Self::DESC, v.raw())),
         }
     }
 }

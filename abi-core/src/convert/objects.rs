@@ -57,7 +57,7 @@ fn instance_slow<T: Object>(v: &AnyView<'_>) -> Result<NonNull<crate::ffi::Objec
             Err(e) => return Err(e.into()),
         }
     }
-    Err(ConvError::mismatch(T::CLASS.desc, ty))
+    Err(ConvError::refused(T::CLASS.desc, v.raw()))
 }
 
 impl<'a, T: Object> FromArg<'a> for Obj<T> {
@@ -213,37 +213,78 @@ impl<T: Clone + IntoAny + FromAny> SharedField for RwLock<T> {
     }
 }
 
-/// The getter of a read-only field of type `F` (`TVMFFIFieldGetter`).
+/// Addresses below this are never an object: a host that hands a field accessor a null
+/// object handle plus the field's offset lands here (docs/ABI.md section 10).
+pub const NULL_PAGE: usize = 4096;
+
+/// Field `I` of `T`'s reflected fields, at `field`; a `TypeError` naming the type and the
+/// field when the object it belongs to would start inside the first page of memory. That
+/// is a heuristic for a null handle: tvm_ffi, for one, builds instances with a null handle
+/// when a class is called without its constructor registered, and passes `null + offset`.
 ///
 /// # Safety
-/// `field` points to a live `F` inside an object; `result` is null or writable.
-pub unsafe extern "C" fn get_field<F: FieldGet>(field: *mut c_void, result: *mut RawAny) -> i32 {
-    // SAFETY: guaranteed by the caller.
-    unsafe { ffi_boundary(result, || Ok((*field.cast::<F>()).get_any()?)) }
+/// Unless refused, `field` points to a live `F`, field `I` of a live `T` object.
+#[inline(always)]
+unsafe fn field_at<'a, T: Object, F, const I: usize>(field: *mut c_void, access: &str) -> crate::Result<&'a F> {
+    let spec = &T::CLASS.fields[I];
+    if (field as usize).saturating_sub(crate::ffi::CELL_OFFSET + spec.offset) < NULL_PAGE {
+        return Err(null_object_field(T::CLASS.key, spec.name, access));
+    }
+    // SAFETY: not a null handle; the rest is guaranteed by the caller.
+    Ok(unsafe { &*field.cast::<F>() })
 }
 
-/// The getter of a writable field of type `F`.
+#[cold]
+#[inline(never)]
+fn null_object_field(key: &str, field: &str, access: &str) -> crate::Error {
+    crate::Error::type_error(format!(
+        "cannot {access} field `{field}` of `{key}`: the object handle is null (an instance made without its \
+         constructor; register the class with tvm_ffi.register_object, as the package `abi stubs` writes does)"
+    ))
+}
+
+/// The getter of read-only field `I` of `T`, of type `F` (`TVMFFIFieldGetter`).
+///
+/// # Safety
+/// `field` points to a live `F` inside a `T` object, or is a null handle plus the field's
+/// offset (refused); `result` is null or writable.
+pub unsafe extern "C" fn get_field<T: Object, F: FieldGet, const I: usize>(
+    field: *mut c_void,
+    result: *mut RawAny,
+) -> i32 {
+    // SAFETY: guaranteed by the caller.
+    unsafe { ffi_boundary(result, || Ok(field_at::<T, F, I>(field, "read")?.get_any()?)) }
+}
+
+/// The getter of writable field `I` of `T`, of type `F`.
 ///
 /// # Safety
 /// As [`get_field`].
-pub unsafe extern "C" fn get_shared_field<F: SharedField>(field: *mut c_void, result: *mut RawAny) -> i32 {
+pub unsafe extern "C" fn get_shared_field<T: Object, F: SharedField, const I: usize>(
+    field: *mut c_void,
+    result: *mut RawAny,
+) -> i32 {
     // SAFETY: guaranteed by the caller.
-    unsafe { ffi_boundary(result, || Ok((*field.cast::<F>()).load_any()?)) }
+    unsafe { ffi_boundary(result, || Ok(field_at::<T, F, I>(field, "read")?.load_any()?)) }
 }
 
-/// The setter of a writable field of type `F` (`TVMFFIFieldSetter`): the value is
-/// converted first, then stored through the field's own synchronisation.
+/// The setter of writable field `I` of `T`, of type `F` (`TVMFFIFieldSetter`): the value
+/// is converted first, then stored through the field's own synchronisation.
 ///
 /// # Safety
-/// `field` points to a live `F` inside an object; `value` is null or a live value.
-pub unsafe extern "C" fn set_shared_field<F: SharedField>(field: *mut c_void, value: *const RawAny) -> i32 {
+/// `field` is as in [`get_field`]; `value` is null or a live value.
+pub unsafe extern "C" fn set_shared_field<T: Object, F: SharedField, const I: usize>(
+    field: *mut c_void,
+    value: *const RawAny,
+) -> i32 {
     let mut unused = RawAny::NONE;
     // SAFETY: `unused` is writable; the rest is guaranteed by the caller.
     unsafe {
         ffi_boundary(&mut unused, || {
+            let field = field_at::<T, F, I>(field, "write")?;
             let value = value.as_ref().ok_or_else(|| crate::Error::value_error("field value is a null pointer"))?;
             let view = AnyView::from_raw(*value);
-            (*field.cast::<F>()).store_view(&view)?;
+            field.store_view(&view)?;
             Ok(Any::default())
         })
     }

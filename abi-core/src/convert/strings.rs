@@ -26,7 +26,7 @@ fn str_arg<'a>(v: &'a AnyView<'a>) -> Result<&'a str, ConvError> {
         }
     }
     if !is_str_form(v.type_index()) {
-        return Err(ConvError::mismatch(&TypeDesc::Str, v.type_index()));
+        return Err(ConvError::refused(&TypeDesc::Str, v.raw()));
     }
     let bytes = view_bytes(v)?;
     core::str::from_utf8(bytes).map_err(|_| ConvError::InvalidUtf8)
@@ -38,7 +38,7 @@ fn bytes_arg<'a>(v: &'a AnyView<'a>) -> Result<&'a [u8], ConvError> {
     if is_bytes_form(ty) || is_str_form(ty) {
         view_bytes(v)
     } else {
-        Err(ConvError::mismatch(&TypeDesc::Bytes, ty))
+        Err(ConvError::refused(&TypeDesc::Bytes, v.raw()))
     }
 }
 
@@ -130,12 +130,13 @@ macro_rules! byte_object_conv {
 
         impl<'a> FromArg<'a> for $t {
             fn from_arg(v: &'a AnyView<'a>) -> Result<$t, ConvError> {
-                match v.object() {
+                match v.object().and_then(core::ptr::NonNull::new) {
                     // SAFETY: a live object of the right index and layout, borrowed by the view.
                     Some(obj) if v.type_index() == $index => Ok(unsafe {
-                        <$t>::from_object_unchecked(ObjectRef::from_borrowed(core::ptr::NonNull::new_unchecked(obj)))
+                        <$t>::from_object_unchecked(ObjectRef::from_borrowed(obj))
                     }),
-                    // Inline and borrowed forms carry no object: copy them into one.
+                    // Inline and borrowed forms carry no object: copy them into one (a null
+                    // object handle is refused there).
                     _ => {
                         let copy: fn(&'a AnyView<'a>) -> Result<$t, ConvError> = $copy;
                         copy(v)
@@ -158,6 +159,6 @@ byte_object_conv!(Bytes, TypeDesc::Bytes, ti::BYTES, |v| {
     if is_bytes_form(v.type_index()) {
         view_bytes(v).map(Bytes::new)
     } else {
-        Err(ConvError::mismatch(&TypeDesc::Bytes, v.type_index()))
+        Err(ConvError::refused(&TypeDesc::Bytes, v.raw()))
     }
 });

@@ -106,7 +106,7 @@ impl RawAny {
 impl RawAny {
     /// The bytes of a string or bytes value in any of its forms (SmallStr/SmallBytes
     /// inline, Str/Bytes objects, RawStr, ByteArrayPtr); `None` for other kinds and null
-    /// pointers.
+    /// pointers (a null Str/Bytes object handle too).
     ///
     /// # Safety
     /// What the value points to (object, C string, byte array) outlives the borrow of
@@ -118,9 +118,11 @@ impl RawAny {
                 let len = (self.small_len as usize).min(ti::SMALL_STR_MAX_LEN);
                 Some(&self.bytes()[..len])
             }
-            // SAFETY: a Str/Bytes object's cell starts with a byte array that lives as long
-            // as the object, valid for the borrow by the caller's guarantee.
-            ti::STR | ti::BYTES => Some(unsafe { (*cell_ptr::<ByteArray>(self.ptr().cast())).as_slice() }),
+            ti::STR | ti::BYTES if !self.ptr().is_null() => {
+                // SAFETY: a non-null Str/Bytes object's cell starts with a byte array that
+                // lives as long as the object, valid for the borrow by the caller's guarantee.
+                Some(unsafe { (*cell_ptr::<ByteArray>(self.ptr().cast())).as_slice() })
+            }
             // SAFETY: a non-null RawStr is a NUL-terminated string valid for the borrow.
             ti::RAW_STR if !self.ptr().is_null() => Some(unsafe { CStr::from_ptr(self.ptr().cast()) }.to_bytes()),
             ti::BYTE_ARRAY_PTR if !self.ptr().is_null() => {

@@ -54,12 +54,12 @@ impl Map {
     }
 
     fn from_any(v: Any) -> Result<Map> {
-        if v.type_index() != ti::MAP {
-            return Err(Error::type_error("ffi.Map did not return a map"));
-        }
-        let obj = v.view().object().expect("object index");
+        let obj = match v.view().object().and_then(core::ptr::NonNull::new) {
+            Some(obj) if v.type_index() == ti::MAP => obj,
+            _ => return Err(Error::type_error("ffi.Map did not return a map")),
+        };
         // SAFETY: the Any owns one reference, moved into the ObjectRef.
-        let obj = unsafe { ObjectRef::from_raw(core::ptr::NonNull::new_unchecked(obj)) };
+        let obj = unsafe { ObjectRef::from_raw(obj) };
         core::mem::forget(v);
         Ok(Map(obj))
     }

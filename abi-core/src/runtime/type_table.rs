@@ -305,7 +305,7 @@ pub unsafe extern "C" fn embedded_type_register_metadata(index: i32, metadata: *
 
 /// Adds the reference the table keeps to an object value.
 fn keep_value(value: &RawAny) {
-    if ti::is_object(value.type_index) {
+    if ti::is_object(value.type_index) && !value.ptr().is_null() {
         // SAFETY: the caller passes a live value; the table owns one reference from now on.
         unsafe { inc_ref(value.ptr().cast()) };
     }

@@ -81,7 +81,9 @@ impl Any {
 impl Drop for Any {
     #[inline]
     fn drop(&mut self) {
-        if ti::is_object(self.0.type_index) {
+        // A null handle under an object index (a host's or a callback's malformed result)
+        // holds nothing.
+        if ti::is_object(self.0.type_index) && !self.0.ptr().is_null() {
             // SAFETY: an owned object-typed Any holds one strong reference to a live object.
             unsafe { object::dec_ref(self.0.ptr().cast::<ObjectHeader>()) }
         }
@@ -91,7 +93,7 @@ impl Drop for Any {
 impl Clone for Any {
     #[inline]
     fn clone(&self) -> Any {
-        if ti::is_object(self.0.type_index) {
+        if ti::is_object(self.0.type_index) && !self.0.ptr().is_null() {
             // SAFETY: `self` keeps the object alive; the clone owns the added reference.
             unsafe { object::inc_ref(self.0.ptr().cast()) }
         }

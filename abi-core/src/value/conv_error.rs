@@ -4,6 +4,7 @@
 use core::fmt;
 
 use crate::ffi::type_index as ti;
+use crate::ffi::RawAny;
 use crate::reflect::TypeDesc;
 use crate::value::error::{kind, Error};
 
@@ -12,6 +13,13 @@ use crate::value::error::{kind, Error};
 pub enum ConvError {
     /// A value of type index `got` where `expected` was required.
     Mismatch {
+        /// The expected type.
+        expected: &'static TypeDesc,
+        /// The type index given.
+        got: i32,
+    },
+    /// A value of an object type index `got` whose object pointer is null.
+    NullObject {
         /// The expected type.
         expected: &'static TypeDesc,
         /// The type index given.
@@ -84,12 +92,24 @@ impl ConvError {
         ConvError::Mismatch { expected, got }
     }
 
+    /// Why `raw` was refused where `expected` was required: a null object handle when it
+    /// carries an object type index and a null pointer, else a type mismatch.
+    #[cold]
+    #[inline(never)]
+    pub fn refused(expected: &'static TypeDesc, raw: &RawAny) -> ConvError {
+        if ti::is_object(raw.type_index) && raw.ptr().is_null() {
+            ConvError::NullObject { expected, got: raw.type_index }
+        } else {
+            ConvError::Mismatch { expected, got: raw.type_index }
+        }
+    }
+
     /// The error kind this failure raises as: `TypeError` for wrong types and shapes,
     /// `ValueError` for values out of range or malformed.
     pub fn kind(&self) -> &str {
         match self {
             ConvError::Mismatch { .. } | ConvError::Length { .. } => kind::TYPE_ERROR,
-            ConvError::OutOfRange { .. } | ConvError::InvalidUtf8 => kind::VALUE_ERROR,
+            ConvError::OutOfRange { .. } | ConvError::InvalidUtf8 | ConvError::NullObject { .. } => kind::VALUE_ERROR,
             ConvError::Element { inner, .. } | ConvError::Field { inner, .. } => inner.kind(),
             ConvError::Other(e) => e.kind(),
         }
@@ -124,6 +144,9 @@ impl fmt::Display for ConvError {
                 let mut text = String::new();
                 self.push_message(&mut text);
                 f.write_str(&text)
+            }
+            ConvError::NullObject { expected, got } => {
+                write!(f, "expected {}, got a null {} handle", expected.display(), ti::display_name(*got))
             }
             ConvError::OutOfRange { value, target } => {
                 write!(f, "{value} is out of range for {target}")

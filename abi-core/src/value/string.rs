@@ -146,7 +146,7 @@ pub fn view_bytes<'a>(v: &'a AnyView<'_>) -> Result<&'a [u8], ConvError> {
     // RawStr and ByteArrayPtr arguments to be valid for the call.
     match unsafe { v.raw().string_bytes() } {
         Some(bytes) => Ok(bytes),
-        None => Err(ConvError::mismatch(&TypeDesc::Str, v.type_index())),
+        None => Err(ConvError::refused(&TypeDesc::Str, v.raw())),
     }
 }
 
@@ -165,6 +165,7 @@ impl AnyView<'_> {
                 })
             }
             ti::DL_TENSOR_PTR | ti::OBJECT_RVALUE_REF => Err(ConvError::mismatch(&TypeDesc::Any, raw.type_index)),
+            i if ti::is_object(i) && raw.ptr().is_null() => Err(ConvError::refused(&TypeDesc::Any, &raw)),
             i if ti::is_object(i) => {
                 // SAFETY: the view borrows a live object; the new Any owns the added reference.
                 unsafe {

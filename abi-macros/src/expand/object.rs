@@ -75,18 +75,18 @@ fn expand(o: &ObjectDef) -> TokenStream {
             }
         }
     });
-    let fields = o.fields.iter().filter(|f| f.access != Access::Hidden).map(|f| {
+    let fields = o.fields.iter().filter(|f| f.access != Access::Hidden).enumerate().map(|(i, f)| {
         let (fid, ty, fdoc) = (&f.ident, &f.ty, &f.doc);
         let name = fid.to_string();
         let (desc, getter, setter) = match f.access {
             Access::GetSet => (
                 quote_spanned!(ty.span()=> <#ty as __abi::SharedField>::FIELD),
-                quote_spanned!(ty.span()=> __abi::get_shared_field::<#ty>),
-                quote_spanned!(ty.span()=> ::core::option::Option::Some(__abi::set_shared_field::<#ty>)),
+                quote_spanned!(ty.span()=> __abi::get_shared_field::<#ident, #ty, #i>),
+                quote_spanned!(ty.span()=> ::core::option::Option::Some(__abi::set_shared_field::<#ident, #ty, #i>)),
             ),
             _ => (
                 quote_spanned!(ty.span()=> <#ty as __abi::FieldGet>::FIELD),
-                quote_spanned!(ty.span()=> __abi::get_field::<#ty>),
+                quote_spanned!(ty.span()=> __abi::get_field::<#ident, #ty, #i>),
                 quote!(::core::option::Option::None),
             ),
         };
