@@ -195,7 +195,7 @@ fn non_contiguous_tensors_have_no_slices() {
     assert!(!v.is_contiguous());
     let e = v.as_slice::<f32>().unwrap_err();
     assert_eq!(e.kind(), "ValueError");
-    assert!(e.message().contains("not contiguous"), "{}", e.message());
+    assert_eq!(e.message(), "tensor is not contiguous (row-major compact): shape [3, 2], strides [1, 3]");
     assert!(v.as_cells::<f32>().is_err());
 
     // Every other element of a row: stride 2 along the last dimension.
@@ -289,4 +289,22 @@ fn tensor_handles() {
     assert_eq!(Tensor::from_object(obj).unwrap().view().numel(), 3);
     let not = abi_core::Shape::new(&[3]).as_object().clone();
     assert!(Tensor::from_object(not).is_err());
+}
+
+#[test]
+fn a_zero_extent_tensor_is_contiguous_whatever_its_strides() {
+    // numpy 2 exports np.zeros(0) with stride 0 and np.zeros((0, 3)) with strides (0, 1)
+    // or (3, 1); none has an element, so none is refused (DLPack's zero-extent rule).
+    for (shape, strides) in [(&[0i64][..], &[0i64][..]), (&[0, 3], &[0, 1]), (&[0, 3], &[3, 1]), (&[4, 0], &[7, 9])] {
+        let f = Foreign::new(shape, Some(strides), Device::CPU);
+        let v = f.view();
+        assert!(v.is_contiguous(), "{shape:?} {strides:?}");
+        assert_eq!(v.numel(), 0);
+        assert_eq!(v.as_slice::<f32>().unwrap(), &[] as &[f32]);
+        assert!(v.as_cells::<f32>().unwrap().is_empty());
+        assert_eq!(v.to_tensor::<f32>().unwrap().view().shape(), shape);
+    }
+    // A non-empty view with a wrong stride is still refused.
+    let f = Foreign::new(&[2, 3], Some(&[0, 1]), Device::CPU);
+    assert!(!f.view().is_contiguous());
 }

@@ -105,6 +105,23 @@ def test_tensors_zero_copy_and_back_to_numpy(interop, kit):
     assert np.from_dlpack(t).tolist() == [0, 1, 2, 3]
 
 
+@pytest.mark.parametrize(
+    "make",
+    [lambda: np.zeros(0), lambda: np.empty(0), lambda: np.array([]), lambda: np.zeros((0, 3)), lambda: np.zeros((3, 0)),
+     lambda: np.arange(5.0)[:0], lambda: np.zeros((2, 0, 4))[:, :, ::2]],
+)
+def test_zero_size_arrays_are_contiguous_whatever_their_strides(interop, make):
+    # numpy 2 exports some of these with stride 0: DLPack's zero-extent rule accepts them.
+    assert interop.tensor_sum(make()) == 0.0
+
+
+@pytest.mark.parametrize("view,shape,strides", [(lambda a: a[::-1], [4], [-1]), (lambda a: a.reshape(2, 2)[:, ::2], [2, 1], [2, 2])])
+def test_strided_views_are_refused_with_their_shape_and_strides(interop, view, shape, strides):
+    with pytest.raises(ValueError) as e:
+        interop.tensor_sum(view(np.arange(4.0)))
+    assert str(e.value) == f"tensor is not contiguous (row-major compact): shape {shape}, strides {strides}"
+
+
 def test_signal_kit_domain_errors_and_callbacks(kit):
     with pytest.raises(ValueError, match=r"to_grayscale needs an H x W x 3 image, got shape \[4, 4\]"):
         kit.to_grayscale(np.zeros((4, 4), dtype=np.uint8))

@@ -98,11 +98,17 @@ impl<'a> TensorView<'a> {
         self.shape().iter().map(|&d| d.max(0) as usize).product()
     }
 
-    /// Whether the elements are compact and row-major.
+    /// Whether the elements are compact and row-major, by DLPack's rules: null strides
+    /// mean compact; a dimension of extent 1 may have any stride; a tensor with a dimension
+    /// of extent 0 holds no element and is contiguous whatever its strides (numpy 2 exports
+    /// `np.zeros(0)` with stride 0).
     pub fn is_contiguous(&self) -> bool {
         let Some(strides) = self.strides() else {
             return true;
         };
+        if self.shape().contains(&0) {
+            return true;
+        }
         let mut expected = 1i64;
         for (&dim, &stride) in self.shape().iter().zip(strides).rev() {
             if dim != 1 && stride != expected {
@@ -123,7 +129,7 @@ impl<'a> TensorView<'a> {
             return Err(Error::value_error(format!("tensor data on device type {dev} is not host-accessible")));
         }
         if !self.is_contiguous() {
-            return Err(Error::value_error("tensor is not contiguous (row-major compact)"));
+            return Err(self.not_contiguous());
         }
         if self.numel() == 0 {
             return Ok(core::ptr::NonNull::dangling().as_ptr());
@@ -133,6 +139,16 @@ impl<'a> TensorView<'a> {
             return Err(Error::value_error("tensor data pointer is null or misaligned"));
         }
         Ok(ptr)
+    }
+
+    #[cold]
+    #[inline(never)]
+    fn not_contiguous(&self) -> Error {
+        Error::value_error(format!(
+            "tensor is not contiguous (row-major compact): shape {:?}, strides {:?}",
+            self.shape(),
+            self.strides().unwrap_or_default()
+        ))
     }
 
     /// The elements as a slice (checks dtype, host device, contiguity, alignment).
@@ -173,12 +189,13 @@ impl fmt::Debug for TensorView<'_> {
     }
 }
 
-/// The cell of tensors made here: the DLTensor, then what it points into.
+/// The cell of tensors made here: the DLTensor, then what it points into. `Vec`s, not
+/// `Box`es: moving a `Box` into the cell would invalidate the pointers `dl` holds into it.
 #[repr(C)]
 struct TensorCell {
     dl: DLTensor,
-    shape: Box<[i64]>,
-    strides: Box<[i64]>,
+    shape: Vec<i64>,
+    strides: Vec<i64>,
     owner: Box<dyn core::any::Any + Send + Sync>,
 }
 
@@ -201,8 +218,8 @@ impl Tensor {
             return Err(Error::value_error(format!("shape {shape:?} does not match {} elements", data.len())));
         }
         let ndim = i32::try_from(shape.len()).map_err(|_| Error::value_error("too many dimensions"))?;
-        let mut shape: Box<[i64]> = shape.into();
-        let mut strides = vec![1i64; shape.len()].into_boxed_slice();
+        let mut shape = shape.to_vec();
+        let mut strides = vec![1i64; shape.len()];
         for i in (0..shape.len().saturating_sub(1)).rev() {
             strides[i] = strides[i + 1] * shape[i + 1];
         }
