@@ -82,4 +82,33 @@ def test_a_taken_name_is_not_overridden_and_the_failure_is_printed():
     out = subprocess.run([sys.executable, "-c", textwrap.dedent(code)], capture_output=True, text=True, timeout=120)
     assert out.returncode == 0, out.stderr
     assert out.stdout == "-1 1.0\n", "the Python function stays; the other global is registered"
-    assert out.stderr.count("abi: registering global `mathlib.gcd`:") == 1, out.stderr
+    assert out.stderr == (
+        "abi: global `mathlib.gcd` is already registered; keeping that registration"
+        " (this library's `gcd` stays reachable through its module)\n"
+    ), out.stderr
+
+
+def test_loading_the_same_library_twice_keeps_the_first_globals_and_says_so_in_one_line(tmp_path):
+    # An installed copy plus a development build, or two builds in one notebook session.
+    import shutil
+    import subprocess
+    import textwrap
+
+    lib = target_dir() / "debug" / "libmathlib.so"
+    copy = tmp_path / "libmathlib.so"
+    shutil.copy(lib, copy)
+    code = f"""
+        import tvm_ffi
+        first = tvm_ffi.load_module({str(lib)!r})
+        second = tvm_ffi.load_module({str(copy)!r})
+        gcd = tvm_ffi.get_global_func("mathlib.gcd")
+        print(gcd(12, 18), second.gcd(4, 6), first.gcd(9, 6))
+        """
+    out = subprocess.run([sys.executable, "-c", textwrap.dedent(code)], capture_output=True, text=True, timeout=120)
+    assert out.returncode == 0, out.stderr
+    assert out.stdout == "6 2 3\n"
+    assert out.stderr.splitlines() == [
+        f"abi: global `mathlib.{name}` is already registered; keeping that registration"
+        f" (this library's `{name}` stays reachable through its module)"
+        for name in ["clamp", "gcd"]
+    ], out.stderr

@@ -43,6 +43,15 @@ pub fn panic_message(payload: &(dyn StdAny + Send)) -> String {
 #[cold]
 #[inline(never)]
 fn raise_panic(what: &str, payload: Box<dyn StdAny + Send>) -> i32 {
+    // An unwind that carries an `Error` (`Obj::new` of a type the process refused) raises
+    // that error as it is.
+    let payload = match payload.downcast::<Error>() {
+        Ok(error) => {
+            set_raised(*error);
+            return -1;
+        }
+        Err(other) => other,
+    };
     let msg = panic_message(&*payload);
     // Dropping a payload can itself panic; never let that unwind into C.
     let _ = catch_unwind(AssertUnwindSafe(move || drop(payload)));

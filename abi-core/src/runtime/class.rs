@@ -21,6 +21,7 @@ use crate::runtime::error_slot::take_raised_after;
 use crate::runtime::export_entry::Export;
 use crate::runtime::function::Function;
 use crate::runtime::host::{services, services_at_load, Services};
+use crate::runtime::linked::linked;
 use crate::runtime::pin::pin_this_library;
 use crate::runtime::type_table::type_api;
 use crate::value::error::{Error, Result};
@@ -181,13 +182,19 @@ impl TypeSlot {
     }
 
     /// Registers `spec` while the library loads when a tvm-ffi runtime is in the process
-    /// (an ELF constructor calls it), printing a failure once on stderr: later uses raise it.
+    /// (an ELF constructor calls it), saying so in one line on stderr when it fails: every
+    /// later use raises the whole error (with both layouts). A type refused because its
+    /// parent was adds no line of its own.
     pub fn register_at_load(&self, spec: &'static ClassSpec) {
         if services_at_load().is_none() {
             return;
         }
         if let Err(e) = self.index(spec) {
-            eprintln!("abi: {}", e.message());
+            let message = e.message();
+            if !message.contains(PARENT_REFUSED) {
+                let first = message.lines().next().unwrap_or_default();
+                eprintln!("abi: {first} (every use raises TypeError naming both layouts)");
+            }
         }
     }
 }
@@ -297,12 +304,15 @@ pub fn is_subtype(index: i32, target: i32) -> bool {
     depth < info.type_depth && unsafe { (**info.type_ancestors.add(depth as usize)).type_index } == target
 }
 
+/// What a registration error says after the key when the parent type was refused.
+const PARENT_REFUSED: &str = ": its parent: ";
+
 /// Registers `spec` (or finds it registered with the same layout).
 fn register(spec: &'static ClassSpec) -> core::result::Result<i32, String> {
     let api = type_api();
     let key = bytes(spec.key);
     let parent = match spec.parent {
-        Some(parent) => parent().map_err(|e| format!("type `{}`: its parent: {}", spec.key, e.message()))?,
+        Some(parent) => parent().map_err(|e| format!("type `{}`{PARENT_REFUSED}{}", spec.key, e.message()))?,
         None => ti::OBJECT,
     };
     // SAFETY: `parent` is Object or a type registered above.
@@ -344,7 +354,7 @@ fn register(spec: &'static ClassSpec) -> core::result::Result<i32, String> {
     }
     // By name: the linker's order of the section varies between builds, and hosts (stub
     // generators) list methods in registration order.
-    let mut methods: Vec<_> = METHODS.iter().filter(|m| m.class_key == spec.key).collect();
+    let mut methods: Vec<_> = linked(|| &METHODS).iter().filter(|m| m.class_key == spec.key).collect();
     methods.sort_by_key(|m| m.name);
     for method in methods {
         let function = Function::from_safe_call(method.export.safe_call);

@@ -25,13 +25,17 @@ impl<T: Object> Obj<T> {
     ///
     /// # Panics
     /// When `T` could not be registered in the process's type table (a different layout
-    /// is registered under its key); [`Obj::try_new`] returns that error instead. In an
-    /// exported function the panic reaches the caller as an error.
+    /// is registered under its key); [`Obj::try_new`] returns that error instead. The
+    /// unwind carries the registration [`Error`](crate::Error) itself as its payload and
+    /// skips the panic hook (`std::panic::resume_unwind`), so nothing is printed: in an
+    /// exported function, a method or a callback the caller gets that `TypeError`
+    /// unchanged; the library said once, when it loaded, that the type was refused.
     pub fn new(value: T) -> Obj<T> {
-        Obj::try_new(value).unwrap_or_else(|e| panic!("{}", e.message()))
+        Obj::try_new(value).unwrap_or_else(|e| refused_type(e))
     }
 
-    /// Moves `value` into a new object, or fails with the type's registration error.
+    /// Moves `value` into a new object, or fails with the type's registration error (a
+    /// `TypeError` naming both layouts).
     pub fn try_new(value: T) -> Result<Obj<T>> {
         let index = T::type_index()?;
         Ok(Obj { obj: new_object(index, value), _type: PhantomData })
@@ -136,3 +140,9 @@ impl<T: Object, E> InitResult<T> for core::result::Result<Obj<T>, E> {}
 
 /// Compile-time check of an `#[abi(init)]` method's return type (for generated code).
 pub const fn check_init<T: Object, R: InitResult<T>>() {}
+
+#[cold]
+#[inline(never)]
+fn refused_type(e: crate::Error) -> ! {
+    std::panic::resume_unwind(Box::new(e))
+}

@@ -17,6 +17,7 @@ use crate::runtime::error_slot::{set_raised, take_raised, take_raised_after};
 use crate::runtime::export_entry::{Export, EXPORTS};
 use crate::runtime::function::Function;
 use crate::runtime::host::{host, tvm_ffi_undecided};
+use crate::runtime::linked::linked;
 use crate::value::error::{Error, Result};
 use crate::value::object::{ObjectHandle, ObjectRef};
 use crate::value::string::string_any;
@@ -172,11 +173,43 @@ pub fn register_linked_globals() {
 /// The tvm-ffi registry (its set-global entry) the global exports joined while loading.
 static LOADED_INTO: OnceLock<usize> = OnceLock::new();
 
+/// Registers the linked global exports in `api`'s registry (the embedded one for `None`).
+/// A name somebody registered first keeps that registration (another copy of this library,
+/// a development build beside an installed one, a host's own function): said in one line
+/// on stderr, since nothing called for the registration.
 fn register_exports(api: Option<&HostApi>) {
-    for export in EXPORTS.iter().filter(|e| e.global.is_some()) {
-        if let Err(e) = register_export(api, export) {
-            eprintln!("abi: {}", e.message());
+    // By name: the linker's order of the section varies between builds.
+    let mut globals: Vec<(&str, &Export)> = linked(|| &EXPORTS).iter().filter_map(|e| Some((e.global?, e))).collect();
+    globals.sort_by_key(|&(name, _)| name);
+    for (name, export) in globals {
+        if is_registered(api, name) {
+            eprintln!("abi: global `{name}` is already registered; keeping that registration (this library's `{}` stays reachable through its module)", export.desc.name);
+        } else if let Err(e) = register_export(api, export) {
+            let message = e.message();
+            eprintln!("abi: {}", message.lines().next().unwrap_or_default());
         }
+    }
+}
+
+/// Whether `name` is in `api`'s registry (the embedded one for `None`).
+fn is_registered(api: Option<&HostApi>, name: &str) -> bool {
+    let Some(api) = api else {
+        return lookup_embedded(name).is_some();
+    };
+    let key = ByteArray::from_slice(name.as_bytes());
+    let mut out: *mut c_void = ptr::null_mut();
+    // SAFETY: the runtime writes an owned reference or null.
+    if unsafe { (api.function_get_global)(&key, &mut out) } != 0 {
+        drop(take_raised());
+        return false;
+    }
+    match NonNull::new(out.cast::<ObjectHeader>()) {
+        Some(obj) => {
+            // SAFETY: the owned reference the lookup returned, released here.
+            drop(unsafe { ObjectRef::from_raw(obj) });
+            true
+        }
+        None => false,
     }
 }
 
