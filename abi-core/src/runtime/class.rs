@@ -227,8 +227,9 @@ pub fn register_at_load<T: Object>() {
 /// Texts handed to a type table that must outlive the call (a runtime may keep the
 /// pointers); kept reachable for the life of the process.
 fn keep(text: String) -> ByteArray {
-    static KEPT: Mutex<Vec<Box<str>>> = Mutex::new(Vec::new());
-    let text = text.into_boxed_str();
+    // Strings, not boxes: moving a Box after taking a pointer into it would invalidate the
+    // pointer; moving a String leaves pointers to its buffer valid.
+    static KEPT: Mutex<Vec<String>> = Mutex::new(Vec::new());
     let bytes = ByteArray::from_slice(text.as_bytes());
     KEPT.lock().unwrap_or_else(|e| e.into_inner()).push(text);
     bytes

@@ -27,14 +27,15 @@ struct Entry {
     fields: Vec<FieldInfo>,
     methods: Vec<MethodInfo>,
     metadata: Option<Box<TypeMetadata>>,
-    /// Owned copies of every text the records point into.
-    texts: Vec<Box<[u8]>>,
+    /// Owned copies of every text the records point into (`Vec`s, not boxes: moving a
+    /// `Box` after taking a pointer into it would invalidate the pointer).
+    texts: Vec<Vec<u8>>,
 }
 
 /// Copies `bytes` into `texts` and points at the copy.
-fn keep(texts: &mut Vec<Box<[u8]>>, bytes: ByteArray) -> ByteArray {
+fn keep(texts: &mut Vec<Vec<u8>>, bytes: ByteArray) -> ByteArray {
     // SAFETY: the caller of the entry point passes a valid byte array.
-    let copy: Box<[u8]> = unsafe { bytes.as_slice() }.into();
+    let copy = unsafe { bytes.as_slice() }.to_vec();
     let kept = ByteArray::from_slice(&copy);
     texts.push(copy);
     kept
@@ -63,7 +64,7 @@ impl Named for MethodInfo {
 
 /// Appends `record` to `list` with its texts copied into `texts`; a second record of the
 /// same name is an error.
-fn push_named<R: Named>(texts: &mut Vec<Box<[u8]>>, list: &mut Vec<R>, mut record: R) -> Result<(), Error> {
+fn push_named<R: Named>(texts: &mut Vec<Vec<u8>>, list: &mut Vec<R>, mut record: R) -> Result<(), Error> {
     // SAFETY: records carry valid byte arrays (the caller's, or copies the table keeps).
     let name = |r: &mut R| unsafe { r.texts()[0].as_slice() }.to_vec();
     let wanted = name(&mut record);
@@ -81,7 +82,9 @@ fn push_named<R: Named>(texts: &mut Vec<Box<[u8]>>, list: &mut Vec<R>, mut recor
 /// One attribute: its column and every buffer the column ever pointed to.
 struct Attr {
     column: Box<TypeAttrColumn>,
-    buffers: Vec<Box<[RawAny]>>,
+    /// `Vec`s, not boxes: the column points into the last one, and moving a `Box` (into
+    /// this list) would invalidate that pointer.
+    buffers: Vec<Vec<RawAny>>,
 }
 
 #[derive(Default)]
@@ -296,9 +299,9 @@ pub unsafe extern "C" fn embedded_type_register_metadata(index: i32, metadata: *
             return Err(Error::value_error(format!("type index {index}: overriding its metadata")));
         }
         metadata.doc = keep(&mut e.texts, metadata.doc);
-        let boxed = Box::new(metadata);
-        e.info.metadata = &*boxed;
-        e.metadata = Some(boxed);
+        // Stored first, pointed at after: moving the Box would invalidate the pointer.
+        let stored = e.metadata.insert(Box::new(metadata));
+        e.info.metadata = &**stored;
         Ok(())
     })
 }
@@ -331,7 +334,7 @@ pub unsafe extern "C" fn embedded_type_register_attr(index: i32, name: *const By
     let slot = index as usize;
     if slot >= attr.column.size as usize {
         // Grow into a new buffer; the old one stays valid for readers that hold it.
-        let mut grown = vec![RawAny::NONE; (slot + 1).max(2 * attr.column.size as usize)].into_boxed_slice();
+        let mut grown = vec![RawAny::NONE; (slot + 1).max(2 * attr.column.size as usize)];
         if let Some(old) = attr.buffers.last() {
             grown[..old.len()].copy_from_slice(old);
         }
