@@ -226,9 +226,11 @@ pub const NULL_PAGE: usize = 4096;
 /// Unless refused, `field` points to a live `F`, field `I` of a live `T` object.
 #[inline(always)]
 unsafe fn field_at<'a, T: Object, F, const I: usize>(field: *mut c_void, access: &str) -> crate::Result<&'a F> {
-    let spec = &T::CLASS.fields[I];
-    if (field as usize).saturating_sub(crate::ffi::CELL_OFFSET + spec.offset) < NULL_PAGE {
-        return Err(null_object_field(T::CLASS.key, spec.name, access));
+    // The object starts `CELL_OFFSET + offset` bytes before the field; compared as one
+    // constant, the check is a compare and a branch.
+    let limit = const { NULL_PAGE + crate::ffi::CELL_OFFSET + T::CLASS.fields[I].offset };
+    if (field as usize) < limit {
+        return Err(null_object_field(T::CLASS.key, T::CLASS.fields[I].name, access));
     }
     // SAFETY: not a null handle; the rest is guaranteed by the caller.
     Ok(unsafe { &*field.cast::<F>() })

@@ -41,7 +41,9 @@ impl Any {
     ///
     /// # Safety
     /// When `raw` holds an object the caller transfers one strong reference; `raw` must not
-    /// hold a borrowed kind.
+    /// hold a borrowed kind. A null pointer under an object index (what a malformed callee
+    /// may return) is tolerated: it owns nothing, and cloning or dropping it touches nothing;
+    /// every conversion refuses it.
     #[inline(always)]
     pub const unsafe fn from_raw(raw: RawAny) -> Any {
         Any(raw)
@@ -81,11 +83,15 @@ impl Any {
 impl Drop for Any {
     #[inline]
     fn drop(&mut self) {
-        // A null handle under an object index (a host's or a callback's malformed result)
-        // holds nothing.
-        if ti::is_object(self.0.type_index) && !self.0.ptr().is_null() {
+        if ti::is_object(self.0.type_index) {
+            let obj = self.0.ptr().cast::<ObjectHeader>();
+            if obj.is_null() {
+                // A null handle under an object index (a host's or a callback's malformed
+                // result) holds nothing. Out of line, so the common path stays one branch.
+                return null_handle();
+            }
             // SAFETY: an owned object-typed Any holds one strong reference to a live object.
-            unsafe { object::dec_ref(self.0.ptr().cast::<ObjectHeader>()) }
+            unsafe { object::dec_ref(obj) }
         }
     }
 }
@@ -93,9 +99,14 @@ impl Drop for Any {
 impl Clone for Any {
     #[inline]
     fn clone(&self) -> Any {
-        if ti::is_object(self.0.type_index) && !self.0.ptr().is_null() {
+        if ti::is_object(self.0.type_index) {
+            let obj = self.0.ptr().cast::<ObjectHeader>();
+            if obj.is_null() {
+                null_handle();
+                return Any(self.0);
+            }
             // SAFETY: `self` keeps the object alive; the clone owns the added reference.
-            unsafe { object::inc_ref(self.0.ptr().cast()) }
+            unsafe { object::inc_ref(obj) }
         }
         Any(self.0)
     }
@@ -190,3 +201,9 @@ impl<T: ObjectHandle> From<T> for Any {
         unsafe { Any::from_raw(RawAny::from_ptr(ty, obj.into_raw().as_ptr().cast())) }
     }
 }
+
+/// What cloning or dropping a null object handle does: nothing (it owns no reference).
+/// Cold and out of line, so the null test stays a branch the common path never takes.
+#[cold]
+#[inline(never)]
+fn null_handle() {}
