@@ -179,7 +179,20 @@ fn export(old: &Export, new: &Export, changes: &mut Vec<Change>) {
             }
             if !oty.same_as(nty) {
                 param_type(&mut d, &at, nname, oty, nty);
-            } else if oname != nname {
+                continue;
+            }
+            if let Some(w) = Widths::between(iree(om, Some(i)), iree(nm, Some(i))) {
+                let (p, sides) = (Some(nname.clone()), (Some(w.old.clone()), Some(w.new.clone())));
+                if w.new_holds_old {
+                    let message = format!("parameter {at} widened: {} -> {}", w.old, w.new);
+                    d.push(Severity::Compatible, "param_widened", p, sides, message);
+                } else {
+                    let message =
+                        format!("parameter {at} narrowed: {} -> {} (old arguments may be out of range)", w.old, w.new);
+                    d.push(Severity::Breaking, "param_narrowed", p, sides, message);
+                }
+            }
+            if oname != nname {
                 d.push(
                     Severity::Compatible,
                     "param_renamed",
@@ -223,7 +236,19 @@ fn export(old: &Export, new: &Export, changes: &mut Vec<Change>) {
         }
     }
     let (or, nr) = (&ot.ret, &nt.ret);
-    if !or.same_as(nr) {
+    if or.same_as(nr) {
+        if let Some(w) = Widths::between(iree(om, None), iree(nm, None)) {
+            let sides = (Some(w.old.clone()), Some(w.new.clone()));
+            if w.old_holds_new {
+                let message = format!("result narrowed: {} -> {} (every new result is an old one)", w.old, w.new);
+                d.push(Severity::Compatible, "result_narrowed", None, sides, message);
+            } else {
+                let message =
+                    format!("result widened: {} -> {} (old callers may not hold every new result)", w.old, w.new);
+                d.push(Severity::Breaking, "result_widened", None, sides, message);
+            }
+        }
+    } else {
         let sides = (Some(or.python()), Some(nr.python()));
         if or.accepts(nr) {
             d.push(
@@ -410,6 +435,105 @@ fn param_type(d: &mut Diff<'_>, at: &str, name: &str, old: &TypeSchema, new: &Ty
     }
 }
 
+/// How the numeric widths of two values of the same kinds relate, read from their
+/// `iree.abi` records (`type_schema` names kinds only: one `int`, one `float`). Conversions
+/// check ranges per call, so a parameter narrowed (in width or signedness) refuses
+/// arguments that used to work, and a result widened may not fit what old callers hold.
+struct Widths {
+    /// The old side's differing numeric leaves, e.g. `i64`.
+    old: String,
+    /// The new side's.
+    new: String,
+    /// Every value of each old leaf is a value of the new one.
+    new_holds_old: bool,
+    /// Every value of each new leaf is a value of the old one.
+    old_holds_new: bool,
+}
+
+/// The values a numeric IREE scalar holds.
+#[derive(Clone, Copy)]
+enum Numeric {
+    /// An integer range.
+    Int(i128, i128),
+    /// A float: `f16` and `bf16` (rank 1, each holding values the other lacks), `f32` (2,
+    /// which holds both), `f64` (3).
+    Float(u8, bool),
+}
+
+impl Numeric {
+    fn of(name: &str) -> Option<Numeric> {
+        let bits = |s: &str| s.parse::<u32>().ok().filter(|b| matches!(b, 8 | 16 | 32 | 64));
+        Some(match name {
+            "f16" => Numeric::Float(1, false),
+            "bf16" => Numeric::Float(1, true),
+            "f32" => Numeric::Float(2, false),
+            "f64" => Numeric::Float(3, false),
+            _ if name.starts_with('i') => {
+                let b = bits(&name[1..])?;
+                Numeric::Int(-(1i128 << (b - 1)), (1i128 << (b - 1)) - 1)
+            }
+            _ if name.starts_with('u') => Numeric::Int(0, (1i128 << bits(&name[1..])?) - 1),
+            _ => return None,
+        })
+    }
+
+    /// Whether every value of `inner` is one of `self`; `None` across kinds.
+    fn holds(self, inner: Numeric) -> Option<bool> {
+        match (self, inner) {
+            (Numeric::Int(lo, hi), Numeric::Int(ilo, ihi)) => Some(lo <= ilo && ihi <= hi),
+            (Numeric::Float(r, b), Numeric::Float(ir, ib)) => Some(r > ir || (r == ir && b == ib)),
+            _ => None,
+        }
+    }
+}
+
+impl Widths {
+    /// `None` when no numeric leaf differs in width, or a side publishes no record (C++
+    /// tvm-ffi metadata has no widths, so it is never flagged for one).
+    fn between(old: Option<&IreeType>, new: Option<&IreeType>) -> Option<Widths> {
+        let mut pairs = Vec::new();
+        numeric_leaves(old?, new?, &mut pairs);
+        if pairs.is_empty() {
+            return None;
+        }
+        let holds = |outer: &str, inner: &str| {
+            Numeric::of(outer).zip(Numeric::of(inner)).and_then(|(o, i)| o.holds(i)).unwrap_or(false)
+        };
+        Some(Widths {
+            old: pairs.iter().map(|(o, _)| o.as_str()).collect::<Vec<_>>().join(", "),
+            new: pairs.iter().map(|(_, n)| n.as_str()).collect::<Vec<_>>().join(", "),
+            new_holds_old: pairs.iter().all(|(o, n)| holds(n, o)),
+            old_holds_new: pairs.iter().all(|(o, n)| holds(o, n)),
+        })
+    }
+}
+
+/// The pairs of numeric scalars that differ between two records of the same shape (the
+/// kinds already compared equal), through optionals, lists, dicts, tuples and structs.
+fn numeric_leaves(old: &IreeType, new: &IreeType, out: &mut Vec<(String, String)>) {
+    match (old, new) {
+        (IreeType::Scalar(o), IreeType::Scalar(n))
+            if o != n && Numeric::of(o).is_some() && Numeric::of(n).is_some() =>
+        {
+            out.push((o.clone(), n.clone()))
+        }
+        (IreeType::Optional(o), IreeType::Optional(n)) | (IreeType::List(o), IreeType::List(n)) => {
+            numeric_leaves(o, n, out)
+        }
+        (IreeType::Dict(ok, ov), IreeType::Dict(nk, nv)) => {
+            numeric_leaves(ok, nk, out);
+            numeric_leaves(ov, nv, out);
+        }
+        (IreeType::Tuple(o), IreeType::Tuple(n)) if o.len() == n.len() => {
+            o.iter().zip(n).for_each(|(o, n)| numeric_leaves(o, n, out))
+        }
+        (IreeType::Struct(o), IreeType::Struct(n)) if o.len() == n.len() => {
+            o.iter().zip(n).for_each(|((_, o), (_, n))| numeric_leaves(o, n, out))
+        }
+        _ => {}
+    }
+}
+
 fn field_list(fields: &[(String, IreeType)]) -> String {
     fields.iter().map(|(n, _)| n.as_str()).collect::<Vec<_>>().join(", ")
 }
@@ -493,6 +617,41 @@ mod tests {
 
     fn kinds(changes: &[Change]) -> Vec<(&str, &str, Severity)> {
         changes.iter().map(|c| (c.function.as_str(), c.kind, c.severity)).collect()
+    }
+
+    fn widths(old: &str, new: &str) -> Option<(bool, bool)> {
+        let parse = |t: &str| IreeType::from_value(&serde_json::from_str(t).unwrap()).unwrap();
+        Widths::between(Some(&parse(old)), Some(&parse(new))).map(|w| (w.new_holds_old, w.old_holds_new))
+    }
+
+    #[test]
+    fn widths_follow_the_values_each_side_holds() {
+        // (new holds every old value, old holds every new value)
+        assert_eq!(widths(r#""i64""#, r#""u8""#), Some((false, true)), "narrowed");
+        assert_eq!(widths(r#""u8""#, r#""i64""#), Some((true, false)), "widened");
+        assert_eq!(widths(r#""i64""#, r#""u64""#), Some((false, false)), "signedness: neither holds the other");
+        assert_eq!(widths(r#""u32""#, r#""i64""#), Some((true, false)));
+        assert_eq!(widths(r#""i8""#, r#""i16""#), Some((true, false)));
+        assert_eq!(widths(r#""f64""#, r#""f32""#), Some((false, true)));
+        assert_eq!(widths(r#""f16""#, r#""f32""#), Some((true, false)));
+        assert_eq!(widths(r#""bf16""#, r#""f32""#), Some((true, false)));
+        assert_eq!(widths(r#""f16""#, r#""bf16""#), Some((false, false)), "each has values the other lacks");
+        assert_eq!(widths(r#""i64""#, r#""i64""#), None, "unchanged");
+        assert_eq!(widths(r#""str""#, r#""bytes""#), None, "not numeric: type_schema's business");
+        // Inside containers, every differing leaf counts.
+        assert_eq!(widths(r#"["py_homogeneous_list","i64"]"#, r#"["py_homogeneous_list","i32"]"#), Some((false, true)));
+        assert_eq!(
+            widths(r#"["stuple","i32","f32"]"#, r#"["stuple","i64","f16"]"#),
+            Some((false, false)),
+            "one leaf widened, one narrowed"
+        );
+        assert_eq!(widths(r#"["optional","u16"]"#, r#"["optional","u32"]"#), Some((true, false)));
+    }
+
+    #[test]
+    fn a_side_without_widths_is_never_flagged() {
+        assert!(Widths::between(None, Some(&IreeType::Scalar("u8".into()))).is_none());
+        assert!(Widths::between(Some(&IreeType::Scalar("i64".into())), None).is_none());
     }
 
     #[test]

@@ -86,18 +86,23 @@ fn diff_classifies_every_category_and_exits_1_when_anything_breaks() {
         ("api.Shape.scale", "field_retyped", "breaking"),
         ("api.Shape.sides", "field_removed", "breaking"),
         ("api.Shape.twin", "method_kind_changed", "breaking"),
+        ("api.Shape.within", "param_narrowed", "breaking"),
         ("area", "docs_changed", "compatible"),
         ("dropped", "export_removed", "breaking"),
         ("each", "callback_changed", "breaking"),
         ("extent", "struct_fields_changed", "breaking"),
         ("fresh", "export_added", "compatible"),
         ("grow", "param_added", "breaking"),
+        ("halve", "param_widened", "compatible"),
+        ("mean", "result_narrowed", "compatible"),
         ("need", "optional_made_required", "breaking"),
         ("norm", "struct_fields_changed", "breaking"),
         ("old_name", "export_renamed", "breaking"),
         ("rename_param", "param_renamed", "compatible"),
         ("result", "result_changed", "breaking"),
         ("shrink", "param_removed", "breaking"),
+        ("sides_of", "param_narrowed", "breaking"),
+        ("small", "result_widened", "breaking"),
         ("span", "params_reordered", "breaking"),
         ("store", "param_narrowed", "breaking"),
         ("widen", "param_widened", "compatible"),
@@ -115,7 +120,14 @@ fn diff_classifies_every_category_and_exits_1_when_anything_breaks() {
         stdout.contains("BREAKING   api.Shape.scale: field type changed: float -> int [field_retyped]"),
         "{stdout}"
     );
-    assert!(stdout.ends_with("18 breaking, 8 compatible change(s)\n"), "{stdout}");
+    // Widths come from `iree.abi`: the newcomer's i64 -> u8 and f64 -> f32 are breaking.
+    assert!(
+        stdout.contains("BREAKING   sides_of: parameter `n` (#0) narrowed: i64 -> u8 (old arguments may be out of range) [param_narrowed]"),
+        "{stdout}"
+    );
+    assert!(stdout.contains("BREAKING   api.Shape.within: parameter `x` (#1) narrowed: f64 -> f32"), "{stdout}");
+    assert!(stdout.contains("compatible halve: parameter `x` (#0) widened: f32 -> f64 [param_widened]"), "{stdout}");
+    assert!(stdout.ends_with("21 breaking, 10 compatible change(s)\n"), "{stdout}");
 }
 
 #[test]
