@@ -145,6 +145,7 @@ fn export(old: &Export, new: &Export, changes: &mut Vec<Change>) {
         );
     }
     let (Some(om), Some(nm)) = (&old.metadata, &new.metadata) else { return };
+    global_name(&mut d, om.global.as_deref(), nm.global.as_deref());
     let (Some(ot), Some(nt)) = (&om.type_schema, &nm.type_schema) else { return };
     let (op, np) = (om.params(), nm.params());
     let same_types = op.len() == np.len() && op.iter().zip(&np).all(|((_, a), (_, b))| a.same_as(b));
@@ -399,6 +400,32 @@ fn class_methods(old: &Class, new: &Class, changes: &mut Vec<Change>) {
         let ne = as_export(new, nm);
         let mut d = Diff { function: &ne.name, out: changes };
         d.push(Severity::Compatible, "method_added", None, (None, signature(&ne)), "method added".to_owned());
+    }
+}
+
+/// A changed `#[export_fn(global = ...)]` name: hosts look globals up by name, so a
+/// renamed or removed one is not found by old callers; an added one breaks nobody.
+fn global_name(d: &mut Diff<'_>, old: Option<&str>, new: Option<&str>) {
+    let sides = (old.map(str::to_owned), new.map(str::to_owned));
+    match (old, new) {
+        (Some(o), Some(n)) if o != n => d.push(
+            Severity::Breaking,
+            "global_renamed",
+            None,
+            sides,
+            format!("global name changed: {o} -> {n} (callers looking up `{o}` find nothing)"),
+        ),
+        (Some(o), None) => d.push(
+            Severity::Breaking,
+            "global_removed",
+            None,
+            sides,
+            format!("no longer registered as the global `{o}`"),
+        ),
+        (None, Some(n)) => {
+            d.push(Severity::Compatible, "global_added", None, sides, format!("registered as the global `{n}` too"))
+        }
+        _ => {}
     }
 }
 

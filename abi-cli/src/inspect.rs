@@ -1,5 +1,5 @@
 //! `abi inspect`: every export with its signature as Python reads it, its docs, its IREE
-//! record and raw signature; `--json` prints the model.
+//! record, raw signature and global registry name; `--json` prints the model.
 
 use serde_json::{json, Value};
 
@@ -34,6 +34,9 @@ pub fn text(listing: &Listing) -> String {
             }
             if let Some(s) = &m.signature {
                 out.push_str(&format!("    signature: {s}\n"));
+            }
+            if let Some(g) = &m.global {
+                out.push_str(&format!("    global: {g}\n"));
             }
         }
     }
@@ -74,7 +77,8 @@ pub fn json(listing: &Listing) -> Value {
                 .and_then(|m| serde_json::from_str::<Value>(&m.to_json()).ok())
                 .unwrap_or(Value::Null);
             let python = e.metadata.as_ref().map(|m| m.python_signature(&e.name));
-            (e.name.clone(), json!({ "python": python, "doc": e.doc, "metadata": metadata }))
+            let global = e.metadata.as_ref().and_then(|m| m.global.clone());
+            (e.name.clone(), json!({ "python": python, "doc": e.doc, "global": global, "metadata": metadata }))
         })
         .collect();
     json!({

@@ -31,9 +31,12 @@ fn inspect_reads_signatures_docs_and_records_from_the_file() {
         "    iree.abi: {\"a\":[[\"named\",\"a\",\"i64\"],[\"named\",\"b\",\"i64\"]],\"r\":[\"i64\"],\"v\":1}\n    signature: I11!S3!t7S3!t7R6!S3!t7\n",
         "map_ints(xs: list[int], f: Callable[[int], int]) -> list[int]",
         "centroid(points: list[tuple[float, float]]) -> Optional[tuple[float, float]]",
+        // `#[export_fn(global = ...)]` names, read from the file too.
+        "    signature: I11!S3!t7S3!t7R6!S3!t7\n    global: mathlib.gcd\n",
     ] {
         assert!(stdout.contains(part), "{part:?} not in\n{stdout}");
     }
+    assert_eq!(stdout.matches("    global: ").count(), 2, "gcd and clamp only:\n{stdout}");
 }
 
 #[test]
@@ -46,6 +49,9 @@ fn inspect_json_is_the_model_and_matches_what_the_library_returns() {
     let add = &v["exports"]["add"];
     assert_eq!(add["python"], "add(a: int, b: int) -> int");
     assert_eq!(add["metadata"]["arg_names"], serde_json::json!(["a", "b"]));
+    assert_eq!(add["global"], serde_json::Value::Null);
+    assert_eq!(v["exports"]["gcd"]["global"], "mathlib.gcd");
+    assert_eq!(v["exports"]["gcd"]["metadata"]["abi.global"], "mathlib.gcd");
     // The data read from the file is what the metadata function returns when called.
     let loaded = abi_core::Library::open(&lib).unwrap();
     let called: serde_json::Value = serde_json::from_str(&loaded.metadata("add").unwrap().unwrap()).unwrap();
@@ -105,6 +111,7 @@ fn diff_classifies_every_category_and_exits_1_when_anything_breaks() {
         ("small", "result_widened", "breaking"),
         ("span", "params_reordered", "breaking"),
         ("store", "param_narrowed", "breaking"),
+        ("version", "global_renamed", "breaking"),
         ("widen", "param_widened", "compatible"),
     ];
     let expected: Vec<(String, String, String)> =
@@ -127,7 +134,11 @@ fn diff_classifies_every_category_and_exits_1_when_anything_breaks() {
     );
     assert!(stdout.contains("BREAKING   api.Shape.within: parameter `x` (#1) narrowed: f64 -> f32"), "{stdout}");
     assert!(stdout.contains("compatible halve: parameter `x` (#0) widened: f32 -> f64 [param_widened]"), "{stdout}");
-    assert!(stdout.ends_with("21 breaking, 10 compatible change(s)\n"), "{stdout}");
+    assert!(
+        stdout.contains("BREAKING   version: global name changed: api.version -> api.release (callers looking up `api.version` find nothing) [global_renamed]"),
+        "{stdout}"
+    );
+    assert!(stdout.ends_with("22 breaking, 10 compatible change(s)\n"), "{stdout}");
 }
 
 #[test]

@@ -89,8 +89,8 @@ fn sample() -> String {
         all += "\n";
     }
     for f in [
-        &FnDesc { name: "every", params: &EVERY_PARAM, ret: &PAIR_TY, doc: "docs \"quoted\"" },
-        &FnDesc { name: "structs", params: &STRUCTS, ret: &TypeDesc::None, doc: "" },
+        &FnDesc { name: "every", params: &EVERY_PARAM, ret: &PAIR_TY, doc: "docs \"quoted\"", global: None },
+        &FnDesc { name: "structs", params: &STRUCTS, ret: &TypeDesc::None, doc: "", global: None },
     ] {
         all += &render(|w| fn_metadata_json(w, f));
         all += "\n";
@@ -176,4 +176,31 @@ fn a_newer_format_is_refused_with_a_message() {
     let newer = abi_shared::METADATA_VERSION + 1;
     let err = Metadata::parse(&format!(r#"{{"abi.version":{newer}}}"#)).unwrap_err();
     assert!(err.message().contains(&format!("metadata format {newer} is newer")), "{}", err.message());
+}
+
+#[test]
+fn a_global_name_is_one_added_key_that_older_readers_ignore() {
+    fn render(f: &FnDesc) -> String {
+        let mut buf = vec![0u8; 4096];
+        let mut w = Writer::new(&mut buf);
+        fn_metadata_json(&mut w, f);
+        let n = w.len();
+        buf.truncate(n);
+        String::from_utf8(buf).unwrap()
+    }
+    let plain = FnDesc { name: "version", params: &STRUCTS, ret: &TypeDesc::None, doc: "", global: None };
+    let global = FnDesc { name: "version", params: &STRUCTS, ret: &TypeDesc::None, doc: "", global: None }
+        .with_global("geo.version");
+    let (without, with) = (render(&plain), render(&global));
+    // The written difference is exactly the one key, before the version.
+    assert_eq!(with.replacen(",\"abi.global\":\"geo.version\"", "", 1), without);
+    let meta = Metadata::parse(&with).unwrap();
+    assert_eq!(meta.global.as_deref(), Some("geo.version"));
+    assert_eq!(meta.to_json(), with);
+    assert_eq!(Metadata::parse(&without).unwrap().global, None);
+    // A reader that knows nothing of the key (every key it does not know is skipped) reads
+    // the rest unchanged, so the format version stays.
+    let mut value: serde_json::Value = serde_json::from_str(&with).unwrap();
+    value.as_object_mut().unwrap().remove(abi_shared::GLOBAL_KEY);
+    assert_eq!(Metadata::from_value(&value).unwrap().to_json(), without);
 }

@@ -230,8 +230,13 @@ static WARP_PARAMS: [ParamDesc; 3] = [
     ParamDesc { name: "p", ty: &TypeDesc::Struct(&POINT), expand: true, fast: false },
     ParamDesc { name: "x", ty: &TypeDesc::Tensor { elem: Some(&F32), rank: Some(2) }, expand: false, fast: false },
 ];
-static WARP: FnDesc =
-    FnDesc { name: "warp", params: &WARP_PARAMS, ret: &TypeDesc::Optional(&TypeDesc::Str), doc: "Warps a tensor." };
+static WARP: FnDesc = FnDesc {
+    name: "warp",
+    params: &WARP_PARAMS,
+    ret: &TypeDesc::Optional(&TypeDesc::Str),
+    doc: "Warps a tensor.",
+    global: None,
+};
 
 const WARP_SCHEMA: &str = r#"{"type":"ffi.Function","named_args":{"return":[{"type":"Optional","args":[{"type":"ffi.String"}]}],"params":[{"type":"int"},{"type":"float"},{"type":"float"},{"type":"ffi.Tensor"}]}}"#;
 const WARP_IREE: &str = r#"{"a":[["named","scale","i64"],["named","p.x","f32"],["named","p.y","f32"],["named","x",["ndarray","f32",2,null,null]]],"r":[["optional","str"]],"v":1}"#;
@@ -277,8 +282,8 @@ static SEG_PARAMS: [ParamDesc; 2] = [
     ParamDesc { name: "seg", ty: &TypeDesc::Struct(&SEGMENT), expand: true, fast: false },
     ParamDesc { name: "flag", ty: &TypeDesc::Bool, expand: false, fast: false },
 ];
-static SEG_FN: FnDesc = FnDesc { name: "length", params: &SEG_PARAMS, ret: &F32, doc: "" };
-static NOTHING: FnDesc = FnDesc { name: "nothing", params: &[], ret: &TypeDesc::None, doc: "" };
+static SEG_FN: FnDesc = FnDesc { name: "length", params: &SEG_PARAMS, ret: &F32, doc: "", global: None };
+static NOTHING: FnDesc = FnDesc { name: "nothing", params: &[], ret: &TypeDesc::None, doc: "", global: None };
 
 #[test]
 fn nested_expansion_and_empty_functions() {

@@ -53,9 +53,16 @@ pub const IREE_SECTION: &str = "linkme_IREE_FUNCTIONS";
 /// Prefix of the hidden crate-root macro that makes a second export of a name an error.
 pub const UNIQUENESS_MARKER_PREFIX: &str = "abi_export_named_";
 
-/// Version of the metadata JSON this project writes (the `"abi"` key of every record).
-/// Bump it whenever the written format changes; a test pins the format to the version.
+/// Version of the metadata JSON this project writes (its `"abi.version"` key). Bump it
+/// whenever the written format changes in a way older readers would misread; a key they
+/// ignore (readers skip unknown keys) is added without a bump, so they keep reading new
+/// libraries. A test pins the format to the version.
 pub const METADATA_VERSION: u32 = 1;
+
+/// The metadata key naming an export's global registry name (`"mylib.add"`), present only
+/// for `#[export_fn(global = ...)]` exports. Added in format 1 without a bump: readers
+/// that predate it ignore it.
+pub const GLOBAL_KEY: &str = "abi.global";
 
 /// The packed shim symbol of export `name`.
 pub fn shim(name: &str) -> String {

@@ -145,6 +145,9 @@ pub struct FnDesc {
     pub ret: &'static TypeDesc,
     /// The `///` docs.
     pub doc: &'static str,
+    /// The global registry name (`#[export_fn(global = "mylib.add")]`), published in the
+    /// metadata as `abi.global`.
+    pub global: Option<&'static str>,
 }
 
 impl FnDesc {
@@ -155,7 +158,12 @@ impl FnDesc {
         ret: &'static TypeDesc,
         doc: &'static str,
     ) -> FnDesc {
-        FnDesc { name, params, ret, doc }
+        FnDesc { name, params, ret, doc, global: None }
+    }
+
+    /// The same function, also registered as the global function `name`.
+    pub const fn with_global(self, name: &'static str) -> FnDesc {
+        FnDesc { global: Some(name), ..self }
     }
 
     /// Whether an export's shim tries exact-type conversions first: it has parameters and

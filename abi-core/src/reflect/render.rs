@@ -500,7 +500,14 @@ pub const fn fn_metadata_json(w: &mut Writer, f: &FnDesc) {
     fn_iree_record(w, f);
     w.str(",\"signature\":\"");
     fn_compact_signature(w, f);
-    w.str("\",\"abi.version\":");
+    w.byte(b'"');
+    if let Some(global) = f.global {
+        w.str(",\"");
+        w.str(abi_shared::GLOBAL_KEY);
+        w.str("\":");
+        w.json_string(global);
+    }
+    w.str(",\"abi.version\":");
     w.uint(abi_shared::METADATA_VERSION as usize);
     w.byte(b'}');
 }

@@ -29,7 +29,7 @@ pub static EXPORTS: [Export];
 impl Export {
     /// The registry entry of an export (for generated code).
     pub const fn new(desc: &'static FnDesc, safe_call: SafeCall, metadata: &'static StaticStr) -> Export {
-        Export { desc, safe_call, metadata, global: None }
+        Export { desc, safe_call, metadata, global: desc.global }
     }
 
     /// The same entry, also registered as the global function `name` when its library

@@ -22,6 +22,8 @@ pub struct Metadata {
     pub iree_abi: Option<IreeFn>,
     /// The compact raw-function signature (`I<n>!...R<n>!...`).
     pub signature: Option<String>,
+    /// The global registry name (`abi.global`) of an `#[export_fn(global = ...)]` export.
+    pub global: Option<String>,
     /// The abi metadata format version; `None` for metadata not written by abi.
     pub version: Option<u32>,
 }
@@ -90,6 +92,7 @@ impl Metadata {
             arg_names,
             iree_abi: map.get("iree.abi").map(IreeFn::from_value).transpose()?,
             signature: string("signature")?.map(str::to_owned),
+            global: string(abi_shared::GLOBAL_KEY)?.map(str::to_owned),
             version,
         })
     }
@@ -109,6 +112,9 @@ impl Metadata {
         }
         if let Some(s) = &self.signature {
             parts.push(format!("\"signature\":{}", Value::String(s.clone())));
+        }
+        if let Some(g) = &self.global {
+            parts.push(format!("\"{}\":{}", abi_shared::GLOBAL_KEY, Value::String(g.clone())));
         }
         if let Some(v) = self.version {
             parts.push(format!("\"{VERSION_KEY}\":{v}"));

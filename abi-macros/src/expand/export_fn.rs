@@ -51,6 +51,7 @@ fn expand(f: &ExportFn) -> TokenStream {
         #[macro_export]
         macro_rules! #marker { () => {}; }
     };
+    let global_name = f.global.as_ref().map(syn::LitStr::value);
     let entry = packed::entry(&packed::Entry {
         name: &f.name,
         doc: &f.doc,
@@ -62,14 +63,16 @@ fn expand(f: &ExportFn) -> TokenStream {
             let symbol = abi_shared::metadata_data(&f.name);
             quote!(#[unsafe(export_name = #symbol)])
         },
+        global: global_name.as_deref(),
     });
     let doc_symbol = abi_shared::doc_data(&f.name);
     let doc_len = doc_nul.len();
     let shim_fn = packed::shim(&shim, quote!(#[unsafe(no_mangle)]));
-    // `global = "..."`: the entry names it, and the library registers it as it loads.
-    let (global, register) = match &f.global {
-        Some(name) => (quote!(.with_global(#name)), at_load::constructor(quote!(__abi::register_globals_at_load()))),
-        None => (TokenStream::new(), TokenStream::new()),
+    // `global = "..."`: the description (so the metadata) names it, and the library
+    // registers it as it loads.
+    let register = match &f.global {
+        Some(_) => at_load::constructor(quote!(__abi::register_globals_at_load())),
+        None => TokenStream::new(),
     };
     let iree = f.iree.map(|_| iree::entry(f)).unwrap_or_default();
 
@@ -103,7 +106,7 @@ fn expand(f: &ExportFn) -> TokenStream {
 
             #[used]
             #[unsafe(link_section = #section)]
-            static EXPORT: __abi::Export = __abi::Export::new(&DESC, #shim, &META)#global;
+            static EXPORT: __abi::Export = __abi::Export::new(&DESC, #shim, &META);
             #register
             #iree
         };

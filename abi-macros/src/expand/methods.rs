@@ -49,6 +49,7 @@ fn expand(block: &MethodsBlock) -> TokenStream {
             ret: m.ret.as_ref(),
             callee: quote!(<#self_ty>::#ident),
             texts_attrs: TokenStream::new(),
+            global: None,
         });
         let shim_fn = packed::shim(&shim, TokenStream::new());
         let is_static = m.kind != MethodKind::Instance;

@@ -24,6 +24,8 @@ pub struct Entry<'a> {
     pub callee: TokenStream,
     /// Attributes of the `TEXTS` byte array behind `META` (an export names it as data).
     pub texts_attrs: TokenStream,
+    /// The global registry name (`#[export_fn(global = "...")]`), published in `META`.
+    pub global: Option<&'a str>,
 }
 
 /// `DESC` (the `FnDesc`), `N` (slots), `FAST`, `META` (metadata JSON and signature text,
@@ -31,6 +33,7 @@ pub struct Entry<'a> {
 /// result).
 pub fn entry(e: &Entry) -> TokenStream {
     let (name, doc, callee, texts_attrs) = (e.name, e.doc, &e.callee, &e.texts_attrs);
+    let global = e.global.map(|g| quote!(.with_global(#g)));
     let unit: syn::Type = syn::parse_quote!(());
     let ret_ty = e.ret.unwrap_or(&unit);
     let ret_span = e.ret.map_or_else(Span::call_site, |t| t.span());
@@ -59,7 +62,7 @@ pub fn entry(e: &Entry) -> TokenStream {
     let ret = quote_spanned!(ret_span=> <#ret_ty as __abi::ReturnValue>::into_outcome::<M>);
     let ret_desc = quote_spanned!(ret_span=> <#ret_ty as __abi::ReturnValue>::DESC);
     quote! {
-        const DESC: __abi::FnDesc = __abi::FnDesc::new(#name, &[#(#descs),*], #ret_desc, #doc);
+        const DESC: __abi::FnDesc = __abi::FnDesc::new(#name, &[#(#descs),*], #ret_desc, #doc)#global;
         const N: usize = DESC.slot_count();
         const FAST: bool = DESC.fast_path();
         const LEN: usize = __abi::export_texts_len(&DESC);
