@@ -1,4 +1,5 @@
-//! Compile-time suites of the three macros: misuse fails with the diagnostics committed
+//! Compile-time suites of the macros (`#[export_fn]`, `#[derive(AbiStruct)]`, `#[import]`,
+//! `#[derive(Object)]` with `#[methods]`): misuse fails with the diagnostics committed
 //! next to each case (`.stderr`; `TRYBUILD=overwrite` refreshes them), and the accepted
 //! signatures compile and run.
 

@@ -1,4 +1,5 @@
-//! Rules an exportable function must follow; one function per rule.
+//! Rules the macros' inputs must follow (exported functions, imports, structs); one
+//! function per rule.
 
 use syn::visit::Visit;
 use syn::Type;

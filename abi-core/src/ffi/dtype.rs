@@ -2,7 +2,7 @@
 
 use core::fmt;
 
-use static_assertions::assert_eq_size;
+use static_assertions::{assert_eq_size, const_assert_eq};
 
 /// DLPack type codes.
 pub mod code {
@@ -35,6 +35,9 @@ pub struct DataType {
 }
 
 assert_eq_size!(DataType, u32);
+const_assert_eq!(core::mem::offset_of!(DataType, code), 0);
+const_assert_eq!(core::mem::offset_of!(DataType, bits), 1);
+const_assert_eq!(core::mem::offset_of!(DataType, lanes), 2);
 
 impl DataType {
     /// A scalar data type.
@@ -99,6 +102,8 @@ pub struct Device {
 }
 
 assert_eq_size!(Device, u64);
+const_assert_eq!(core::mem::offset_of!(Device, device_type), 0);
+const_assert_eq!(core::mem::offset_of!(Device, device_id), 4);
 
 impl Device {
     /// The host CPU.

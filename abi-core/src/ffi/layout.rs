@@ -52,6 +52,7 @@ pub struct RawAny {
 }
 
 assert_eq_size!(RawAny, [u8; 16]);
+assert_eq_size!(RawValue, u64);
 assert_eq_align!(RawAny, u64);
 assert_eq_size!(usize, u64);
 const_assert_eq!(core::mem::offset_of!(RawAny, type_index), 0);
@@ -197,6 +198,8 @@ pub struct ByteArray {
 }
 
 assert_eq_size!(ByteArray, [u8; 16]);
+const_assert_eq!(offset_of!(ByteArray, data), 0);
+const_assert_eq!(offset_of!(ByteArray, size), 8);
 
 impl ByteArray {
     /// Borrows `bytes`.
@@ -233,6 +236,8 @@ pub struct SeqCell {
 }
 
 assert_eq_size!(SeqCell, [u8; 32]);
+const_assert_eq!(offset_of!(SeqCell, data), 0);
+const_assert_eq!(offset_of!(SeqCell, capacity), 16);
 const_assert_eq!(offset_of!(SeqCell, size), 8);
 const_assert_eq!(offset_of!(SeqCell, data_deleter), 24);
 
@@ -257,6 +262,7 @@ pub struct DLTensor {
 }
 
 assert_eq_size!(DLTensor, [u8; 48]);
+const_assert_eq!(offset_of!(DLTensor, data), 0);
 const_assert_eq!(offset_of!(DLTensor, device), 8);
 const_assert_eq!(offset_of!(DLTensor, ndim), 16);
 const_assert_eq!(offset_of!(DLTensor, dtype), 20);

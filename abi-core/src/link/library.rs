@@ -100,11 +100,6 @@ impl Library {
     pub fn export_metadata(&self) -> Result<BTreeMap<String, Metadata>> {
         parse_listing(&self.exports_json()?).map_err(|e| Error::value_error(e.message()))
     }
-
-    /// The names of every export of a library built with abi, sorted.
-    pub fn export_names(&self) -> Result<Vec<String>> {
-        Ok(self.export_metadata()?.into_keys().collect())
-    }
 }
 
 impl core::fmt::Debug for Library {

@@ -6,10 +6,7 @@
 pub(crate) mod render;
 pub(crate) mod writer;
 
-use render::{
-    fn_compact_signature, fn_iree_record, fn_metadata_json, fn_signature_text, fn_type_schema, type_display,
-    type_iree_record, type_schema,
-};
+use render::{fn_metadata_json, fn_signature_text, type_display, type_schema};
 use writer::Writer;
 
 /// The description of one ABI type.
@@ -214,11 +211,6 @@ impl TypeDesc {
         Writer::render(|w| type_schema(w, self))
     }
 
-    /// The IREE function-ABI type record, e.g. `"i64"` or `["ndarray","f32",1,null]`.
-    pub fn iree_record(&self) -> String {
-        Writer::render(|w| type_iree_record(w, self))
-    }
-
     /// The Python-facing name, e.g. `int`, `Optional[str]`.
     pub fn display(&self) -> String {
         Writer::render(|w| type_display(w, self))
@@ -229,21 +221,6 @@ impl FnDesc {
     /// The signature as Python reads it: `add(a: int, b: int) -> int`.
     pub fn signature_text(&self) -> String {
         Writer::render(|w| fn_signature_text(w, self))
-    }
-
-    /// The tvm-ffi `type_schema` JSON of the function.
-    pub fn type_schema(&self) -> String {
-        Writer::render(|w| fn_type_schema(w, self))
-    }
-
-    /// The IREE function-ABI record `{"a":[...],"r":[...],"v":1}`.
-    pub fn iree_record(&self) -> String {
-        Writer::render(|w| fn_iree_record(w, self))
-    }
-
-    /// The compact raw-function signature `I<n>!...R<n>!...`.
-    pub fn compact_signature(&self) -> String {
-        Writer::render(|w| fn_compact_signature(w, self))
     }
 
     /// The whole metadata JSON `__tvm_ffi__metadata_<name>` returns.
