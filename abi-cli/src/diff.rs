@@ -183,15 +183,7 @@ fn export(old: &Export, new: &Export, changes: &mut Vec<Change>) {
                 continue;
             }
             if let Some(w) = Widths::between(iree(om, Some(i)), iree(nm, Some(i))) {
-                let (p, sides) = (Some(nname.clone()), (Some(w.old.clone()), Some(w.new.clone())));
-                if w.new_holds_old {
-                    let message = format!("parameter {at} widened: {} -> {}", w.old, w.new);
-                    d.push(Severity::Compatible, "param_widened", p, sides, message);
-                } else {
-                    let message =
-                        format!("parameter {at} narrowed: {} -> {} (old arguments may be out of range)", w.old, w.new);
-                    d.push(Severity::Breaking, "param_narrowed", p, sides, message);
-                }
+                w.report(&mut d, Some((&at, nname)));
             }
             if oname != nname {
                 d.push(
@@ -239,15 +231,7 @@ fn export(old: &Export, new: &Export, changes: &mut Vec<Change>) {
     let (or, nr) = (&ot.ret, &nt.ret);
     if or.same_as(nr) {
         if let Some(w) = Widths::between(iree(om, None), iree(nm, None)) {
-            let sides = (Some(w.old.clone()), Some(w.new.clone()));
-            if w.old_holds_new {
-                let message = format!("result narrowed: {} -> {} (every new result is an old one)", w.old, w.new);
-                d.push(Severity::Compatible, "result_narrowed", None, sides, message);
-            } else {
-                let message =
-                    format!("result widened: {} -> {} (old callers may not hold every new result)", w.old, w.new);
-                d.push(Severity::Breaking, "result_widened", None, sides, message);
-            }
+            w.report(&mut d, None);
         }
     } else {
         let sides = (Some(or.python()), Some(nr.python()));
@@ -532,6 +516,35 @@ impl Widths {
             new_holds_old: pairs.iter().all(|(o, n)| holds(n, o)),
             old_holds_new: pairs.iter().all(|(o, n)| holds(o, n)),
         })
+    }
+
+    /// Reports the change of a parameter (`at`, its name) or of the result (`None`), by
+    /// variance: a parameter must hold every old argument, the old result type every new
+    /// result.
+    fn report(&self, d: &mut Diff<'_>, param: Option<(&str, &str)>) {
+        let (o, n) = (&self.old, &self.new);
+        let (severity, kind, message) = match param {
+            Some((at, _)) if self.new_holds_old => {
+                (Severity::Compatible, "param_widened", format!("parameter {at} widened: {o} -> {n}"))
+            }
+            Some((at, _)) => (
+                Severity::Breaking,
+                "param_narrowed",
+                format!("parameter {at} narrowed: {o} -> {n} (old arguments may be out of range)"),
+            ),
+            None if self.old_holds_new => (
+                Severity::Compatible,
+                "result_narrowed",
+                format!("result narrowed: {o} -> {n} (every new result is an old one)"),
+            ),
+            None => (
+                Severity::Breaking,
+                "result_widened",
+                format!("result widened: {o} -> {n} (old callers may not hold every new result)"),
+            ),
+        };
+        let name = param.map(|(_, name)| name.to_owned());
+        d.push(severity, kind, name, (Some(o.clone()), Some(n.clone())), message);
     }
 }
 
