@@ -91,7 +91,12 @@ impl PendingError {
                 let mut m = message(export);
                 m.push_str(" takes ");
                 push_int(&mut m, n as i64);
-                m.push_str(if n == 1 { " argument, got " } else { " arguments, got " });
+                m.push_str(if n == 1 { " argument" } else { " arguments" });
+                // A method's receiver is an argument a Python caller does not write.
+                if export.desc.params.first().is_some_and(|p| p.name == "self") {
+                    m.push_str(" (self included)");
+                }
+                m.push_str(", got ");
                 push_int(&mut m, got.into());
                 Error::new(kind::TYPE_ERROR, m)
             }
