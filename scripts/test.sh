@@ -5,7 +5,18 @@ set -euo pipefail
 root=$(cd "$(dirname "$0")/.." && pwd)
 cd "$root"
 
-step() { printf '\n==> %s\n' "$*"; }
+# Each step prints its name; the time each took is printed when the next begins, and all of
+# them again at the end (the CI budget is 90 minutes; a fresh clone takes about half).
+times=() current= began=$SECONDS
+step() {
+  if [ -n "$current" ]; then
+    times+=("$(printf '%6d s  %s' $((SECONDS - began)) "$current")")
+    printf '    (%s: %d s)\n' "$current" $((SECONDS - began))
+  fi
+  current=$* began=$SECONDS
+  [ -z "$current" ] || printf '\n==> %s\n' "$*"
+}
+total_start=$SECONDS
 
 # Where cargo puts build outputs (CARGO_TARGET_DIR may point outside the checkout); the
 # Python suite and the scripts below read it from here.
@@ -37,3 +48,8 @@ for extra in scripts/test-*.sh; do
   step "$(basename "$extra")"
   bash "$extra"
 done
+
+step ""
+printf '\nstep times:\n'
+printf '%s\n' "${times[@]}"
+printf '%6d s  total\n' $((SECONDS - total_start))
