@@ -6,7 +6,7 @@ root=$(cd "$(dirname "$0")/.." && pwd)
 cd "$root"
 
 # Each step prints its name; the time each took is printed when the next begins, and all of
-# them again at the end (the CI budget is 90 minutes; a fresh clone takes about half).
+# them again at the end, with the total (CI stops a run at 90 minutes).
 times=() current= began=$SECONDS
 step() {
   if [ -n "$current" ]; then
