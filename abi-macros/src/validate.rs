@@ -15,7 +15,7 @@ pub fn export_fn(f: &ExportFn, errors: &mut Errors) {
         global_name_is_dotted(global, errors);
     }
     signature(&f.item.sig, Role::Export, errors);
-    not_unsafe(&f.item.sig, errors);
+    not_unsafe(&f.item.sig, Role::Export, errors);
     for p in &f.params {
         param_type_is_passable(&p.ty, Role::Export, errors);
     }
@@ -54,11 +54,14 @@ fn is_dotted_name(name: &str) -> bool {
     name.contains('.') && name.split('.').all(is_c_identifier)
 }
 
-/// Whether a signature is being exported or imported (for the wording of errors).
-#[derive(Clone, Copy)]
+/// Whether a signature is being exported, imported or reflected as a method (for the
+/// wording of errors).
+#[derive(Clone, Copy, PartialEq, Eq)]
 enum Role {
     Export,
     Import,
+    /// A method of a `#[methods]` block: reflected on its class, not exported by name.
+    Method,
 }
 
 impl Role {
@@ -66,6 +69,15 @@ impl Role {
         match self {
             Role::Export => "exported",
             Role::Import => "imported",
+            Role::Method => "reflected",
+        }
+    }
+
+    /// What the role's items are called in a message.
+    fn noun(self) -> &'static str {
+        match self {
+            Role::Method => "methods",
+            Role::Export | Role::Import => "functions",
         }
     }
 }
@@ -127,39 +139,44 @@ fn name_is_c_identifier(name: &str, span: proc_macro2::Span, errors: &mut Errors
 // A shim has one concrete signature.
 fn not_generic(sig: &syn::Signature, role: Role, errors: &mut Errors) {
     let g = &sig.generics;
-    let v = role.verb();
+    let (v, n) = (role.verb(), role.noun());
     if let Some(p) = g.type_params().next() {
         let hint = match role {
             Role::Export => "export one non-generic wrapper per type",
             Role::Import => "declare one import per concrete signature",
+            Role::Method => "reflect one non-generic method per type",
         };
-        errors.error(p, format!("generic functions cannot be {v}; {hint}"));
+        errors.error(p, format!("generic {n} cannot be {v}; {hint}"));
     } else if let Some(p) = g.const_params().next() {
-        errors.error(p, format!("const-generic functions cannot be {v}; use one function per value"));
+        let one = if role == Role::Method { "method" } else { "function" };
+        errors.error(p, format!("const-generic {n} cannot be {v}; use one {one} per value"));
     } else if let Some(w) = &g.where_clause {
-        errors.error(w, format!("functions with `where` clauses cannot be {v}; use a concrete signature"));
+        errors.error(w, format!("{n} with `where` clauses cannot be {v}; use a concrete signature"));
     }
 }
 
 // The packed convention is synchronous.
 fn not_async(sig: &syn::Signature, role: Role, errors: &mut Errors) {
     if let Some(a) = &sig.asyncness {
-        let msg =
-            format!("async functions cannot be {}: packed calls are synchronous; use a blocking function", role.verb());
-        errors.error(a, msg);
+        let (v, n) = (role.verb(), role.noun());
+        errors.error(a, format!("async {n} cannot be {v}: packed calls are synchronous; use a blocking function"));
     }
 }
 
 // Hosts cannot uphold an unsafe contract they do not know.
-fn not_unsafe(sig: &syn::Signature, errors: &mut Errors) {
+fn not_unsafe(sig: &syn::Signature, role: Role, errors: &mut Errors) {
     if let Some(u) = &sig.unsafety {
-        errors.error(u, "unsafe functions cannot be exported; export a safe wrapper that checks the contract");
+        let hint = match role {
+            Role::Method => "reflect a safe method that checks the contract",
+            Role::Export | Role::Import => "export a safe wrapper that checks the contract",
+        };
+        errors.error(u, format!("unsafe {} cannot be {}; {hint}", role.noun(), role.verb()));
     }
 }
 
 fn not_variadic(sig: &syn::Signature, role: Role, errors: &mut Errors) {
     if let Some(v) = &sig.variadic {
-        errors.error(v, format!("variadic functions cannot be {}; take a `Vec<T>` instead", role.verb()));
+        errors.error(v, format!("variadic {} cannot be {}; take a `Vec<T>` instead", role.noun(), role.verb()));
     }
 }
 
@@ -311,14 +328,14 @@ fn parent_is_first(o: &crate::model::ObjectDef, errors: &mut Errors) {
 pub fn methods(block: &crate::model::MethodsBlock, errors: &mut Errors) {
     use crate::model::MethodKind;
     for (i, m) in block.methods.iter().enumerate() {
-        signature(&m.sig, Role::Export, errors);
-        not_unsafe(&m.sig, errors);
+        signature(&m.sig, Role::Method, errors);
+        not_unsafe(&m.sig, Role::Method, errors);
         let skip = usize::from(m.kind == MethodKind::Instance);
         for p in &m.params[skip..] {
-            param_type_is_passable(&p.ty, Role::Export, errors);
+            param_type_is_passable(&p.ty, Role::Method, errors);
         }
         if let Some(ret) = &m.ret {
-            return_type_is_owned(ret, Role::Export, errors);
+            return_type_is_owned(ret, Role::Method, errors);
         }
         if block.methods[..i].iter().any(|n| n.name == m.name) {
             let what = if m.kind == MethodKind::Init { "a second `#[abi(init)]`" } else { "a duplicate method name" };
