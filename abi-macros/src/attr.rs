@@ -10,35 +10,35 @@ use syn::{Attribute, LitStr};
 
 use crate::errors::Errors;
 
-/// One option: empty, or set once with the span of its key.
+/// Every option key, spelled once (serde's `symbol.rs` habit).
+mod key {
+    pub const NAME: &str = "name";
+    pub const CRATE: &str = "crate";
+    pub const GLOBAL: &str = "global";
+    pub const IREE: &str = "iree";
+    pub const EXPAND: &str = "expand";
+    pub const RENAME: &str = "rename";
+    pub const OPTIONAL: &str = "optional";
+    pub const FALLBACK: &str = "fallback";
+    pub const TYPE_KEY: &str = "type_key";
+    pub const GET: &str = "get";
+    pub const SET: &str = "set";
+    pub const PARENT: &str = "parent";
+    pub const INIT: &str = "init";
+    pub const STATIC: &str = "static";
+}
+
+/// One option: empty, or set once with the span of its key. It knows how its value is
+/// written, so the "expected ..." list of an unknown option is built from the slots.
 pub struct Opt<T> {
     key: &'static str,
+    /// How the value follows the key in the source (`= "..."`, `= path`, or nothing).
+    form: &'static str,
+    parse: fn(&ParseNestedMeta) -> syn::Result<T>,
     value: Option<(T, Span)>,
 }
 
 impl<T> Opt<T> {
-    /// An empty slot for `key`.
-    pub const fn new(key: &'static str) -> Self {
-        Opt { key, value: None }
-    }
-
-    /// Whether `meta` is this option; then parses its value with `value` and stores it,
-    /// failing on a second occurrence.
-    fn accept(
-        &mut self,
-        meta: &ParseNestedMeta,
-        value: impl FnOnce(&ParseNestedMeta) -> syn::Result<T>,
-    ) -> Option<syn::Result<()>> {
-        if !meta.path.is_ident(self.key) {
-            return None;
-        }
-        Some(if self.value.is_some() {
-            Err(meta.error(format!("duplicate `{}` option", self.key)))
-        } else {
-            value(meta).map(|v| self.value = Some((v, meta.path.span())))
-        })
-    }
-
     /// The value, if set.
     pub fn get(&self) -> Option<&T> {
         self.value.as_ref().map(|(v, _)| v)
@@ -55,8 +55,60 @@ impl<T> Opt<T> {
     }
 }
 
+impl Opt<LitStr> {
+    /// `key = "..."`.
+    const fn string(key: &'static str) -> Self {
+        Opt { key, form: " = \"...\"", parse: lit_str, value: None }
+    }
+}
+
+impl Opt<syn::Path> {
+    /// `key = "a::path"` (a path written as a string, as serde's `crate = "..."`).
+    const fn quoted_path(key: &'static str) -> Self {
+        Opt { key, form: " = \"...\"", parse: path_lit, value: None }
+    }
+
+    /// `key = a::path`.
+    const fn path(key: &'static str) -> Self {
+        Opt { key, form: " = path", parse: path, value: None }
+    }
+}
+
 /// A value-less flag (`expand`, `optional`).
 pub type Flag = Opt<()>;
+
+impl Flag {
+    /// `key` alone.
+    const fn flag(key: &'static str) -> Self {
+        Opt { key, form: "", parse: flag, value: None }
+    }
+}
+
+/// A slot [`parse_list`] offers options to.
+trait Slot {
+    /// Whether `meta` is this option; then parses and stores its value, failing on a
+    /// second occurrence.
+    fn offer(&mut self, meta: &ParseNestedMeta) -> Option<syn::Result<()>>;
+    /// How the option is written: `` `name = "..."` ``.
+    fn describe(&self) -> String;
+}
+
+impl<T> Slot for Opt<T> {
+    fn offer(&mut self, meta: &ParseNestedMeta) -> Option<syn::Result<()>> {
+        if !meta.path.is_ident(self.key) {
+            return None;
+        }
+        Some(if self.value.is_some() {
+            Err(meta.error(format!("duplicate `{}` option", self.key)))
+        } else {
+            (self.parse)(meta).map(|v| self.value = Some((v, meta.path.span())))
+        })
+    }
+
+    fn describe(&self) -> String {
+        format!("`{}{}`", self.key, self.form)
+    }
+}
 
 fn flag(_: &ParseNestedMeta) -> syn::Result<()> {
     Ok(())
@@ -74,15 +126,24 @@ fn path(meta: &ParseNestedMeta) -> syn::Result<syn::Path> {
     meta.value()?.parse()
 }
 
-/// Runs one option list: `each` offers every item to the slots (returning `None` when no
-/// slot takes it); anything else is an error naming `context` and what is `expected`.
-fn parse_list(
+/// `a`, `a or b`, `a, b or c`.
+fn one_of(items: &[String]) -> String {
+    match items {
+        [] => String::new(),
+        [one] => one.clone(),
+        [rest @ .., last] => format!("{} or {last}", rest.join(", ")),
+    }
+}
+
+/// Runs one option list against `slots` (each item offered to them in order); anything no
+/// slot takes is an error naming `context` and every option the slots accept.
+fn parse_list<'s, 'o: 's>(
     context: &str,
-    expected: &str,
-    mut each: impl FnMut(&ParseNestedMeta) -> Option<syn::Result<()>>,
-) -> impl FnMut(ParseNestedMeta) -> syn::Result<()> {
-    let message = format!("unknown {context}; expected {expected}");
-    move |meta| each(&meta).unwrap_or_else(|| Err(meta.error(&message)))
+    slots: &'s mut [&'o mut dyn Slot],
+) -> impl FnMut(ParseNestedMeta) -> syn::Result<()> + use<'s, 'o> {
+    let expected: Vec<String> = slots.iter().map(|s| s.describe()).collect();
+    let message = format!("unknown {context}; expected {}", one_of(&expected));
+    move |meta| slots.iter_mut().find_map(|s| s.offer(&meta)).unwrap_or_else(|| Err(meta.error(&message)))
 }
 
 /// Runs `parse` on every `#[abi(...)]` attribute in `attrs`, recording errors.
@@ -118,16 +179,10 @@ pub struct ExportOptions {
 
 /// Parses `#[export_fn(...)]` arguments; problems go to `errors`.
 pub fn export_options(args: TokenStream, errors: &mut Errors) -> ExportOptions {
-    let (mut name, mut krate, mut global) = (Opt::new("name"), Opt::new("crate"), Opt::new("global"));
-    let mut iree = Flag::new("iree");
-    let expected = "`name = \"...\"`, `global = \"...\"`, `iree` or `crate = \"...\"`";
-    let parser = syn::meta::parser(parse_list("`export_fn` option", expected, |m| {
-        name.accept(m, lit_str)
-            .or_else(|| global.accept(m, lit_str))
-            .or_else(|| iree.accept(m, flag))
-            .or_else(|| krate.accept(m, path_lit))
-    }));
-    if let Err(e) = parser.parse2(args) {
+    let (mut name, mut global) = (Opt::string(key::NAME), Opt::string(key::GLOBAL));
+    let (mut iree, mut krate) = (Flag::flag(key::IREE), Opt::quoted_path(key::CRATE));
+    let mut slots: [&mut dyn Slot; 4] = [&mut name, &mut global, &mut iree, &mut krate];
+    if let Err(e) = syn::meta::parser(parse_list("`export_fn` option", &mut slots)).parse2(args) {
         errors.push(e);
     }
     ExportOptions { name: name.take(), krate: krate_or_default(krate), global: global.take(), iree: iree.span() }
@@ -136,8 +191,8 @@ pub fn export_options(args: TokenStream, errors: &mut Errors) -> ExportOptions {
 /// Reads and removes `#[abi(...)]` attributes from an exported parameter: the span of
 /// `expand`, if given.
 pub fn take_param_options(attrs: &mut Vec<Attribute>, errors: &mut Errors) -> Option<Span> {
-    let mut expand = Flag::new("expand");
-    abi_attrs(attrs, errors, parse_list("`abi` option on a parameter", "`expand`", |m| expand.accept(m, flag)));
+    let mut expand = Flag::flag(key::EXPAND);
+    abi_attrs(attrs, errors, parse_list("`abi` option on a parameter", &mut [&mut expand]));
     strip_abi_attrs(attrs);
     expand.span()
 }
@@ -161,23 +216,15 @@ pub fn doc_text(attrs: &[Attribute]) -> String {
 
 /// Reads `#[abi(...)]` on a derived struct: the runtime crate path.
 pub fn struct_options(attrs: &[Attribute], errors: &mut Errors) -> syn::Path {
-    let mut krate = Opt::new("crate");
-    abi_attrs(
-        attrs,
-        errors,
-        parse_list("`abi` option on a struct", "`crate = \"...\"`", |m| krate.accept(m, path_lit)),
-    );
+    let mut krate = Opt::quoted_path(key::CRATE);
+    abi_attrs(attrs, errors, parse_list("`abi` option on a struct", &mut [&mut krate]));
     krate_or_default(krate)
 }
 
 /// Reads `#[abi(...)]` on a field: its `rename`, if given.
 pub fn field_options(attrs: &[Attribute], errors: &mut Errors) -> Option<LitStr> {
-    let mut rename = Opt::new("rename");
-    abi_attrs(
-        attrs,
-        errors,
-        parse_list("`abi` option on a field", "`rename = \"...\"`", |m| rename.accept(m, lit_str)),
-    );
+    let mut rename = Opt::string(key::RENAME);
+    abi_attrs(attrs, errors, parse_list("`abi` option on a field", &mut [&mut rename]));
     rename.take()
 }
 
@@ -195,7 +242,7 @@ pub struct ImportOptions {
 /// other problems go to `errors`.
 pub fn import_options(args: TokenStream, errors: &mut Errors) -> Option<ImportOptions> {
     const MISSING: &str = "#[import] needs the name of the struct to generate, e.g. #[import(MathLib)]";
-    let mut krate = Opt::new("crate");
+    let mut krate = Opt::quoted_path(key::CRATE);
     let mut rest_errors = Ok(());
     let parser = |input: syn::parse::ParseStream| -> syn::Result<(syn::Visibility, syn::Ident)> {
         if input.is_empty() {
@@ -206,8 +253,7 @@ pub fn import_options(args: TokenStream, errors: &mut Errors) -> Option<ImportOp
         if !input.is_empty() {
             input.parse::<syn::Token![,]>()?;
             let rest: TokenStream = input.parse()?;
-            let list = parse_list("`import` option", "`crate = \"...\"`", |m| krate.accept(m, path_lit));
-            rest_errors = syn::meta::parser(list).parse2(rest);
+            rest_errors = syn::meta::parser(parse_list("`import` option", &mut [&mut krate])).parse2(rest);
         }
         Ok((vis, ident))
     };
@@ -239,30 +285,18 @@ pub struct ImportFnOptions {
 
 /// Reads and removes `#[abi(...)]` from an imported function's attributes.
 pub fn take_import_fn_options(attrs: &mut Vec<Attribute>, errors: &mut Errors) -> ImportFnOptions {
-    let (mut name, mut optional, mut fallback) = (Opt::new("name"), Flag::new("optional"), Opt::new("fallback"));
-    let expected = "`optional`, `name = \"...\"` or `fallback = path`";
-    abi_attrs(
-        attrs,
-        errors,
-        parse_list("`abi` option on an import", expected, |m| {
-            optional.accept(m, flag).or_else(|| name.accept(m, lit_str)).or_else(|| fallback.accept(m, path))
-        }),
-    );
+    let (mut optional, mut name) = (Flag::flag(key::OPTIONAL), Opt::string(key::NAME));
+    let mut fallback = Opt::path(key::FALLBACK);
+    abi_attrs(attrs, errors, parse_list("`abi` option on an import", &mut [&mut optional, &mut name, &mut fallback]));
     strip_abi_attrs(attrs);
     ImportFnOptions { name: name.take(), optional: optional.get().is_some(), fallback: fallback.take() }
 }
 
 /// `#[abi(...)]` on a struct deriving `Object`: the type key and the runtime crate path.
 pub fn object_options(attrs: &[Attribute], errors: &mut Errors) -> (Option<LitStr>, syn::Path) {
-    let (mut key, mut krate) = (Opt::new("type_key"), Opt::new("crate"));
-    abi_attrs(
-        attrs,
-        errors,
-        parse_list("`abi` option on an object", "`type_key = \"...\"` or `crate = \"...\"`", |m| {
-            key.accept(m, lit_str).or_else(|| krate.accept(m, path_lit))
-        }),
-    );
-    (key.take(), krate_or_default(krate))
+    let (mut type_key, mut krate) = (Opt::string(key::TYPE_KEY), Opt::quoted_path(key::CRATE));
+    abi_attrs(attrs, errors, parse_list("`abi` option on an object", &mut [&mut type_key, &mut krate]));
+    (type_key.take(), krate_or_default(krate))
 }
 
 /// `#[abi(...)]` on a field of an object: `get`, `set`, `parent`, with their spans.
@@ -277,22 +311,16 @@ pub struct ObjectFieldOptions {
 
 /// Reads `#[abi(...)]` on a field of an object.
 pub fn object_field_options(attrs: &[Attribute], errors: &mut Errors) -> ObjectFieldOptions {
-    let (mut get, mut set, mut parent) = (Flag::new("get"), Flag::new("set"), Flag::new("parent"));
-    abi_attrs(
-        attrs,
-        errors,
-        parse_list("`abi` option on an object field", "`get`, `set` or `parent`", |m| {
-            get.accept(m, flag).or_else(|| set.accept(m, flag)).or_else(|| parent.accept(m, flag))
-        }),
-    );
+    let (mut get, mut set, mut parent) = (Flag::flag(key::GET), Flag::flag(key::SET), Flag::flag(key::PARENT));
+    abi_attrs(attrs, errors, parse_list("`abi` option on an object field", &mut [&mut get, &mut set, &mut parent]));
     ObjectFieldOptions { get: get.span(), set: set.span(), parent: parent.span() }
 }
 
 /// Arguments of `#[methods(...)]`: the runtime crate path.
 pub fn methods_options(args: TokenStream, errors: &mut Errors) -> syn::Path {
-    let mut krate = Opt::new("crate");
-    let parser = syn::meta::parser(parse_list("`methods` option", "`crate = \"...\"`", |m| krate.accept(m, path_lit)));
-    if let Err(e) = parser.parse2(args) {
+    let mut krate = Opt::quoted_path(key::CRATE);
+    let mut slots: [&mut dyn Slot; 1] = [&mut krate];
+    if let Err(e) = syn::meta::parser(parse_list("`methods` option", &mut slots)).parse2(args) {
         errors.push(e);
     }
     krate_or_default(krate)
@@ -308,14 +336,8 @@ pub struct MethodOptions {
 
 /// Reads and removes `#[abi(...)]` from a method.
 pub fn take_method_options(attrs: &mut Vec<Attribute>, errors: &mut Errors) -> MethodOptions {
-    let (mut init, mut is_static) = (Flag::new("init"), Flag::new("static"));
-    abi_attrs(
-        attrs,
-        errors,
-        parse_list("`abi` option on a method", "`init` or `static`", |m| {
-            init.accept(m, flag).or_else(|| is_static.accept(m, flag))
-        }),
-    );
+    let (mut init, mut is_static) = (Flag::flag(key::INIT), Flag::flag(key::STATIC));
+    abi_attrs(attrs, errors, parse_list("`abi` option on a method", &mut [&mut init, &mut is_static]));
     strip_abi_attrs(attrs);
     MethodOptions { init: init.span(), is_static: is_static.span() }
 }
