@@ -10,9 +10,9 @@ use std::collections::BTreeSet;
 use abi_core::schema::{IreeType, Metadata, TypeSchema};
 use serde_json::{json, Value};
 
-use crate::classes::{Class, Method};
 use crate::read::{Export, Listing};
 use crate::stubs::python;
+use abi_core::schema::{Class, Method};
 
 /// Whether a change can break existing callers.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -716,7 +716,7 @@ mod tests {
 
     #[test]
     fn a_field_keeps_its_name_type_and_access_but_not_its_docs() {
-        use crate::classes::Field;
+        use abi_core::schema::Field;
         let field = |doc: &str| Field { name: "x".into(), ty: TypeSchema::Int, writable: false, doc: doc.into() };
         let (mut old, mut new) = (class("m.A", "ffi.Object"), class("m.A", "ffi.Object"));
         old.fields.push(field("The x."));

@@ -8,7 +8,8 @@ use std::path::{Path, PathBuf};
 use abi_core::schema::Metadata;
 use abi_core::Library;
 
-use crate::classes::{self, Class};
+use crate::classes;
+use abi_core::schema::Class;
 use object::{Object, ObjectKind, ObjectSection, ObjectSymbol};
 
 /// One exported packed function.

@@ -9,8 +9,8 @@ use std::collections::BTreeMap;
 
 use abi_core::schema::{Metadata, TypeSchema};
 
-use crate::classes::{Class, Method};
 use crate::read::Listing;
+use abi_core::schema::{Class, Method};
 
 /// Python keywords and soft keywords an export or parameter name cannot be.
 const KEYWORDS: &[&str] = &[

@@ -283,7 +283,7 @@ pub fn methods(args: TokenStream, item: TokenStream, errors: &mut Errors) -> Res
             ReturnType::Default => None,
             ReturnType::Type(_, ty) => Some(replace_self(ty, &self_ty)),
         };
-        let name = if kind == MethodKind::Init { "__ffi_init__".to_owned() } else { sig.ident.to_string() };
+        let name = if kind == MethodKind::Init { abi_shared::FFI_INIT.to_owned() } else { sig.ident.to_string() };
         let doc = attr::doc_text(&f.attrs);
         methods.push(Method { ident: sig.ident.clone(), sig: sig.clone(), name, kind, params, ret, doc });
     }

@@ -53,6 +53,43 @@ pub const IREE_SECTION: &str = "linkme_IREE_FUNCTIONS";
 /// Prefix of the hidden crate-root macro that makes a second export of a name an error.
 pub const UNIQUENESS_MARKER_PREFIX: &str = "abi_export_named_";
 
+/// The key of the format version in every metadata object and class record this project
+/// writes.
+pub const VERSION_KEY: &str = "abi.version";
+
+/// The reflected name of an object type's constructor (`#[abi(init)]`): the static method
+/// `tvm_ffi.register_object` classes call from `__init__`.
+pub const FFI_INIT: &str = "__ffi_init__";
+
+/// The keys of the class records in [`CLASS_RECORDS_SECTION`], spelled once for the writer
+/// (abi-core's `runtime::class_record`) and the reader (`abi_core::schema::parse_class_records`).
+pub mod class_record {
+    /// What a record describes: [`CLASS`] or [`METHOD`].
+    pub const RECORD: &str = "record";
+    /// The `record` of a class.
+    pub const CLASS: &str = "class";
+    /// The `record` of a method; also, in a method record, the key naming its class.
+    pub const METHOD: &str = "method";
+    /// A class's type key.
+    pub const TYPE_KEY: &str = "type_key";
+    /// A class's parent type key.
+    pub const PARENT: &str = "parent";
+    /// Docs of a class, field or method.
+    pub const DOC: &str = "doc";
+    /// A class's reflected fields, in declaration order.
+    pub const FIELDS: &str = "fields";
+    /// The name of a field or method.
+    pub const NAME: &str = "name";
+    /// A field's `type_schema` (a JSON text).
+    pub const TYPE_SCHEMA: &str = "type_schema";
+    /// Whether hosts may assign a field.
+    pub const WRITABLE: &str = "writable";
+    /// Whether a method is static (no receiver).
+    pub const STATIC: &str = "static";
+    /// A method's metadata object (as its export would publish it).
+    pub const METADATA: &str = "metadata";
+}
+
 /// Version of the metadata JSON this project writes (its `"abi.version"` key). Bump it
 /// whenever the written format changes in a way older readers would misread; a key they
 /// ignore (readers skip unknown keys) is added without a bump, so they keep reading new

@@ -4,6 +4,8 @@
 //! it. One NUL-terminated JSON text per class and per method; the format version is
 //! `abi_shared::METADATA_VERSION`.
 
+use abi_shared::class_record as key;
+
 use crate::reflect::render::{fn_metadata_json, type_schema};
 use crate::reflect::writer::Writer;
 use crate::reflect::FnDesc;
@@ -13,29 +15,36 @@ use crate::runtime::class::ClassSpec;
 /// each reflected field with its `type_schema` (a JSON text, as in tvm-ffi's field
 /// metadata), whether it is writable, and its docs.
 pub const fn class_record(w: &mut Writer, spec: &ClassSpec) {
-    w.str("{\"record\":\"class\",\"type_key\":");
-    w.json_string(spec.key);
-    w.str(",\"parent\":");
-    w.json_string(spec.parent_key);
-    w.str(",\"doc\":");
-    w.json_string(spec.doc);
-    w.str(",\"fields\":[");
+    w.byte(b'{');
+    string_entry(w, key::RECORD, key::CLASS);
+    w.byte(b',');
+    string_entry(w, key::TYPE_KEY, spec.key);
+    w.byte(b',');
+    string_entry(w, key::PARENT, spec.parent_key);
+    w.byte(b',');
+    string_entry(w, key::DOC, spec.doc);
+    w.byte(b',');
+    name(w, key::FIELDS);
+    w.byte(b'[');
     let mut i = 0;
     while i < spec.fields.len() {
         let field = &spec.fields[i];
         if i > 0 {
             w.byte(b',');
         }
-        w.str("{\"name\":");
-        w.json_string(field.name);
-        w.str(",\"type_schema\":\"");
+        w.byte(b'{');
+        string_entry(w, key::NAME, field.name);
+        w.byte(b',');
+        name(w, key::TYPE_SCHEMA);
+        w.byte(b'"');
         w.push_level();
         type_schema(w, field.ty);
         w.pop_level();
-        w.str("\",\"writable\":");
+        w.str("\",");
+        name(w, key::WRITABLE);
         w.str(if field.setter.is_some() { "true" } else { "false" });
-        w.str(",\"doc\":");
-        w.json_string(field.doc);
+        w.byte(b',');
+        string_entry(w, key::DOC, field.doc);
         w.byte(b'}');
         i += 1;
     }
@@ -43,26 +52,42 @@ pub const fn class_record(w: &mut Writer, spec: &ClassSpec) {
     version(w);
 }
 
+/// Writes `"key":`.
+const fn name(w: &mut Writer, key: &str) {
+    w.json_string(key);
+    w.byte(b':');
+}
+
+/// Writes `"key":"value"` (escaped).
+const fn string_entry(w: &mut Writer, key: &str, value: &str) {
+    name(w, key);
+    w.json_string(value);
+}
+
 /// Writes `{"record":"method","class":..,"name":..,"static":..,"doc":..,"metadata":{..},"abi.version":1}`:
 /// the reflected name (`__ffi_init__` for the constructor) and the method's metadata as its
 /// export would publish it (the receiver is not a parameter).
-pub const fn method_record(w: &mut Writer, class_key: &str, name: &str, is_static: bool, f: &FnDesc) {
-    w.str("{\"record\":\"method\",\"class\":");
-    w.json_string(class_key);
-    w.str(",\"name\":");
-    w.json_string(name);
-    w.str(",\"static\":");
+pub const fn method_record(w: &mut Writer, class_key: &str, method: &str, is_static: bool, f: &FnDesc) {
+    w.byte(b'{');
+    string_entry(w, key::RECORD, key::METHOD);
+    w.byte(b',');
+    string_entry(w, key::CLASS, class_key);
+    w.byte(b',');
+    string_entry(w, key::NAME, method);
+    w.byte(b',');
+    name(w, key::STATIC);
     w.str(if is_static { "true" } else { "false" });
-    w.str(",\"doc\":");
-    w.json_string(f.doc);
-    w.str(",\"metadata\":");
+    w.byte(b',');
+    string_entry(w, key::DOC, f.doc);
+    w.byte(b',');
+    name(w, key::METADATA);
     fn_metadata_json(w, f);
     w.byte(b',');
     version(w);
 }
 
 const fn version(w: &mut Writer) {
-    w.str("\"abi.version\":");
+    name(w, abi_shared::VERSION_KEY);
     w.uint(abi_shared::METADATA_VERSION as usize);
     w.byte(b'}');
 }

@@ -28,8 +28,7 @@ pub struct Metadata {
     pub version: Option<u32>,
 }
 
-/// The key of the format version in the metadata this project writes.
-pub const VERSION_KEY: &str = "abi.version";
+pub use abi_shared::VERSION_KEY;
 
 impl Metadata {
     /// Parses a metadata JSON object. Unknown keys are ignored (hosts add their own); a

@@ -3,11 +3,13 @@
 //! printed back, and the compatibility relation bind checks, the `abi` tool's `diff` and
 //! stub generation share. Plain data over `serde_json`: no runtime.
 
+mod class;
 mod compat;
 mod iree;
 mod metadata;
 mod types;
 
+pub use class::{parse_class_records, Class, Field, Method};
 pub use compat::{check_binding, Mismatch};
 pub use iree::{IreeArg, IreeFn, IreeType};
 pub use metadata::{parse_listing, Metadata, VERSION_KEY};
