@@ -11,7 +11,6 @@ use abi_core::schema::{IreeType, Metadata, TypeSchema};
 use serde_json::{json, Value};
 
 use crate::read::{Export, Listing};
-use crate::stubs::python;
 use abi_core::schema::{Class, Method};
 
 /// Whether a change can break existing callers.
@@ -23,15 +22,74 @@ pub enum Severity {
     Compatible,
 }
 
+/// Declares [`ChangeKind`]: each category with its name in reports and the severity it
+/// always has, so a call site cannot pair a kind with the wrong severity.
+macro_rules! change_kinds {
+    ($($kind:ident => $name:literal, $severity:ident;)*) => {
+        /// The category of a change.
+        #[derive(Debug, Clone, Copy, PartialEq, Eq)]
+        pub enum ChangeKind {
+            $(#[doc = concat!("`", $name, "`")] $kind,)*
+        }
+
+        impl ChangeKind {
+            /// Its name in reports (`param_narrowed`).
+            pub fn name(self) -> &'static str {
+                match self {
+                    $(ChangeKind::$kind => $name,)*
+                }
+            }
+
+            /// Whether it can break existing callers.
+            pub fn severity(self) -> Severity {
+                match self {
+                    $(ChangeKind::$kind => Severity::$severity,)*
+                }
+            }
+        }
+    };
+}
+
+change_kinds! {
+    CallbackChanged => "callback_changed", Breaking;
+    ClassAdded => "class_added", Compatible;
+    ClassParentChanged => "class_parent_changed", Breaking;
+    ClassRemoved => "class_removed", Breaking;
+    DocsChanged => "docs_changed", Compatible;
+    ExportAdded => "export_added", Compatible;
+    ExportRemoved => "export_removed", Breaking;
+    ExportRenamed => "export_renamed", Breaking;
+    FieldAdded => "field_added", Compatible;
+    FieldMadeReadOnly => "field_made_read_only", Breaking;
+    FieldMadeWritable => "field_made_writable", Compatible;
+    FieldRemoved => "field_removed", Breaking;
+    FieldRetyped => "field_retyped", Breaking;
+    GlobalAdded => "global_added", Compatible;
+    GlobalRemoved => "global_removed", Breaking;
+    GlobalRenamed => "global_renamed", Breaking;
+    MethodAdded => "method_added", Compatible;
+    MethodKindChanged => "method_kind_changed", Breaking;
+    MethodRemoved => "method_removed", Breaking;
+    OptionalMadeRequired => "optional_made_required", Breaking;
+    ParamAdded => "param_added", Breaking;
+    ParamNarrowed => "param_narrowed", Breaking;
+    ParamRemoved => "param_removed", Breaking;
+    ParamRenamed => "param_renamed", Compatible;
+    ParamWidened => "param_widened", Compatible;
+    ParamsReordered => "params_reordered", Breaking;
+    ResultChanged => "result_changed", Breaking;
+    ResultNarrowed => "result_narrowed", Compatible;
+    ResultWidened => "result_widened", Breaking;
+    StructFieldsChanged => "struct_fields_changed", Breaking;
+}
+
 /// One classified change.
 #[derive(Debug, Clone)]
 pub struct Change {
-    /// Breaking or compatible.
-    pub severity: Severity,
-    /// The category (`param_narrowed`, `export_added`...).
-    pub kind: &'static str,
-    /// The export.
-    pub function: String,
+    /// The category, which owns the severity.
+    pub kind: ChangeKind,
+    /// What changed: an export, a class key, or `class.member` (`"function"` in `--json`).
+    pub subject: String,
     /// The parameter, when the change is about one.
     pub param: Option<String>,
     /// The old side (a type, a name, a signature).
@@ -52,28 +110,19 @@ pub struct Report {
 
 /// Adds the changes of one export, class or member to a report's list.
 struct Diff<'a> {
-    function: &'a str,
+    subject: &'a str,
     out: &'a mut Vec<Change>,
 }
 
 impl Diff<'_> {
     fn push(
         &mut self,
-        severity: Severity,
-        kind: &'static str,
+        kind: ChangeKind,
         param: Option<String>,
         sides: (Option<String>, Option<String>),
         message: String,
     ) {
-        self.out.push(Change {
-            severity,
-            kind,
-            function: self.function.to_owned(),
-            param,
-            old: sides.0,
-            new: sides.1,
-            message,
-        });
+        self.out.push(Change { kind, subject: self.subject.to_owned(), param, old: sides.0, new: sides.1, message });
     }
 }
 
@@ -85,7 +134,7 @@ pub fn diff(old: &Listing, new: &Listing) -> Report {
     let new_names: BTreeSet<&str> = new.exports.iter().map(|e| e.name.as_str()).collect();
     let mut added: Vec<&Export> = new.exports.iter().filter(|e| !old_names.contains(e.name.as_str())).collect();
     for gone in old.exports.iter().filter(|e| !new_names.contains(e.name.as_str())) {
-        let mut d = Diff { function: &gone.name, out: &mut changes };
+        let mut d = Diff { subject: &gone.name, out: &mut changes };
         // Removed, and exactly one added export (and no other removed one) has its
         // signature and parameter names: a rename (callers still use the old name).
         let sig = |e: &Export| e.metadata.as_ref().map(|m| m.python_signature("f"));
@@ -96,19 +145,18 @@ pub fn diff(old: &Listing, new: &Listing) -> Report {
             (&[i], 1) => {
                 let to = added.remove(i);
                 d.push(
-                    Severity::Breaking,
-                    "export_renamed",
+                    ChangeKind::ExportRenamed,
                     None,
                     (Some(gone.name.clone()), Some(to.name.clone())),
                     format!("renamed to `{}`: callers of `{}` fail", to.name, gone.name),
                 );
             }
-            _ => d.push(Severity::Breaking, "export_removed", None, (signature(gone), None), "removed".to_owned()),
+            _ => d.push(ChangeKind::ExportRemoved, None, (signature(gone), None), "removed".to_owned()),
         }
     }
     for a in added {
-        let mut d = Diff { function: &a.name, out: &mut changes };
-        d.push(Severity::Compatible, "export_added", None, (None, signature(a)), "added".to_owned());
+        let mut d = Diff { subject: &a.name, out: &mut changes };
+        d.push(ChangeKind::ExportAdded, None, (None, signature(a)), "added".to_owned());
     }
     for o in &old.exports {
         if let Some(n) = find(new, &o.name) {
@@ -116,7 +164,9 @@ pub fn diff(old: &Listing, new: &Listing) -> Report {
         }
     }
     classes(&old.classes, &new.classes, &mut changes);
-    changes.sort_by(|a, b| (a.function.as_str(), a.severity as u8).cmp(&(b.function.as_str(), b.severity as u8)));
+    changes.sort_by(|a, b| {
+        (a.subject.as_str(), a.kind.severity() as u8).cmp(&(b.subject.as_str(), b.kind.severity() as u8))
+    });
     Report { old: old.path.display().to_string(), new: new.path.display().to_string(), changes }
 }
 
@@ -134,19 +184,20 @@ fn iree(meta: &Metadata, slot: Option<usize>) -> Option<&IreeType> {
 }
 
 fn export(old: &Export, new: &Export, changes: &mut Vec<Change>) {
-    let mut d = Diff { function: &old.name, out: changes };
+    let mut d = Diff { subject: &old.name, out: changes };
     if old.doc != new.doc {
-        d.push(
-            Severity::Compatible,
-            "docs_changed",
-            None,
-            (old.doc.clone(), new.doc.clone()),
-            "docs changed".to_owned(),
-        );
+        d.push(ChangeKind::DocsChanged, None, (old.doc.clone(), new.doc.clone()), "docs changed".to_owned());
     }
     let (Some(om), Some(nm)) = (&old.metadata, &new.metadata) else { return };
     global_name(&mut d, om.global.as_deref(), nm.global.as_deref());
     let (Some(ot), Some(nt)) = (&om.type_schema, &nm.type_schema) else { return };
+    params(&mut d, om, nm);
+    result(&mut d, (om, &ot.ret), (nm, &nt.ret));
+}
+
+/// The parameters' changes: reordered as a whole, or each one's, then those added or
+/// removed at the end.
+fn params(d: &mut Diff<'_>, om: &Metadata, nm: &Metadata) {
     let (op, np) = (om.params(), nm.params());
     let same_types = op.len() == np.len() && op.iter().zip(&np).all(|((_, a), (_, b))| a.same_as(b));
     let names = |p: &[(String, TypeSchema)]| p.iter().map(|(n, _)| n.clone()).collect::<Vec<_>>();
@@ -157,70 +208,77 @@ fn export(old: &Export, new: &Export, changes: &mut Vec<Change>) {
         && !same_types;
     if reordered {
         d.push(
-            Severity::Breaking,
-            "params_reordered",
+            ChangeKind::ParamsReordered,
             None,
             (Some(on.join(", ")), Some(nn.join(", "))),
             format!("parameters reordered: ({}) -> ({})", on.join(", "), nn.join(", ")),
         );
-    } else {
-        for (i, ((oname, oty), (nname, nty))) in op.iter().zip(&np).enumerate() {
-            let at = format!("`{nname}` (#{i})");
-            if let (Some(IreeType::Struct(of)), Some(IreeType::Struct(nf))) = (iree(om, Some(i)), iree(nm, Some(i))) {
-                if let Some(what) = fields_changed(of, nf) {
-                    d.push(
-                        Severity::Breaking,
-                        "struct_fields_changed",
-                        Some(nname.clone()),
-                        (Some(field_list(of)), Some(field_list(nf))),
-                        format!("parameter {at}: struct fields {what}"),
-                    );
-                    continue;
-                }
-            }
-            if !oty.same_as(nty) {
-                param_type(&mut d, &at, nname, oty, nty);
-                continue;
-            }
-            if let Some(w) = Widths::between(iree(om, Some(i)), iree(nm, Some(i))) {
-                w.report(&mut d, Some((&at, nname)));
-            }
-            if oname != nname {
-                d.push(
-                    Severity::Compatible,
-                    "param_renamed",
-                    Some(nname.clone()),
-                    (Some(oname.clone()), Some(nname.clone())),
-                    format!(
-                        "parameter #{i} renamed `{oname}` -> `{nname}` (calls are positional; stub users see the name)"
-                    ),
-                );
-            }
-        }
-        for (i, (name, t)) in np.iter().enumerate().skip(op.len()) {
+        return;
+    }
+    for (i, (old, new)) in op.iter().zip(&np).enumerate() {
+        param(d, i, old, new, (iree(om, Some(i)), iree(nm, Some(i))));
+    }
+    for (i, (name, t)) in np.iter().enumerate().skip(op.len()) {
+        d.push(
+            ChangeKind::ParamAdded,
+            Some(name.clone()),
+            (None, Some(t.python())),
+            format!("parameter `{name}` (#{i}: {}) added: old callers pass too few arguments", t.python()),
+        );
+    }
+    for (i, (name, t)) in op.iter().enumerate().skip(np.len()) {
+        d.push(
+            ChangeKind::ParamRemoved,
+            Some(name.clone()),
+            (Some(t.python()), None),
+            format!("parameter `{name}` (#{i}: {}) removed: old callers pass too many arguments", t.python()),
+        );
+    }
+}
+
+/// Parameter `i`'s change: its struct fields, its type (kind, then width), its name.
+fn param(
+    d: &mut Diff<'_>,
+    i: usize,
+    (oname, oty): &(String, TypeSchema),
+    (nname, nty): &(String, TypeSchema),
+    records: (Option<&IreeType>, Option<&IreeType>),
+) {
+    let at = format!("`{nname}` (#{i})");
+    if let (Some(IreeType::Struct(of)), Some(IreeType::Struct(nf))) = records {
+        if let Some(what) = fields_changed(of, nf) {
             d.push(
-                Severity::Breaking,
-                "param_added",
-                Some(name.clone()),
-                (None, Some(python(t))),
-                format!("parameter `{name}` (#{i}: {}) added: old callers pass too few arguments", t.python()),
+                ChangeKind::StructFieldsChanged,
+                Some(nname.clone()),
+                (Some(field_list(of)), Some(field_list(nf))),
+                format!("parameter {at}: struct fields {what}"),
             );
-        }
-        for (i, (name, t)) in op.iter().enumerate().skip(np.len()) {
-            d.push(
-                Severity::Breaking,
-                "param_removed",
-                Some(name.clone()),
-                (Some(python(t)), None),
-                format!("parameter `{name}` (#{i}: {}) removed: old callers pass too many arguments", t.python()),
-            );
+            return;
         }
     }
+    if !oty.same_as(nty) {
+        param_type(d, &at, nname, oty, nty);
+        return;
+    }
+    if let Some(w) = Widths::between(records.0, records.1) {
+        w.report(d, Some((&at, nname)));
+    }
+    if oname != nname {
+        d.push(
+            ChangeKind::ParamRenamed,
+            Some(nname.clone()),
+            (Some(oname.clone()), Some(nname.clone())),
+            format!("parameter #{i} renamed `{oname}` -> `{nname}` (calls are positional; stub users see the name)"),
+        );
+    }
+}
+
+/// The result's change: its struct fields, its type (kind, then width).
+fn result(d: &mut Diff<'_>, (om, or): (&Metadata, &TypeSchema), (nm, nr): (&Metadata, &TypeSchema)) {
     if let (Some(IreeType::Struct(of)), Some(IreeType::Struct(nf))) = (iree(om, None), iree(nm, None)) {
         if let Some(what) = fields_changed(of, nf) {
             d.push(
-                Severity::Breaking,
-                "struct_fields_changed",
+                ChangeKind::StructFieldsChanged,
                 None,
                 (Some(field_list(of)), Some(field_list(nf))),
                 format!("result struct fields {what}"),
@@ -228,38 +286,21 @@ fn export(old: &Export, new: &Export, changes: &mut Vec<Change>) {
             return;
         }
     }
-    let (or, nr) = (&ot.ret, &nt.ret);
     if or.same_as(nr) {
         if let Some(w) = Widths::between(iree(om, None), iree(nm, None)) {
-            w.report(&mut d, None);
+            w.report(d, None);
         }
+        return;
+    }
+    let sides = (Some(or.python()), Some(nr.python()));
+    let (o, n) = (or.python(), nr.python());
+    if or.accepts(nr) {
+        let message = format!("result narrowed: {o} -> {n} (every new result is an old one)");
+        d.push(ChangeKind::ResultNarrowed, None, sides, message);
+    } else if matches!((or, nr), (TypeSchema::Function(Some(_)), TypeSchema::Function(Some(_)))) {
+        d.push(ChangeKind::CallbackChanged, None, sides, format!("result callback signature changed: {o} -> {n}"));
     } else {
-        let sides = (Some(or.python()), Some(nr.python()));
-        if or.accepts(nr) {
-            d.push(
-                Severity::Compatible,
-                "result_narrowed",
-                None,
-                sides,
-                format!("result narrowed: {} -> {} (every new result is an old one)", or.python(), nr.python()),
-            );
-        } else if matches!((or, nr), (TypeSchema::Function(Some(_)), TypeSchema::Function(Some(_)))) {
-            d.push(
-                Severity::Breaking,
-                "callback_changed",
-                None,
-                sides,
-                format!("result callback signature changed: {} -> {}", or.python(), nr.python()),
-            );
-        } else {
-            d.push(
-                Severity::Breaking,
-                "result_changed",
-                None,
-                sides,
-                format!("result changed: {} -> {}", or.python(), nr.python()),
-            );
-        }
+        d.push(ChangeKind::ResultChanged, None, sides, format!("result changed: {o} -> {n}"));
     }
 }
 
@@ -269,15 +310,14 @@ fn export(old: &Export, new: &Export, changes: &mut Vec<Change>) {
 /// (isinstance and the inherited members) or a method turned static or back break callers.
 fn classes(old: &[Class], new: &[Class], changes: &mut Vec<Change>) {
     for o in old {
-        let mut d = Diff { function: &o.key, out: changes };
+        let mut d = Diff { subject: &o.key, out: changes };
         let Some(n) = new.iter().find(|n| n.key == o.key) else {
-            d.push(Severity::Breaking, "class_removed", None, (Some(o.key.clone()), None), "class removed".to_owned());
+            d.push(ChangeKind::ClassRemoved, None, (Some(o.key.clone()), None), "class removed".to_owned());
             continue;
         };
         if o.parent != n.parent {
             d.push(
-                Severity::Breaking,
-                "class_parent_changed",
+                ChangeKind::ClassParentChanged,
                 None,
                 (Some(o.parent.clone()), Some(n.parent.clone())),
                 format!("parent changed: {} -> {} (isinstance and inherited members change)", o.parent, n.parent),
@@ -285,8 +325,7 @@ fn classes(old: &[Class], new: &[Class], changes: &mut Vec<Change>) {
         }
         if o.doc != n.doc {
             d.push(
-                Severity::Compatible,
-                "docs_changed",
+                ChangeKind::DocsChanged,
                 None,
                 (Some(o.doc.clone()), Some(n.doc.clone())),
                 "docs changed".to_owned(),
@@ -296,19 +335,18 @@ fn classes(old: &[Class], new: &[Class], changes: &mut Vec<Change>) {
         class_methods(o, n, changes);
     }
     for n in new.iter().filter(|n| !old.iter().any(|o| o.key == n.key)) {
-        let mut d = Diff { function: &n.key, out: changes };
-        d.push(Severity::Compatible, "class_added", None, (None, Some(n.key.clone())), "class added".to_owned());
+        let mut d = Diff { subject: &n.key, out: changes };
+        d.push(ChangeKind::ClassAdded, None, (None, Some(n.key.clone())), "class added".to_owned());
     }
 }
 
 fn class_fields(old: &Class, new: &Class, changes: &mut Vec<Change>) {
     for of in &old.fields {
         let name = format!("{}.{}", old.key, of.name);
-        let mut d = Diff { function: &name, out: changes };
+        let mut d = Diff { subject: &name, out: changes };
         match new.fields.iter().find(|nf| nf.name == of.name) {
             None => d.push(
-                Severity::Breaking,
-                "field_removed",
+                ChangeKind::FieldRemoved,
                 None,
                 (Some(of.ty.python()), None),
                 format!("field removed ({})", of.ty.python()),
@@ -316,34 +354,32 @@ fn class_fields(old: &Class, new: &Class, changes: &mut Vec<Change>) {
             Some(nf) => {
                 if !of.ty.same_as(&nf.ty) {
                     d.push(
-                        Severity::Breaking,
-                        "field_retyped",
+                        ChangeKind::FieldRetyped,
                         None,
                         (Some(of.ty.python()), Some(nf.ty.python())),
                         format!("field type changed: {} -> {}", of.ty.python(), nf.ty.python()),
                     );
                 }
                 if of.writable != nf.writable {
-                    let (severity, kind, what) = if of.writable {
-                        (Severity::Breaking, "field_made_read_only", "read-only now: assignments fail")
+                    let (kind, what) = if of.writable {
+                        (ChangeKind::FieldMadeReadOnly, "read-only now: assignments fail")
                     } else {
-                        (Severity::Compatible, "field_made_writable", "writable now")
+                        (ChangeKind::FieldMadeWritable, "writable now")
                     };
-                    d.push(severity, kind, None, (None, None), format!("field {what}"));
+                    d.push(kind, None, (None, None), format!("field {what}"));
                 }
                 if of.doc != nf.doc {
                     let sides = (Some(of.doc.clone()), Some(nf.doc.clone()));
-                    d.push(Severity::Compatible, "docs_changed", None, sides, "docs changed".to_owned());
+                    d.push(ChangeKind::DocsChanged, None, sides, "docs changed".to_owned());
                 }
             }
         }
     }
     for nf in new.fields.iter().filter(|nf| !old.fields.iter().any(|of| of.name == nf.name)) {
         let name = format!("{}.{}", new.key, nf.name);
-        let mut d = Diff { function: &name, out: changes };
+        let mut d = Diff { subject: &name, out: changes };
         d.push(
-            Severity::Compatible,
-            "field_added",
+            ChangeKind::FieldAdded,
             None,
             (None, Some(nf.ty.python())),
             format!(
@@ -362,16 +398,13 @@ fn class_methods(old: &Class, new: &Class, changes: &mut Vec<Change>) {
     };
     for om in &old.methods {
         let oe = as_export(old, om);
-        let mut d = Diff { function: &oe.name, out: changes };
+        let mut d = Diff { subject: &oe.name, out: changes };
         match new.methods.iter().find(|nm| nm.name == om.name) {
-            None => {
-                d.push(Severity::Breaking, "method_removed", None, (signature(&oe), None), "method removed".to_owned())
-            }
+            None => d.push(ChangeKind::MethodRemoved, None, (signature(&oe), None), "method removed".to_owned()),
             Some(nm) if nm.is_static != om.is_static => {
                 let what = if nm.is_static { "static now (no receiver)" } else { "an instance method now" };
                 d.push(
-                    Severity::Breaking,
-                    "method_kind_changed",
+                    ChangeKind::MethodKindChanged,
                     None,
                     (signature(&oe), signature(&as_export(new, nm))),
                     format!("method is {what}"),
@@ -382,8 +415,8 @@ fn class_methods(old: &Class, new: &Class, changes: &mut Vec<Change>) {
     }
     for nm in new.methods.iter().filter(|nm| !old.methods.iter().any(|om| om.name == nm.name)) {
         let ne = as_export(new, nm);
-        let mut d = Diff { function: &ne.name, out: changes };
-        d.push(Severity::Compatible, "method_added", None, (None, signature(&ne)), "method added".to_owned());
+        let mut d = Diff { subject: &ne.name, out: changes };
+        d.push(ChangeKind::MethodAdded, None, (None, signature(&ne)), "method added".to_owned());
     }
 }
 
@@ -393,22 +426,15 @@ fn global_name(d: &mut Diff<'_>, old: Option<&str>, new: Option<&str>) {
     let sides = (old.map(str::to_owned), new.map(str::to_owned));
     match (old, new) {
         (Some(o), Some(n)) if o != n => d.push(
-            Severity::Breaking,
-            "global_renamed",
+            ChangeKind::GlobalRenamed,
             None,
             sides,
             format!("global name changed: {o} -> {n} (callers looking up `{o}` find nothing)"),
         ),
-        (Some(o), None) => d.push(
-            Severity::Breaking,
-            "global_removed",
-            None,
-            sides,
-            format!("no longer registered as the global `{o}`"),
-        ),
-        (None, Some(n)) => {
-            d.push(Severity::Compatible, "global_added", None, sides, format!("registered as the global `{n}` too"))
+        (Some(o), None) => {
+            d.push(ChangeKind::GlobalRemoved, None, sides, format!("no longer registered as the global `{o}`"))
         }
+        (None, Some(n)) => d.push(ChangeKind::GlobalAdded, None, sides, format!("registered as the global `{n}` too")),
         _ => {}
     }
 }
@@ -418,27 +444,19 @@ fn param_type(d: &mut Diff<'_>, at: &str, name: &str, old: &TypeSchema, new: &Ty
     let (o, n) = (old.python(), new.python());
     let p = Some(name.to_owned());
     if new.accepts(old) {
-        d.push(Severity::Compatible, "param_widened", p, sides, format!("parameter {at} widened: {o} -> {n}"));
+        d.push(ChangeKind::ParamWidened, p, sides, format!("parameter {at} widened: {o} -> {n}"));
     } else if matches!(old, TypeSchema::Optional(inner) if inner.same_as(new)) {
         d.push(
-            Severity::Breaking,
-            "optional_made_required",
+            ChangeKind::OptionalMadeRequired,
             p,
             sides,
             format!("parameter {at} was optional, now required: {o} -> {n} (None is refused)"),
         );
     } else if matches!((old, new), (TypeSchema::Function(_), TypeSchema::Function(_))) {
-        d.push(
-            Severity::Breaking,
-            "callback_changed",
-            p,
-            sides,
-            format!("parameter {at} callback signature changed: {o} -> {n}"),
-        );
+        d.push(ChangeKind::CallbackChanged, p, sides, format!("parameter {at} callback signature changed: {o} -> {n}"));
     } else {
         d.push(
-            Severity::Breaking,
-            "param_narrowed",
+            ChangeKind::ParamNarrowed,
             p,
             sides,
             format!("parameter {at} narrowed: {o} -> {n} (old arguments may be refused)"),
@@ -523,28 +541,24 @@ impl Widths {
     /// result.
     fn report(&self, d: &mut Diff<'_>, param: Option<(&str, &str)>) {
         let (o, n) = (&self.old, &self.new);
-        let (severity, kind, message) = match param {
+        let (kind, message) = match param {
             Some((at, _)) if self.new_holds_old => {
-                (Severity::Compatible, "param_widened", format!("parameter {at} widened: {o} -> {n}"))
+                (ChangeKind::ParamWidened, format!("parameter {at} widened: {o} -> {n}"))
             }
             Some((at, _)) => (
-                Severity::Breaking,
-                "param_narrowed",
+                ChangeKind::ParamNarrowed,
                 format!("parameter {at} narrowed: {o} -> {n} (old arguments may be out of range)"),
             ),
-            None if self.old_holds_new => (
-                Severity::Compatible,
-                "result_narrowed",
-                format!("result narrowed: {o} -> {n} (every new result is an old one)"),
-            ),
+            None if self.old_holds_new => {
+                (ChangeKind::ResultNarrowed, format!("result narrowed: {o} -> {n} (every new result is an old one)"))
+            }
             None => (
-                Severity::Breaking,
-                "result_widened",
+                ChangeKind::ResultWidened,
                 format!("result widened: {o} -> {n} (old callers may not hold every new result)"),
             ),
         };
         let name = param.map(|(_, name)| name.to_owned());
-        d.push(severity, kind, name, (Some(o.clone()), Some(n.clone())), message);
+        d.push(kind, name, (Some(o.clone()), Some(n.clone())), message);
     }
 }
 
@@ -608,20 +622,20 @@ fn fields_changed(old: &[(String, IreeType)], new: &[(String, IreeType)]) -> Opt
 impl Report {
     /// Whether anything breaks.
     pub fn breaking(&self) -> bool {
-        self.changes.iter().any(|c| c.severity == Severity::Breaking)
+        self.changes.iter().any(|c| c.kind.severity() == Severity::Breaking)
     }
 
     /// One line per change and a summary.
     pub fn text(&self) -> String {
         let mut out = format!("abi diff {} -> {}\n", self.old, self.new);
         for c in &self.changes {
-            let tag = match c.severity {
+            let tag = match c.kind.severity() {
                 Severity::Breaking => "BREAKING  ",
                 Severity::Compatible => "compatible",
             };
-            out.push_str(&format!("{tag} {}: {} [{}]\n", c.function, c.message, c.kind));
+            out.push_str(&format!("{tag} {}: {} [{}]\n", c.subject, c.message, c.kind.name()));
         }
-        let n = self.changes.iter().filter(|c| c.severity == Severity::Breaking).count();
+        let n = self.changes.iter().filter(|c| c.kind.severity() == Severity::Breaking).count();
         out.push_str(&format!("{n} breaking, {} compatible change(s)\n", self.changes.len() - n));
         out
     }
@@ -633,9 +647,9 @@ impl Report {
             .iter()
             .map(|c| {
                 json!({
-                    "severity": match c.severity { Severity::Breaking => "breaking", Severity::Compatible => "compatible" },
-                    "kind": c.kind,
-                    "function": c.function,
+                    "severity": match c.kind.severity() { Severity::Breaking => "breaking", Severity::Compatible => "compatible" },
+                    "kind": c.kind.name(),
+                    "function": c.subject,
                     "parameter": c.param,
                     "old": c.old,
                     "new": c.new,
@@ -656,7 +670,7 @@ mod tests {
     }
 
     fn kinds(changes: &[Change]) -> Vec<(&str, &str, Severity)> {
-        changes.iter().map(|c| (c.function.as_str(), c.kind, c.severity)).collect()
+        changes.iter().map(|c| (c.subject.as_str(), c.kind.name(), c.kind.severity())).collect()
     }
 
     fn widths(old: &str, new: &str) -> Option<(bool, bool)> {

@@ -278,11 +278,6 @@ fn param_name(name: &str, index: usize) -> String {
     }
 }
 
-/// The annotation of a type with no classes declared (object types are `tvm_ffi.Object`).
-pub fn python(t: &TypeSchema) -> String {
-    annotation(t, &ClassNames(BTreeMap::new()))
-}
-
 /// The annotation of a type, as the values `tvm_ffi` accepts and returns: sequences for
 /// arrays, mappings for maps, tuples for structs, `tvm_ffi` classes for tensors, the
 /// package's classes for the object types the library declares, `tvm_ffi.Object` for others.
