@@ -46,3 +46,20 @@ def test_quickstart_prints_what_examples_readme_shows():
     run = subprocess.run(QUICKSTART.split() + ["--quiet"], cwd=ROOT, capture_output=True, text=True)
     assert run.returncode == 0, run.stderr
     assert run.stdout == m.group(1)
+
+
+def test_every_path_the_architecture_map_names_exists():
+    text = (ROOT / "docs/ARCHITECTURE.md").read_text()
+    # Backquoted repository paths: a crate folder, a file, or a folder (trailing slash);
+    # `scalars.rs`-style names in a list continue the folder named just before them.
+    paths = re.findall(r"`((?:abi-[a-z]+|tests|scripts|docs)/[A-Za-z0-9_./-]+)`", text)
+    assert len(paths) >= 30, paths
+    missing = [p for p in paths if not (ROOT / p).exists()]
+    assert not missing, f"docs/ARCHITECTURE.md names paths that do not exist: {missing}"
+    siblings = re.findall(r"\(`(abi-[a-z]+/src/[a-z_/]+/)[a-z_]+\.rs`,((?:\s+`[a-z_]+\.rs`,?)+)", text)
+    assert siblings, "the list of conversion files was not found"
+    for folder, names in siblings:
+        for name in re.findall(r"`([a-z_]+\.rs)`", names):
+            assert (ROOT / folder / name).exists(), f"{folder}{name}"
+    for crate in re.findall(r"^\| `(abi-[a-z-]+)` \|", text, re.M):
+        assert (ROOT / crate / "Cargo.toml").exists(), crate
