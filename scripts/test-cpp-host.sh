@@ -22,8 +22,7 @@ libs=("$target/debug/libabi_interop_lib.so" "$target/debug/libsignal_kit.so" "$t
 "$host" "${libs[@]}"
 
 echo "valgrind over the C++ host"
-RUST_BACKTRACE=0 valgrind --leak-check=full --show-leak-kinds=definite,indirect \
-  --errors-for-leak-kinds=definite,indirect --error-exitcode=1 -q "$host" "${libs[@]}" >/dev/null 2>"$target/cpp/valgrind.log" || {
+scripts/memcheck.sh "$host" "${libs[@]}" >/dev/null 2>"$target/cpp/valgrind.log" || {
   cat "$target/cpp/valgrind.log" >&2
   echo "FAIL: valgrind reported memory errors or leaks in the C++ host" >&2
   exit 1

@@ -7,9 +7,8 @@
 set -euo pipefail
 root=$(cd "$(dirname "$0")/.." && pwd)
 cd "$root"
-config=.venv/bin/tvm-ffi-config
-[ -x "$config" ] || { echo "error: $config is missing; run scripts/setup-venv.sh first" >&2; exit 1; }
-export ABI_TVM_FFI_LIBDIR=$("$config" --libdir)
+. scripts/tvm-ffi-flags.sh
+export ABI_TVM_FFI_LIBDIR=$libdir
 for scenario in tvm_ffi_loaded_rtld_local_is_found_with_rtld_noload a_tvm_ffi_runtime_loaded_after_the_first_call_is_not_adopted \
   a_library_with_object_types_opened_after_a_late_tvm_ffi_is_refused_saying_why; do
   cargo test --quiet -p abi-derive-tests --test host_bridge -- --ignored --exact "$scenario"

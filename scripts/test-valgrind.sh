@@ -9,16 +9,7 @@ set -euo pipefail
 root=$(cd "$(dirname "$0")/.." && pwd)
 cd "$root"
 
-if ! command -v valgrind >/dev/null; then
-  if [ "$(id -u)" = 0 ] && command -v apt-get >/dev/null; then
-    echo "installing valgrind"
-    apt-get update -qq
-    DEBIAN_FRONTEND=noninteractive apt-get install -y -qq valgrind >/dev/null
-  else
-    echo "FAIL: valgrind is not installed (apt-get install valgrind)" >&2
-    exit 1
-  fi
-fi
+scripts/ensure-tools.sh # valgrind among them
 
 # Build the test binaries and collect their paths from cargo's JSON messages.
 mapfile -t exes < <(
@@ -35,9 +26,7 @@ fi
 failed=()
 for exe in "${exes[@]}"; do
   printf '  valgrind %s\n' "$(basename "$exe")"
-  if ! RUST_BACKTRACE=0 valgrind --leak-check=full --show-leak-kinds=definite,indirect \
-    --errors-for-leak-kinds=definite,indirect --error-exitcode=1 -q \
-    "$exe" --test-threads=1 --quiet; then
+  if ! scripts/memcheck.sh "$exe" --test-threads=1 --quiet; then
     failed+=("$(basename "$exe")")
   fi
 done
