@@ -53,22 +53,25 @@ fn registry() -> &'static RwLock<HashMap<String, Global>> {
 /// Looks up a function in the global registry (tvm-ffi's when present).
 pub fn get_global(name: &str) -> Option<Function> {
     register_linked_globals();
-    match host() {
-        Some(api) => {
-            let key = ByteArray::from_slice(name.as_bytes());
-            let mut out: *mut c_void = ptr::null_mut();
-            // SAFETY: the runtime writes an owned reference or null.
-            let rc = unsafe { (api.function_get_global)(&key, &mut out) };
-            if rc != 0 {
-                drop(take_raised());
-                return None;
-            }
-            let obj = NonNull::new(out.cast::<ObjectHeader>())?;
-            // SAFETY: an owned reference to a Function object.
-            Function::from_object(unsafe { ObjectRef::from_raw(obj) }).ok()
-        }
-        None => lookup_embedded(name),
+    lookup_in(host(), name)
+}
+
+/// Looks `name` up in `api`'s registry (the embedded one for `None`).
+fn lookup_in(api: Option<&HostApi>, name: &str) -> Option<Function> {
+    let Some(api) = api else {
+        return lookup_embedded(name);
+    };
+    let key = ByteArray::from_slice(name.as_bytes());
+    let mut out: *mut c_void = ptr::null_mut();
+    // SAFETY: the runtime writes an owned reference or null.
+    let rc = unsafe { (api.function_get_global)(&key, &mut out) };
+    if rc != 0 {
+        drop(take_raised());
+        return None;
     }
+    let obj = NonNull::new(out.cast::<ObjectHeader>())?;
+    // SAFETY: an owned reference to a Function object.
+    Function::from_object(unsafe { ObjectRef::from_raw(obj) }).ok()
 }
 
 fn lookup_embedded(name: &str) -> Option<Function> {
@@ -182,34 +185,12 @@ fn register_exports(api: Option<&HostApi>) {
     let mut globals: Vec<(&str, &Export)> = linked(|| &EXPORTS).iter().filter_map(|e| Some((e.global?, e))).collect();
     globals.sort_by_key(|&(name, _)| name);
     for (name, export) in globals {
-        if is_registered(api, name) {
+        if lookup_in(api, name).is_some() {
             eprintln!("abi: global `{name}` is already registered; keeping that registration (this library's `{}` stays reachable through its module)", export.desc.name);
         } else if let Err(e) = register_export(api, export) {
             let message = e.message();
             eprintln!("abi: {}", message.lines().next().unwrap_or_default());
         }
-    }
-}
-
-/// Whether `name` is in `api`'s registry (the embedded one for `None`).
-fn is_registered(api: Option<&HostApi>, name: &str) -> bool {
-    let Some(api) = api else {
-        return lookup_embedded(name).is_some();
-    };
-    let key = ByteArray::from_slice(name.as_bytes());
-    let mut out: *mut c_void = ptr::null_mut();
-    // SAFETY: the runtime writes an owned reference or null.
-    if unsafe { (api.function_get_global)(&key, &mut out) } != 0 {
-        drop(take_raised());
-        return false;
-    }
-    match NonNull::new(out.cast::<ObjectHeader>()) {
-        Some(obj) => {
-            // SAFETY: the owned reference the lookup returned, released here.
-            drop(unsafe { ObjectRef::from_raw(obj) });
-            true
-        }
-        None => false,
     }
 }
 
