@@ -190,9 +190,9 @@ impl TypeSlot {
             return;
         }
         if let Err(e) = self.index(spec) {
-            let message = e.message();
-            if !message.contains(PARENT_REFUSED) {
-                let first = message.lines().next().unwrap_or_default();
+            // The parent's registration is cached: asking again costs nothing.
+            if spec.parent.is_none_or(|parent| parent().is_ok()) {
+                let first = e.message().lines().next().unwrap_or_default();
                 eprintln!("abi: {first} (every use raises TypeError naming both layouts)");
             }
         }
@@ -305,15 +305,12 @@ pub fn is_subtype(index: i32, target: i32) -> bool {
     depth < info.type_depth && unsafe { (**info.type_ancestors.add(depth as usize)).type_index } == target
 }
 
-/// What a registration error says after the key when the parent type was refused.
-const PARENT_REFUSED: &str = ": its parent: ";
-
 /// Registers `spec` (or finds it registered with the same layout).
 fn register(spec: &'static ClassSpec) -> core::result::Result<i32, String> {
     let api = type_api();
     let key = bytes(spec.key);
     let parent = match spec.parent {
-        Some(parent) => parent().map_err(|e| format!("type `{}`{PARENT_REFUSED}{}", spec.key, e.message()))?,
+        Some(parent) => parent().map_err(|e| format!("type `{}`: its parent: {}", spec.key, e.message()))?,
         None => ti::OBJECT,
     };
     // SAFETY: `parent` is Object or a type registered above.
