@@ -507,7 +507,9 @@ pub const fn fn_metadata_json(w: &mut Writer, f: &FnDesc) {
         w.str("\":");
         w.json_string(global);
     }
-    w.str(",\"abi.version\":");
+    w.str(",\"");
+    w.str(abi_shared::VERSION_KEY);
+    w.str("\":");
     w.uint(abi_shared::METADATA_VERSION as usize);
     w.byte(b'}');
 }
