@@ -3,7 +3,8 @@
 # (the default) and Tree Borrows, on the same tests. Installs the nightly `miri` and
 # `rust-src` components when missing. Prints each model's time.
 #
-# What runs (every module of abi-core with `unsafe` is reached by one of these):
+# What runs (every module of abi-core with `unsafe` is reached by one of these, except the
+# ones named under "not run under Miri" below):
 #   abi-core's unit and integration tests (abi-core/tests/*.rs): values, objects and the
 #     strong/weak protocol, strings, errors and the error slot, arrays, maps, shapes,
 #     tensors, functions and closures, the global registry, conversions, the layouts as
@@ -17,11 +18,12 @@
 #   pinning (abi-core/src/runtime/pin.rs): dladdr/dlopen;
 #   linkme's distributed slices (abi-core/src/runtime/linked.rs): extern statics,
 #     rust-lang/miri#4171, so a Miri run sees no linked exports, methods or IREE functions.
-# What is therefore not run under Miri (each runs natively under valgrind and ASan in
-# scripts/test-valgrind.sh and scripts/test-asan.sh): Library::open and everything loaded
-# from a cdylib (link/library.rs, runtime/attach.rs between libraries), the IREE module's
-# entry points (iree/module.rs: its function table is a linkme slice), and object methods
-# (registered from a linkme slice).
+# What is therefore not run under Miri, and where it runs natively instead: Library::open
+# and everything loaded from a cdylib (link/library.rs, runtime/attach.rs between
+# libraries) and object methods (registered from a linkme slice), under valgrind and ASan
+# (scripts/test-valgrind.sh, scripts/test-asan.sh); the IREE module's entry points
+# (iree/module.rs: its function table is a linkme slice), under valgrind in the IREE suite
+# (tests/iree).
 # Tests skipped here, with the reason:
 #   one_mebibyte (abi-core/tests/strings.rs): 2 MiB through every string form takes
 #     minutes in the interpreter; the same code paths run on the 300-byte strings of the
