@@ -7,7 +7,7 @@
 
 use std::collections::BTreeSet;
 
-use abi_core::schema::{IreeType, Metadata, TypeSchema};
+use abi_core::schema::{Metadata, TypeSchema, Width};
 use serde_json::{json, Value};
 
 use crate::read::{Export, Listing};
@@ -174,15 +174,6 @@ fn signature(e: &Export) -> Option<String> {
     e.metadata.as_ref().map(|m| m.python_signature(&e.name))
 }
 
-/// The IREE record of argument slot `i` (or of the result when `i` is `None`).
-fn iree(meta: &Metadata, slot: Option<usize>) -> Option<&IreeType> {
-    let r = meta.iree_abi.as_ref()?;
-    match slot {
-        Some(i) => r.args.get(i).map(|a| &a.ty),
-        None => r.results.first(),
-    }
-}
-
 fn export(old: &Export, new: &Export, changes: &mut Vec<Change>) {
     let mut d = Diff { subject: &old.name, out: changes };
     if old.doc != new.doc {
@@ -192,7 +183,7 @@ fn export(old: &Export, new: &Export, changes: &mut Vec<Change>) {
     global_name(&mut d, om.global.as_deref(), nm.global.as_deref());
     let (Some(ot), Some(nt)) = (&om.type_schema, &nm.type_schema) else { return };
     params(&mut d, om, nm);
-    result(&mut d, (om, &ot.ret), (nm, &nt.ret));
+    result(&mut d, &ot.ret, &nt.ret);
 }
 
 /// The parameters' changes: reordered as a whole, or each one's, then those added or
@@ -216,7 +207,7 @@ fn params(d: &mut Diff<'_>, om: &Metadata, nm: &Metadata) {
         return;
     }
     for (i, (old, new)) in op.iter().zip(&np).enumerate() {
-        param(d, i, old, new, (iree(om, Some(i)), iree(nm, Some(i))));
+        param(d, i, old, new);
     }
     for (i, (name, t)) in np.iter().enumerate().skip(op.len()) {
         d.push(
@@ -237,15 +228,9 @@ fn params(d: &mut Diff<'_>, om: &Metadata, nm: &Metadata) {
 }
 
 /// Parameter `i`'s change: its struct fields, its type (kind, then width), its name.
-fn param(
-    d: &mut Diff<'_>,
-    i: usize,
-    (oname, oty): &(String, TypeSchema),
-    (nname, nty): &(String, TypeSchema),
-    records: (Option<&IreeType>, Option<&IreeType>),
-) {
+fn param(d: &mut Diff<'_>, i: usize, (oname, oty): &(String, TypeSchema), (nname, nty): &(String, TypeSchema)) {
     let at = format!("`{nname}` (#{i})");
-    if let (Some(IreeType::Struct(of)), Some(IreeType::Struct(nf))) = records {
+    if let (TypeSchema::Struct(of), TypeSchema::Struct(nf)) = (oty, nty) {
         if let Some(what) = fields_changed(of, nf) {
             d.push(
                 ChangeKind::StructFieldsChanged,
@@ -260,7 +245,7 @@ fn param(
         param_type(d, &at, nname, oty, nty);
         return;
     }
-    if let Some(w) = Widths::between(records.0, records.1) {
+    if let Some(w) = Widths::between(oty, nty) {
         w.report(d, Some((&at, nname)));
     }
     if oname != nname {
@@ -274,8 +259,8 @@ fn param(
 }
 
 /// The result's change: its struct fields, its type (kind, then width).
-fn result(d: &mut Diff<'_>, (om, or): (&Metadata, &TypeSchema), (nm, nr): (&Metadata, &TypeSchema)) {
-    if let (Some(IreeType::Struct(of)), Some(IreeType::Struct(nf))) = (iree(om, None), iree(nm, None)) {
+fn result(d: &mut Diff<'_>, or: &TypeSchema, nr: &TypeSchema) {
+    if let (TypeSchema::Struct(of), TypeSchema::Struct(nf)) = (or, nr) {
         if let Some(what) = fields_changed(of, nf) {
             d.push(
                 ChangeKind::StructFieldsChanged,
@@ -287,7 +272,7 @@ fn result(d: &mut Diff<'_>, (om, or): (&Metadata, &TypeSchema), (nm, nr): (&Meta
         }
     }
     if or.same_as(nr) {
-        if let Some(w) = Widths::between(iree(om, None), iree(nm, None)) {
+        if let Some(w) = Widths::between(or, nr) {
             w.report(d, None);
         }
         return;
@@ -464,10 +449,11 @@ fn param_type(d: &mut Diff<'_>, at: &str, name: &str, old: &TypeSchema, new: &Ty
     }
 }
 
-/// How the numeric widths of two values of the same kinds relate, read from their
-/// `iree.abi` records (`type_schema` names kinds only: one `int`, one `float`). Conversions
-/// check ranges per call, so a parameter narrowed (in width or signedness) refuses
-/// arguments that used to work, and a result widened may not fit what old callers hold.
+/// How the numeric widths of two types of the same kinds relate (the model carries
+/// widths where the publisher said them: abi's `iree.abi` record; C++ tvm-ffi metadata
+/// names kinds only). Conversions check ranges per call, so a parameter narrowed (in width
+/// or signedness) refuses arguments that used to work, and a result widened may not fit
+/// what old callers hold.
 struct Widths {
     /// The old side's differing numeric leaves, e.g. `i64`.
     old: String,
@@ -479,60 +465,21 @@ struct Widths {
     old_holds_new: bool,
 }
 
-/// The values a numeric IREE scalar holds.
-#[derive(Clone, Copy)]
-enum Numeric {
-    /// An integer range.
-    Int(i128, i128),
-    /// A float: `f16` and `bf16` (rank 1, each holding values the other lacks), `f32` (2,
-    /// which holds both), `f64` (3).
-    Float(u8, bool),
-}
-
-impl Numeric {
-    fn of(name: &str) -> Option<Numeric> {
-        let bits = |s: &str| s.parse::<u32>().ok().filter(|b| matches!(b, 8 | 16 | 32 | 64));
-        Some(match name {
-            "f16" => Numeric::Float(1, false),
-            "bf16" => Numeric::Float(1, true),
-            "f32" => Numeric::Float(2, false),
-            "f64" => Numeric::Float(3, false),
-            _ if name.starts_with('i') => {
-                let b = bits(&name[1..])?;
-                Numeric::Int(-(1i128 << (b - 1)), (1i128 << (b - 1)) - 1)
-            }
-            _ if name.starts_with('u') => Numeric::Int(0, (1i128 << bits(&name[1..])?) - 1),
-            _ => return None,
-        })
-    }
-
-    /// Whether every value of `inner` is one of `self`; `None` across kinds.
-    fn holds(self, inner: Numeric) -> Option<bool> {
-        match (self, inner) {
-            (Numeric::Int(lo, hi), Numeric::Int(ilo, ihi)) => Some(lo <= ilo && ihi <= hi),
-            (Numeric::Float(r, b), Numeric::Float(ir, ib)) => Some(r > ir || (r == ir && b == ib)),
-            _ => None,
-        }
-    }
-}
-
 impl Widths {
-    /// `None` when no numeric leaf differs in width, or a side publishes no record (C++
-    /// tvm-ffi metadata has no widths, so it is never flagged for one).
-    fn between(old: Option<&IreeType>, new: Option<&IreeType>) -> Option<Widths> {
+    /// `None` when no numeric leaf differs in width, or a side publishes no width (C++
+    /// tvm-ffi metadata has none, so it is never flagged for one).
+    fn between(old: &TypeSchema, new: &TypeSchema) -> Option<Widths> {
         let mut pairs = Vec::new();
-        numeric_leaves(old?, new?, &mut pairs);
+        numeric_leaves(old, new, &mut pairs);
         if pairs.is_empty() {
             return None;
         }
-        let holds = |outer: &str, inner: &str| {
-            Numeric::of(outer).zip(Numeric::of(inner)).and_then(|(o, i)| o.holds(i)).unwrap_or(false)
-        };
+        let join = |side: fn(&(Width, Width)) -> Width| pairs.iter().map(|p| side(p).to_string()).collect::<Vec<_>>();
         Some(Widths {
-            old: pairs.iter().map(|(o, _)| o.as_str()).collect::<Vec<_>>().join(", "),
-            new: pairs.iter().map(|(_, n)| n.as_str()).collect::<Vec<_>>().join(", "),
-            new_holds_old: pairs.iter().all(|(o, n)| holds(n, o)),
-            old_holds_new: pairs.iter().all(|(o, n)| holds(o, n)),
+            old: join(|p| p.0).join(", "),
+            new: join(|p| p.1).join(", "),
+            new_holds_old: pairs.iter().all(|(o, n)| n.holds(*o) == Some(true)),
+            old_holds_new: pairs.iter().all(|(o, n)| o.holds(*n) == Some(true)),
         })
     }
 
@@ -562,38 +509,27 @@ impl Widths {
     }
 }
 
-/// The pairs of numeric scalars that differ between two records of the same shape (the
-/// kinds already compared equal), through optionals, lists, dicts, tuples and structs.
-fn numeric_leaves(old: &IreeType, new: &IreeType, out: &mut Vec<(String, String)>) {
-    match (old, new) {
-        (IreeType::Scalar(o), IreeType::Scalar(n))
-            if o != n && Numeric::of(o).is_some() && Numeric::of(n).is_some() =>
-        {
-            out.push((o.clone(), n.clone()))
+/// The pairs of numbers whose published widths differ between two types of the same kinds,
+/// through optionals, arrays, maps, tuples and structs.
+fn numeric_leaves(old: &TypeSchema, new: &TypeSchema, out: &mut Vec<(Width, Width)>) {
+    match (old.width(), new.width()) {
+        (Some(o), Some(n)) if o != n => out.push((o, n)),
+        (Some(_), _) | (_, Some(_)) => {}
+        (None, None) => {
+            let (o, n) = (old.args(), new.args());
+            if o.len() == n.len() && old.kind() == new.kind() {
+                o.into_iter().zip(n).for_each(|(o, n)| numeric_leaves(o, n, out));
+            }
         }
-        (IreeType::Optional(o), IreeType::Optional(n)) | (IreeType::List(o), IreeType::List(n)) => {
-            numeric_leaves(o, n, out)
-        }
-        (IreeType::Dict(ok, ov), IreeType::Dict(nk, nv)) => {
-            numeric_leaves(ok, nk, out);
-            numeric_leaves(ov, nv, out);
-        }
-        (IreeType::Tuple(o), IreeType::Tuple(n)) if o.len() == n.len() => {
-            o.iter().zip(n).for_each(|(o, n)| numeric_leaves(o, n, out))
-        }
-        (IreeType::Struct(o), IreeType::Struct(n)) if o.len() == n.len() => {
-            o.iter().zip(n).for_each(|((_, o), (_, n))| numeric_leaves(o, n, out))
-        }
-        _ => {}
     }
 }
 
-fn field_list(fields: &[(String, IreeType)]) -> String {
+fn field_list(fields: &[(String, TypeSchema)]) -> String {
     fields.iter().map(|(n, _)| n.as_str()).collect::<Vec<_>>().join(", ")
 }
 
 /// How a struct's fields changed (added, removed, reordered, retyped), or `None`.
-fn fields_changed(old: &[(String, IreeType)], new: &[(String, IreeType)]) -> Option<String> {
+fn fields_changed(old: &[(String, TypeSchema)], new: &[(String, TypeSchema)]) -> Option<String> {
     if old == new {
         return None;
     }
@@ -664,6 +600,7 @@ impl Report {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use abi_core::{AbiType, TypeDesc};
 
     fn class(key: &str, parent: &str) -> Class {
         Class { key: key.into(), parent: parent.into(), doc: String::new(), fields: Vec::new(), methods: Vec::new() }
@@ -673,39 +610,46 @@ mod tests {
         changes.iter().map(|c| (c.subject.as_str(), c.kind.name(), c.kind.severity())).collect()
     }
 
-    fn widths(old: &str, new: &str) -> Option<(bool, bool)> {
-        let parse = |t: &str| IreeType::from_value(&serde_json::from_str(t).unwrap()).unwrap();
-        Widths::between(Some(&parse(old)), Some(&parse(new))).map(|w| (w.new_holds_old, w.old_holds_new))
+    fn widths(old: &TypeDesc, new: &TypeDesc) -> Option<(bool, bool)> {
+        Widths::between(&old.into(), &new.into()).map(|w| (w.new_holds_old, w.old_holds_new))
+    }
+
+    fn desc<T: AbiType + ?Sized>() -> &'static TypeDesc {
+        T::DESC
     }
 
     #[test]
     fn widths_follow_the_values_each_side_holds() {
+        use half::{bf16, f16};
         // (new holds every old value, old holds every new value)
-        assert_eq!(widths(r#""i64""#, r#""u8""#), Some((false, true)), "narrowed");
-        assert_eq!(widths(r#""u8""#, r#""i64""#), Some((true, false)), "widened");
-        assert_eq!(widths(r#""i64""#, r#""u64""#), Some((false, false)), "signedness: neither holds the other");
-        assert_eq!(widths(r#""u32""#, r#""i64""#), Some((true, false)));
-        assert_eq!(widths(r#""i8""#, r#""i16""#), Some((true, false)));
-        assert_eq!(widths(r#""f64""#, r#""f32""#), Some((false, true)));
-        assert_eq!(widths(r#""f16""#, r#""f32""#), Some((true, false)));
-        assert_eq!(widths(r#""bf16""#, r#""f32""#), Some((true, false)));
-        assert_eq!(widths(r#""f16""#, r#""bf16""#), Some((false, false)), "each has values the other lacks");
-        assert_eq!(widths(r#""i64""#, r#""i64""#), None, "unchanged");
-        assert_eq!(widths(r#""str""#, r#""bytes""#), None, "not numeric: type_schema's business");
+        assert_eq!(widths(desc::<i64>(), desc::<u8>()), Some((false, true)), "narrowed");
+        assert_eq!(widths(desc::<u8>(), desc::<i64>()), Some((true, false)), "widened");
+        assert_eq!(widths(desc::<i64>(), desc::<u64>()), Some((false, false)), "signedness: neither holds the other");
+        assert_eq!(widths(desc::<u32>(), desc::<i64>()), Some((true, false)));
+        assert_eq!(widths(desc::<i8>(), desc::<i16>()), Some((true, false)));
+        assert_eq!(widths(desc::<f64>(), desc::<f32>()), Some((false, true)));
+        assert_eq!(widths(desc::<f16>(), desc::<f32>()), Some((true, false)));
+        assert_eq!(widths(desc::<bf16>(), desc::<f32>()), Some((true, false)));
+        assert_eq!(widths(desc::<f16>(), desc::<bf16>()), Some((false, false)), "each has values the other lacks");
+        assert_eq!(widths(desc::<i64>(), desc::<i64>()), None, "unchanged");
+        assert_eq!(widths(desc::<String>(), desc::<Vec<u8>>()), None, "not numeric: a kind change");
         // Inside containers, every differing leaf counts.
-        assert_eq!(widths(r#"["py_homogeneous_list","i64"]"#, r#"["py_homogeneous_list","i32"]"#), Some((false, true)));
+        assert_eq!(widths(desc::<Vec<i64>>(), desc::<Vec<i32>>()), Some((false, true)));
         assert_eq!(
-            widths(r#"["stuple","i32","f32"]"#, r#"["stuple","i64","f16"]"#),
+            widths(desc::<(i32, f32)>(), desc::<(i64, f16)>()),
             Some((false, false)),
             "one leaf widened, one narrowed"
         );
-        assert_eq!(widths(r#"["optional","u16"]"#, r#"["optional","u32"]"#), Some((true, false)));
+        assert_eq!(widths(desc::<Option<u16>>(), desc::<Option<u32>>()), Some((true, false)));
     }
 
     #[test]
     fn a_side_without_widths_is_never_flagged() {
-        assert!(Widths::between(None, Some(&IreeType::Scalar("u8".into()))).is_none());
-        assert!(Widths::between(Some(&IreeType::Scalar("i64".into())), None).is_none());
+        let published = |t: &str| TypeSchema::parse(t).unwrap();
+        assert!(Widths::between(&published(r#"{"type":"int"}"#), &desc::<u8>().into()).is_none());
+        assert!(Widths::between(&desc::<i64>().into(), &published(r#"{"type":"int"}"#)).is_none());
+        let list = published(r#"{"type":"ffi.Array","args":[{"type":"int"}]}"#);
+        assert!(Widths::between(&list, &desc::<Vec<u8>>().into()).is_none());
     }
 
     #[test]
@@ -731,7 +675,7 @@ mod tests {
     #[test]
     fn a_field_keeps_its_name_type_and_access_but_not_its_docs() {
         use abi_core::schema::Field;
-        let field = |doc: &str| Field { name: "x".into(), ty: TypeSchema::Int, writable: false, doc: doc.into() };
+        let field = |doc: &str| Field { name: "x".into(), ty: TypeSchema::Int(None), writable: false, doc: doc.into() };
         let (mut old, mut new) = (class("m.A", "ffi.Object"), class("m.A", "ffi.Object"));
         old.fields.push(field("The x."));
         new.fields.push(field("The x coordinate."));

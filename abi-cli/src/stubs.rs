@@ -8,6 +8,7 @@ use std::path::{Path, PathBuf};
 use std::collections::BTreeMap;
 
 use abi_core::schema::{Metadata, TypeSchema};
+use abi_shared::vocab::Kind;
 
 use crate::read::Listing;
 use abi_core::schema::{Class, Method};
@@ -73,7 +74,7 @@ impl ClassNames {
 
     /// The base class Python code names for `class`.
     fn base(&self, class: &Class) -> String {
-        self.get(&class.parent).map_or_else(|| "tvm_ffi.Object".to_owned(), str::to_owned)
+        self.get(&class.parent).unwrap_or(Kind::Object.stub()).to_owned()
     }
 }
 
@@ -252,14 +253,14 @@ fn signature(meta: &Metadata, receiver: Receiver, classes: &ClassNames) -> Optio
     if list.len() > usize::from(matches!(receiver, Receiver::Instance | Receiver::Init)) {
         list.push("/".into());
     }
-    let ret = if receiver == Receiver::Init { "None".to_owned() } else { annotation(ret, classes) };
+    let ret = if receiver == Receiver::Init { Kind::None.stub().to_owned() } else { annotation(ret, classes) };
     Some((list.join(", "), ret))
 }
 
 /// `def name(params) -> ret:` with its docstring, indented by `indent`; `*args: Any` when
 /// no signature is published.
 fn stub_def(name: &str, sig: Option<(String, String)>, doc: &str, indent: &str) -> String {
-    let (params, ret) = sig.unwrap_or_else(|| ("*args: Any".to_owned(), "Any".to_owned()));
+    let (params, ret) = sig.unwrap_or_else(|| (format!("*args: {}", Kind::Any.stub()), Kind::Any.stub().to_owned()));
     let mut out = format!("{indent}def {name}({params}) -> {ret}:");
     match docstring(doc, &format!("{indent}    ")) {
         Some(doc) => out.push_str(&format!("\n{doc}{indent}    ...\n")),
@@ -278,35 +279,24 @@ fn param_name(name: &str, index: usize) -> String {
     }
 }
 
-/// The annotation of a type, as the values `tvm_ffi` accepts and returns: sequences for
-/// arrays, mappings for maps, tuples for structs, `tvm_ffi` classes for tensors, the
-/// package's classes for the object types the library declares, `tvm_ffi.Object` for others.
+/// The annotation of a type, as the values `tvm_ffi` accepts and returns (the stub
+/// spellings of `abi_shared::vocab`): sequences for arrays, mappings for maps, tuples for
+/// structs, `tvm_ffi` classes for tensors, the package's classes for the object types the
+/// library declares, `tvm_ffi.Object` for others.
 fn annotation(t: &TypeSchema, classes: &ClassNames) -> String {
-    let python = |t: &TypeSchema| annotation(t, classes);
-    let list = |items: &[TypeSchema]| items.iter().map(|t| annotation(t, classes)).collect::<Vec<_>>().join(", ");
-    match t {
-        TypeSchema::Any | TypeSchema::OpaquePtr => "Any".into(),
-        TypeSchema::None => "None".into(),
-        TypeSchema::Bool => "bool".into(),
-        TypeSchema::Int => "int".into(),
-        TypeSchema::Float => "float".into(),
-        TypeSchema::Str => "str".into(),
-        TypeSchema::Bytes => "bytes".into(),
-        TypeSchema::DataType => "tvm_ffi.dtype".into(),
-        TypeSchema::Device => "tvm_ffi.Device".into(),
-        TypeSchema::Shape => "tvm_ffi.Shape".into(),
-        TypeSchema::Tensor => "tvm_ffi.Tensor".into(),
-        TypeSchema::Error => "Exception".into(),
-        TypeSchema::Named { key, .. } => classes.get(key).unwrap_or("tvm_ffi.Object").to_owned(),
-        TypeSchema::Object => "tvm_ffi.Object".into(),
-        TypeSchema::Function(None) => "Callable[..., Any]".into(),
-        TypeSchema::Function(Some(f)) => format!("Callable[[{}], {}]", list(&f.params), python(&f.ret)),
-        TypeSchema::Optional(t) => format!("Optional[{}]", python(t)),
-        TypeSchema::Array(t) => format!("Sequence[{}]", python(t)),
-        TypeSchema::Map(k, v) => format!("Mapping[{}, {}]", python(k), python(v)),
-        TypeSchema::Tuple(items) if items.is_empty() => "tuple[()]".into(),
-        TypeSchema::Tuple(items) => format!("tuple[{}]", list(items)),
-        TypeSchema::Variant(items) => format!("Union[{}]", list(items)),
+    let list = |items: &[&TypeSchema]| items.iter().map(|t| annotation(t, classes)).collect::<Vec<_>>().join(", ");
+    match (t, t.kind()) {
+        (TypeSchema::Named { key, .. }, _) => classes.get(key).unwrap_or(Kind::Object.stub()).to_owned(),
+        (TypeSchema::Function(Some(f)), _) => format!(
+            "{}[[{}], {}]",
+            Kind::Callable.stub(),
+            list(&f.params.iter().collect::<Vec<_>>()),
+            annotation(&f.ret, classes)
+        ),
+        (TypeSchema::Tuple(items), Some(kind)) if items.is_empty() => format!("{}[()]", kind.stub()),
+        (_, Some(kind)) if t.args().is_empty() && kind != Kind::Tuple => kind.stub().to_owned(),
+        (_, Some(kind)) => format!("{}[{}]", kind.stub(), list(&t.args())),
+        (_, None) => Kind::Any.stub().to_owned(),
     }
 }
 

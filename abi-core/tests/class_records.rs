@@ -62,9 +62,9 @@ fn what_the_writer_writes_the_reader_reads() {
     assert_eq!(
         fields,
         [
-            ("sides", &TypeSchema::Int, false, "The number of sides."),
+            ("sides", &TypeSchema::Int(None), false, "The number of sides."),
             ("names", &TypeSchema::Array(Box::new(TypeSchema::Str)), false, "Every vertex name."),
-            ("hits", &TypeSchema::Int, true, "Writable by any holder."),
+            ("hits", &TypeSchema::Int(None), true, "Writable by any holder."),
             ("label", &TypeSchema::Optional(Box::new(TypeSchema::Str)), true, ""),
         ]
     );

@@ -13,6 +13,11 @@
 //! | `abi_error_move_from_raised` | hands over the last error when no tvm-ffi runtime is loaded |
 //! | `abi_runtime_attach` | makes a library opened by another abi runtime use that runtime |
 //! | `abi_export_named_<name>!` | hidden crate-root macro: one export per name per crate |
+//!
+//! The spellings of types (`type_schema` keys, Python names, stub annotations) are in
+//! [`vocab`].
+
+pub mod vocab;
 
 /// Prefix of the packed shim of an export.
 pub const SHIM_PREFIX: &str = "__tvm_ffi_";

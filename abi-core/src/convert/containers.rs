@@ -5,6 +5,8 @@ use core::hash::Hash;
 use core::ptr::NonNull;
 use std::collections::{BTreeMap, HashMap};
 
+use abi_shared::vocab::Kind;
+
 use super::call_arg::into_arg;
 use super::{AbiType, FromAny, FromArg, IntoAny, ListItem};
 use crate::ffi::type_index as ti;
@@ -100,7 +102,7 @@ macro_rules! tuple {
             fn from_arg(v: &'a AnyView<'a>) -> Result<Self, ConvError> {
                 let items = seq_elements(v, Self::DESC)?;
                 if items.len() != $len {
-                    return Err(ConvError::Length { what: "tuple", expected: $len, got: items.len() });
+                    return Err(ConvError::Length { what: Kind::Tuple.python(), expected: $len, got: items.len() });
                 }
                 Ok(($($name::from_arg(&items[$idx]).map_err(|e| in_element($idx, e))?,)+))
             }

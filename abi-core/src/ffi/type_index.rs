@@ -1,5 +1,7 @@
 //! Type-index constants of the TVM FFI ABI (docs/ABI.md section 1) and their display names.
 
+use abi_shared::vocab::Kind;
+
 /// None / null.
 pub const NONE: i32 = 0;
 /// 64-bit signed integer.
@@ -73,23 +75,23 @@ pub const fn is_object(index: i32) -> bool {
 /// The name a Python user would recognise for a value of type `index`, used in error messages.
 pub const fn display_name(index: i32) -> &'static str {
     match index {
-        NONE => "None",
-        INT => "int",
-        BOOL => "bool",
-        FLOAT => "float",
-        OPAQUE_PTR => "void*",
-        DATA_TYPE => "DataType",
-        DEVICE => "Device",
+        NONE => Kind::None.python(),
+        INT => Kind::Int.python(),
+        BOOL => Kind::Bool.python(),
+        FLOAT => Kind::Float.python(),
+        OPAQUE_PTR => Kind::OpaquePtr.python(),
+        DATA_TYPE => Kind::DataType.python(),
+        DEVICE => Kind::Device.python(),
         DL_TENSOR_PTR => "DLTensor*",
-        RAW_STR | SMALL_STR | STR => "str",
-        BYTE_ARRAY_PTR | SMALL_BYTES | BYTES => "bytes",
+        RAW_STR | SMALL_STR | STR => Kind::Str.python(),
+        BYTE_ARRAY_PTR | SMALL_BYTES | BYTES => Kind::Bytes.python(),
         OBJECT_RVALUE_REF => "ObjectRValueRef",
         UNCHANGED => "Unchanged",
-        OBJECT => "Object",
-        ERROR => "Error",
-        FUNCTION => "Function",
-        SHAPE => "Shape",
-        TENSOR => "Tensor",
+        OBJECT => Kind::Object.python(),
+        ERROR => Kind::Error.python(),
+        FUNCTION => Kind::Function.python(),
+        SHAPE => Kind::Shape.python(),
+        TENSOR => Kind::Tensor.python(),
         ARRAY => "Array",
         MAP => "Map",
         MODULE => "Module",

@@ -7,6 +7,7 @@ use crate::link::exports::find_export;
 use crate::link::library::Library;
 use crate::reflect::FnDesc;
 use crate::runtime::function::Function;
+use crate::runtime::registry::GET_METADATA;
 use crate::schema::{check_binding, Metadata, Mismatch};
 use crate::value::conv_error::ConvError;
 use crate::value::error::{kind, Error, Result};
@@ -85,7 +86,7 @@ impl Binder {
                 return None;
             }
         };
-        let ours = Metadata::parse(&desc.metadata_json()).expect("the metadata abi writes reads back");
+        let ours = Metadata::declared(desc);
         let (Some(o), Some(t)) = (&ours.type_schema, &theirs.type_schema) else { return Some(bound) };
         let problems = check_binding(o, t);
         if problems.is_empty() {
@@ -138,7 +139,7 @@ impl Binder {
 /// The metadata a global function was registered with (`ffi.GetGlobalFuncMetadata`, which
 /// tvm-ffi and the embedded runtime both provide); `None` when it has none.
 pub fn global_metadata(name: &str) -> Result<Option<String>> {
-    let Some(get) = Function::get_global("ffi.GetGlobalFuncMetadata") else { return Ok(None) };
+    let Some(get) = Function::get_global(GET_METADATA) else { return Ok(None) };
     let text: String = get.call_packed(&[str_any(name).view()])?.to()?;
     Ok((!text.is_empty()).then_some(text))
 }

@@ -6,6 +6,7 @@
 pub(crate) mod render;
 pub(crate) mod writer;
 
+use abi_shared::vocab::Kind;
 use render::{fn_metadata_json, fn_signature_text, type_display, type_schema};
 use writer::Writer;
 
@@ -176,6 +177,25 @@ impl FnDesc {
         !self.params.is_empty()
     }
 
+    /// The argument slots a caller passes, with their published names: one per parameter,
+    /// or one per leaf of an expanded struct (`p.x`), depth-first, as `arg_names` lists them.
+    pub fn slots(&self) -> Vec<(String, &'static TypeDesc)> {
+        fn leaves(path: String, ty: &'static TypeDesc, out: &mut Vec<(String, &'static TypeDesc)>) {
+            match ty {
+                TypeDesc::Struct(s) => s.fields.iter().for_each(|f| leaves(format!("{path}.{}", f.name), f.ty, out)),
+                _ => out.push((path, ty)),
+            }
+        }
+        let mut out = Vec::with_capacity(self.slot_count());
+        for p in self.params {
+            match p.expand {
+                true => leaves(p.name.to_owned(), p.ty, &mut out),
+                false => out.push((p.name.to_owned(), p.ty)),
+            }
+        }
+        out
+    }
+
     /// The number of argument slots a caller passes (expanded structs count their leaves).
     pub const fn slot_count(&self) -> usize {
         let mut n = 0;
@@ -206,6 +226,34 @@ pub const fn leaf_count(ty: &TypeDesc) -> usize {
 }
 
 impl TypeDesc {
+    /// The kind of value it describes (`abi_shared::vocab`, which spells it); `None` for an
+    /// object class, spelled by its own key. A struct is a tuple of its fields.
+    pub const fn kind(&self) -> Option<Kind> {
+        Some(match self {
+            TypeDesc::None => Kind::None,
+            TypeDesc::Bool => Kind::Bool,
+            TypeDesc::Int { .. } => Kind::Int,
+            TypeDesc::Float { .. } => Kind::Float,
+            TypeDesc::Str => Kind::Str,
+            TypeDesc::Bytes => Kind::Bytes,
+            TypeDesc::Any => Kind::Any,
+            TypeDesc::OpaquePtr => Kind::OpaquePtr,
+            TypeDesc::DataType => Kind::DataType,
+            TypeDesc::Device => Kind::Device,
+            TypeDesc::Shape => Kind::Shape,
+            TypeDesc::Function => Kind::Function,
+            TypeDesc::Callable { .. } => Kind::Callable,
+            TypeDesc::Error => Kind::Error,
+            TypeDesc::Object => Kind::Object,
+            TypeDesc::Tensor { .. } => Kind::Tensor,
+            TypeDesc::Optional(_) => Kind::Optional,
+            TypeDesc::List(_) => Kind::Array,
+            TypeDesc::Tuple(_) | TypeDesc::Struct(_) => Kind::Tuple,
+            TypeDesc::Map(..) => Kind::Map,
+            TypeDesc::Class { .. } => return None,
+        })
+    }
+
     /// The tvm-ffi `type_schema` JSON, e.g. `{"type":"ffi.Array","args":[{"type":"int"}]}`.
     pub fn schema(&self) -> String {
         Writer::render(|w| type_schema(w, self))

@@ -2,13 +2,36 @@
 //! the compact raw-ABI signature, and the per-function metadata JSON.
 
 use super::writer::Writer;
+use abi_shared::vocab::{iree, Kind};
+
 use super::{FnDesc, ParamDesc, TypeDesc};
 
-/// Writes the IREE function-ABI type record of `ty` (docs/ABI.md section 6).
+// `"name"`.
+const fn quoted(w: &mut Writer, name: &str) {
+    w.byte(b'"');
+    w.str(name);
+    w.byte(b'"');
+}
+
+// `["tag",` (the caller writes the rest and the `]`).
+const fn open_list(w: &mut Writer, tag: &str) {
+    w.byte(b'[');
+    quoted(w, tag);
+}
+
+// The record name of a kind with one (`abi_shared::vocab`), else `"unknown"`.
+const fn iree_name(kind: Kind) -> &'static str {
+    match kind.iree() {
+        Some(name) => name,
+        None => iree::UNKNOWN,
+    }
+}
+
+/// Writes the IREE function-ABI type record of `ty` (docs/ABI.md section 6), with the
+/// names and tags of `abi_shared::vocab`.
 pub const fn type_iree_record(w: &mut Writer, ty: &TypeDesc) {
     match ty {
         TypeDesc::None => w.str("null"),
-        TypeDesc::Bool => w.str("\"i1\""),
         TypeDesc::Int { bits, signed } => {
             w.str(if *signed { "\"i" } else { "\"u" });
             w.uint(*bits as usize);
@@ -20,13 +43,12 @@ pub const fn type_iree_record(w: &mut Writer, ty: &TypeDesc) {
             w.uint(*bits as usize);
             w.byte(b'"');
         }
-        TypeDesc::Str => w.str("\"str\""),
-        TypeDesc::Bytes => w.str("\"bytes\""),
         TypeDesc::Tensor { elem, rank } => {
-            w.str("[\"ndarray\",");
+            open_list(w, iree_name(Kind::Tensor));
+            w.byte(b',');
             match elem {
                 Some(e) => type_iree_record(w, e),
-                None => w.str("\"unknown\""),
+                None => quoted(w, iree::UNKNOWN),
             }
             match rank {
                 Some(r) => {
@@ -42,18 +64,14 @@ pub const fn type_iree_record(w: &mut Writer, ty: &TypeDesc) {
             }
             w.byte(b']');
         }
-        TypeDesc::Optional(t) => {
-            w.str("[\"optional\",");
-            type_iree_record(w, t);
-            w.byte(b']');
-        }
-        TypeDesc::List(t) => {
-            w.str("[\"py_homogeneous_list\",");
+        TypeDesc::Optional(t) | TypeDesc::List(t) => {
+            open_list(w, iree_name(ty.kind().unwrap()));
+            w.byte(b',');
             type_iree_record(w, t);
             w.byte(b']');
         }
         TypeDesc::Tuple(items) => {
-            w.str("[\"stuple\"");
+            open_list(w, iree_name(Kind::Tuple));
             let mut i = 0;
             while i < items.len() {
                 w.byte(b',');
@@ -63,14 +81,15 @@ pub const fn type_iree_record(w: &mut Writer, ty: &TypeDesc) {
             w.byte(b']');
         }
         TypeDesc::Map(k, v) => {
-            w.str("[\"py_homogeneous_dict\",");
+            open_list(w, iree_name(Kind::Map));
+            w.byte(b',');
             type_iree_record(w, k);
             w.byte(b',');
             type_iree_record(w, v);
             w.byte(b']');
         }
         TypeDesc::Struct(s) => {
-            w.str(if s.tuple_like { "[\"stuple\"" } else { "[\"sdict\"" });
+            open_list(w, if s.tuple_like { iree_name(Kind::Tuple) } else { iree::STRUCT });
             let mut i = 0;
             while i < s.fields.len() {
                 w.byte(b',');
@@ -88,11 +107,16 @@ pub const fn type_iree_record(w: &mut Writer, ty: &TypeDesc) {
             w.byte(b']');
         }
         TypeDesc::Class { key } => {
-            w.str("[\"object\",");
+            open_list(w, iree::OBJECT);
+            w.byte(b',');
             w.json_string(key);
             w.byte(b']');
         }
-        _ => w.str("\"unknown\""),
+        // Bool, strings and bytes have names; the rest are unknown to IREE.
+        leaf => match leaf.kind() {
+            Some(kind) => quoted(w, iree_name(kind)),
+            None => quoted(w, iree::UNKNOWN),
+        },
     }
 }
 
@@ -117,23 +141,14 @@ const fn schema_args(w: &mut Writer, key: &str, args: &[&TypeDesc]) {
     w.str("]}");
 }
 
-/// Writes the tvm-ffi `type_schema` fragment of `ty`, as the C++ `TypeTraits` write it.
+/// Writes the tvm-ffi `type_schema` fragment of `ty`, as the C++ `TypeTraits` write it,
+/// with the keys of `abi_shared::vocab`.
 pub const fn type_schema(w: &mut Writer, ty: &TypeDesc) {
     match ty {
-        TypeDesc::None => schema_leaf(w, "None"),
-        TypeDesc::Bool => schema_leaf(w, "bool"),
-        TypeDesc::Int { .. } => schema_leaf(w, "int"),
-        TypeDesc::Float { .. } => schema_leaf(w, "float"),
-        TypeDesc::Str => schema_leaf(w, "ffi.String"),
-        TypeDesc::Bytes => schema_leaf(w, "ffi.Bytes"),
-        TypeDesc::Any => schema_leaf(w, "Any"),
-        TypeDesc::OpaquePtr => schema_leaf(w, "void*"),
-        TypeDesc::DataType => schema_leaf(w, "DataType"),
-        TypeDesc::Device => schema_leaf(w, "Device"),
-        TypeDesc::Shape => schema_leaf(w, "ffi.Shape"),
-        TypeDesc::Function => schema_leaf(w, "ffi.Function"),
         TypeDesc::Callable { params, ret } => {
-            w.str("{\"type\":\"ffi.Function\",\"args\":[");
+            w.str("{\"type\":\"");
+            w.str(Kind::Callable.key());
+            w.str("\",\"args\":[");
             type_schema(w, ret);
             let mut i = 0;
             while i < params.len() {
@@ -143,16 +158,15 @@ pub const fn type_schema(w: &mut Writer, ty: &TypeDesc) {
             }
             w.str("]}");
         }
-        TypeDesc::Error => schema_leaf(w, "ffi.Error"),
-        TypeDesc::Object => schema_leaf(w, "ffi.Object"),
         TypeDesc::Class { key } => schema_leaf(w, key),
-        TypeDesc::Tensor { .. } => schema_leaf(w, "ffi.Tensor"),
-        TypeDesc::Optional(t) => schema_args(w, "Optional", &[*t]),
-        TypeDesc::List(t) => schema_args(w, "ffi.Array", &[*t]),
-        TypeDesc::Tuple(items) => schema_args(w, "Tuple", items),
-        TypeDesc::Map(k, v) => schema_args(w, "ffi.Map", &[*k, *v]),
+        TypeDesc::Optional(t) => schema_args(w, Kind::Optional.key(), &[*t]),
+        TypeDesc::List(t) => schema_args(w, Kind::Array.key(), &[*t]),
+        TypeDesc::Tuple(items) => schema_args(w, Kind::Tuple.key(), items),
+        TypeDesc::Map(k, v) => schema_args(w, Kind::Map.key(), &[*k, *v]),
         TypeDesc::Struct(s) => {
-            w.str("{\"type\":\"Tuple\",\"args\":[");
+            w.str("{\"type\":\"");
+            w.str(Kind::Tuple.key());
+            w.str("\",\"args\":[");
             let mut i = 0;
             while i < s.fields.len() {
                 if i > 0 {
@@ -163,11 +177,20 @@ pub const fn type_schema(w: &mut Writer, ty: &TypeDesc) {
             }
             w.str("]}");
         }
+        // The remaining kinds take no type arguments (widths, dtype and rank are not
+        // published in `type_schema`).
+        leaf => {
+            if let Some(kind) = leaf.kind() {
+                schema_leaf(w, kind.key());
+            }
+        }
     }
 }
 
-const fn display_list(w: &mut Writer, open: &str, items: &[&TypeDesc]) {
-    w.str(open);
+// `head[a, b]`.
+const fn display_list(w: &mut Writer, head: &str, items: &[&TypeDesc]) {
+    w.str(head);
+    w.byte(b'[');
     let mut i = 0;
     while i < items.len() {
         if i > 0 {
@@ -179,7 +202,8 @@ const fn display_list(w: &mut Writer, open: &str, items: &[&TypeDesc]) {
     w.byte(b']');
 }
 
-/// Writes the Python-style name of `ty` used in error messages (`int`, `list[str]`...).
+/// Writes the Python-style name of `ty` used in error messages (`int`, `list[str]`...),
+/// with the names of `abi_shared::vocab`.
 pub const fn type_display(w: &mut Writer, ty: &TypeDesc) {
     if let Some(name) = ty.simple_display() {
         w.str(name);
@@ -187,20 +211,23 @@ pub const fn type_display(w: &mut Writer, ty: &TypeDesc) {
     }
     match ty {
         TypeDesc::Callable { params, ret } => {
-            display_list(w, "Callable[[", params);
+            w.str(Kind::Callable.python());
+            w.byte(b'[');
+            display_list(w, "", params);
             w.str(", ");
             type_display(w, ret);
             w.byte(b']');
         }
         TypeDesc::Tensor { elem: Some(e), .. } => {
-            w.str("Tensor[");
+            w.str(Kind::Tensor.python());
+            w.byte(b'[');
             type_iree_name(w, e);
             w.byte(b']');
         }
-        TypeDesc::Optional(t) => display_list(w, "Optional[", &[*t]),
-        TypeDesc::List(t) => display_list(w, "list[", &[*t]),
-        TypeDesc::Tuple(items) => display_list(w, "tuple[", items),
-        TypeDesc::Map(k, v) => display_list(w, "dict[", &[*k, *v]),
+        TypeDesc::Optional(t) => display_list(w, Kind::Optional.python(), &[*t]),
+        TypeDesc::List(t) => display_list(w, Kind::Array.python(), &[*t]),
+        TypeDesc::Tuple(items) => display_list(w, Kind::Tuple.python(), items),
+        TypeDesc::Map(k, v) => display_list(w, Kind::Map.python(), &[*k, *v]),
         _ => w.str("?"),
     }
 }
@@ -209,31 +236,20 @@ impl TypeDesc {
     /// The Python-style name of a type that has no parameters in it (`int`, `Tensor`, a
     /// struct's name); `None` for composite types, which [`type_display`] writes.
     pub const fn simple_display(&self) -> Option<&'static str> {
-        Some(match self {
-            TypeDesc::None => "None",
-            TypeDesc::Bool => "bool",
-            TypeDesc::Int { .. } => "int",
-            TypeDesc::Float { .. } => "float",
-            TypeDesc::Str => "str",
-            TypeDesc::Bytes => "bytes",
-            TypeDesc::Any => "Any",
-            TypeDesc::OpaquePtr => "void*",
-            TypeDesc::DataType => "DataType",
-            TypeDesc::Device => "Device",
-            TypeDesc::Shape => "Shape",
-            TypeDesc::Function => "Function",
-            TypeDesc::Error => "Error",
-            TypeDesc::Object => "Object",
-            TypeDesc::Tensor { elem: None, .. } => "Tensor",
-            TypeDesc::Struct(s) => s.name,
-            TypeDesc::Class { key } => key,
+        match self {
+            TypeDesc::Struct(s) => Some(s.name),
+            TypeDesc::Class { key } => Some(key),
             TypeDesc::Callable { .. }
             | TypeDesc::Tensor { elem: Some(_), .. }
             | TypeDesc::Optional(_)
             | TypeDesc::List(_)
             | TypeDesc::Tuple(_)
-            | TypeDesc::Map(..) => return None,
-        })
+            | TypeDesc::Map(..) => None,
+            leaf => match leaf.kind() {
+                Some(kind) => Some(kind.python()),
+                None => None,
+            },
+        }
     }
 }
 
@@ -358,7 +374,8 @@ const fn slot(w: &mut Writer, path: &Path, ty: &TypeDesc, mode: SlotMode, first:
     }
     match mode {
         SlotMode::IreeNamed => {
-            w.str("[\"named\",\"");
+            open_list(w, iree::NAMED);
+            w.str(",\"");
             write_path(w, path);
             w.str("\",");
             type_iree_record(w, ty);
@@ -463,7 +480,9 @@ const fn iree_record(w: &mut Writer, f: &FnDesc, tuple_is_results: bool) {
 
 /// Writes the tvm-ffi function `type_schema` as the official C++ export macro does.
 pub const fn fn_type_schema(w: &mut Writer, f: &FnDesc) {
-    w.str("{\"type\":\"ffi.Function\",\"named_args\":{\"return\":[");
+    w.str("{\"type\":\"");
+    w.str(Kind::Callable.key());
+    w.str("\",\"named_args\":{\"return\":[");
     type_schema(w, f.ret);
     w.str("],\"params\":[");
     slots(w, f.params, SlotMode::Schema);

@@ -12,6 +12,8 @@
 use std::collections::HashMap;
 use std::sync::{Mutex, MutexGuard, OnceLock};
 
+use abi_shared::vocab::Kind;
+
 use crate::ffi::type_index as ti;
 use crate::ffi::type_table::{FieldInfo, MethodInfo, TypeApi, TypeAttrColumn, TypeInfo, TypeMetadata};
 use crate::ffi::{ByteArray, RawAny};
@@ -100,24 +102,25 @@ struct Table {
 unsafe impl Send for Table {}
 
 /// The static object types every table starts with (depth 1 under `ffi.Object`).
-const STATIC_OBJECTS: &[(i32, &str)] = &[
-    (ti::STR, "ffi.String"),
-    (ti::BYTES, "ffi.Bytes"),
-    (ti::ERROR, "ffi.Error"),
-    (ti::FUNCTION, "ffi.Function"),
-    (ti::SHAPE, "ffi.Shape"),
-    (ti::TENSOR, "ffi.Tensor"),
-    (ti::ARRAY, "ffi.Array"),
-    (ti::MAP, "ffi.Map"),
+/// Their type keys are the `type_schema` keys of their kinds.
+const STATIC_OBJECTS: &[(i32, Kind)] = &[
+    (ti::STR, Kind::Str),
+    (ti::BYTES, Kind::Bytes),
+    (ti::ERROR, Kind::Error),
+    (ti::FUNCTION, Kind::Function),
+    (ti::SHAPE, Kind::Shape),
+    (ti::TENSOR, Kind::Tensor),
+    (ti::ARRAY, Kind::Array),
+    (ti::MAP, Kind::Map),
 ];
 
 fn table() -> MutexGuard<'static, Table> {
     static TABLE: OnceLock<Mutex<Table>> = OnceLock::new();
     let table = TABLE.get_or_init(|| {
         let mut t = Table::default();
-        t.insert(b"ffi.Object", ti::OBJECT, None).expect("the root type");
-        for &(index, key) in STATIC_OBJECTS {
-            t.insert(key.as_bytes(), index, Some(ti::OBJECT)).expect("a static type");
+        t.insert(Kind::Object.key().as_bytes(), ti::OBJECT, None).expect("the root type");
+        for &(index, kind) in STATIC_OBJECTS {
+            t.insert(kind.key().as_bytes(), index, Some(ti::OBJECT)).expect("a static type");
         }
         Mutex::new(t)
     });

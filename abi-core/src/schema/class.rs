@@ -160,7 +160,7 @@ mod tests {
         let a = &classes[0];
         assert_eq!((a.key.as_str(), a.parent.as_str(), a.doc.as_str()), ("k.A", "ffi.Object", "An A."));
         assert_eq!(a.fields.len(), 1);
-        assert!(a.fields[0].writable && a.fields[0].ty == TypeSchema::Int);
+        assert!(a.fields[0].writable && a.fields[0].ty == TypeSchema::Int(None));
         // The method linked twice is listed once.
         assert_eq!(a.methods.len(), 1);
         assert_eq!(a.methods[0].metadata.params()[0].0, "self");

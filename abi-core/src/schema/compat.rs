@@ -3,6 +3,8 @@
 //! `target` takes; [`check_binding`] applies it to a declared import and the callee's
 //! published signature.
 
+use abi_shared::vocab::Kind;
+
 use super::types::{FnType, TypeSchema};
 
 impl TypeSchema {
@@ -27,10 +29,15 @@ impl TypeSchema {
             (T::Function(Some(t)), T::Function(Some(s))) => t.accepts(s),
             (T::Array(t), T::Array(s)) => t.accepts(s),
             (T::Map(tk, tv), T::Map(sk, sv)) => tk.accepts(sk) && tv.accepts(sv),
-            (T::Tuple(t), T::Tuple(s)) => all_accept(t, s),
             (T::Named { key: a, args: x }, T::Named { key: b, args: y }) => a == b && all_accept(x, y),
             (T::Object, s) => s.is_object(),
-            (t, s) => t == s,
+            // Tuples and structs by their items; other kinds by kind alone: widths, dtypes
+            // and ranks are checked per call (docs/ABI.md section 11).
+            (t, s) if t.kind() == Some(Kind::Tuple) && s.kind() == Some(Kind::Tuple) => {
+                let (t, s) = (t.args(), s.args());
+                t.len() == s.len() && t.iter().zip(s).all(|(t, s)| t.accepts(s))
+            }
+            (t, s) => t.kind().is_some() && t.kind() == s.kind(),
         }
     }
 
@@ -44,7 +51,7 @@ impl TypeSchema {
                 | TypeSchema::Array(_)
                 | TypeSchema::Map(..)
                 | TypeSchema::Shape
-                | TypeSchema::Tensor
+                | TypeSchema::Tensor(_)
                 | TypeSchema::Named { .. }
         )
     }

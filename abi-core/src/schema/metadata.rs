@@ -10,6 +10,7 @@ use serde_json::Value;
 use super::iree::IreeFn;
 use super::types::{FnType, TypeSchema};
 use super::SchemaError;
+use crate::reflect::FnDesc;
 
 /// One function's metadata.
 #[derive(Clone, Debug, PartialEq, Eq)]
@@ -76,7 +77,7 @@ impl Metadata {
             ),
             Some(other) => return Err(SchemaError::new(format!("metadata `arg_names` is not a list: {other}"))),
         };
-        let type_schema = string("type_schema")?.map(FnType::parse).transpose()?;
+        let mut type_schema = string("type_schema")?.map(FnType::parse).transpose()?;
         if let (Some(names), Some(f)) = (&arg_names, &type_schema) {
             if names.len() != f.params.len() {
                 return Err(SchemaError::new(format!(
@@ -86,14 +87,32 @@ impl Metadata {
                 )));
             }
         }
+        let iree_abi = map.get("iree.abi").map(IreeFn::from_value).transpose()?;
+        if let (Some(f), Some(record)) = (&mut type_schema, &iree_abi) {
+            record.refine(f);
+        }
         Ok(Metadata {
             type_schema,
             arg_names,
-            iree_abi: map.get("iree.abi").map(IreeFn::from_value).transpose()?,
+            iree_abi,
             signature: string("signature")?.map(str::to_owned),
             global: string(abi_shared::GLOBAL_KEY)?.map(str::to_owned),
             version,
         })
+    }
+
+    /// The model of a function this build describes (a declared import or a linked
+    /// export): its full types (widths included), argument names and global name. The
+    /// texts only a publisher writes (`iree.abi`, `signature`) are left out.
+    pub fn declared(desc: &FnDesc) -> Metadata {
+        Metadata {
+            type_schema: Some(FnType::from(desc)),
+            arg_names: Some(desc.slots().into_iter().map(|(name, _)| name).collect()),
+            iree_abi: None,
+            signature: None,
+            global: desc.global.map(str::to_owned),
+            version: Some(abi_shared::METADATA_VERSION),
+        }
     }
 
     /// The JSON text, keys in the order this project writes them; for metadata this

@@ -13,7 +13,7 @@ pub use class::{parse_class_records, Class, Field, Method};
 pub use compat::{check_binding, Mismatch};
 pub use iree::{IreeArg, IreeFn, IreeType};
 pub use metadata::{parse_listing, Metadata, VERSION_KEY};
-pub use types::{FnForm, FnType, TypeSchema};
+pub use types::{FloatWidth, FnForm, FnType, IntWidth, TensorType, TypeSchema, Width};
 
 /// Why published metadata could not be read.
 #[derive(Clone, Debug, PartialEq, Eq)]

@@ -1,13 +1,18 @@
-//! [`TypeSchema`]: one tvm-ffi `type_schema` fragment (`{"type":"int"}`,
-//! `{"type":"ffi.Array","args":[...]}`) as a tree, read from JSON and printed back as the
-//! C++ `TypeTraits` and this project's renderers write it.
+//! [`TypeSchema`]: the one model of a type the readers share. Read from a `type_schema`
+//! JSON fragment (`{"type":"int"}`, `{"type":"ffi.Array","args":[...]}`, kinds only), with
+//! widths, tensor element types and ranks and struct field names added from the `iree.abi`
+//! record beside it, or built from a Rust type's [`TypeDesc`] (everything known); printed
+//! back as the C++ `TypeTraits` write it. Keys and Python names come from
+//! `abi_shared::vocab`.
 
+use abi_shared::vocab::Kind;
 use serde_json::{Map, Value};
 
 use super::SchemaError;
+use crate::reflect::{FnDesc, TypeDesc};
 
-/// A type as a `type_schema` names it. Integer and float widths are not part of it (one
-/// `int`, one `float`): widths are checked when a value is converted.
+/// A type: its kind (a `type_schema` key) and, where its publisher said, the width of a
+/// number, the element type and rank of a tensor and the names of a struct's fields.
 #[derive(Clone, Debug, Default, PartialEq, Eq)]
 pub enum TypeSchema {
     /// `Any`: every value.
@@ -17,10 +22,10 @@ pub enum TypeSchema {
     None,
     /// `bool`.
     Bool,
-    /// `int`.
-    Int,
-    /// `float`.
-    Float,
+    /// `int`, with its width when known (`type_schema` publishes none).
+    Int(Option<IntWidth>),
+    /// `float`, with its width when known.
+    Float(Option<FloatWidth>),
     /// `ffi.String` (C++ `std::string` and `const char*` read as this too).
     Str,
     /// `ffi.Bytes`.
@@ -33,8 +38,8 @@ pub enum TypeSchema {
     Device,
     /// `ffi.Shape`.
     Shape,
-    /// `ffi.Tensor`.
-    Tensor,
+    /// `ffi.Tensor`, with its element type and rank when known.
+    Tensor(TensorType),
     /// `ffi.Error`.
     Error,
     /// `ffi.Object`: any object.
@@ -47,8 +52,11 @@ pub enum TypeSchema {
     Array(Box<TypeSchema>),
     /// `ffi.Map[K, V]`.
     Map(Box<TypeSchema>, Box<TypeSchema>),
-    /// `Tuple[...]` (derived structs are tuples of their fields).
+    /// `Tuple[...]` (a tuple, or a struct whose field names are not known).
     Tuple(Vec<TypeSchema>),
+    /// A struct with named fields, in declaration order: published as the `Tuple` of its
+    /// field types.
+    Struct(Vec<(String, TypeSchema)>),
     /// `Variant[...]`: any one of its members.
     Variant(Vec<TypeSchema>),
     /// Any other key: an object class (`mylib.Counter`) or a type this build does not know,
@@ -59,6 +67,87 @@ pub enum TypeSchema {
         /// Its type arguments.
         args: Vec<TypeSchema>,
     },
+}
+
+/// The width of an integer: 8, 16, 32 or 64 bits, signed or not.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub struct IntWidth {
+    /// Bits.
+    pub bits: u8,
+    /// Signedness.
+    pub signed: bool,
+}
+
+/// The width of a float: 16 (IEEE half or bfloat16), 32 or 64 bits.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub struct FloatWidth {
+    /// Bits.
+    pub bits: u8,
+    /// bfloat16 rather than IEEE half.
+    pub brain: bool,
+}
+
+/// What is known of a tensor beyond its kind.
+#[derive(Clone, Debug, Default, PartialEq, Eq)]
+pub struct TensorType {
+    /// The element type (a [`TypeSchema::Int`], [`TypeSchema::Float`] or
+    /// [`TypeSchema::Bool`]); `None` when any dtype is accepted or it was not published.
+    pub elem: Option<Box<TypeSchema>>,
+    /// The rank; `None` when any rank is accepted or it was not published.
+    pub rank: Option<u32>,
+}
+
+/// The width of a number, as `iree.abi` spells it (`i64`, `u8`, `f32`, `bf16`).
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub enum Width {
+    /// An integer's.
+    Int(IntWidth),
+    /// A float's.
+    Float(FloatWidth),
+}
+
+impl Width {
+    /// Reads `i8`...`i64`, `u8`...`u64`, `f16`, `bf16`, `f32`, `f64`.
+    pub fn parse(name: &str) -> Option<Width> {
+        let bits = |s: &str| s.parse::<u8>().ok().filter(|b| matches!(b, 8 | 16 | 32 | 64));
+        if name == "bf16" {
+            return Some(Width::Float(FloatWidth { bits: 16, brain: true }));
+        }
+        let (head, rest) = name.split_at(name.len().min(1));
+        Some(match head {
+            "i" => Width::Int(IntWidth { bits: bits(rest)?, signed: true }),
+            "u" => Width::Int(IntWidth { bits: bits(rest)?, signed: false }),
+            "f" => Width::Float(FloatWidth { bits: bits(rest).filter(|&b| b != 8)?, brain: false }),
+            _ => return None,
+        })
+    }
+
+    /// Whether every value of `inner` is a value of `self`; `None` across kinds. `f16` and
+    /// `bf16` each hold values the other lacks; `f32` holds both.
+    pub fn holds(self, inner: Width) -> Option<bool> {
+        match (self, inner) {
+            (Width::Int(o), Width::Int(i)) => {
+                let range = |w: IntWidth| match w.signed {
+                    true => (-(1i128 << (w.bits - 1)), (1i128 << (w.bits - 1)) - 1),
+                    false => (0, (1i128 << w.bits) - 1),
+                };
+                let ((lo, hi), (ilo, ihi)) = (range(o), range(i));
+                Some(lo <= ilo && ihi <= hi)
+            }
+            (Width::Float(o), Width::Float(i)) => Some(o.bits > i.bits || o == i),
+            _ => None,
+        }
+    }
+}
+
+impl core::fmt::Display for Width {
+    fn fmt(&self, f: &mut core::fmt::Formatter<'_>) -> core::fmt::Result {
+        match self {
+            Width::Int(w) => write!(f, "{}{}", if w.signed { 'i' } else { 'u' }, w.bits),
+            Width::Float(FloatWidth { brain: true, .. }) => f.write_str("bf16"),
+            Width::Float(w) => write!(f, "f{}", w.bits),
+        }
+    }
 }
 
 /// A function's signature inside a schema.
@@ -83,24 +172,26 @@ pub enum FnForm {
     Flat,
 }
 
-/// Keys read as one of the built-in variants (C++ aliases included).
-fn builtin(key: &str) -> Option<TypeSchema> {
-    Some(match key {
-        "Any" => TypeSchema::Any,
-        "None" => TypeSchema::None,
-        "bool" => TypeSchema::Bool,
-        "int" => TypeSchema::Int,
-        "float" => TypeSchema::Float,
-        "ffi.String" | "std::string" | "const char*" => TypeSchema::Str,
-        "ffi.Bytes" => TypeSchema::Bytes,
-        "void*" => TypeSchema::OpaquePtr,
-        "DataType" => TypeSchema::DataType,
-        "Device" => TypeSchema::Device,
-        "ffi.Shape" => TypeSchema::Shape,
-        "ffi.Tensor" => TypeSchema::Tensor,
-        "ffi.Error" => TypeSchema::Error,
-        "ffi.Object" => TypeSchema::Object,
-        _ => return None,
+/// The type of a kind that takes no type arguments.
+fn leaf(kind: Kind) -> Option<TypeSchema> {
+    Some(match kind {
+        Kind::Any => TypeSchema::Any,
+        Kind::None => TypeSchema::None,
+        Kind::Bool => TypeSchema::Bool,
+        Kind::Int => TypeSchema::Int(None),
+        Kind::Float => TypeSchema::Float(None),
+        Kind::Str => TypeSchema::Str,
+        Kind::Bytes => TypeSchema::Bytes,
+        Kind::OpaquePtr => TypeSchema::OpaquePtr,
+        Kind::DataType => TypeSchema::DataType,
+        Kind::Device => TypeSchema::Device,
+        Kind::Shape => TypeSchema::Shape,
+        Kind::Tensor => TypeSchema::Tensor(TensorType::default()),
+        Kind::Error => TypeSchema::Error,
+        Kind::Object => TypeSchema::Object,
+        Kind::Function | Kind::Callable | Kind::Optional | Kind::Array | Kind::Map | Kind::Tuple | Kind::Variant => {
+            return None
+        }
     })
 }
 
@@ -126,9 +217,9 @@ impl TypeSchema {
             Some(Value::Array(items)) => items.iter().map(TypeSchema::from_value).collect::<Result<_, _>>()?,
             Some(other) => return Err(SchemaError::new(format!("\"args\" of `{key}` is not a list: {other}"))),
         };
-        if matches!(key, "ffi.Function" | "std::function") {
-            return function(key, map, args);
-        }
+        let Some(kind) = Kind::from_key(key) else {
+            return Ok(TypeSchema::Named { key: key.to_owned(), args });
+        };
         let arity = |n: usize| -> Result<(), SchemaError> {
             if args.len() == n {
                 Ok(())
@@ -137,33 +228,88 @@ impl TypeSchema {
             }
         };
         let mut it = args.iter().cloned().map(Box::new);
-        Ok(match key {
-            "Optional" | "std::optional" => {
+        Ok(match kind {
+            Kind::Function | Kind::Callable => return function(key, map, args),
+            Kind::Optional => {
                 arity(1)?;
                 TypeSchema::Optional(it.next().unwrap_or_default())
             }
-            "ffi.Array" | "std::vector" => match args.len() {
+            Kind::Array => match args.len() {
                 0 => TypeSchema::Array(Box::new(TypeSchema::Any)),
                 _ => {
                     arity(1)?;
                     TypeSchema::Array(it.next().unwrap_or_default())
                 }
             },
-            "ffi.Map" | "std::map" | "std::unordered_map" => match args.len() {
+            Kind::Map => match args.len() {
                 0 => TypeSchema::Map(Box::new(TypeSchema::Any), Box::new(TypeSchema::Any)),
                 _ => {
                     arity(2)?;
                     TypeSchema::Map(it.next().unwrap_or_default(), it.next().unwrap_or_default())
                 }
             },
-            "Tuple" | "std::tuple" => TypeSchema::Tuple(args),
-            "Variant" | "std::variant" => TypeSchema::Variant(args),
-            _ => match builtin(key) {
+            Kind::Tuple => TypeSchema::Tuple(args),
+            Kind::Variant => TypeSchema::Variant(args),
+            other => match leaf(other) {
                 Some(t) if args.is_empty() => t,
-                Some(_) => return Err(SchemaError::new(format!("`{key}` takes no type arguments"))),
-                None => TypeSchema::Named { key: key.to_owned(), args },
+                _ => return Err(SchemaError::new(format!("`{key}` takes no type arguments"))),
             },
         })
+    }
+
+    /// The kind (`None` for an object class or an unknown key, spelled by its key).
+    pub fn kind(&self) -> Option<Kind> {
+        Some(match self {
+            TypeSchema::Any => Kind::Any,
+            TypeSchema::None => Kind::None,
+            TypeSchema::Bool => Kind::Bool,
+            TypeSchema::Int(_) => Kind::Int,
+            TypeSchema::Float(_) => Kind::Float,
+            TypeSchema::Str => Kind::Str,
+            TypeSchema::Bytes => Kind::Bytes,
+            TypeSchema::OpaquePtr => Kind::OpaquePtr,
+            TypeSchema::DataType => Kind::DataType,
+            TypeSchema::Device => Kind::Device,
+            TypeSchema::Shape => Kind::Shape,
+            TypeSchema::Tensor(_) => Kind::Tensor,
+            TypeSchema::Error => Kind::Error,
+            TypeSchema::Object => Kind::Object,
+            TypeSchema::Function(None) => Kind::Function,
+            TypeSchema::Function(Some(_)) => Kind::Callable,
+            TypeSchema::Optional(_) => Kind::Optional,
+            TypeSchema::Array(_) => Kind::Array,
+            TypeSchema::Map(..) => Kind::Map,
+            TypeSchema::Tuple(_) | TypeSchema::Struct(_) => Kind::Tuple,
+            TypeSchema::Variant(_) => Kind::Variant,
+            TypeSchema::Named { .. } => return None,
+        })
+    }
+
+    /// The type arguments, as `type_schema` lists them (a struct's field types).
+    pub fn args(&self) -> Vec<&TypeSchema> {
+        match self {
+            TypeSchema::Optional(t) | TypeSchema::Array(t) => vec![t],
+            TypeSchema::Map(k, v) => vec![k, v],
+            TypeSchema::Tuple(items) | TypeSchema::Variant(items) | TypeSchema::Named { args: items, .. } => {
+                items.iter().collect()
+            }
+            TypeSchema::Struct(fields) => fields.iter().map(|(_, t)| t).collect(),
+            _ => Vec::new(),
+        }
+    }
+
+    /// Whether it is written with a list of type arguments (`Tuple[]` has an empty one).
+    fn has_arg_list(&self) -> bool {
+        !self.args().is_empty() || matches!(self, TypeSchema::Tuple(_) | TypeSchema::Struct(_) | TypeSchema::Variant(_))
+    }
+
+    /// The width of a number whose width is known.
+    pub fn width(&self) -> Option<Width> {
+        match self {
+            TypeSchema::Int(w) => w.map(Width::Int),
+            TypeSchema::Float(w) => w.map(Width::Float),
+            _ => None,
+        }
     }
 
     /// The JSON text, as this project writes it (`{"type":"int"}`).
@@ -174,86 +320,45 @@ impl TypeSchema {
     }
 
     fn write_json(&self, out: &mut String) {
-        let leaf = |out: &mut String, key: &str| {
-            out.push_str("{\"type\":");
-            out.push_str(&Value::String(key.to_owned()).to_string());
-            out.push('}');
+        let key = match (self, self.kind()) {
+            (TypeSchema::Function(Some(f)), _) => return f.write_json(out),
+            (TypeSchema::Named { key, .. }, _) => key.as_str(),
+            (_, Some(kind)) => kind.key(),
+            (_, None) => unreachable!("only Named has no kind"),
         };
-        let with_args = |out: &mut String, key: &str, args: &[&TypeSchema]| {
-            out.push_str("{\"type\":");
-            out.push_str(&Value::String(key.to_owned()).to_string());
+        out.push_str("{\"type\":");
+        out.push_str(&Value::String(key.to_owned()).to_string());
+        if self.has_arg_list() {
             out.push_str(",\"args\":[");
-            for (i, a) in args.iter().enumerate() {
+            for (i, a) in self.args().iter().enumerate() {
                 if i > 0 {
                     out.push(',');
                 }
                 a.write_json(out);
             }
-            out.push_str("]}");
-        };
-        match self {
-            TypeSchema::Function(None) => leaf(out, "ffi.Function"),
-            TypeSchema::Function(Some(f)) => f.write_json(out),
-            TypeSchema::Optional(t) => with_args(out, "Optional", &[t]),
-            TypeSchema::Array(t) => with_args(out, "ffi.Array", &[t]),
-            TypeSchema::Map(k, v) => with_args(out, "ffi.Map", &[k, v]),
-            TypeSchema::Tuple(items) => with_args(out, "Tuple", &items.iter().collect::<Vec<_>>()),
-            TypeSchema::Variant(items) => with_args(out, "Variant", &items.iter().collect::<Vec<_>>()),
-            TypeSchema::Named { key, args } if args.is_empty() => leaf(out, key),
-            TypeSchema::Named { key, args } => with_args(out, key, &args.iter().collect::<Vec<_>>()),
-            other => leaf(out, other.builtin_key()),
+            out.push(']');
         }
-    }
-
-    /// The key of a built-in variant without arguments.
-    fn builtin_key(&self) -> &'static str {
-        match self {
-            TypeSchema::Any => "Any",
-            TypeSchema::None => "None",
-            TypeSchema::Bool => "bool",
-            TypeSchema::Int => "int",
-            TypeSchema::Float => "float",
-            TypeSchema::Str => "ffi.String",
-            TypeSchema::Bytes => "ffi.Bytes",
-            TypeSchema::OpaquePtr => "void*",
-            TypeSchema::DataType => "DataType",
-            TypeSchema::Device => "Device",
-            TypeSchema::Shape => "ffi.Shape",
-            TypeSchema::Tensor => "ffi.Tensor",
-            TypeSchema::Error => "ffi.Error",
-            TypeSchema::Object => "ffi.Object",
-            _ => "ffi.Function",
-        }
+        out.push('}');
     }
 
     /// The type as Python annotations spell it (`int`, `Optional[str]`, `list[int]`,
     /// `Callable[[int], int]`, `tuple[float, float]`); object classes by their type key.
     pub fn python(&self) -> String {
-        let list = |items: &[TypeSchema]| items.iter().map(TypeSchema::python).collect::<Vec<_>>().join(", ");
-        match self {
-            TypeSchema::Any => "Any".into(),
-            TypeSchema::None => "None".into(),
-            TypeSchema::Bool => "bool".into(),
-            TypeSchema::Int => "int".into(),
-            TypeSchema::Float => "float".into(),
-            TypeSchema::Str => "str".into(),
-            TypeSchema::Bytes => "bytes".into(),
-            TypeSchema::OpaquePtr => "void*".into(),
-            TypeSchema::DataType => "DataType".into(),
-            TypeSchema::Device => "Device".into(),
-            TypeSchema::Shape => "Shape".into(),
-            TypeSchema::Tensor => "Tensor".into(),
-            TypeSchema::Error => "Error".into(),
-            TypeSchema::Object => "Object".into(),
-            TypeSchema::Function(None) => "Function".into(),
-            TypeSchema::Function(Some(f)) => format!("Callable[[{}], {}]", list(&f.params), f.ret.python()),
-            TypeSchema::Optional(t) => format!("Optional[{}]", t.python()),
-            TypeSchema::Array(t) => format!("list[{}]", t.python()),
-            TypeSchema::Map(k, v) => format!("dict[{}, {}]", k.python(), v.python()),
-            TypeSchema::Tuple(items) => format!("tuple[{}]", list(items)),
-            TypeSchema::Variant(items) => format!("Union[{}]", list(items)),
-            TypeSchema::Named { key, args } if args.is_empty() => key.clone(),
-            TypeSchema::Named { key, args } => format!("{key}[{}]", list(args)),
+        let list = |items: &[&TypeSchema]| items.iter().map(|t| t.python()).collect::<Vec<_>>().join(", ");
+        match (self, self.kind()) {
+            (TypeSchema::Function(Some(f)), _) => {
+                format!(
+                    "{}[[{}], {}]",
+                    Kind::Callable.python(),
+                    list(&f.params.iter().collect::<Vec<_>>()),
+                    f.ret.python()
+                )
+            }
+            (TypeSchema::Named { key, args }, _) if args.is_empty() => key.clone(),
+            (TypeSchema::Named { key, .. }, _) => format!("{key}[{}]", list(&self.args())),
+            (_, Some(kind)) if self.has_arg_list() => format!("{}[{}]", kind.python(), list(&self.args())),
+            (_, Some(kind)) => kind.python().to_owned(),
+            (_, None) => unreachable!("only Named has no kind"),
         }
     }
 }
@@ -317,14 +422,18 @@ impl FnType {
         };
         match self.form {
             FnForm::Named => {
-                out.push_str("{\"type\":\"ffi.Function\",\"named_args\":{\"return\":[");
+                out.push_str("{\"type\":\"");
+                out.push_str(Kind::Callable.key());
+                out.push_str("\",\"named_args\":{\"return\":[");
                 self.ret.write_json(out);
                 out.push_str("],\"params\":[");
                 items(out, &self.params);
                 out.push_str("]}}");
             }
             FnForm::Flat => {
-                out.push_str("{\"type\":\"ffi.Function\",\"args\":[");
+                out.push_str("{\"type\":\"");
+                out.push_str(Kind::Callable.key());
+                out.push_str("\",\"args\":[");
                 self.ret.write_json(out);
                 if !self.params.is_empty() {
                     out.push(',');
@@ -333,5 +442,54 @@ impl FnType {
                 out.push_str("]}");
             }
         }
+    }
+}
+
+impl From<&TypeDesc> for TypeSchema {
+    /// The model of a Rust type's description: everything it knows (widths, element type
+    /// and rank, field names), which `type_schema` plus `iree.abi` also publish.
+    fn from(desc: &TypeDesc) -> TypeSchema {
+        let boxed = |t: &TypeDesc| Box::new(TypeSchema::from(t));
+        let all = |items: &[&TypeDesc]| items.iter().map(|t| TypeSchema::from(*t)).collect();
+        match desc {
+            TypeDesc::Int { bits, signed } => TypeSchema::Int(Some(IntWidth { bits: *bits, signed: *signed })),
+            TypeDesc::Float { bits, brain } => TypeSchema::Float(Some(FloatWidth { bits: *bits, brain: *brain })),
+            TypeDesc::Tensor { elem, rank } => TypeSchema::Tensor(TensorType { elem: elem.map(boxed), rank: *rank }),
+            TypeDesc::Function => TypeSchema::Function(None),
+            TypeDesc::Callable { params, ret } => TypeSchema::Function(Some(Box::new(FnType {
+                params: all(params),
+                ret: (*ret).into(),
+                form: FnForm::Flat,
+            }))),
+            TypeDesc::Optional(t) => TypeSchema::Optional(boxed(t)),
+            TypeDesc::List(t) => TypeSchema::Array(boxed(t)),
+            TypeDesc::Map(k, v) => TypeSchema::Map(boxed(k), boxed(v)),
+            TypeDesc::Tuple(items) => TypeSchema::Tuple(all(items)),
+            TypeDesc::Struct(s) if s.tuple_like => TypeSchema::Tuple(s.fields.iter().map(|f| f.ty.into()).collect()),
+            TypeDesc::Struct(s) => {
+                TypeSchema::Struct(s.fields.iter().map(|f| (f.name.to_owned(), f.ty.into())).collect())
+            }
+            TypeDesc::Class { key } => TypeSchema::Named { key: (*key).to_owned(), args: Vec::new() },
+            TypeDesc::None => TypeSchema::None,
+            TypeDesc::Bool => TypeSchema::Bool,
+            TypeDesc::Str => TypeSchema::Str,
+            TypeDesc::Bytes => TypeSchema::Bytes,
+            TypeDesc::Any => TypeSchema::Any,
+            TypeDesc::OpaquePtr => TypeSchema::OpaquePtr,
+            TypeDesc::DataType => TypeSchema::DataType,
+            TypeDesc::Device => TypeSchema::Device,
+            TypeDesc::Shape => TypeSchema::Shape,
+            TypeDesc::Error => TypeSchema::Error,
+            TypeDesc::Object => TypeSchema::Object,
+        }
+    }
+}
+
+impl From<&FnDesc> for FnType {
+    /// The signature a function's description publishes: one parameter per argument slot
+    /// (an expanded struct's leaves, depth-first), in the named form.
+    fn from(desc: &FnDesc) -> FnType {
+        let params = desc.slots().into_iter().map(|(_, t)| TypeSchema::from(t)).collect();
+        FnType { params, ret: desc.ret.into(), form: FnForm::Named }
     }
 }

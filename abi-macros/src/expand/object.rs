@@ -119,7 +119,10 @@ fn expand(o: &ObjectDef) -> TokenStream {
                 },
             )
         }
-        None => (quote!(::core::option::Option::None), quote!("ffi.Object"), TokenStream::new()),
+        None => {
+            let root = abi_shared::vocab::Kind::Object.key();
+            (quote!(::core::option::Option::None), quote!(#root), TokenStream::new())
+        }
     };
     let shared = quote_spanned!(ident.span()=> unsafe impl __abi::Object for #ident);
     let register = at_load::constructor(quote!(__abi::register_at_load::<#ident>()));
