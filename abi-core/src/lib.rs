@@ -59,6 +59,7 @@ pub use value::object::{ObjectHandle, ObjectRef};
 pub use value::shape::Shape;
 pub use value::string::{Bytes, Str};
 pub use value::tensor::{Element, Tensor, TensorView};
+pub use value::typed_tensor::{DeviceTensor, HostTensor};
 
 pub use abi_macros::{export_fn, import, methods, AbiStruct, Object};
 

@@ -9,7 +9,9 @@ use std::sync::atomic::{AtomicUsize, Ordering};
 use abi_core::ffi::type_index as ti;
 use abi_core::ffi::{code, device_type};
 use abi_core::ObjectHandle;
-use abi_core::{Any, AnyView, DLTensor, DataType, Device, Element, FromArg, RawAny, Tensor, TensorView};
+use abi_core::{
+    Any, AnyView, DLTensor, DataType, Device, DeviceTensor, Element, FromArg, HostTensor, RawAny, Tensor, TensorView,
+};
 
 /// Counts frees of one distinctive allocation size, so a test can watch its own buffer.
 struct CountingAlloc;
@@ -211,10 +213,10 @@ fn non_contiguous_tensors_have_no_slices() {
 #[test]
 fn only_host_accessible_devices_have_slices() {
     for dev in [device_type::CUDA, device_type::ROCM, device_type::VULKAN, device_type::METAL, 999] {
-        let f = Foreign::new(&[2], None, Device { device_type: dev, device_id: 0 });
+        let f = Foreign::new(&[2], None, Device::new(dev, 0));
         let e = f.view().as_slice::<f32>().unwrap_err();
         assert_eq!(e.kind(), "ValueError");
-        assert!(e.message().contains(&format!("device type {dev}")), "{}", e.message());
+        assert_eq!(e.message(), format!("tensor data on {} is not host-accessible", Device::new(dev, 0)));
     }
     for dev in [device_type::CPU, device_type::CUDA_HOST, device_type::CUDA_MANAGED] {
         let f = Foreign::new(&[2], None, Device { device_type: dev, device_id: 0 });
@@ -307,4 +309,60 @@ fn a_zero_extent_tensor_is_contiguous_whatever_its_strides() {
     // A non-empty view with a wrong stride is still refused.
     let f = Foreign::new(&[2, 3], Some(&[0, 1]), Device::CPU);
     assert!(!f.view().is_contiguous());
+}
+
+#[test]
+fn devices_print_as_tvm_ffi_names_them() {
+    assert_eq!(Device::CPU.to_string(), "cpu:0");
+    assert_eq!(Device::new(device_type::CUDA, 1).to_string(), "cuda:1");
+    assert_eq!(Device::new(device_type::CUDA_MANAGED, 0).to_string(), "cuda_managed:0");
+    assert_eq!(Device::new(999, 2).to_string(), "device type 999:2");
+    assert!(Device::new(device_type::CUDA_HOST, 0).is_host_accessible());
+    assert!(!Device::new(device_type::ROCM, 0).is_host_accessible());
+}
+
+#[test]
+fn typed_tensors_check_dtype_rank_device_and_layout() {
+    let f = Foreign::new(&[2, 3], None, Device::CPU);
+    let t = HostTensor::<f32, 2>::new(f.view()).unwrap();
+    assert_eq!((t.as_slice().len(), t.shape(), t.dims(), t.numel()), (6, &[2i64, 3][..], [2usize, 3], 6));
+    assert_eq!(t.as_slice()[5], 5.0);
+
+    let e = HostTensor::<f64, 2>::new(f.view()).unwrap_err();
+    assert_eq!(e.kind(), "TypeError");
+    assert_eq!(e.message(), "expected a float64 tensor of rank 2, got a float32 tensor of rank 2 (shape [2, 3])");
+    let e = HostTensor::<f32, 1>::new(f.view()).unwrap_err();
+    assert_eq!(e.kind(), "TypeError");
+    assert_eq!(e.message(), "expected a float32 tensor of rank 1, got a float32 tensor of rank 2 (shape [2, 3])");
+
+    let transposed = Foreign::new(&[3, 2], Some(&[1, 3]), Device::CPU);
+    let e = HostTensor::<f32, 2>::new(transposed.view()).unwrap_err();
+    assert_eq!(
+        (e.kind(), e.message()),
+        ("ValueError", "tensor is not contiguous (row-major compact): shape [3, 2], strides [1, 3]")
+    );
+    let e = DeviceTensor::<f32, 2>::new(transposed.view()).unwrap_err();
+    assert_eq!(e.kind(), "ValueError", "device kernels get compact tensors too");
+
+    // A device tensor: no host access, but dtype, rank and layout are checked and the data
+    // pointer (never dereferenced here) is handed over with its byte offset.
+    let mut gpu = Foreign::new(&[4], None, Device::new(device_type::CUDA, 1));
+    gpu.dl.byte_offset = 8;
+    let e = HostTensor::<f32, 1>::new(gpu.view()).unwrap_err();
+    assert_eq!((e.kind(), e.message()), ("ValueError", "tensor data on cuda:1 is not host-accessible"));
+    let d = DeviceTensor::<f32, 1>::new(gpu.view()).unwrap();
+    assert_eq!(d.device().to_string(), "cuda:1");
+    assert_eq!(d.data_ptr() as usize, gpu.data.as_ptr() as usize + 8);
+    assert_eq!((d.dims(), d.numel()), ([4], 4));
+    assert!(DeviceTensor::<i32, 1>::new(gpu.view()).is_err());
+
+    // Zero-size tensors: rank-checked, empty slices, whatever their strides.
+    for (shape, strides) in [(&[0i64][..], None), (&[0, 3][..], Some(&[0i64, 1][..])), (&[3, 0][..], Some(&[7, 7][..]))]
+    {
+        let z = Foreign::new(shape, strides, Device::CPU);
+        match shape.len() {
+            1 => assert!(HostTensor::<f32, 1>::new(z.view()).unwrap().as_slice().is_empty()),
+            _ => assert!(HostTensor::<f32, 2>::new(z.view()).unwrap().as_slice().is_empty()),
+        }
+    }
 }

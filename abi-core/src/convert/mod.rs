@@ -8,6 +8,7 @@ pub mod export_call;
 pub mod objects;
 mod scalars;
 mod strings;
+mod tensors;
 pub mod typed;
 
 use crate::reflect::TypeDesc;

@@ -108,4 +108,33 @@ const_assert_eq!(core::mem::offset_of!(Device, device_id), 4);
 impl Device {
     /// The host CPU.
     pub const CPU: Device = Device { device_type: device_type::CPU, device_id: 0 };
+
+    /// A device of `device_type` (one of [`device_type`]) and ordinal `device_id`.
+    pub const fn new(device_type: i32, device_id: i32) -> Device {
+        Device { device_type, device_id }
+    }
+
+    /// Whether the host can read and write its memory directly: CPU, pinned CUDA host
+    /// memory and CUDA managed memory.
+    pub const fn is_host_accessible(&self) -> bool {
+        matches!(self.device_type, device_type::CPU | device_type::CUDA_HOST | device_type::CUDA_MANAGED)
+    }
+}
+
+/// `cpu:0`, `cuda:1`: the names `tvm_ffi.device(...)` reads.
+impl fmt::Display for Device {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        let name = match self.device_type {
+            device_type::CPU => "cpu",
+            device_type::CUDA => "cuda",
+            device_type::CUDA_HOST => "cuda_host",
+            device_type::VULKAN => "vulkan",
+            device_type::METAL => "metal",
+            device_type::ROCM => "rocm",
+            device_type::CUDA_MANAGED => "cuda_managed",
+            device_type::ONE_API => "oneapi",
+            other => return write!(f, "device type {other}:{}", self.device_id),
+        };
+        write!(f, "{name}:{}", self.device_id)
+    }
 }

@@ -11,3 +11,4 @@ pub mod shape;
 pub mod static_str;
 pub mod string;
 pub mod tensor;
+pub mod typed_tensor;

@@ -10,7 +10,7 @@ use half::{bf16, f16};
 use static_assertions::const_assert_eq;
 
 use crate::ffi::type_index as ti;
-use crate::ffi::{cell_ptr, code, device_type, DLTensor, DataType, Device};
+use crate::ffi::{cell_ptr, code, DLTensor, DataType, Device};
 use crate::value::error::{Error, Result};
 use crate::value::object::{new_object, object_handle, ObjectRef};
 
@@ -124,10 +124,15 @@ impl<'a> TensorView<'a> {
         if self.dtype() != T::DTYPE {
             return Err(Error::type_error(format!("expected a tensor of {}, got {}", T::DTYPE, self.dtype())));
         }
-        let dev = self.device().device_type;
-        if !matches!(dev, device_type::CPU | device_type::CUDA_HOST | device_type::CUDA_MANAGED) {
-            return Err(Error::value_error(format!("tensor data on device type {dev} is not host-accessible")));
+        if !self.device().is_host_accessible() {
+            return Err(Error::value_error(format!("tensor data on {} is not host-accessible", self.device())));
         }
+        self.data_ptr::<T>()
+    }
+
+    // The checked data pointer: contiguous, and non-null and aligned when it holds elements
+    // (a dangling aligned pointer when it holds none).
+    pub(crate) fn data_ptr<T: Element>(&self) -> Result<*mut T> {
         if !self.is_contiguous() {
             return Err(self.not_contiguous());
         }

@@ -1,0 +1,165 @@
+//! Typed tensor parameters: [`HostTensor`] (host memory, read) and [`DeviceTensor`] (any
+//! device, a raw data pointer for kernels), each with its element type `T` and rank `N` in
+//! the Rust type. The export shim checks dtype, rank, device and layout before the body
+//! runs, so a mismatch is an error naming the function and the parameter, and the body
+//! gets slices or pointers it can use without checking again.
+
+use core::fmt;
+use core::marker::PhantomData;
+
+use crate::ffi::{DataType, Device};
+use crate::value::error::{Error, Result};
+use crate::value::tensor::{Element, TensorView};
+
+/// Checks what every typed tensor needs: the element type and the rank.
+fn check_type<T: Element>(view: &TensorView<'_>, rank: usize) -> Result<()> {
+    if view.dtype() != T::DTYPE || view.ndim() != rank {
+        return Err(wrong_type::<T>(view, rank));
+    }
+    Ok(())
+}
+
+#[cold]
+#[inline(never)]
+fn wrong_type<T: Element>(view: &TensorView<'_>, rank: usize) -> Error {
+    Error::type_error(format!(
+        "expected a {} tensor of rank {rank}, got a {} tensor of rank {} (shape {:?})",
+        T::DTYPE,
+        view.dtype(),
+        view.ndim(),
+        view.shape()
+    ))
+}
+
+/// A read-only tensor in host-accessible memory (CPU, pinned or managed CUDA memory) with
+/// elements of type `T` and rank `N`, contiguous and aligned: checked when the argument is
+/// converted, so [`as_slice`](HostTensor::as_slice) cannot fail.
+///
+/// The elements must not change while the call runs: another argument that may write the
+/// same memory (a [`TensorView`]) is the caller's contract, as is a host thread writing
+/// during the call.
+#[derive(Clone, Copy)]
+pub struct HostTensor<'a, T: Element, const N: usize> {
+    view: TensorView<'a>,
+    data: &'a [T],
+}
+
+impl<'a, T: Element, const N: usize> HostTensor<'a, T, N> {
+    /// Checks `view`: element type `T`, rank `N`, host-accessible, contiguous and aligned.
+    pub fn new(view: TensorView<'a>) -> Result<HostTensor<'a, T, N>> {
+        check_type::<T>(&view, N)?;
+        let data = view.as_slice::<T>()?;
+        Ok(HostTensor { view, data })
+    }
+
+    /// The elements, row-major.
+    pub fn as_slice(&self) -> &'a [T] {
+        self.data
+    }
+
+    /// The dimensions, as [`TensorView::shape`] gives them.
+    pub fn shape(&self) -> &'a [i64] {
+        self.view.shape()
+    }
+
+    /// The dimensions as an array, for indexing: `let [rows, cols] = x.dims();`.
+    pub fn dims(&self) -> [usize; N] {
+        dims(self.view.shape())
+    }
+
+    /// The number of elements.
+    pub fn numel(&self) -> usize {
+        self.data.len()
+    }
+
+    /// The device (host-accessible).
+    pub fn device(&self) -> Device {
+        self.view.device()
+    }
+
+    /// The untyped view.
+    pub fn view(&self) -> TensorView<'a> {
+        self.view
+    }
+}
+
+/// A tensor on any device with elements of type `T` and rank `N`, contiguous and aligned:
+/// for kernels that launch on the device. It gives no element access, only the data
+/// pointer, the device (for the caller's stream) and the dimensions.
+#[derive(Clone, Copy)]
+pub struct DeviceTensor<'a, T: Element, const N: usize> {
+    view: TensorView<'a>,
+    data: *mut T,
+    _elements: PhantomData<&'a [T]>,
+}
+
+impl<'a, T: Element, const N: usize> DeviceTensor<'a, T, N> {
+    /// Checks `view`: element type `T`, rank `N`, contiguous and aligned.
+    pub fn new(view: TensorView<'a>) -> Result<DeviceTensor<'a, T, N>> {
+        check_type::<T>(&view, N)?;
+        let data = view.data_ptr::<T>()?;
+        Ok(DeviceTensor { view, data, _elements: PhantomData })
+    }
+
+    /// The address of the first element in the device's memory (its byte offset applied);
+    /// dangling but aligned when the tensor holds no element. Not dereferenceable on the host
+    /// unless the device is host-accessible.
+    pub fn data_ptr(&self) -> *mut T {
+        self.data
+    }
+
+    /// The device.
+    pub fn device(&self) -> Device {
+        self.view.device()
+    }
+
+    /// The dimensions, as [`TensorView::shape`] gives them.
+    pub fn shape(&self) -> &'a [i64] {
+        self.view.shape()
+    }
+
+    /// The dimensions as an array.
+    pub fn dims(&self) -> [usize; N] {
+        dims(self.view.shape())
+    }
+
+    /// The number of elements.
+    pub fn numel(&self) -> usize {
+        self.view.numel()
+    }
+
+    /// The element type.
+    pub fn dtype(&self) -> DataType {
+        T::DTYPE
+    }
+
+    /// The untyped view.
+    pub fn view(&self) -> TensorView<'a> {
+        self.view
+    }
+}
+
+// A checked rank-N shape as an array (extents are never negative in a valid DLTensor).
+fn dims<const N: usize>(shape: &[i64]) -> [usize; N] {
+    let mut out = [0; N];
+    for (o, &d) in out.iter_mut().zip(shape) {
+        *o = d.max(0) as usize;
+    }
+    out
+}
+
+impl<T: Element, const N: usize> fmt::Debug for HostTensor<'_, T, N> {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.debug_struct("HostTensor").field("dtype", &T::DTYPE.to_string()).field("shape", &self.shape()).finish()
+    }
+}
+
+impl<T: Element, const N: usize> fmt::Debug for DeviceTensor<'_, T, N> {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.debug_struct("DeviceTensor")
+            .field("dtype", &T::DTYPE.to_string())
+            .field("shape", &self.shape())
+            .field("device", &self.device().to_string())
+            .finish()
+    }
+}

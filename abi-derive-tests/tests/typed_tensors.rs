@@ -1,0 +1,94 @@
+//! Typed tensor parameters through an export's shim: the body runs only with the dtype,
+//! rank, device and layout its types name; a mismatch names the function and the
+//! parameter; both tensor forms (a Tensor object, a bare `DLTensor*` as Apache TVM's TIR
+//! passes) are accepted.
+
+use abi_core::ffi::{code, device_type};
+use abi_core::{Any, AnyView, DLTensor, DataType, Device, DeviceTensor, Error, HostTensor, Result, Tensor, TensorView};
+
+/// out[i][j] = x[i][j] * w[j].
+#[abi_core::export_fn]
+fn scale_rows(x: HostTensor<'_, f32, 2>, w: HostTensor<'_, f32, 1>) -> Result<Tensor> {
+    let [rows, cols] = x.dims();
+    if w.numel() != cols {
+        return Err(Error::value_error(format!("w has {} elements for {cols} columns", w.numel())));
+    }
+    let out: Vec<f32> =
+        x.as_slice().chunks(cols.max(1)).flat_map(|row| row.iter().zip(w.as_slice()).map(|(a, b)| a * b)).collect();
+    Tensor::from_vec(out, &[rows as i64, cols as i64])
+}
+
+/// The device type and the address a kernel would launch on.
+#[abi_core::export_fn]
+fn launch(x: DeviceTensor<'_, f32, 1>) -> (i64, i64) {
+    (x.device().device_type as i64, x.data_ptr() as i64)
+}
+
+fn call(name: &str, args: &[AnyView<'_>]) -> Result<Any> {
+    abi_core::find_export(name).unwrap().function().call_packed(args)
+}
+
+#[test]
+fn the_body_sees_checked_slices() {
+    let x = Tensor::from_vec(vec![1.0f32, 2.0, 3.0, 4.0, 5.0, 6.0], &[2, 3]).unwrap();
+    let w = Tensor::from_vec(vec![1.0f32, 10.0, 100.0], &[3]).unwrap();
+    let (xa, wa) = (Any::from(x.clone()), Any::from(w.clone()));
+    let out = call("scale_rows", &[xa.view(), wa.view()]).unwrap().to::<Tensor>().unwrap();
+    assert_eq!(out.view().as_slice::<f32>().unwrap(), [1.0, 20.0, 300.0, 4.0, 50.0, 600.0]);
+    assert_eq!(out.view().shape(), [2, 3]);
+
+    // The same tensors as bare DLTensor pointers (type index 7).
+    let (xv, wv) = (x.view(), w.view());
+    let xs = abi_core::IntoArg::into_slot(xv).unwrap();
+    let ws = abi_core::IntoArg::into_slot(wv).unwrap();
+    // SAFETY: the slots point at DLTensors that `x` and `w` keep alive for the call.
+    let (xs, ws) = unsafe { (AnyView::from_raw(xs), AnyView::from_raw(ws)) };
+    let out = call("scale_rows", &[xs, ws]).unwrap().to::<Tensor>().unwrap();
+    assert_eq!(out.view().as_slice::<f32>().unwrap()[5], 600.0);
+}
+
+#[test]
+fn mismatches_name_the_function_the_parameter_and_both_types() {
+    let x = Any::from(Tensor::from_vec(vec![1.0f32; 6], &[2, 3]).unwrap());
+    let w64 = Any::from(Tensor::from_vec(vec![1.0f64; 3], &[3]).unwrap());
+    let e = call("scale_rows", &[x.view(), w64.view()]).unwrap_err();
+    assert_eq!(e.kind(), "TypeError");
+    assert_eq!(
+        e.message(),
+        "scale_rows(x: Tensor[f32], w: Tensor[f32]) -> Tensor: argument `w` (#1) expected a float32 tensor of rank 1, \
+         got a float64 tensor of rank 1 (shape [3])"
+    );
+    let e = call("scale_rows", &[x.view(), x.view()]).unwrap_err();
+    assert!(
+        e.message().contains("argument `w` (#1) expected a float32 tensor of rank 1, got a float32 tensor of rank 2"),
+        "{}",
+        e.message()
+    );
+    let e = call("scale_rows", &[abi_core::IntoAny::into_any(3i64).unwrap().view(), x.view()]).unwrap_err();
+    assert!(e.message().ends_with("argument `x` (#0) expected Tensor[f32], got int"), "{}", e.message());
+}
+
+#[test]
+fn device_tensors_take_any_device_and_give_no_host_access() {
+    let mut data = [0f32; 4];
+    let mut shape = [4i64];
+    let dl = DLTensor {
+        data: data.as_mut_ptr().cast(),
+        device: Device::new(device_type::CUDA, 0),
+        ndim: 1,
+        dtype: DataType { code: code::FLOAT, bits: 32, lanes: 1 },
+        shape: shape.as_mut_ptr(),
+        strides: core::ptr::null_mut(),
+        byte_offset: 0,
+    };
+    // SAFETY: `dl` and what it points to live until the end of the test.
+    let slot = abi_core::IntoArg::into_slot(unsafe { TensorView::from_dl(&dl) }).unwrap();
+    // SAFETY: as above.
+    let view = unsafe { AnyView::from_raw(slot) };
+    let out = call("launch", &[view]).unwrap().to::<(i64, i64)>().unwrap();
+    assert_eq!(out, (device_type::CUDA as i64, data.as_ptr() as i64));
+    let e = call("scale_rows", &[view, view]).unwrap_err();
+    assert_eq!(e.kind(), "TypeError", "rank first: {}", e.message());
+    let x = Any::from(Tensor::from_vec(vec![1.0f32; 2], &[2]).unwrap());
+    assert_eq!(call("launch", &[x.view()]).unwrap().to::<(i64, i64)>().unwrap().0, device_type::CPU as i64);
+}
