@@ -81,6 +81,7 @@ change_kinds! {
     ResultNarrowed => "result_narrowed", Compatible;
     ResultWidened => "result_widened", Breaking;
     StructFieldsChanged => "struct_fields_changed", Breaking;
+    TensorChanged => "tensor_changed", Breaking;
 }
 
 /// One classified change.
@@ -241,6 +242,12 @@ fn param(d: &mut Diff<'_>, i: usize, (oname, oty): &(String, TypeSchema), (nname
             return;
         }
     }
+    if let Some(sides) = tensor_changed(oty, nty) {
+        let message =
+            format!("parameter {at} tensor changed: {} -> {} (old arguments are refused)", oty.python(), nty.python());
+        d.push(ChangeKind::TensorChanged, Some(nname.clone()), sides, message);
+        return;
+    }
     if !oty.same_as(nty) {
         param_type(d, &at, nname, oty, nty);
         return;
@@ -271,6 +278,12 @@ fn result(d: &mut Diff<'_>, or: &TypeSchema, nr: &TypeSchema) {
             return;
         }
     }
+    if let Some(sides) = tensor_changed(or, nr) {
+        let message =
+            format!("result tensor changed: {} -> {} (old callers expect the old one)", or.python(), nr.python());
+        d.push(ChangeKind::TensorChanged, None, sides, message);
+        return;
+    }
     if or.same_as(nr) {
         if let Some(w) = Widths::between(or, nr) {
             w.report(d, None);
@@ -286,6 +299,15 @@ fn result(d: &mut Diff<'_>, or: &TypeSchema, nr: &TypeSchema) {
         d.push(ChangeKind::CallbackChanged, None, sides, format!("result callback signature changed: {o} -> {n}"));
     } else {
         d.push(ChangeKind::ResultChanged, None, sides, format!("result changed: {o} -> {n}"));
+    }
+}
+
+/// The two sides of a tensor whose element type or rank changed (either way: a typed
+/// tensor refuses every other dtype and rank, and callers rely on the ones a result had).
+fn tensor_changed(old: &TypeSchema, new: &TypeSchema) -> Option<(Option<String>, Option<String>)> {
+    match (old, new) {
+        (TypeSchema::Tensor(o), TypeSchema::Tensor(n)) if o != n => Some((Some(old.python()), Some(new.python()))),
+        _ => None,
     }
 }
 
@@ -641,6 +663,30 @@ mod tests {
             "one leaf widened, one narrowed"
         );
         assert_eq!(widths(desc::<Option<u16>>(), desc::<Option<u32>>()), Some((true, false)));
+    }
+
+    #[test]
+    fn a_tensor_whose_dtype_or_rank_changes_breaks_callers() {
+        use abi_core::HostTensor;
+        let param = |old: &TypeDesc, new: &TypeDesc| {
+            let mut changes = Vec::new();
+            let mut d = Diff { subject: "f", out: &mut changes };
+            param(&mut d, 0, &("x".to_owned(), old.into()), &("x".to_owned(), new.into()));
+            changes.iter().map(|c| (c.kind, c.message.clone())).collect::<Vec<_>>()
+        };
+        let f32_2 = desc::<HostTensor<'static, f32, 2>>();
+        assert_eq!(
+            param(f32_2, desc::<HostTensor<'static, f64, 2>>()),
+            [(
+                ChangeKind::TensorChanged,
+                "parameter `x` (#0) tensor changed: Tensor[f32, 2] -> Tensor[f64, 2] (old arguments are refused)"
+                    .to_owned()
+            )]
+        );
+        assert_eq!(param(f32_2, desc::<HostTensor<'static, f32, 1>>())[0].0, ChangeKind::TensorChanged);
+        assert_eq!(param(desc::<abi_core::Tensor>(), f32_2)[0].0, ChangeKind::TensorChanged, "any dtype -> f32 only");
+        assert!(param(f32_2, f32_2).is_empty());
+        assert_eq!(ChangeKind::TensorChanged.severity(), Severity::Breaking);
     }
 
     #[test]

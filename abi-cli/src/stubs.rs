@@ -171,7 +171,8 @@ fn init_pyi(listing: &Listing, package: &str, lib_name: &str) -> String {
     for e in exposed(listing) {
         body.push_str("\n\n");
         let sig = e.metadata.as_ref().and_then(|m| signature(m, Receiver::None, &classes));
-        body.push_str(&stub_def(&e.name, sig, e.doc.as_deref().unwrap_or_default(), ""));
+        let doc = with_tensor_notes(e.doc.as_deref().unwrap_or_default(), e.metadata.as_ref(), Receiver::None);
+        body.push_str(&stub_def(&e.name, sig, &doc, ""));
     }
     let mut names: Vec<&str> = exposed(listing).map(|e| e.name.as_str()).collect();
     names.extend(listing.classes.iter().filter_map(|c| classes.get(&c.key)));
@@ -213,7 +214,8 @@ fn stub_class(class: &Class, classes: &ClassNames) -> String {
         }
         let decorator = if receiver == Receiver::Static { "    @staticmethod\n" } else { "" };
         let sig = signature(&m.metadata, receiver, classes);
-        members.push(format!("{decorator}{}", stub_def(py_name, sig, &m.doc, "    ")));
+        let doc = with_tensor_notes(&m.doc, Some(&m.metadata), receiver);
+        members.push(format!("{decorator}{}", stub_def(py_name, sig, &doc, "    ")));
     }
     if members.is_empty() {
         members.push("    ...\n".into());
@@ -255,6 +257,35 @@ fn signature(meta: &Metadata, receiver: Receiver, classes: &ClassNames) -> Optio
     }
     let ret = if receiver == Receiver::Init { Kind::None.stub().to_owned() } else { annotation(ret, classes) };
     Some((list.join(", "), ret))
+}
+
+/// What annotations cannot say about typed tensors (`tvm_ffi.Tensor` has no dtype or rank),
+/// as a docstring paragraph: `Tensors: x is Tensor[f32, 2]; returns Tensor[f32, 1].`
+fn tensor_notes(meta: &Metadata, receiver: Receiver) -> Option<String> {
+    let typed =
+        |t: &TypeSchema| matches!(t, TypeSchema::Tensor(tensor) if tensor.elem.is_some() || tensor.rank.is_some());
+    let skip = usize::from(receiver == Receiver::Instance);
+    let mut notes: Vec<String> = meta
+        .params()
+        .iter()
+        .enumerate()
+        .skip(skip)
+        .filter(|(_, (_, t))| typed(t))
+        .map(|(i, (n, t))| format!("{} is {}", param_name(n, i), t.python()))
+        .collect();
+    if let Some(ret) = meta.type_schema.as_ref().map(|f| &f.ret).filter(|t| typed(t)) {
+        notes.push(format!("returns {}", ret.python()));
+    }
+    (!notes.is_empty()).then(|| format!("Tensors: {}.", notes.join("; ")))
+}
+
+/// `doc` with the tensor notes of `meta` appended as their own paragraph.
+fn with_tensor_notes(doc: &str, meta: Option<&Metadata>, receiver: Receiver) -> String {
+    match meta.and_then(|m| tensor_notes(m, receiver)) {
+        Some(notes) if doc.is_empty() => notes,
+        Some(notes) => format!("{doc}\n\n{notes}"),
+        None => doc.to_owned(),
+    }
 }
 
 /// `def name(params) -> ret:` with its docstring, indented by `indent`; `*args: Any` when
@@ -306,6 +337,20 @@ mod tests {
 
     fn class(key: &str, parent: &str) -> Class {
         Class { key: key.into(), parent: parent.into(), doc: String::new(), fields: Vec::new(), methods: Vec::new() }
+    }
+
+    #[test]
+    fn typed_tensors_are_described_in_the_docstring() {
+        let meta = Metadata::parse(
+            r#"{"type_schema":"{\"type\":\"ffi.Function\",\"named_args\":{\"return\":[{\"type\":\"ffi.Tensor\",\"dtype\":\"float32\",\"ndim\":1}],\"params\":[{\"type\":\"ffi.Tensor\",\"dtype\":\"uint8\",\"ndim\":2},{\"type\":\"ffi.Tensor\"},{\"type\":\"int\"}]}}","arg_names":["x","y","k"]}"#,
+        )
+        .unwrap();
+        assert_eq!(
+            with_tensor_notes("Scales.", Some(&meta), Receiver::None),
+            "Scales.\n\nTensors: x is Tensor[u8, 2]; returns Tensor[f32, 1]."
+        );
+        let plain = Metadata::parse(r#"{"type_schema":"{\"type\":\"ffi.Function\",\"named_args\":{\"return\":[{\"type\":\"int\"}],\"params\":[{\"type\":\"ffi.Tensor\"}]}}"}"#).unwrap();
+        assert_eq!(with_tensor_notes("", Some(&plain), Receiver::None), "", "untyped tensors say nothing");
     }
 
     #[test]

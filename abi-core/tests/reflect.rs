@@ -130,28 +130,28 @@ fn tensors() {
     check(
         &TypeDesc::Tensor { elem: Some(&F32), rank: Some(2) },
         r#"["ndarray","f32",2,null,null]"#,
-        r#"{"type":"ffi.Tensor"}"#,
-        "Tensor[f32]",
+        r#"{"type":"ffi.Tensor","dtype":"float32","ndim":2}"#,
+        "Tensor[f32, 2]",
     );
     check(
         &TypeDesc::Tensor { elem: Some(&F32), rank: Some(0) },
         r#"["ndarray","f32",0]"#,
-        r#"{"type":"ffi.Tensor"}"#,
-        "Tensor[f32]",
+        r#"{"type":"ffi.Tensor","dtype":"float32","ndim":0}"#,
+        "Tensor[f32, 0]",
     );
     check(<Tensor as AbiType>::DESC, r#"["ndarray","unknown",null]"#, r#"{"type":"ffi.Tensor"}"#, "Tensor");
     static BF16: TypeDesc = TypeDesc::Float { bits: 16, brain: true };
     check(
         &TypeDesc::Tensor { elem: Some(&BF16), rank: None },
         r#"["ndarray","bf16",null]"#,
-        r#"{"type":"ffi.Tensor"}"#,
+        r#"{"type":"ffi.Tensor","dtype":"bfloat16"}"#,
         "Tensor[bf16]",
     );
     check(
         &TypeDesc::Tensor { elem: Some(&TypeDesc::Bool), rank: Some(1) },
         r#"["ndarray","i1",1,null]"#,
-        r#"{"type":"ffi.Tensor"}"#,
-        "Tensor[i1]",
+        r#"{"type":"ffi.Tensor","dtype":"bool","ndim":1}"#,
+        "Tensor[bool, 1]",
     );
 }
 
@@ -238,7 +238,7 @@ static WARP: FnDesc = FnDesc {
     global: None,
 };
 
-const WARP_SCHEMA: &str = r#"{"type":"ffi.Function","named_args":{"return":[{"type":"Optional","args":[{"type":"ffi.String"}]}],"params":[{"type":"int"},{"type":"float"},{"type":"float"},{"type":"ffi.Tensor"}]}}"#;
+const WARP_SCHEMA: &str = r#"{"type":"ffi.Function","named_args":{"return":[{"type":"Optional","args":[{"type":"ffi.String"}]}],"params":[{"type":"int"},{"type":"float"},{"type":"float"},{"type":"ffi.Tensor","dtype":"float32","ndim":2}]}}"#;
 const WARP_IREE: &str = r#"{"a":[["named","scale","i64"],["named","p.x","f32"],["named","p.y","f32"],["named","x",["ndarray","f32",2,null,null]]],"r":[["optional","str"]],"v":1}"#;
 const WARP_COMPACT: &str = "I21!S3!t7S1!S1!B7!d-1d-1R2!O";
 
@@ -247,7 +247,7 @@ fn function_texts() {
     assert_eq!(WARP.slot_count(), 4);
     assert_eq!(
         render(|w| fn_signature_text(w, &WARP)),
-        "warp(scale: int, p.x: float, p.y: float, x: Tensor[f32]) -> Optional[str]"
+        "warp(scale: int, p.x: float, p.y: float, x: Tensor[f32, 2]) -> Optional[str]"
     );
     assert_eq!(render(|w| fn_type_schema(w, &WARP)), WARP_SCHEMA);
     assert_eq!(render(|w| fn_iree_record(w, &WARP)), WARP_IREE);

@@ -24,6 +24,10 @@ const OPT_TO_INT: &str =
 const INT_TO_OPT: &str =
     r#"{"type":"ffi.Function","args":[{"type":"Optional","args":[{"type":"int"}]},{"type":"int"}]}"#;
 
+const TENSOR: &str = r#"{"type":"ffi.Tensor"}"#;
+const F32_2: &str = r#"{"type":"ffi.Tensor","dtype":"float32","ndim":2}"#;
+const F64_2: &str = r#"{"type":"ffi.Tensor","dtype":"float64","ndim":2}"#;
+
 #[test]
 fn the_relation_case_by_case() {
     let cases: &[(&str, &str, bool, &str)] = &[
@@ -69,6 +73,11 @@ fn the_relation_case_by_case() {
             "a variant accepts each member",
         ),
         (STR, r#"{"type":"std::string"}"#, true, "C++ aliases read as the same type"),
+        (F32_2, F32_2, true, "a typed tensor accepts its own dtype and rank"),
+        (F32_2, F64_2, false, "typed tensors compare dtypes"),
+        (F32_2, r#"{"type":"ffi.Tensor","dtype":"float32","ndim":1}"#, false, "typed tensors compare ranks"),
+        (F32_2, TENSOR, true, "a side naming no dtype (C++ metadata, TensorView) is not refused at binding"),
+        (TENSOR, F64_2, true, "an untyped tensor accepts every tensor"),
     ];
     for (target, source, expected, why) in cases {
         assert_eq!(t(target).accepts(&t(source)), *expected, "{why}: {target} accepts {source}");

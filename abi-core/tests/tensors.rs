@@ -88,6 +88,22 @@ fn dtype_display() {
     assert_eq!(DataType { code: code::FLOAT, bits: 16, lanes: 4 }.to_string(), "float16x4");
     assert_eq!(DataType { code: code::BOOL, bits: 8, lanes: 1 }.size_bytes(), 1);
     assert_eq!(DataType { code: code::INT, bits: 4, lanes: 3 }.size_bytes(), 2, "bits round up");
+    assert_eq!(DataType::new(code::BOOL, 8).to_string(), "bool", "as tvm_ffi and numpy spell it");
+    for dtype in [
+        DataType::new(code::INT, 8),
+        DataType::new(code::UINT, 64),
+        DataType::new(code::FLOAT, 16),
+        DataType::new(code::BFLOAT, 16),
+        DataType::new(code::BOOL, 8),
+        DataType::new(code::COMPLEX, 64),
+        DataType { code: code::FLOAT, bits: 32, lanes: 4 },
+        DataType { code: code::BOOL, bits: 8, lanes: 2 },
+    ] {
+        assert_eq!(DataType::parse(&dtype.to_string()), Some(dtype), "{dtype}");
+    }
+    for bad in ["", "float", "f32", "int0", "float32x1", "float32x", "x4", "single"] {
+        assert_eq!(DataType::parse(bad), None, "{bad}");
+    }
 }
 
 #[test]

@@ -124,16 +124,20 @@ fn the_model_carries_widths_field_names_and_tensor_types() {
     let TypeSchema::Struct(fields) = p else { panic!("a named struct keeps its field names: {p:?}") };
     assert_eq!(fields.iter().map(|(n, _)| n.as_str()).collect::<Vec<_>>(), ["x", "y"]);
 
-    // A typed tensor (what typed tensor parameters will describe) through both routes.
+    // A typed tensor through every route: its own type_schema keys, the iree.abi record
+    // refining a kinds-only schema (what a C++ writer publishes), and its description.
     const F32: TypeDesc = TypeDesc::Float { bits: 32, brain: false };
     const TYPED: TypeDesc = TypeDesc::Tensor { elem: Some(&F32), rank: Some(2) };
+    assert_eq!(TYPED.schema(), r#"{"type":"ffi.Tensor","dtype":"float32","ndim":2}"#);
+    assert_eq!(TypeSchema::parse(&TYPED.schema()).unwrap(), TypeSchema::from(&TYPED));
     let record: serde_json::Value = serde_json::from_str(r#"["ndarray","f32",2,null,null]"#).unwrap();
-    let mut refined = TypeSchema::parse(&TYPED.schema()).unwrap();
-    assert_eq!(refined, TypeSchema::Tensor(TensorType::default()), "type_schema names the kind only");
+    let mut refined = TypeSchema::parse(r#"{"type":"ffi.Tensor"}"#).unwrap();
+    assert_eq!(refined, TypeSchema::Tensor(TensorType::default()), "a kinds-only schema");
     IreeType::from_value(&record).unwrap().refine(&mut refined);
     assert_eq!(refined, TypeSchema::from(&TYPED));
     let TypeSchema::Tensor(t) = refined else { unreachable!() };
     assert_eq!((t.elem.and_then(|e| e.width()), t.rank), (Some(Width::parse("f32").unwrap()), Some(2)));
+    assert_eq!(TypeSchema::from(&TYPED).python(), "Tensor[f32, 2]");
 }
 
 #[test]

@@ -55,7 +55,7 @@ fn mismatches_name_the_function_the_parameter_and_both_types() {
     assert_eq!(e.kind(), "TypeError");
     assert_eq!(
         e.message(),
-        "scale_rows(x: Tensor[f32], w: Tensor[f32]) -> Tensor: argument `w` (#1) expected a float32 tensor of rank 1, \
+        "scale_rows(x: Tensor[f32, 2], w: Tensor[f32, 1]) -> Tensor: argument `w` (#1) expected a float32 tensor of rank 1, \
          got a float64 tensor of rank 1 (shape [3])"
     );
     let e = call("scale_rows", &[x.view(), x.view()]).unwrap_err();
@@ -65,7 +65,7 @@ fn mismatches_name_the_function_the_parameter_and_both_types() {
         e.message()
     );
     let e = call("scale_rows", &[abi_core::IntoAny::into_any(3i64).unwrap().view(), x.view()]).unwrap_err();
-    assert!(e.message().ends_with("argument `x` (#0) expected Tensor[f32], got int"), "{}", e.message());
+    assert!(e.message().ends_with("argument `x` (#0) expected Tensor[f32, 2], got int"), "{}", e.message());
 }
 
 #[test]

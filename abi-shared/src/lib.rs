@@ -106,6 +106,12 @@ pub const METADATA_VERSION: u32 = 1;
 /// that predate it ignore it.
 pub const GLOBAL_KEY: &str = "abi.global";
 
+/// The `type_schema` keys a typed tensor adds to `{"type":"ffi.Tensor"}`: its element type
+/// (a dtype string, `float32`) and its rank. tvm-ffi's readers ignore keys they do not know.
+pub const TENSOR_DTYPE_KEY: &str = "dtype";
+/// See [`TENSOR_DTYPE_KEY`].
+pub const TENSOR_NDIM_KEY: &str = "ndim";
+
 /// The packed shim symbol of export `name`.
 pub fn shim(name: &str) -> String {
     format!("{SHIM_PREFIX}{name}")

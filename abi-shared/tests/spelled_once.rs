@@ -13,7 +13,7 @@ const NOT_TYPE_SPELLINGS: &[(&str, &str, &str)] = &[
     ("abi-cli/src/stubs.rs", "None", "the Python keyword list"),
     ("abi-core/src/ffi/dtype.rs", "int", "DLPack's dtype code names (`int32`)"),
     ("abi-core/src/ffi/dtype.rs", "float", "DLPack's dtype code names (`float32`)"),
-    ("abi-core/src/ffi/dtype.rs", "bool", "DLPack's dtype code names (`bool8`)"),
+    ("abi-core/src/ffi/dtype.rs", "bool", "DLPack's dtype code names (`bool`)"),
     ("abi-core/src/ffi/dtype.rs", "unknown", "DLPack's dtype code names"),
     ("abi-core/src/ffi/type_index.rs", "object", "the display name of a runtime-registered object type"),
     ("abi-core/src/runtime/map.rs", "ffi.Map", "the global function that builds a map"),

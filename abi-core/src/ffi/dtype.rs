@@ -51,19 +51,52 @@ impl DataType {
     }
 }
 
+/// The name of a DLPack type code, as dtype strings start (`float` of `float32`).
+pub const fn code_name(code: u8) -> &'static str {
+    match code {
+        code::INT => "int",
+        code::UINT => "uint",
+        code::FLOAT => "float",
+        code::OPAQUE_HANDLE => "handle",
+        code::BFLOAT => "bfloat",
+        code::COMPLEX => "complex",
+        code::BOOL => "bool",
+        _ => "unknown",
+    }
+}
+
+impl DataType {
+    /// Reads a dtype string as [`Display`](fmt::Display) writes it (`float32`, `uint8`,
+    /// `bfloat16`, `bool`, `float32x4`); `None` for anything else.
+    pub fn parse(text: &str) -> Option<DataType> {
+        let (scalar, lanes) = match text.rsplit_once('x') {
+            // `float32x4`, `boolx4`; not the `x` of `complex64`.
+            Some((scalar, lanes))
+                if scalar.ends_with(|c: char| c.is_ascii_digit()) || scalar == code_name(code::BOOL) =>
+            {
+                (scalar, lanes.parse::<u16>().ok().filter(|&l| l > 1)?)
+            }
+            _ => (text, 1),
+        };
+        let digits = scalar.find(|c: char| c.is_ascii_digit()).unwrap_or(scalar.len());
+        let (name, bits) = scalar.split_at(digits);
+        let code = (0..=code::BOOL).find(|&c| code_name(c) == name)?;
+        let bits = match (code, bits) {
+            (code::BOOL, "") => 8,
+            (_, bits) => bits.parse::<u8>().ok().filter(|&b| b > 0)?,
+        };
+        Some(DataType { code, bits, lanes })
+    }
+}
+
+/// `float32`, `uint8`, `bfloat16`, `float32x4`; `bool` for 8-bit booleans, as tvm-ffi and
+/// numpy spell it.
 impl fmt::Display for DataType {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        let name = match self.code {
-            code::INT => "int",
-            code::UINT => "uint",
-            code::FLOAT => "float",
-            code::OPAQUE_HANDLE => "handle",
-            code::BFLOAT => "bfloat",
-            code::COMPLEX => "complex",
-            code::BOOL => "bool",
-            _ => "unknown",
-        };
-        write!(f, "{name}{}", self.bits)?;
+        f.write_str(code_name(self.code))?;
+        if !(self.code == code::BOOL && self.bits == 8) {
+            write!(f, "{}", self.bits)?;
+        }
         if self.lanes != 1 {
             write!(f, "x{}", self.lanes)?;
         }

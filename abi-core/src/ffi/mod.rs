@@ -9,7 +9,7 @@ mod runtime_table;
 pub mod type_index;
 pub mod type_table;
 
-pub use dtype::{code, device_type, DataType, Device};
+pub use dtype::{code, code_name, device_type, DataType, Device};
 pub use layout::{
     cell_ptr, ByteArray, DLTensor, Deleter, FunctionCell, ObjectHeader, RawAny, RawValue, SafeCall, SeqCell,
     CELL_OFFSET, DELETER_BOTH, DELETER_STRONG, DELETER_WEAK, INITIAL_REF_COUNT, STRONG_MASK, WEAK_UNIT,

@@ -7,6 +7,8 @@ pub(crate) mod render;
 pub(crate) mod writer;
 
 use abi_shared::vocab::Kind;
+
+use crate::ffi::{code, DataType};
 use render::{fn_metadata_json, fn_signature_text, type_display, type_schema};
 use writer::Writer;
 
@@ -251,6 +253,18 @@ impl TypeDesc {
             TypeDesc::Tuple(_) | TypeDesc::Struct(_) => Kind::Tuple,
             TypeDesc::Map(..) => Kind::Map,
             TypeDesc::Class { .. } => return None,
+        })
+    }
+
+    /// The DLPack data type of a tensor element type (integers, floats, `bool`).
+    pub const fn dtype(&self) -> Option<DataType> {
+        Some(match self {
+            TypeDesc::Int { bits, signed: true } => DataType::new(code::INT, *bits),
+            TypeDesc::Int { bits, signed: false } => DataType::new(code::UINT, *bits),
+            TypeDesc::Float { bits: 16, brain: true } => DataType::new(code::BFLOAT, 16),
+            TypeDesc::Float { bits, .. } => DataType::new(code::FLOAT, *bits),
+            TypeDesc::Bool => DataType::new(code::BOOL, 8),
+            _ => return None,
         })
     }
 

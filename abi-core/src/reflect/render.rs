@@ -4,6 +4,8 @@
 use super::writer::Writer;
 use abi_shared::vocab::{iree, Kind};
 
+use crate::ffi::{code, code_name};
+
 use super::{FnDesc, ParamDesc, TypeDesc};
 
 // `"name"`.
@@ -159,6 +161,31 @@ pub const fn type_schema(w: &mut Writer, ty: &TypeDesc) {
             w.str("]}");
         }
         TypeDesc::Class { key } => schema_leaf(w, key),
+        TypeDesc::Tensor { elem, rank } => {
+            w.str("{\"type\":\"");
+            w.str(Kind::Tensor.key());
+            w.byte(b'"');
+            if let Some(dtype) = match elem {
+                Some(e) => e.dtype(),
+                None => None,
+            } {
+                w.str(",\"");
+                w.str(abi_shared::TENSOR_DTYPE_KEY);
+                w.str("\":\"");
+                w.str(code_name(dtype.code));
+                if dtype.code != code::BOOL {
+                    w.uint(dtype.bits as usize);
+                }
+                w.byte(b'"');
+            }
+            if let Some(rank) = rank {
+                w.str(",\"");
+                w.str(abi_shared::TENSOR_NDIM_KEY);
+                w.str("\":");
+                w.uint(*rank as usize);
+            }
+            w.byte(b'}');
+        }
         TypeDesc::Optional(t) => schema_args(w, Kind::Optional.key(), &[*t]),
         TypeDesc::List(t) => schema_args(w, Kind::Array.key(), &[*t]),
         TypeDesc::Tuple(items) => schema_args(w, Kind::Tuple.key(), items),
@@ -218,10 +245,17 @@ pub const fn type_display(w: &mut Writer, ty: &TypeDesc) {
             type_display(w, ret);
             w.byte(b']');
         }
-        TypeDesc::Tensor { elem: Some(e), .. } => {
+        TypeDesc::Tensor { elem: Some(e), rank } => {
             w.str(Kind::Tensor.python());
             w.byte(b'[');
-            type_iree_name(w, e);
+            match e {
+                TypeDesc::Bool => w.str(Kind::Bool.python()),
+                _ => type_iree_name(w, e),
+            }
+            if let Some(rank) = rank {
+                w.str(", ");
+                w.uint(*rank as usize);
+            }
             w.byte(b']');
         }
         TypeDesc::Optional(t) => display_list(w, Kind::Optional.python(), &[*t]),

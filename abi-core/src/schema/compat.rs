@@ -12,8 +12,9 @@ impl TypeSchema {
     /// everything, `Optional[T]` accepts `None` and what `T` accepts, an untyped
     /// `ffi.Function` any function, a typed one a function whose parameters accept its
     /// parameters (contravariant) and whose result it accepts (covariant); containers
-    /// compare element-wise; `ffi.Object` accepts every object type; other types only
-    /// themselves. Nothing but `Any` accepts `Any`.
+    /// compare element-wise; `ffi.Object` accepts every object type; a typed tensor a
+    /// tensor whose dtype and rank agree where both sides name them; other types only
+    /// their own kind (number widths are checked per call). Nothing but `Any` accepts `Any`.
     pub fn accepts(&self, source: &TypeSchema) -> bool {
         use TypeSchema as T;
         match (self, source) {
@@ -31,8 +32,9 @@ impl TypeSchema {
             (T::Map(tk, tv), T::Map(sk, sv)) => tk.accepts(sk) && tv.accepts(sv),
             (T::Named { key: a, args: x }, T::Named { key: b, args: y }) => a == b && all_accept(x, y),
             (T::Object, s) => s.is_object(),
-            // Tuples and structs by their items; other kinds by kind alone: widths, dtypes
-            // and ranks are checked per call (docs/ABI.md section 11).
+            (T::Tensor(t), T::Tensor(s)) => t.accepts(s),
+            // Tuples and structs by their items; other kinds by kind alone: number widths
+            // are checked per call (docs/ABI.md section 11).
             (t, s) if t.kind() == Some(Kind::Tuple) && s.kind() == Some(Kind::Tuple) => {
                 let (t, s) = (t.args(), s.args());
                 t.len() == s.len() && t.iter().zip(s).all(|(t, s)| t.accepts(s))

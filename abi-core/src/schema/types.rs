@@ -9,6 +9,7 @@ use abi_shared::vocab::Kind;
 use serde_json::{Map, Value};
 
 use super::SchemaError;
+use crate::ffi::{code, DataType};
 use crate::reflect::{FnDesc, TypeDesc};
 
 /// A type: its kind (a `type_schema` key) and, where its publisher said, the width of a
@@ -95,6 +96,67 @@ pub struct TensorType {
     pub elem: Option<Box<TypeSchema>>,
     /// The rank; `None` when any rank is accepted or it was not published.
     pub rank: Option<u32>,
+}
+
+impl TensorType {
+    /// Reads the element type and rank a typed tensor's `type_schema` carries
+    /// (`"dtype":"float32","ndim":2`); absent keys leave them unknown.
+    fn read(key: &str, map: &Map<String, Value>) -> Result<TensorType, SchemaError> {
+        let elem = match map.get(abi_shared::TENSOR_DTYPE_KEY) {
+            None => None,
+            Some(Value::String(text)) => Some(
+                DataType::parse(text)
+                    .and_then(TypeSchema::from_dtype)
+                    .ok_or_else(|| SchemaError::new(format!("`{key}` has an unknown dtype `{text}`")))?,
+            ),
+            Some(other) => return Err(SchemaError::new(format!("the dtype of `{key}` is not a string: {other}"))),
+        };
+        let rank = match map.get(abi_shared::TENSOR_NDIM_KEY) {
+            None => None,
+            Some(v) => Some(
+                v.as_u64()
+                    .and_then(|r| u32::try_from(r).ok())
+                    .ok_or_else(|| SchemaError::new(format!("the ndim of `{key}` is not a rank: {v}")))?,
+            ),
+        };
+        Ok(TensorType { elem: elem.map(Box::new), rank })
+    }
+
+    fn write_json(&self, out: &mut String) {
+        out.push_str("{\"type\":");
+        out.push_str(&Value::String(Kind::Tensor.key().to_owned()).to_string());
+        if let Some(dtype) = self.elem.as_ref().and_then(|e| e.dtype()) {
+            out.push_str(&format!(",\"{}\":\"{dtype}\"", abi_shared::TENSOR_DTYPE_KEY));
+        }
+        if let Some(rank) = self.rank {
+            out.push_str(&format!(",\"{}\":{rank}", abi_shared::TENSOR_NDIM_KEY));
+        }
+        out.push('}');
+    }
+
+    /// `Tensor`, `Tensor[f32]`, `Tensor[f32, 2]`: as error messages name a typed tensor.
+    fn python(&self) -> String {
+        let elem = self.elem.as_ref().map(|e| match e.width() {
+            Some(w) => w.to_string(),
+            None => e.python(),
+        });
+        match (elem, self.rank) {
+            (None, _) => Kind::Tensor.python().to_owned(),
+            (Some(e), None) => format!("{}[{e}]", Kind::Tensor.python()),
+            (Some(e), Some(r)) => format!("{}[{e}, {r}]", Kind::Tensor.python()),
+        }
+    }
+
+    /// Whether a tensor of `source` is one of `self`: element types and ranks agree where
+    /// both are known.
+    pub fn accepts(&self, source: &TensorType) -> bool {
+        let agree = |a: Option<&TypeSchema>, b: Option<&TypeSchema>| match (a, b) {
+            (Some(a), Some(b)) => a == b,
+            _ => true,
+        };
+        agree(self.elem.as_deref(), source.elem.as_deref())
+            && (self.rank.is_none() || source.rank.is_none() || self.rank == source.rank)
+    }
 }
 
 /// The width of a number, as `iree.abi` spells it (`i64`, `u8`, `f32`, `bf16`).
@@ -250,6 +312,7 @@ impl TypeSchema {
             },
             Kind::Tuple => TypeSchema::Tuple(args),
             Kind::Variant => TypeSchema::Variant(args),
+            Kind::Tensor if args.is_empty() => TypeSchema::Tensor(TensorType::read(key, map)?),
             other => match leaf(other) {
                 Some(t) if args.is_empty() => t,
                 _ => return Err(SchemaError::new(format!("`{key}` takes no type arguments"))),
@@ -303,6 +366,32 @@ impl TypeSchema {
         !self.args().is_empty() || matches!(self, TypeSchema::Tuple(_) | TypeSchema::Struct(_) | TypeSchema::Variant(_))
     }
 
+    /// The element type of a tensor of `dtype` (one lane of an integer, float or bool).
+    pub fn from_dtype(dtype: DataType) -> Option<TypeSchema> {
+        if dtype.lanes != 1 {
+            return None;
+        }
+        let int = |signed| TypeSchema::Int(Some(IntWidth { bits: dtype.bits, signed }));
+        Some(match (dtype.code, dtype.bits) {
+            (code::INT, 8 | 16 | 32 | 64) => int(true),
+            (code::UINT, 8 | 16 | 32 | 64) => int(false),
+            (code::FLOAT, 16 | 32 | 64) => TypeSchema::Float(Some(FloatWidth { bits: dtype.bits, brain: false })),
+            (code::BFLOAT, 16) => TypeSchema::Float(Some(FloatWidth { bits: 16, brain: true })),
+            (code::BOOL, 8) => TypeSchema::Bool,
+            _ => return None,
+        })
+    }
+
+    /// The DLPack data type of a tensor element type with a known width (or `bool`).
+    pub fn dtype(&self) -> Option<DataType> {
+        Some(match (self, self.width()) {
+            (TypeSchema::Bool, _) => DataType::new(code::BOOL, 8),
+            (_, Some(Width::Int(w))) => DataType::new(if w.signed { code::INT } else { code::UINT }, w.bits),
+            (_, Some(Width::Float(w))) => DataType::new(if w.brain { code::BFLOAT } else { code::FLOAT }, w.bits),
+            (_, None) => return None,
+        })
+    }
+
     /// The width of a number whose width is known.
     pub fn width(&self) -> Option<Width> {
         match self {
@@ -322,6 +411,7 @@ impl TypeSchema {
     fn write_json(&self, out: &mut String) {
         let key = match (self, self.kind()) {
             (TypeSchema::Function(Some(f)), _) => return f.write_json(out),
+            (TypeSchema::Tensor(t), _) => return t.write_json(out),
             (TypeSchema::Named { key, .. }, _) => key.as_str(),
             (_, Some(kind)) => kind.key(),
             (_, None) => unreachable!("only Named has no kind"),
@@ -354,6 +444,7 @@ impl TypeSchema {
                     f.ret.python()
                 )
             }
+            (TypeSchema::Tensor(t), _) => t.python(),
             (TypeSchema::Named { key, args }, _) if args.is_empty() => key.clone(),
             (TypeSchema::Named { key, .. }, _) => format!("{key}[{}]", list(&self.args())),
             (_, Some(kind)) if self.has_arg_list() => format!("{}[{}]", kind.python(), list(&self.args())),
