@@ -36,6 +36,10 @@ mod value;
 #[doc(hidden)]
 pub mod __private;
 
+/// The `half` crate, whose `f16` and `bf16` are tensor elements and scalars here: use it
+/// through this path so its version is the one abi-core was built with.
+pub use half;
+
 pub use convert::call_arg::IntoArg;
 pub use convert::typed::{Signature, TypedFunction};
 pub use convert::{AbiStruct, AbiType, Expand, FromAny, FromArg, IntoAny, ListItem, ReturnValue};

@@ -346,10 +346,16 @@ fn typed_tensors_check_dtype_rank_device_and_layout() {
 
     let e = HostTensor::<f64, 2>::new(f.view()).unwrap_err();
     assert_eq!(e.kind(), "TypeError");
-    assert_eq!(e.message(), "expected a float64 tensor of rank 2, got a float32 tensor of rank 2 (shape [2, 3])");
+    assert_eq!(
+        e.message(),
+        "expected a tensor of dtype float64 and rank 2, got dtype float32 and rank 2 (shape [2, 3])"
+    );
     let e = HostTensor::<f32, 1>::new(f.view()).unwrap_err();
     assert_eq!(e.kind(), "TypeError");
-    assert_eq!(e.message(), "expected a float32 tensor of rank 1, got a float32 tensor of rank 2 (shape [2, 3])");
+    assert_eq!(
+        e.message(),
+        "expected a tensor of dtype float32 and rank 1, got dtype float32 and rank 2 (shape [2, 3])"
+    );
 
     let transposed = Foreign::new(&[3, 2], Some(&[1, 3]), Device::CPU);
     let e = HostTensor::<f32, 2>::new(transposed.view()).unwrap_err();

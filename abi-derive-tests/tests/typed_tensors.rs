@@ -55,12 +55,13 @@ fn mismatches_name_the_function_the_parameter_and_both_types() {
     assert_eq!(e.kind(), "TypeError");
     assert_eq!(
         e.message(),
-        "scale_rows(x: Tensor[f32, 2], w: Tensor[f32, 1]) -> Tensor: argument `w` (#1) expected a float32 tensor of rank 1, \
-         got a float64 tensor of rank 1 (shape [3])"
+        "scale_rows(x: Tensor[f32, 2], w: Tensor[f32, 1]) -> Tensor: argument `w` (#1) expected a tensor of dtype float32 \
+         and rank 1, got dtype float64 and rank 1 (shape [3])"
     );
     let e = call("scale_rows", &[x.view(), x.view()]).unwrap_err();
     assert!(
-        e.message().contains("argument `w` (#1) expected a float32 tensor of rank 1, got a float32 tensor of rank 2"),
+        e.message()
+            .contains("argument `w` (#1) expected a tensor of dtype float32 and rank 1, got dtype float32 and rank 2"),
         "{}",
         e.message()
     );

@@ -23,7 +23,7 @@ fn check_type<T: Element>(view: &TensorView<'_>, rank: usize) -> Result<()> {
 #[inline(never)]
 fn wrong_type<T: Element>(view: &TensorView<'_>, rank: usize) -> Error {
     Error::type_error(format!(
-        "expected a {} tensor of rank {rank}, got a {} tensor of rank {} (shape {:?})",
+        "expected a tensor of dtype {} and rank {rank}, got dtype {} and rank {} (shape {:?})",
         T::DTYPE,
         view.dtype(),
         view.ndim(),

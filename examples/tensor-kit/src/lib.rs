@@ -1,0 +1,40 @@
+//! Kernels over typed tensors. Each parameter's element type and rank are in its Rust
+//! type, so the shim checks them (and the device and layout) before the body runs, and a
+//! wrong array is refused with a message naming the function and the parameter.
+
+use abi_core::half::f16;
+use abi_core::{DeviceTensor, Error, HostTensor, Result, Tensor};
+
+/// out[i][j] = x[i][j] * w[j]: each row of `x` scaled by the weights `w`.
+#[abi_core::export_fn]
+pub fn scale_rows(x: HostTensor<'_, f32, 2>, w: HostTensor<'_, f32, 1>) -> Result<Tensor> {
+    let [rows, cols] = x.dims();
+    if w.numel() != cols {
+        return Err(Error::value_error(format!("`w` has {} weights for {cols} columns", w.numel())));
+    }
+    let mut out = Vec::with_capacity(rows * cols);
+    for row in x.as_slice().chunks_exact(cols.max(1)) {
+        out.extend(row.iter().zip(w.as_slice()).map(|(a, b)| a * b));
+    }
+    Tensor::from_vec(out, &[rows as i64, cols as i64])
+}
+
+/// The sum of a float16 vector, accumulated in f32.
+#[abi_core::export_fn]
+pub fn half_sum(x: HostTensor<'_, f16, 1>) -> f32 {
+    x.as_slice().iter().map(|v| v.to_f32()).sum()
+}
+
+/// The number of elements of an int64 matrix per row (its shape as the body sees it).
+#[abi_core::export_fn]
+pub fn row_lengths(x: HostTensor<'_, i64, 2>) -> Vec<i64> {
+    let [rows, cols] = x.dims();
+    vec![cols as i64; rows]
+}
+
+/// Where a device kernel would launch: the device (`cpu:0`, `cuda:1`) and the data
+/// address of a float32 vector, without touching its elements.
+#[abi_core::export_fn]
+pub fn launch_site(x: DeviceTensor<'_, f32, 1>) -> (String, i64) {
+    (x.device().to_string(), x.data_ptr() as i64)
+}

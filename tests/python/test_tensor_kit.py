@@ -1,0 +1,80 @@
+"""The tensor-kit example (examples/tensor-kit) from numpy: typed tensor parameters get
+arrays of their dtype and rank only, refused otherwise with a message naming the function,
+the parameter and both types; zero-size arrays pass; tvm_ffi's own reader takes the
+published dtype and rank."""
+
+import json
+
+import numpy as np
+import pytest
+import tvm_ffi
+
+from conftest import load
+
+
+@pytest.fixture(scope="module")
+def tk():
+    return load("libtensor_kit.so")
+
+
+def test_rows_are_scaled_as_numpy_scales_them(tk):
+    x = np.arange(12, dtype=np.float32).reshape(3, 4)
+    w = np.array([1.0, 0.5, -2.0, 10.0], dtype=np.float32)
+    out = np.from_dlpack(tk.scale_rows(x, w))
+    np.testing.assert_array_equal(out, x * w)
+    assert tk.row_lengths(np.zeros((5, 2), dtype=np.int64)) == [2, 2, 2, 2, 2]
+
+
+def test_float16_arrays_and_zero_size_arrays(tk):
+    h = np.array([0.5, 1.25, -3.0, 2048.0], dtype=np.float16)
+    assert tk.half_sum(h) == pytest.approx(float(h.astype(np.float32).sum()))
+    assert tk.half_sum(np.zeros(0, dtype=np.float16)) == 0.0
+    out = np.from_dlpack(tk.scale_rows(np.zeros((0, 3), dtype=np.float32), np.ones(3, dtype=np.float32)))
+    assert out.shape == (0, 3)
+    assert tk.row_lengths(np.zeros((0, 7), dtype=np.int64)) == []
+
+
+@pytest.mark.parametrize(
+    "x, kind, message",
+    [
+        (
+            np.ones((2, 3), dtype=np.float64),
+            TypeError,
+            "argument `x` (#0) expected a tensor of dtype float32 and rank 2, got dtype float64 and rank 2 (shape [2, 3])",
+        ),
+        (
+            np.ones(6, dtype=np.float32),
+            TypeError,
+            "argument `x` (#0) expected a tensor of dtype float32 and rank 2, got dtype float32 and rank 1 (shape [6])",
+        ),
+        (
+            np.ones((3, 2), dtype=np.float32).T,
+            ValueError,
+            "argument `x` (#0) tensor is not contiguous (row-major compact): shape [2, 3], strides [1, 2]",
+        ),
+        ([[1.0, 2.0, 3.0]], TypeError, "argument `x` (#0) expected Tensor[f32, 2], got Array"),
+    ],
+)
+def test_mismatches_name_function_parameter_and_both_types(tk, x, kind, message):
+    with pytest.raises(kind) as e:
+        tk.scale_rows(x, np.ones(3, dtype=np.float32))
+    assert str(e.value) == "scale_rows(x: Tensor[f32, 2], w: Tensor[f32, 1]) -> Tensor: " + message
+
+
+def test_device_tensors_hand_over_the_data_address(tk):
+    x = np.arange(4, dtype=np.float32)
+    assert tk.launch_site(x) == ("cpu:0", x.ctypes.data)
+    with pytest.raises(TypeError, match="expected a tensor of dtype float32 and rank 1, got dtype int32"):
+        tk.launch_site(np.arange(4, dtype=np.int32))
+
+
+def test_tvm_ffi_reads_the_published_dtype_and_rank(tk):
+    meta = tk.get_function_metadata("scale_rows")
+    schema = json.loads(meta["type_schema"])
+    assert schema["named_args"]["params"] == [
+        {"type": "ffi.Tensor", "dtype": "float32", "ndim": 2},
+        {"type": "ffi.Tensor", "dtype": "float32", "ndim": 1},
+    ]
+    parsed = tvm_ffi.core.TypeSchema.from_json_str(meta["type_schema"])
+    assert "Tensor" in repr(parsed)
+    assert meta["iree.abi"]["a"][0] == ["named", "x", ["ndarray", "f32", 2, None, None]]
