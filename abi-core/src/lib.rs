@@ -23,6 +23,7 @@
 
 #![warn(missing_docs)]
 
+pub mod env;
 pub mod ffi;
 pub mod iree;
 pub mod reflect;

@@ -141,6 +141,7 @@ fn attaching_refuses_another_version_and_a_second_runtime() {
         // Only the header and the error entries matter here; the type table is the
         // program's own.
         types: abi_core::__private::own_runtime_table().types,
+        env: abi_core::__private::own_runtime_table().env,
     };
     let mut theirs = 0;
     // SAFETY: a valid table; the entry only reads it.
@@ -156,4 +157,15 @@ fn attaching_refuses_another_version_and_a_second_runtime() {
     // SAFETY: the table of the runtime it already uses.
     let ours = unsafe { attach(&abi_core::__private::own_runtime_table(), &mut theirs) };
     assert_eq!(ours, ATTACH_OK);
+    // An opener built before the environment entries were appended hands a shorter table
+    // of the same version: accepted (only its prefix is read); shorter still is refused.
+    let older = RuntimeTable {
+        size: abi_core::ffi::RUNTIME_TABLE_BASE_SIZE as u32,
+        ..abi_core::__private::own_runtime_table()
+    };
+    // SAFETY: a valid table, of which the entry reads `size` bytes.
+    assert_eq!(unsafe { attach(&older, &mut theirs) }, ATTACH_OK);
+    let truncated = RuntimeTable { size: abi_core::ffi::RUNTIME_TABLE_BASE_SIZE as u32 - 8, ..older };
+    // SAFETY: as above.
+    assert_eq!(unsafe { attach(&truncated, &mut theirs) }, ATTACH_VERSION_MISMATCH);
 }

@@ -78,3 +78,35 @@ def test_tvm_ffi_reads_the_published_dtype_and_rank(tk):
     parsed = tvm_ffi.core.TypeSchema.from_json_str(meta["type_schema"])
     assert "Tensor" in repr(parsed)
     assert meta["iree.abi"]["a"][0] == ["named", "x", ["ndarray", "f32", 2, None, None]]
+
+
+def test_the_stream_inside_a_call_is_the_callers(tk):
+    cuda0, cuda1 = tvm_ffi.device("cuda:0"), tvm_ffi.device("cuda:1")
+    assert tk.current_stream(cuda0) == 0
+    with tvm_ffi.use_raw_stream(cuda0, 0x1234):
+        assert tk.current_stream(cuda0) == 0x1234
+        assert tk.current_stream(cuda1) == 0, "per device id"
+    assert tk.current_stream(cuda0) == 0, "restored after the block"
+
+
+def test_results_without_a_framework_allocator_are_rust_allocations(tk):
+    np.testing.assert_array_equal(np.from_dlpack(tk.ones(5)), np.ones(5, dtype=np.float32))
+    assert np.from_dlpack(tk.ones(0)).shape == (0,)
+    np.testing.assert_array_equal(np.from_dlpack(tk.empty_like(np.arange(3, dtype=np.float32))), np.zeros(3))
+
+
+def test_ctrl_c_interrupts_a_long_call(tk):
+    """A SIGINT during the call (a timer thread sends it) surfaces as KeyboardInterrupt."""
+    import os
+    import signal
+    import threading
+    import time
+
+    assert tk.spin(10_000) == 10_000
+    timer = threading.Timer(0.2, lambda: os.kill(os.getpid(), signal.SIGINT))
+    timer.start()
+    start = time.monotonic()
+    with pytest.raises(KeyboardInterrupt):
+        tk.spin(10**15)  # hours without a check
+    assert time.monotonic() - start < 30
+    assert tk.spin(3) == 3, "the library stays usable"

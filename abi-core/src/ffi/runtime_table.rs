@@ -9,7 +9,7 @@ use core::mem::offset_of;
 use static_assertions::const_assert_eq;
 
 use crate::ffi::type_table::{MethodInfo, TypeApi};
-use crate::ffi::ByteArray;
+use crate::ffi::{ByteArray, EnvApi};
 
 /// The entry points of a runtime, with the exact signatures of tvm-ffi's
 /// `TVMFFIErrorSetRaised`, `TVMFFIErrorMoveFromRaised`, `TVMFFIFunctionGetGlobal` and
@@ -29,7 +29,9 @@ pub struct HostApi {
 
 /// What `abi_runtime_attach` receives: a versioned header, the runtime's entry points, the
 /// mark that identifies its embedded map objects (null when the runtime is tvm-ffi, whose
-/// maps are built and read through its global functions), and its type table.
+/// maps are built and read through its global functions), its type table, and (appended
+/// in the same version: a table of [`RUNTIME_TABLE_BASE_SIZE`] bytes from an older opener
+/// is still accepted) its environment entry points.
 #[repr(C)]
 #[derive(Clone, Copy, Debug)]
 pub struct RuntimeTable {
@@ -43,7 +45,12 @@ pub struct RuntimeTable {
     pub map_mark: *const u8,
     /// The runtime's type table.
     pub types: TypeApi,
+    /// The runtime's environment: streams, tensor allocator, signals.
+    pub env: EnvApi,
 }
+
+/// The size of a runtime table from before `env` was appended: the smallest accepted.
+pub const RUNTIME_TABLE_BASE_SIZE: usize = offset_of!(RuntimeTable, env);
 
 // SAFETY: function pointers and the address of an immutable static.
 unsafe impl Send for RuntimeTable {}
@@ -54,7 +61,8 @@ const_assert_eq!(core::mem::size_of::<HostApi>(), 32);
 const_assert_eq!(offset_of!(RuntimeTable, api), 8);
 const_assert_eq!(offset_of!(RuntimeTable, map_mark), 40);
 const_assert_eq!(offset_of!(RuntimeTable, types), 48);
-const_assert_eq!(core::mem::size_of::<RuntimeTable>(), 112);
+const_assert_eq!(offset_of!(RuntimeTable, env), 112);
+const_assert_eq!(core::mem::size_of::<RuntimeTable>(), 160);
 
 /// `abi_runtime_attach` result: attached.
 pub const ATTACH_OK: i32 = 0;

@@ -5,7 +5,7 @@
 
 use core::mem::size_of;
 
-use crate::ffi::{HostApi, RuntimeTable, ATTACH_OK, ATTACH_VERSION_MISMATCH};
+use crate::ffi::{HostApi, RuntimeTable, ATTACH_OK, ATTACH_VERSION_MISMATCH, RUNTIME_TABLE_BASE_SIZE};
 use crate::runtime::error_slot::{embedded_error_move_from_raised, embedded_error_set_raised};
 use crate::runtime::host::{attach, services, Services};
 use crate::runtime::registry::{embedded_function_get_global, embedded_function_set_global, register_linked_globals};
@@ -27,6 +27,7 @@ pub fn own_table() -> RuntimeTable {
             },
             map_mark: crate::runtime::host::embedded_map_mark().unwrap_or(core::ptr::null()),
             types: EMBEDDED_TYPE_API,
+            env: crate::env::EMBEDDED_API,
         },
     }
 }
@@ -49,11 +50,22 @@ pub unsafe extern "C" fn abi_runtime_attach(table: *const RuntimeTable, own_vers
     // The header is read before trusting the rest of the layout.
     // SAFETY: a non-null table is readable for at least its 8-byte header.
     let (version, size) = unsafe { ((*table).version, (*table).size) };
-    if version != abi_shared::RUNTIME_TABLE_VERSION || (size as usize) < size_of::<RuntimeTable>() {
+    if version != abi_shared::RUNTIME_TABLE_VERSION || (size as usize) < RUNTIME_TABLE_BASE_SIZE {
         return ATTACH_VERSION_MISMATCH;
     }
-    // SAFETY: the header says the table has this version's layout.
-    let rc = attach(unsafe { &*table });
+    // An opener built before the environment entries were appended hands a shorter table:
+    // copy what it has; its libraries then keep their own environment (not shared).
+    let mut adopted = core::mem::MaybeUninit::<RuntimeTable>::uninit();
+    let len = (size as usize).min(size_of::<RuntimeTable>());
+    // SAFETY: the header says the table is `size` bytes of this version's layout (a prefix
+    // of at least every field before `env` when shorter); `env` is written first, then
+    // overwritten by the opener's when it has one, so every field is initialised.
+    let adopted = unsafe {
+        (&raw mut (*adopted.as_mut_ptr()).env).write(crate::env::EMBEDDED_API);
+        core::ptr::copy_nonoverlapping(table.cast::<u8>(), adopted.as_mut_ptr().cast::<u8>(), len);
+        adopted.assume_init()
+    };
+    let rc = attach(&adopted);
     if rc == ATTACH_OK {
         // The opener's registry is now ours: global exports join it before any call.
         register_linked_globals();

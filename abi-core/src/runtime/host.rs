@@ -8,7 +8,9 @@
 use std::sync::OnceLock;
 
 use crate::ffi::type_table::TypeApi;
-use crate::ffi::{HostApi, RuntimeTable, ATTACH_ALREADY_RUNNING, ATTACH_OK, ATTACH_VERSION_MISMATCH};
+use crate::ffi::{
+    EnvApi, HostApi, RuntimeTable, ATTACH_ALREADY_RUNNING, ATTACH_OK, ATTACH_VERSION_MISMATCH, RUNTIME_TABLE_BASE_SIZE,
+};
 
 /// Where this library's runtime services live.
 #[derive(Clone, Copy, Debug)]
@@ -69,6 +71,16 @@ pub fn host() -> Option<&'static HostApi> {
     }
 }
 
+/// The environment entry points of the runtime this library uses: the embedded runtime's,
+/// tvm-ffi's (or stand-ins saying it has none), or the opener's.
+#[inline]
+pub fn env_api() -> &'static EnvApi {
+    match services() {
+        Services::Embedded => &crate::env::EMBEDDED_API,
+        Services::TvmFfi(table) | Services::Attached(table) => &table.env,
+    }
+}
+
 /// Whether the runtime this library uses is tvm-ffi (its own, or its opener's).
 pub fn has_tvm_ffi_runtime() -> bool {
     embedded_map_mark().is_none()
@@ -89,7 +101,7 @@ pub fn embedded_map_mark() -> Option<*const u8> {
 /// library already runs on another runtime (a call ran before it was attached, or another
 /// runtime attached it first); attaching the same runtime again succeeds.
 pub fn attach(table: &RuntimeTable) -> i32 {
-    if table.version != abi_shared::RUNTIME_TABLE_VERSION || (table.size as usize) < size_of::<RuntimeTable>() {
+    if table.version != abi_shared::RUNTIME_TABLE_VERSION || (table.size as usize) < RUNTIME_TABLE_BASE_SIZE {
         return ATTACH_VERSION_MISMATCH;
     }
     let mut adopted = false;
@@ -170,6 +182,30 @@ unsafe fn api_from(lib: &libloading::os::unix::Library) -> Option<RuntimeTable> 
             api,
             map_mark: core::ptr::null(),
             types,
+            env: env_from(lib),
         })
     }
+}
+
+/// tvm-ffi's environment entry points; stand-ins that say so once when this libtvm_ffi
+/// predates them (apache/tvm-ffi PR 131: no streams, no allocator).
+unsafe fn env_from(lib: &libloading::os::unix::Library) -> EnvApi {
+    // SAFETY: as `api_from`: tvm-ffi's `c_env_api.h` signatures, a library never unloaded.
+    let found = || unsafe {
+        Some(EnvApi {
+            get_stream: *lib.get(b"TVMFFIEnvGetStream\0").ok()?,
+            set_stream: *lib.get(b"TVMFFIEnvSetStream\0").ok()?,
+            get_allocator: *lib.get(b"TVMFFIEnvGetDLPackManagedTensorAllocator\0").ok()?,
+            set_allocator: *lib.get(b"TVMFFIEnvSetDLPackManagedTensorAllocator\0").ok()?,
+            tensor_alloc: *lib.get(b"TVMFFIEnvTensorAlloc\0").ok()?,
+            check_signals: *lib.get(b"TVMFFIEnvCheckSignals\0").ok()?,
+        })
+    };
+    found().unwrap_or_else(|| {
+        eprintln!(
+            "abi: the tvm-ffi runtime in this process has no environment API (it predates apache/tvm-ffi PR \
+             131): no streams and no tensor allocator"
+        );
+        crate::env::ABSENT_API
+    })
 }

@@ -33,6 +33,9 @@ pub mod kind {
     pub const ASSERTION_ERROR: &str = "AssertionError";
     /// `MemoryError`.
     pub const MEMORY_ERROR: &str = "MemoryError";
+    /// The host already holds the exception to raise (Python's pending `KeyboardInterrupt`
+    /// after a signal check): it raises that one instead of this error.
+    pub const ENV_ERROR_ALREADY_SET: &str = "EnvErrorAlreadySet";
 }
 
 /// `update_backtrace(obj, backtrace, mode)`.

@@ -10,7 +10,7 @@ use half::{bf16, f16};
 use static_assertions::const_assert_eq;
 
 use crate::ffi::type_index as ti;
-use crate::ffi::{cell_ptr, code, DLTensor, DataType, Device};
+use crate::ffi::{cell_ptr, code, DLManagedTensorVersioned, DLTensor, DataType, Device};
 use crate::value::error::{Error, Result};
 use crate::value::object::{new_object, object_handle, ObjectRef};
 
@@ -120,7 +120,7 @@ impl<'a> TensorView<'a> {
     }
 
     // The checked element pointer for typed access: dtype, device, contiguity, alignment.
-    fn typed_ptr<T: Element>(&self) -> Result<*mut T> {
+    pub(crate) fn typed_ptr<T: Element>(&self) -> Result<*mut T> {
         if self.dtype() != T::DTYPE {
             return Err(Error::type_error(format!("expected a tensor of {}, got {}", T::DTYPE, self.dtype())));
         }
@@ -209,6 +209,32 @@ unsafe impl Send for TensorCell {}
 // SAFETY: see above.
 unsafe impl Sync for TensorCell {}
 
+/// The number of elements of `shape`: an error for a negative extent or an overflow.
+fn numel_of(shape: &[i64]) -> Result<usize> {
+    shape
+        .iter()
+        .try_fold(1usize, |acc, &d| usize::try_from(d).ok().and_then(|d| acc.checked_mul(d)))
+        .ok_or_else(|| Error::value_error(format!("shape {shape:?} has a negative extent or too many elements")))
+}
+
+/// A DLPack managed tensor, released by its deleter when dropped.
+struct Managed(*mut DLManagedTensorVersioned);
+
+// SAFETY: DLPack deleters may run on any thread; the tensor data is plain memory.
+unsafe impl Send for Managed {}
+// SAFETY: see above; the handle is only used by Drop.
+unsafe impl Sync for Managed {}
+
+impl Drop for Managed {
+    fn drop(&mut self) {
+        // SAFETY: the managed tensor is ours to release, once.
+        if let Some(deleter) = unsafe { (*self.0).deleter } {
+            // SAFETY: as above.
+            unsafe { deleter(self.0) };
+        }
+    }
+}
+
 /// An owned Tensor object (70): made here from a `Vec`, or received from a host.
 #[derive(Clone)]
 pub struct Tensor(ObjectRef);
@@ -218,8 +244,7 @@ object_handle!(Tensor, ti::TENSOR);
 impl Tensor {
     /// A CPU tensor owning `data`, with `shape` (row-major).
     pub fn from_vec<T: Element>(mut data: Vec<T>, shape: &[i64]) -> Result<Tensor> {
-        let numel = shape.iter().try_fold(1usize, |acc, &d| usize::try_from(d).ok().and_then(|d| acc.checked_mul(d)));
-        if numel != Some(data.len()) {
+        if numel_of(shape).ok() != Some(data.len()) {
             return Err(Error::value_error(format!("shape {shape:?} does not match {} elements", data.len())));
         }
         let ndim = i32::try_from(shape.len()).map_err(|_| Error::value_error("too many dimensions"))?;
@@ -238,6 +263,85 @@ impl Tensor {
             byte_offset: 0,
         };
         Ok(Tensor(new_object(ti::TENSOR, TensorCell { dl, shape, strides, owner: Box::new(data) })))
+    }
+
+    /// A new tensor of `shape` on `device`, for results: from the caller's allocator when
+    /// one is set (a torch tensor when called with torch tensors; see `abi_core::env`),
+    /// else, on the CPU, a Rust allocation. A tensor on another device with no allocator is
+    /// an error saying what to do. Memory the host can reach is zero-filled, so every view
+    /// of it is sound; write it through [`Tensor::as_mut_slice`] while the tensor is yours
+    /// alone. Device memory is left as allocated, for kernels to write through its data
+    /// pointer.
+    pub fn empty<T: Element>(shape: &[i64], device: Device) -> Result<Tensor> {
+        let numel = numel_of(shape)?;
+        if crate::env::tensor_allocator().is_none() {
+            if device != Device::CPU {
+                return Err(Error::runtime_error(format!(
+                    "Tensor::empty on {device} needs the caller's tensor allocator, and none is set: call from a \
+                     host that provides one (tvm_ffi with PyTorch tensors, or a DLPack exchange API) or set one \
+                     with abi_core::env::set_tensor_allocator"
+                )));
+            }
+            // SAFETY: every bit pattern is a valid `T` (the `Element` contract).
+            return Tensor::from_vec(vec![unsafe { core::mem::zeroed::<T>() }; numel], shape);
+        }
+        let ndim = i32::try_from(shape.len()).map_err(|_| Error::value_error("too many dimensions"))?;
+        let mut prototype = DLTensor {
+            data: core::ptr::null_mut(),
+            device,
+            ndim,
+            dtype: T::DTYPE,
+            shape: shape.as_ptr().cast_mut(),
+            strides: core::ptr::null_mut(),
+            byte_offset: 0,
+        };
+        let tensor = crate::env::tensor_alloc(&mut prototype)?;
+        let view = tensor.view();
+        if view.dtype() != T::DTYPE || view.shape() != shape || view.device() != device || !view.is_contiguous() {
+            return Err(Error::runtime_error(format!(
+                "the tensor allocator returned {view:?}, strides {:?}, for {} {shape:?} on {device}",
+                view.strides().unwrap_or_default(),
+                T::DTYPE
+            )));
+        }
+        let data = view.data_ptr::<T>()?;
+        if device.is_host_accessible() {
+            // SAFETY: a new, contiguous, aligned allocation of `numel` elements that only
+            // this tensor references.
+            unsafe { core::ptr::write_bytes(data, 0, numel) };
+        }
+        Ok(tensor)
+    }
+
+    /// The elements, writable, while this handle is the tensor's only reference and its
+    /// memory is on the host (checks dtype, contiguity and alignment as
+    /// [`TensorView::as_slice`]).
+    pub fn as_mut_slice<T: Element>(&mut self) -> Result<&mut [T]> {
+        if self.0.strong_count() != 1 {
+            return Err(Error::value_error("the tensor is shared: it can be written only while it has one holder"));
+        }
+        let view = self.view();
+        let ptr = view.typed_ptr::<T>()?;
+        // SAFETY: checked type, host access, contiguity and alignment; the only reference
+        // is borrowed mutably for the slice's life.
+        Ok(unsafe { core::slice::from_raw_parts_mut(ptr, view.numel()) })
+    }
+
+    /// Wraps a DLPack managed tensor (an allocator's result) into a Tensor object that
+    /// calls its deleter when the last reference goes.
+    ///
+    /// # Safety
+    /// `managed` is a valid managed tensor whose ownership passes to the new object.
+    pub(crate) unsafe fn from_managed(managed: *mut DLManagedTensorVersioned) -> Tensor {
+        // SAFETY: valid by the caller's guarantee; the DLTensor's shape and strides live
+        // in the producer's memory until the deleter runs, which the owner delays.
+        let src = unsafe { &(*managed).dl_tensor };
+        let dl = DLTensor { ..*src };
+        let owner = Managed(managed);
+        Tensor(new_object(
+            ti::TENSOR,
+            TensorCell { dl, shape: Vec::new(), strides: Vec::new(), owner: Box::new(owner) },
+        ))
     }
 
     /// A borrowed view.

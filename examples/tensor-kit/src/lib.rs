@@ -3,9 +3,9 @@
 //! wrong array is refused with a message naming the function and the parameter.
 
 use abi_core::half::f16;
-use abi_core::{DeviceTensor, Error, HostTensor, Result, Tensor};
+use abi_core::{env, Device, DeviceTensor, Error, HostTensor, Result, Tensor};
 
-/// out[i][j] = x[i][j] * w[j]: each row of `x` scaled by the weights `w`.
+/// `out[i][j] = x[i][j] * w[j]`: each row of `x` scaled by the weights `w`.
 #[abi_core::export_fn]
 pub fn scale_rows(x: HostTensor<'_, f32, 2>, w: HostTensor<'_, f32, 1>) -> Result<Tensor> {
     let [rows, cols] = x.dims();
@@ -37,4 +37,47 @@ pub fn row_lengths(x: HostTensor<'_, i64, 2>) -> Vec<i64> {
 #[abi_core::export_fn]
 pub fn launch_site(x: DeviceTensor<'_, f32, 1>) -> (String, i64) {
     (x.device().to_string(), x.data_ptr() as i64)
+}
+
+/// The caller's stream for `device`, as an address (0 when none is set): where a kernel on
+/// that device would be launched.
+#[abi_core::export_fn]
+pub fn current_stream(device: Device) -> i64 {
+    env::stream(device).as_ptr() as i64
+}
+
+/// The stream a kernel over `x` would launch on: the caller's for `x`'s device.
+#[abi_core::export_fn]
+pub fn launch_stream(x: DeviceTensor<'_, f32, 1>) -> i64 {
+    env::stream(x.device()).as_ptr() as i64
+}
+
+/// `n` ones (float32, CPU), in memory the caller's framework allocated when it lends an
+/// allocator (a numpy-backed Rust allocation otherwise).
+#[abi_core::export_fn]
+pub fn ones(n: i64) -> Result<Tensor> {
+    let mut t = Tensor::empty::<f32>(&[n], Device::CPU)?;
+    t.as_mut_slice::<f32>()?.fill(1.0);
+    Ok(t)
+}
+
+/// A float32 tensor shaped like `x` on `x`'s device, from the caller's allocator (zeros on
+/// the host; a device kernel would write it).
+#[abi_core::export_fn]
+pub fn empty_like(x: DeviceTensor<'_, f32, 1>) -> Result<Tensor> {
+    Tensor::empty::<f32>(x.shape(), x.device())
+}
+
+/// Counts to `n`, checking every 4096 steps whether Ctrl-C arrived (then Python raises
+/// `KeyboardInterrupt`).
+#[abi_core::export_fn]
+pub fn spin(n: i64) -> Result<i64> {
+    let mut count = 0i64;
+    for i in 0..n {
+        if i % 4096 == 0 {
+            env::check_signals()?;
+        }
+        count = std::hint::black_box(count + 1);
+    }
+    Ok(count)
 }

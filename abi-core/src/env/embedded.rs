@@ -1,0 +1,137 @@
+//! The embedded runtime's environment (no tvm-ffi in the process): the per-thread stream
+//! table and allocator slot and the process-wide allocator slot, with tvm-ffi's semantics
+//! (docs/ABI.md section 12), behind the C entry points of [`EnvApi`]. Libraries attached to
+//! this runtime reach the same tables through the runtime table.
+
+use core::cell::{Cell, RefCell};
+use core::ffi::{c_char, c_void, CStr};
+use std::sync::Mutex;
+
+use crate::ffi::{DLManagedTensorVersioned, DLTensor, EnvApi, StreamHandle, TensorAllocator};
+use crate::runtime::error_slot::set_raised;
+use crate::value::error::{kind, Error};
+use crate::value::object::ObjectHandle;
+use crate::value::tensor::Tensor;
+
+/// The embedded runtime's entry points.
+pub(crate) const API: EnvApi =
+    EnvApi { get_stream, set_stream, get_allocator, set_allocator, tensor_alloc, check_signals };
+
+thread_local! {
+    /// `(device type, device id, stream)` of the streams set on this thread: a few entries,
+    /// scanned (cheaper than hashing for the one or two devices a thread uses).
+    static STREAMS: RefCell<Vec<(i32, i32, StreamHandle)>> = const { RefCell::new(Vec::new()) };
+    static THREAD_ALLOCATOR: Cell<Option<TensorAllocator>> = const { Cell::new(None) };
+}
+
+static PROCESS_ALLOCATOR: Mutex<Option<TensorAllocator>> = Mutex::new(None);
+
+unsafe extern "C" fn get_stream(device_type: i32, device_id: i32) -> StreamHandle {
+    STREAMS.with_borrow(|streams| {
+        streams.iter().find(|s| s.0 == device_type && s.1 == device_id).map_or(core::ptr::null_mut(), |s| s.2)
+    })
+}
+
+/// # Safety
+/// `original` is null or writable.
+unsafe extern "C" fn set_stream(
+    device_type: i32,
+    device_id: i32,
+    stream: StreamHandle,
+    original: *mut StreamHandle,
+) -> i32 {
+    let previous =
+        STREAMS.with_borrow_mut(|streams| match streams.iter_mut().find(|s| s.0 == device_type && s.1 == device_id) {
+            Some(slot) => core::mem::replace(&mut slot.2, stream),
+            None => {
+                streams.push((device_type, device_id, stream));
+                core::ptr::null_mut()
+            }
+        });
+    if !original.is_null() {
+        // SAFETY: non-null and writable by the caller's guarantee.
+        unsafe { *original = previous };
+    }
+    0
+}
+
+unsafe extern "C" fn get_allocator() -> Option<TensorAllocator> {
+    // The thread's slot first, then the process-wide one (tvm-ffi's code does the same).
+    THREAD_ALLOCATOR.get().or_else(|| *PROCESS_ALLOCATOR.lock().unwrap_or_else(|e| e.into_inner()))
+}
+
+/// # Safety
+/// `original` is null or writable.
+unsafe extern "C" fn set_allocator(
+    allocator: Option<TensorAllocator>,
+    process_wide: i32,
+    original: *mut Option<TensorAllocator>,
+) -> i32 {
+    let previous = THREAD_ALLOCATOR.replace(allocator);
+    if process_wide != 0 {
+        *PROCESS_ALLOCATOR.lock().unwrap_or_else(|e| e.into_inner()) = allocator;
+    }
+    if !original.is_null() {
+        // SAFETY: non-null and writable by the caller's guarantee.
+        unsafe { *original = previous };
+    }
+    0
+}
+
+/// What an allocator's `SetError` wrote.
+#[derive(Default)]
+struct AllocError(Option<Error>);
+
+unsafe extern "C" fn collect_error(ctx: *mut c_void, kind: *const c_char, message: *const c_char) {
+    let text = |p: *const c_char, default: &str| match p.is_null() {
+        true => default.to_owned(),
+        // SAFETY: the allocator passes NUL-terminated strings valid for the call.
+        false => unsafe { CStr::from_ptr(p) }.to_string_lossy().into_owned(),
+    };
+    if !ctx.is_null() {
+        // SAFETY: `ctx` is the `AllocError` `tensor_alloc` passed to this allocator.
+        let slot = unsafe { &mut *ctx.cast::<AllocError>() };
+        slot.0 = Some(Error::new(&text(kind, kind::RUNTIME_ERROR), text(message, "")));
+    }
+}
+
+/// # Safety
+/// `prototype` points to a DLTensor whose shape holds `ndim` entries; `out` is writable.
+unsafe extern "C" fn tensor_alloc(prototype: *mut DLTensor, out: *mut *mut c_void) -> i32 {
+    // SAFETY: forwarded from the caller.
+    match unsafe { alloc(prototype) } {
+        Ok(tensor) => {
+            // SAFETY: writable by the caller's guarantee; the caller owns the reference.
+            unsafe { *out = tensor.into_object().into_raw().as_ptr().cast() };
+            0
+        }
+        Err(e) => {
+            set_raised(e);
+            -1
+        }
+    }
+}
+
+unsafe fn alloc(prototype: *mut DLTensor) -> Result<Tensor, Error> {
+    // SAFETY: reading the allocator slots has no precondition.
+    let Some(allocator) = (unsafe { get_allocator() }) else {
+        return Err(Error::runtime_error(
+            "TVMFFIEnvTensorAlloc: allocator is nullptr, likely because TVMFFIEnvSetDLPackManagedTensorAllocator \
+             has not been called.",
+        ));
+    };
+    let mut managed: *mut DLManagedTensorVersioned = core::ptr::null_mut();
+    let mut error = AllocError::default();
+    // SAFETY: the allocator's contract; `error` outlives the call.
+    let rc = unsafe { allocator(prototype, &mut managed, (&raw mut error).cast(), collect_error) };
+    if rc != 0 || managed.is_null() {
+        return Err(error.0.unwrap_or_else(|| Error::runtime_error("the tensor allocator failed without an error")));
+    }
+    // SAFETY: a managed tensor the allocator handed over; released by its deleter.
+    Ok(unsafe { Tensor::from_managed(managed) })
+}
+
+unsafe extern "C" fn check_signals() -> i32 {
+    // No Python here: nothing to check.
+    0
+}

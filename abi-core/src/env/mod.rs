@@ -1,0 +1,182 @@
+//! The caller's environment: its device streams, its tensor allocator and its signals
+//! (tvm-ffi's `c_env_api.h`, docs/ABI.md section 12). Under a tvm-ffi host these are the
+//! host's: the stream PyTorch, JAX or `tvm_ffi.use_raw_stream` set for the call, the
+//! allocator of the framework whose tensors were passed, Python's pending Ctrl-C. With no
+//! tvm-ffi in the process they are the embedded runtime's, shared by every abi library it
+//! opened. Everything here is per thread: worker threads (rayon's, say) see no stream and
+//! no allocator unless the calling thread passes them on.
+
+mod absent;
+mod embedded;
+
+use core::ffi::c_void;
+use core::marker::PhantomData;
+
+use core::ptr::NonNull;
+
+use crate::ffi::{DLTensor, Device, EnvApi, StreamHandle, TensorAllocator};
+use crate::runtime::error_slot::take_raised_after;
+use crate::value::error::{kind, Error, Result};
+use crate::value::object::{ObjectHandle, ObjectRef};
+use crate::value::tensor::Tensor;
+
+/// A device stream (`cudaStream_t`, `hipStream_t`...), opaque; null when the caller set
+/// none, which for CUDA means the default stream.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct Stream(StreamHandle);
+
+impl Stream {
+    /// No stream.
+    pub const NULL: Stream = Stream(core::ptr::null_mut());
+
+    /// A stream from its handle (what a CUDA runtime call returned, say).
+    pub fn from_ptr(ptr: *mut c_void) -> Stream {
+        Stream(ptr)
+    }
+
+    /// The handle, to pass to a kernel launch.
+    pub fn as_ptr(self) -> *mut c_void {
+        self.0
+    }
+
+    /// Whether no stream is set.
+    pub fn is_null(self) -> bool {
+        self.0.is_null()
+    }
+}
+
+/// The environment entry points of the runtime this library uses.
+#[inline]
+fn api() -> &'static EnvApi {
+    crate::runtime::host::env_api()
+}
+
+/// The calling thread's stream for `device`: the one the caller (its framework, or
+/// [`set_stream`]) set, else [`Stream::NULL`].
+#[inline]
+pub fn stream(device: Device) -> Stream {
+    // SAFETY: the runtime's `TVMFFIEnvGetStream`, which takes any device.
+    Stream(unsafe { (api().get_stream)(device.device_type, device.device_id) })
+}
+
+/// Sets the calling thread's stream for `device` until the guard drops, which restores
+/// the previous one. Guards restore in LIFO order: a guard finding another stream in the
+/// slot when it drops (a later `set_stream` still in force, or a callee that left its own
+/// stream set) leaves it. The guard stays on the thread that made it.
+pub fn set_stream(device: Device, stream: Stream) -> StreamGuard {
+    let mut previous = core::ptr::null_mut();
+    // SAFETY: the runtime's `TVMFFIEnvSetStream`; `previous` is writable.
+    let set = unsafe { (api().set_stream)(device.device_type, device.device_id, stream.0, &mut previous) } == 0;
+    if !set {
+        // Nothing was set (a runtime without streams): nothing to restore, no error kept.
+        let _ = crate::runtime::error_slot::take_raised();
+    }
+    StreamGuard { device, stream: stream.0, previous, set, _thread: PhantomData }
+}
+
+/// Restores the previous stream of a device when dropped (see [`set_stream`]).
+#[must_use = "the stream is restored when the guard drops"]
+#[derive(Debug)]
+pub struct StreamGuard {
+    device: Device,
+    stream: StreamHandle,
+    previous: StreamHandle,
+    set: bool,
+    /// The stream table is per thread: the guard is neither `Send` nor `Sync`.
+    _thread: PhantomData<*const ()>,
+}
+
+impl Drop for StreamGuard {
+    fn drop(&mut self) {
+        if !self.set {
+            return;
+        }
+        let api = api();
+        let (ty, id) = (self.device.device_type, self.device.device_id);
+        // SAFETY: the runtime's stream entry points, on the thread that set the stream.
+        unsafe {
+            if (api.get_stream)(ty, id) == self.stream {
+                (api.set_stream)(ty, id, self.previous, core::ptr::null_mut());
+            }
+        }
+    }
+}
+
+/// Fails with Python's pending exception (Ctrl-C becomes `KeyboardInterrupt`) when a
+/// signal arrived: call it every few thousand iterations of a long loop. Without a Python
+/// host it returns `Ok(())`.
+pub fn check_signals() -> Result<()> {
+    // SAFETY: the runtime's `TVMFFIEnvCheckSignals`, no arguments.
+    match unsafe { (api().check_signals)() } {
+        0 => Ok(()),
+        // The host's exception stays pending: this kind tells it to raise that one.
+        _ => Err(Error::new(kind::ENV_ERROR_ALREADY_SET, "a signal arrived (the host raises its pending exception)")),
+    }
+}
+
+/// The allocator [`Tensor::empty`](crate::Tensor::empty) uses on this thread: the
+/// thread's, else the process-wide one.
+pub fn tensor_allocator() -> Option<TensorAllocator> {
+    // SAFETY: the runtime's `TVMFFIEnvGetDLPackManagedTensorAllocator`, no arguments.
+    unsafe { (api().get_allocator)() }
+}
+
+/// Sets the calling thread's tensor allocator (a Rust host's; Python hosts set the
+/// framework's around each call), and the process-wide one too when `process_wide`, until
+/// the guard drops, which restores the thread's previous one (LIFO, as [`StreamGuard`]).
+/// Fails when the runtime has no environment API.
+pub fn set_tensor_allocator(allocator: Option<TensorAllocator>, process_wide: bool) -> Result<AllocatorGuard> {
+    let mut previous = None;
+    // SAFETY: the runtime's `TVMFFIEnvSetDLPackManagedTensorAllocator`; `previous` is writable.
+    let rc = unsafe { (api().set_allocator)(allocator, i32::from(process_wide), &mut previous) };
+    if rc != 0 {
+        return Err(take_raised_after(rc));
+    }
+    Ok(AllocatorGuard { allocator, previous, _thread: PhantomData })
+}
+
+/// Restores the thread's previous tensor allocator when dropped (see
+/// [`set_tensor_allocator`]); the process-wide slot is left as set.
+#[must_use = "the allocator is restored when the guard drops"]
+#[derive(Debug)]
+pub struct AllocatorGuard {
+    allocator: Option<TensorAllocator>,
+    previous: Option<TensorAllocator>,
+    _thread: PhantomData<*const ()>,
+}
+
+impl Drop for AllocatorGuard {
+    fn drop(&mut self) {
+        let api = api();
+        // SAFETY: the runtime's allocator entry points, on the thread that set it. The
+        // process-wide slot is not touched (flag 0).
+        unsafe {
+            let current = (api.get_allocator)();
+            if current.map(|f| f as usize) == self.allocator.map(|f| f as usize) {
+                (api.set_allocator)(self.previous, 0, core::ptr::null_mut());
+            }
+        }
+    }
+}
+
+/// Allocates a tensor like `prototype` through the environment allocator: an owned Tensor
+/// object (the `TVMFFIEnvTensorAlloc` contract).
+pub(crate) fn tensor_alloc(prototype: &mut DLTensor) -> Result<Tensor> {
+    let mut out: *mut c_void = core::ptr::null_mut();
+    // SAFETY: the runtime's `TVMFFIEnvTensorAlloc`; the prototype's shape lives for the call.
+    let rc = unsafe { (api().tensor_alloc)(prototype, &mut out) };
+    if rc != 0 {
+        return Err(take_raised_after(rc));
+    }
+    let Some(obj) = NonNull::new(out.cast()) else {
+        return Err(Error::runtime_error("the tensor allocator returned no tensor"));
+    };
+    // SAFETY: an owned reference to an object, as the contract says.
+    let obj = unsafe { ObjectRef::from_raw(obj) };
+    Tensor::from_object(obj).map_err(|o| {
+        Error::runtime_error(format!("the tensor allocator returned an object of type index {}", o.type_index()))
+    })
+}
+
+pub(crate) use absent::API as ABSENT_API;
+pub(crate) use embedded::API as EMBEDDED_API;
