@@ -45,3 +45,45 @@ pub fn run<M: Macro>(input: M::Input) -> TokenStream {
     let errors = errors.into_compile_errors();
     quote!(#errors #fallback)
 }
+
+/// Implements [`Macro`] for a model from the functions of its phases, so each macro states
+/// only which ones it uses. `item` macros receive the annotated item; `args_and_item`
+/// attribute macros also their arguments.
+macro_rules! impl_macro {
+    ($model:ty, item, $parse:path, $validate:path, $expand:path, $fallback:expr $(,)?) => {
+        $crate::skeleton::impl_macro!(@impl $model, ::proc_macro2::TokenStream,
+            |input, errors| $parse(input, errors), $validate, $expand, $fallback);
+    };
+    ($model:ty, args_and_item, $parse:path, $validate:path, $expand:path, $fallback:expr $(,)?) => {
+        $crate::skeleton::impl_macro!(@impl $model, (::proc_macro2::TokenStream, ::proc_macro2::TokenStream),
+            |(args, item), errors| $parse(args, item, errors), $validate, $expand, $fallback);
+    };
+    (@impl $model:ty, $input:ty, $parse:expr, $validate:path, $expand:path, $fallback:expr) => {
+        impl $crate::skeleton::Macro for $model {
+            type Input = $input;
+
+            fn parse(
+                input: $input,
+                errors: &mut $crate::errors::Errors,
+            ) -> ::core::result::Result<Self, ::proc_macro2::TokenStream> {
+                let parse: fn($input, &mut $crate::errors::Errors) -> ::core::result::Result<Self, ::proc_macro2::TokenStream> = $parse;
+                parse(input, errors)
+            }
+
+            fn validate(&self, errors: &mut $crate::errors::Errors) {
+                $validate(self, errors)
+            }
+
+            fn expand(&self) -> ::proc_macro2::TokenStream {
+                $expand(self)
+            }
+
+            fn fallback(&self) -> ::proc_macro2::TokenStream {
+                let fallback: fn(&Self) -> ::proc_macro2::TokenStream = $fallback;
+                fallback(self)
+            }
+        }
+    };
+}
+
+pub(crate) use impl_macro;

@@ -5,30 +5,11 @@ use proc_macro2::TokenStream;
 use quote::{quote, quote_spanned};
 use syn::spanned::Spanned;
 
-use crate::errors::Errors;
 use crate::model::StructDef;
-use crate::skeleton::Macro;
+use crate::skeleton::impl_macro;
 use crate::{parse, validate};
 
-impl Macro for StructDef {
-    type Input = TokenStream;
-
-    fn parse(input: TokenStream, errors: &mut Errors) -> Result<Self, TokenStream> {
-        parse::abi_struct(input, errors)
-    }
-
-    fn validate(&self, errors: &mut Errors) {
-        validate::abi_struct(self, errors);
-    }
-
-    fn expand(&self) -> TokenStream {
-        expand(self)
-    }
-
-    fn fallback(&self) -> TokenStream {
-        fallback(self)
-    }
-}
+impl_macro!(StructDef, item, parse::abi_struct, validate::abi_struct, expand, fallback);
 
 fn expand(s: &StructDef) -> TokenStream {
     let krate = &s.krate;

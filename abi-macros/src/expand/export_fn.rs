@@ -4,33 +4,14 @@
 use proc_macro2::TokenStream;
 use quote::{quote, quote_spanned, ToTokens};
 
-use crate::errors::Errors;
 use crate::expand::{at_load, iree, packed};
 use crate::mangle;
 use crate::model::ExportFn;
-use crate::skeleton::Macro;
+use crate::skeleton::impl_macro;
 use crate::{parse, validate};
 
-impl Macro for ExportFn {
-    type Input = (TokenStream, TokenStream);
-
-    fn parse((args, item): Self::Input, errors: &mut Errors) -> Result<Self, TokenStream> {
-        parse::export_fn(args, item, errors)
-    }
-
-    fn validate(&self, errors: &mut Errors) {
-        validate::export_fn(self, errors);
-    }
-
-    fn expand(&self) -> TokenStream {
-        expand(self)
-    }
-
-    /// The user's function, unchanged: calls to it still compile.
-    fn fallback(&self) -> TokenStream {
-        self.item.to_token_stream()
-    }
-}
+// Errors keep the user's function unchanged, so calls to it still compile.
+impl_macro!(ExportFn, args_and_item, parse::export_fn, validate::export_fn, expand, |m| m.item.to_token_stream());
 
 fn expand(f: &ExportFn) -> TokenStream {
     let krate = &f.krate;

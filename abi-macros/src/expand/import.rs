@@ -5,30 +5,11 @@ use proc_macro2::TokenStream;
 use quote::{format_ident, quote, quote_spanned};
 use syn::spanned::Spanned;
 
-use crate::errors::Errors;
 use crate::model::{ImportFn, ImportSet};
-use crate::skeleton::Macro;
+use crate::skeleton::impl_macro;
 use crate::{parse, validate};
 
-impl Macro for ImportSet {
-    type Input = (TokenStream, TokenStream);
-
-    fn parse((args, item): Self::Input, errors: &mut Errors) -> Result<Self, TokenStream> {
-        parse::import_set(args, item, errors)
-    }
-
-    fn validate(&self, errors: &mut Errors) {
-        validate::import_set(self, errors);
-    }
-
-    fn expand(&self) -> TokenStream {
-        expand(self)
-    }
-
-    fn fallback(&self) -> TokenStream {
-        fallback(self)
-    }
-}
+impl_macro!(ImportSet, args_and_item, parse::import_set, validate::import_set, expand, fallback);
 
 fn desc_ident(f: &ImportFn) -> syn::Ident {
     format_ident!("__ABI_DESC_{}", f.sig.ident)

@@ -6,32 +6,13 @@ use proc_macro2::TokenStream;
 use quote::{format_ident, quote, quote_spanned, ToTokens};
 use syn::spanned::Spanned;
 
-use crate::errors::Errors;
 use crate::expand::{class_records, packed};
 use crate::model::{MethodKind, MethodsBlock};
-use crate::skeleton::Macro;
+use crate::skeleton::impl_macro;
 use crate::{parse, validate};
 
-impl Macro for MethodsBlock {
-    type Input = (TokenStream, TokenStream);
-
-    fn parse((args, item): Self::Input, errors: &mut Errors) -> Result<Self, TokenStream> {
-        parse::methods(args, item, errors)
-    }
-
-    fn validate(&self, errors: &mut Errors) {
-        validate::methods(self, errors);
-    }
-
-    fn expand(&self) -> TokenStream {
-        expand(self)
-    }
-
-    /// The impl block (without our attributes): calls to the methods still compile.
-    fn fallback(&self) -> TokenStream {
-        self.item.to_token_stream()
-    }
-}
+// Errors keep the impl block (without our attributes), so calls to the methods compile.
+impl_macro!(MethodsBlock, args_and_item, parse::methods, validate::methods, expand, |m| m.item.to_token_stream());
 
 fn expand(block: &MethodsBlock) -> TokenStream {
     let (item, krate) = (&block.item, &block.krate);

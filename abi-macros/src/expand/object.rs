@@ -7,56 +7,41 @@ use proc_macro2::TokenStream;
 use quote::{quote, quote_spanned, ToTokens};
 use syn::spanned::Spanned;
 
-use crate::errors::Errors;
 use crate::expand::{at_load, class_records};
 use crate::model::{Access, ObjectDef};
-use crate::skeleton::Macro;
+use crate::skeleton::impl_macro;
 use crate::{parse, validate};
 
-impl Macro for ObjectDef {
-    type Input = TokenStream;
+impl_macro!(ObjectDef, item, parse::object, validate::object, expand, fallback);
 
-    fn parse(input: TokenStream, errors: &mut Errors) -> Result<Self, TokenStream> {
-        parse::object(input, errors)
-    }
-
-    fn validate(&self, errors: &mut Errors) {
-        validate::object(self, errors);
-    }
-
-    fn expand(&self) -> TokenStream {
-        expand(self)
-    }
-
-    /// The trait impls with a placeholder class, so uses of the type still compile.
-    fn fallback(&self) -> TokenStream {
-        let (ident, krate) = (&self.ident, &self.krate);
-        let (impl_generics, ty_generics, _) = self.generics.split_for_impl();
-        // Conditioned on the supertraits, so a rejected generic struct adds no errors.
-        let mut generics = self.generics.clone();
-        generics.make_where_clause().predicates.push(syn::parse_quote!(Self: Send + Sync + 'static));
-        let where_clause = &generics.where_clause;
-        quote! {
-            const _: () = {
-                use #krate::__private as __abi;
-                unsafe impl #impl_generics __abi::Object for #ident #ty_generics #where_clause {
-                    const CLASS: &'static __abi::ClassSpec = &__abi::ClassSpec {
-                        key: "",
-                        desc: &__abi::TypeDesc::Object,
-                        doc: "",
-                        parent: ::core::option::Option::None,
-                        parent_key: "",
-                        size: 0,
-                        align: 0,
-                        layout: &[],
-                        fields: &[],
-                    };
-                    fn slot() -> &'static __abi::TypeSlot {
-                        ::core::unreachable!()
-                    }
+/// The trait impls with a placeholder class, so uses of the type still compile.
+fn fallback(o: &ObjectDef) -> TokenStream {
+    let (ident, krate) = (&o.ident, &o.krate);
+    let (impl_generics, ty_generics, _) = o.generics.split_for_impl();
+    // Conditioned on the supertraits, so a rejected generic struct adds no errors.
+    let mut generics = o.generics.clone();
+    generics.make_where_clause().predicates.push(syn::parse_quote!(Self: Send + Sync + 'static));
+    let where_clause = &generics.where_clause;
+    quote! {
+        const _: () = {
+            use #krate::__private as __abi;
+            unsafe impl #impl_generics __abi::Object for #ident #ty_generics #where_clause {
+                const CLASS: &'static __abi::ClassSpec = &__abi::ClassSpec {
+                    key: "",
+                    desc: &__abi::TypeDesc::Object,
+                    doc: "",
+                    parent: ::core::option::Option::None,
+                    parent_key: "",
+                    size: 0,
+                    align: 0,
+                    layout: &[],
+                    fields: &[],
+                };
+                fn slot() -> &'static __abi::TypeSlot {
+                    ::core::unreachable!()
                 }
-            };
-        }
+            }
+        };
     }
 }
 
