@@ -53,11 +53,11 @@ pub const fn expanded(name: &'static str, ty: &'static TypeDesc) -> ParamDesc {
 }
 
 /// The `handle` parameter of a packed function (ignored by exports).
-pub type H = *mut core::ffi::c_void;
-/// The `args` parameter of a packed function.
-pub type A = *const RawAny;
-/// The `result` parameter of a packed function.
-pub type O = *mut RawAny;
+pub type Handle = *mut core::ffi::c_void;
+/// The `args` parameter of a packed function: `n` argument slots.
+pub type ArgsPtr = *const RawAny;
+/// The `result` parameter of a packed function: where the result is written.
+pub type ResultPtr = *mut RawAny;
 
 use crate::ffi::type_index as ti;
 use crate::value::array::{seq_slice, Array};

@@ -70,13 +70,13 @@ fn expand(f: &ExportFn) -> TokenStream {
             #shim_fn
 
             #[unsafe(no_mangle)]
-            unsafe extern "C" fn #metadata(_: __abi::H, _: __abi::A, _: i32, out: __abi::O) -> i32 {
+            unsafe extern "C" fn #metadata(_: __abi::Handle, _: __abi::ArgsPtr, _: i32, out: __abi::ResultPtr) -> i32 {
                 // SAFETY: the packed calling convention.
                 unsafe { __abi::return_static_str(&META, out) }
             }
 
             #[unsafe(no_mangle)]
-            unsafe extern "C" fn #doc_fn(_: __abi::H, _: __abi::A, _: i32, out: __abi::O) -> i32 {
+            unsafe extern "C" fn #doc_fn(_: __abi::Handle, _: __abi::ArgsPtr, _: i32, out: __abi::ResultPtr) -> i32 {
                 // SAFETY: the packed calling convention.
                 unsafe { __abi::return_static_str(&DOC, out) }
             }
