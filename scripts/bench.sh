@@ -86,65 +86,7 @@ if [ "$quick" = 0 ]; then
   fi
 fi
 
-python3 - "$out/icount.tsv" "$(( long - short ))" "$quick" "$check" "$write" "$target" <<'PY'
-import json, pathlib, re, sys
-sys.path.insert(0, "scripts")
-import readme_table
-rows = [l.split("\t") for l in pathlib.Path(sys.argv[1]).read_text().splitlines()]
-calls, quick, check, write, target = int(sys.argv[2]), sys.argv[3] == "1", sys.argv[4] == "1", sys.argv[5] == "1", sys.argv[6]
-ins = {name: int(diff) / calls for name, _, _, diff in rows}
-
-def ns(name):
-    group, _, world = name.partition("@")
-    p = pathlib.Path(target) / ("criterion/calls" + ("_" + world.replace("-", "_") if world else "")) / group / "new/estimates.json"
-    return None if quick or not p.exists() else json.loads(p.read_text())["mean"]["point_estimate"]
-
-if not check:
-    print(f"{'case':<22} {'instr/call':>10} {'ns/call':>8}  {'floor':<18} {'instr ratio':>11} {'ns ratio':>8}")
-    for name, floor, _, _ in rows:
-        t, ft = ns(name), ns(floor)
-        tr = f"{t / ft:8.2f}" if t and ft else f"{'-':>8}"
-        ts = f"{t:8.2f}" if t else f"{'-':>8}"
-        print(f"{name:<22} {ins[name]:10.1f} {ts}  {floor:<18} {ins[name] / ins[floor]:11.2f} {tr}")
-    sys.exit(0)
-
-def verdict(name, floor, budget):
-    if budget == "-":
-        return ""
-    kind, limit = budget.split("<=")
-    value = ins[name] / ins[floor] if kind == "ratio" else ins[name]
-    return "met" if value <= float(limit) else "MISSED"
-
-table = ["| case | instr/call | floor | ratio | budget | met |", "|---|---:|---|---:|---|---|"]
-missed = []
-for name, floor, budget, _ in rows:
-    v = verdict(name, floor, budget)
-    if v == "MISSED":
-        missed.append(name)
-    table.append(f"| {name} | {ins[name]:.1f} | {floor} | {ins[name] / ins[floor]:.2f} | {budget} | {v} |")
-print("\n".join(table))
-
-stale = []
-if write:
-    readme_table.rewrite("benches/README.md", "bench-check", table)
-    print("benches/README.md: table rewritten from this run")
-else:
-    # The README must show this run's table: same cases, floors, budgets and verdicts, and
-    # instruction counts within 2% (or 1 instruction) of this run's.
-    ours, theirs = readme_table.rows(table, 6), readme_table.shown("benches/README.md", "bench-check", 6)
-    stale = sorted(set(ours) ^ set(theirs))
-    for name in set(ours) & set(theirs):
-        a, b = ours[name], theirs[name]
-        if (a[2], a[4], a[5]) != (b[2], b[4], b[5]) or abs(float(a[1]) - float(b[1])) > max(1.0, 0.02 * float(a[1])):
-            stale.append(name)
-    if stale:
-        print(f"FAIL: benches/README.md is stale for {', '.join(sorted(stale))}: run scripts/bench.sh --check --write-readme", file=sys.stderr)
-if missed:
-    print(f"FAIL: budget missed: {', '.join(missed)}", file=sys.stderr)
-if missed or (not write and stale):
-    sys.exit(1)
-print(f"bench check: every budget met ({sum(1 for r in rows if r[2] != '-')} budgets, {len(rows)} cases)")
-PY
+python3 scripts/readme_table.py calls "$out/icount.tsv" "$(( long - short ))" "$quick" "$check" "$write" "$target"
 
 # The IREE module through IREE's own tools (its table is a second section of benches/README.md).
 if [ "$check" = 1 ]; then

@@ -1,6 +1,7 @@
 """A generated Markdown table kept between `<!-- NAME:begin -->` and `<!-- NAME:end -->` in a
 file: read the rows it shows, or replace it. Used by scripts/bench.sh and
-scripts/bench-iree.sh for their tables in benches/README.md."""
+scripts/bench-iree.sh for their tables in benches/README.md; `calls_report` is
+scripts/bench.sh's table itself (run as `readme_table.py calls ...`)."""
 
 import pathlib
 import sys
@@ -35,3 +36,73 @@ def rewrite(path, name, table):
     """Replaces the section's table with `table` (its lines)."""
     head, _, tail = _split(path, name)
     pathlib.Path(path).write_text(f"{head}\n" + "\n".join(table) + f"\n{tail}")
+
+def calls_report(tsv, calls, quick, check, write, target):
+    """scripts/bench.sh's report: the call-cost table from its instruction counts (`tsv`:
+    case, floor, budget, instructions over `calls` calls) with criterion's ns/call unless
+    `quick`; with `check`, every budget checked and benches/README.md's `bench-check` table
+    compared with this run (or rewritten, with `write`). Returns the exit status."""
+    import json
+
+    measured = [l.split("\t") for l in pathlib.Path(tsv).read_text().splitlines()]
+    ins = {name: int(diff) / calls for name, _, _, diff in measured}
+
+    def ns(name):
+        group, _, world = name.partition("@")
+        p = pathlib.Path(target) / ("criterion/calls" + ("_" + world.replace("-", "_") if world else "")) / group / "new/estimates.json"
+        return None if quick or not p.exists() else json.loads(p.read_text())["mean"]["point_estimate"]
+
+    if not check:
+        print(f"{'case':<22} {'instr/call':>10} {'ns/call':>8}  {'floor':<18} {'instr ratio':>11} {'ns ratio':>8}")
+        for name, floor, _, _ in measured:
+            t, ft = ns(name), ns(floor)
+            tr = f"{t / ft:8.2f}" if t and ft else f"{'-':>8}"
+            ts = f"{t:8.2f}" if t else f"{'-':>8}"
+            print(f"{name:<22} {ins[name]:10.1f} {ts}  {floor:<18} {ins[name] / ins[floor]:11.2f} {tr}")
+        return 0
+
+    def verdict(name, floor, budget):
+        """`ratio<=R` (to the floor), `over<=N` (instructions above the floor's), `instr<=N`."""
+        if budget == "-":
+            return ""
+        kind, limit = budget.split("<=")
+        value = {"ratio": ins[name] / ins[floor], "over": ins[name] - ins[floor]}.get(kind, ins[name])
+        return "met" if value <= float(limit) else "MISSED"
+
+    table = ["| case | instr/call | floor | ratio | budget | met |", "|---|---:|---|---:|---|---|"]
+    missed = []
+    for name, floor, budget, _ in measured:
+        v = verdict(name, floor, budget)
+        if v == "MISSED":
+            missed.append(name)
+        table.append(f"| {name} | {ins[name]:.1f} | {floor} | {ins[name] / ins[floor]:.2f} | {budget} | {v} |")
+    print("\n".join(table))
+
+    stale = []
+    if write:
+        rewrite("benches/README.md", "bench-check", table)
+        print("benches/README.md: table rewritten from this run")
+    else:
+        # The README must show this run's table: same cases, floors, budgets and verdicts, and
+        # instruction counts within 2% (or 1 instruction) of this run's.
+        ours, theirs = rows(table, 6), shown("benches/README.md", "bench-check", 6)
+        stale = sorted(set(ours) ^ set(theirs))
+        for name in set(ours) & set(theirs):
+            a, b = ours[name], theirs[name]
+            if (a[2], a[4], a[5]) != (b[2], b[4], b[5]) or abs(float(a[1]) - float(b[1])) > max(1.0, 0.02 * float(a[1])):
+                stale.append(name)
+        if stale:
+            print(f"FAIL: benches/README.md is stale for {', '.join(sorted(stale))}: run scripts/bench.sh --check --write-readme", file=sys.stderr)
+    if missed:
+        print(f"FAIL: budget missed: {', '.join(missed)}", file=sys.stderr)
+    if missed or (not write and stale):
+        return 1
+    print(f"bench check: every budget met ({sum(1 for r in measured if r[2] != '-')} budgets, {len(measured)} cases)")
+    return 0
+
+
+if __name__ == "__main__":
+    if len(sys.argv) == 8 and sys.argv[1] == "calls":
+        tsv, calls, quick, check, write, target = sys.argv[2:]
+        sys.exit(calls_report(tsv, int(calls), quick == "1", check == "1", write == "1", target))
+    sys.exit("usage: readme_table.py calls TSV CALLS QUICK CHECK WRITE TARGET")

@@ -6,6 +6,9 @@
 pub(crate) mod render;
 pub(crate) mod writer;
 
+#[cfg(test)]
+mod tests;
+
 use abi_shared::vocab::Kind;
 
 use crate::ffi::{code, DataType};

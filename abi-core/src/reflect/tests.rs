@@ -1,4 +1,4 @@
-//! Reflection: the `const fn` renderers of type and function descriptions (IREE records,
+//! Unit tests of the `const fn` renderers of type and function descriptions (IREE records,
 //! tvm-ffi `type_schema`, Python-style names, the compact signature, the metadata JSON)
 //! checked against exact texts, and the JSON ones parsed by serde_json so an escaping
 //! mistake fails even where the exact text was written with the same mistake; and the
@@ -6,11 +6,13 @@
 
 use std::collections::{BTreeMap, HashMap};
 
-use abi_core::__private::{
-    fn_compact_signature, fn_iree_record, fn_metadata_json, fn_signature_text, fn_type_schema, leaf_count,
-    type_display, type_iree_record, type_schema, FieldDesc, FnDesc, ParamDesc, StructDesc, TypeDesc, Writer,
+use super::render::{
+    fn_compact_signature, fn_iree_record, fn_metadata_json, fn_signature_text, fn_type_schema, type_display,
+    type_iree_record, type_schema,
 };
-use abi_core::{AbiType, Any, AnyView, Metadata, Tensor};
+use super::writer::Writer;
+use super::{leaf_count, FieldDesc, FnDesc, ParamDesc, StructDesc, TypeDesc};
+use crate::{AbiType, Any, AnyView, Metadata, Tensor};
 use serde_json::{json, Value};
 
 /// Renders with a counting pass and then a filling pass, as generated code does.
