@@ -7,15 +7,21 @@ use core::cell::{Cell, RefCell};
 use core::ffi::{c_char, c_void, CStr};
 use std::sync::Mutex;
 
+use crate::ffi::type_index as ti;
 use crate::ffi::{DLManagedTensorVersioned, DLTensor, EnvApi, StreamHandle, TensorAllocator};
 use crate::runtime::error_slot::set_raised;
 use crate::value::error::{kind, Error};
-use crate::value::object::ObjectHandle;
-use crate::value::tensor::Tensor;
+use crate::value::object::{new_object, ObjectRef};
 
 /// The embedded runtime's entry points.
-pub(crate) const API: EnvApi =
-    EnvApi { get_stream, set_stream, get_allocator, set_allocator, tensor_alloc, check_signals };
+pub(crate) const API: EnvApi = EnvApi {
+    get_stream: Some(get_stream),
+    set_stream: Some(set_stream),
+    get_allocator: Some(get_allocator),
+    set_allocator: Some(set_allocator),
+    tensor_alloc: Some(tensor_alloc),
+    check_signals: Some(check_signals),
+};
 
 thread_local! {
     /// `(device type, device id, stream)` of the streams set on this thread: a few entries,
@@ -102,7 +108,7 @@ unsafe extern "C" fn tensor_alloc(prototype: *mut DLTensor, out: *mut *mut c_voi
     match unsafe { alloc(prototype) } {
         Ok(tensor) => {
             // SAFETY: writable by the caller's guarantee; the caller owns the reference.
-            unsafe { *out = tensor.into_object().into_raw().as_ptr().cast() };
+            unsafe { *out = tensor.into_raw().as_ptr().cast() };
             0
         }
         Err(e) => {
@@ -112,7 +118,7 @@ unsafe extern "C" fn tensor_alloc(prototype: *mut DLTensor, out: *mut *mut c_voi
     }
 }
 
-unsafe fn alloc(prototype: *mut DLTensor) -> Result<Tensor, Error> {
+unsafe fn alloc(prototype: *mut DLTensor) -> Result<ObjectRef, Error> {
     // SAFETY: reading the allocator slots has no precondition.
     let Some(allocator) = (unsafe { get_allocator() }) else {
         return Err(Error::runtime_error(
@@ -127,8 +133,38 @@ unsafe fn alloc(prototype: *mut DLTensor) -> Result<Tensor, Error> {
     if rc != 0 || managed.is_null() {
         return Err(error.0.unwrap_or_else(|| Error::runtime_error("the tensor allocator failed without an error")));
     }
-    // SAFETY: a managed tensor the allocator handed over; released by its deleter.
-    Ok(unsafe { Tensor::from_managed(managed) })
+    // SAFETY: a managed tensor the allocator handed over; its DLTensor's shape and strides
+    // live in the producer's memory until the deleter runs, which `Managed` delays to the
+    // object's end.
+    let dl = unsafe { DLTensor { ..(*managed).dl_tensor } };
+    Ok(new_object(ti::TENSOR, ManagedCell { dl, _owner: Managed(managed) }))
+}
+
+/// The cell of a Tensor object wrapping a managed tensor: the DLTensor at its start, as
+/// every Tensor object has it (docs/ABI.md section 2), then the managed tensor.
+#[repr(C)]
+struct ManagedCell {
+    dl: DLTensor,
+    _owner: Managed,
+}
+
+// SAFETY: the DLTensor points into the managed tensor the cell owns; tensor data is plain
+// memory any thread may reach, and DLPack deleters may run on any thread.
+unsafe impl Send for ManagedCell {}
+// SAFETY: see above; the cell is never mutated.
+unsafe impl Sync for ManagedCell {}
+
+/// A DLPack managed tensor, released by its deleter when dropped.
+struct Managed(*mut DLManagedTensorVersioned);
+
+impl Drop for Managed {
+    fn drop(&mut self) {
+        // SAFETY: the managed tensor is ours to release, once.
+        if let Some(deleter) = unsafe { (*self.0).deleter } {
+            // SAFETY: as above.
+            unsafe { deleter(self.0) };
+        }
+    }
 }
 
 unsafe extern "C" fn check_signals() -> i32 {

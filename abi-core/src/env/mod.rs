@@ -6,7 +6,6 @@
 //! opened. Everything here is per thread: worker threads (rayon's, say) see no stream and
 //! no allocator unless the calling thread passes them on.
 
-mod absent;
 mod embedded;
 
 use core::ffi::c_void;
@@ -16,9 +15,9 @@ use core::ptr::NonNull;
 
 use crate::ffi::{DLTensor, Device, EnvApi, StreamHandle, TensorAllocator};
 use crate::runtime::error_slot::take_raised_after;
+use crate::runtime::host::{services, Services};
 use crate::value::error::{kind, Error, Result};
-use crate::value::object::{ObjectHandle, ObjectRef};
-use crate::value::tensor::Tensor;
+use crate::value::object::ObjectRef;
 
 /// A device stream (`cudaStream_t`, `hipStream_t`...), opaque; null when the caller set
 /// none, which for CUDA means the default stream.
@@ -45,18 +44,38 @@ impl Stream {
     }
 }
 
-/// The environment entry points of the runtime this library uses.
+/// The environment entry points of the runtime this library uses: the embedded runtime's,
+/// tvm-ffi's, or its opener's.
 #[inline]
 fn api() -> &'static EnvApi {
-    crate::runtime::host::env_api()
+    match services() {
+        Services::Embedded => &EMBEDDED_API,
+        Services::TvmFfi(table) | Services::Attached(table) => &table.env,
+    }
+}
+
+/// The error for an entry the runtime lacks (a libtvm_ffi older than apache/tvm-ffi PR
+/// 131), said once on stderr too: from then on no stream is set and no allocator exists.
+#[cold]
+fn missing(what: &str) -> Error {
+    static SAID: std::sync::Once = std::sync::Once::new();
+    let message = format!(
+        "{what}: the tvm-ffi runtime in this process has no environment API (it predates apache/tvm-ffi PR 131); \
+         upgrade apache-tvm-ffi"
+    );
+    SAID.call_once(|| eprintln!("abi: {message}"));
+    Error::runtime_error(message)
 }
 
 /// The calling thread's stream for `device`: the one the caller (its framework, or
 /// [`set_stream`]) set, else [`Stream::NULL`].
 #[inline]
 pub fn stream(device: Device) -> Stream {
-    // SAFETY: the runtime's `TVMFFIEnvGetStream`, which takes any device.
-    Stream(unsafe { (api().get_stream)(device.device_type, device.device_id) })
+    match api().get_stream {
+        // SAFETY: the runtime's `TVMFFIEnvGetStream`, which takes any device.
+        Some(get) => Stream(unsafe { get(device.device_type, device.device_id) }),
+        None => Stream::NULL,
+    }
 }
 
 /// Sets the calling thread's stream for `device` until the guard drops, which restores
@@ -65,12 +84,21 @@ pub fn stream(device: Device) -> Stream {
 /// stream set) leaves it. The guard stays on the thread that made it.
 pub fn set_stream(device: Device, stream: Stream) -> StreamGuard {
     let mut previous = core::ptr::null_mut();
-    // SAFETY: the runtime's `TVMFFIEnvSetStream`; `previous` is writable.
-    let set = unsafe { (api().set_stream)(device.device_type, device.device_id, stream.0, &mut previous) } == 0;
-    if !set {
-        // Nothing was set (a runtime without streams): nothing to restore, no error kept.
-        let _ = crate::runtime::error_slot::take_raised();
-    }
+    let set = match api().set_stream {
+        // SAFETY: the runtime's `TVMFFIEnvSetStream`; `previous` is writable.
+        Some(set) => match unsafe { set(device.device_type, device.device_id, stream.0, &mut previous) } {
+            0 => true,
+            rc => {
+                // Nothing was set: nothing to restore. The runtime's reason is said, not lost.
+                eprintln!("abi: setting the stream of {device} failed: {}", take_raised_after(rc).message());
+                false
+            }
+        },
+        None => {
+            drop(missing("setting a stream"));
+            false
+        }
+    };
     StreamGuard { device, stream: stream.0, previous, set, _thread: PhantomData }
 }
 
@@ -91,12 +119,12 @@ impl Drop for StreamGuard {
         if !self.set {
             return;
         }
-        let api = api();
+        let (Some(get), Some(set)) = (api().get_stream, api().set_stream) else { return };
         let (ty, id) = (self.device.device_type, self.device.device_id);
         // SAFETY: the runtime's stream entry points, on the thread that set the stream.
         unsafe {
-            if (api.get_stream)(ty, id) == self.stream {
-                (api.set_stream)(ty, id, self.previous, core::ptr::null_mut());
+            if get(ty, id) == self.stream {
+                set(ty, id, self.previous, core::ptr::null_mut());
             }
         }
     }
@@ -106,8 +134,9 @@ impl Drop for StreamGuard {
 /// signal arrived: call it every few thousand iterations of a long loop. Without a Python
 /// host it returns `Ok(())`.
 pub fn check_signals() -> Result<()> {
+    let Some(check) = api().check_signals else { return Ok(()) };
     // SAFETY: the runtime's `TVMFFIEnvCheckSignals`, no arguments.
-    match unsafe { (api().check_signals)() } {
+    match unsafe { check() } {
         0 => Ok(()),
         // The host's exception stays pending: this kind tells it to raise that one.
         _ => Err(Error::new(kind::ENV_ERROR_ALREADY_SET, "a signal arrived (the host raises its pending exception)")),
@@ -118,7 +147,7 @@ pub fn check_signals() -> Result<()> {
 /// thread's, else the process-wide one.
 pub fn tensor_allocator() -> Option<TensorAllocator> {
     // SAFETY: the runtime's `TVMFFIEnvGetDLPackManagedTensorAllocator`, no arguments.
-    unsafe { (api().get_allocator)() }
+    api().get_allocator.and_then(|get| unsafe { get() })
 }
 
 /// Sets the calling thread's tensor allocator (a Rust host's; Python hosts set the
@@ -126,9 +155,10 @@ pub fn tensor_allocator() -> Option<TensorAllocator> {
 /// the guard drops, which restores the thread's previous one (LIFO, as [`StreamGuard`]).
 /// Fails when the runtime has no environment API.
 pub fn set_tensor_allocator(allocator: Option<TensorAllocator>, process_wide: bool) -> Result<AllocatorGuard> {
+    let set = api().set_allocator.ok_or_else(|| missing("setting a tensor allocator"))?;
     let mut previous = None;
     // SAFETY: the runtime's `TVMFFIEnvSetDLPackManagedTensorAllocator`; `previous` is writable.
-    let rc = unsafe { (api().set_allocator)(allocator, i32::from(process_wide), &mut previous) };
+    let rc = unsafe { set(allocator, i32::from(process_wide), &mut previous) };
     if rc != 0 {
         return Err(take_raised_after(rc));
     }
@@ -147,13 +177,12 @@ pub struct AllocatorGuard {
 
 impl Drop for AllocatorGuard {
     fn drop(&mut self) {
-        let api = api();
+        let (Some(get), Some(set)) = (api().get_allocator, api().set_allocator) else { return };
         // SAFETY: the runtime's allocator entry points, on the thread that set it. The
         // process-wide slot is not touched (flag 0).
         unsafe {
-            let current = (api.get_allocator)();
-            if current.map(|f| f as usize) == self.allocator.map(|f| f as usize) {
-                (api.set_allocator)(self.previous, 0, core::ptr::null_mut());
+            if get().map(|f| f as usize) == self.allocator.map(|f| f as usize) {
+                set(self.previous, 0, core::ptr::null_mut());
             }
         }
     }
@@ -161,22 +190,17 @@ impl Drop for AllocatorGuard {
 
 /// Allocates a tensor like `prototype` through the environment allocator: an owned Tensor
 /// object (the `TVMFFIEnvTensorAlloc` contract).
-pub(crate) fn tensor_alloc(prototype: &mut DLTensor) -> Result<Tensor> {
+pub(crate) fn tensor_alloc(prototype: &mut DLTensor) -> Result<ObjectRef> {
+    let alloc = api().tensor_alloc.ok_or_else(|| missing("allocating a tensor"))?;
     let mut out: *mut c_void = core::ptr::null_mut();
     // SAFETY: the runtime's `TVMFFIEnvTensorAlloc`; the prototype's shape lives for the call.
-    let rc = unsafe { (api().tensor_alloc)(prototype, &mut out) };
+    let rc = unsafe { alloc(prototype, &mut out) };
     if rc != 0 {
         return Err(take_raised_after(rc));
     }
-    let Some(obj) = NonNull::new(out.cast()) else {
-        return Err(Error::runtime_error("the tensor allocator returned no tensor"));
-    };
+    let obj = NonNull::new(out.cast()).ok_or_else(|| Error::runtime_error("the tensor allocator returned no tensor"))?;
     // SAFETY: an owned reference to an object, as the contract says.
-    let obj = unsafe { ObjectRef::from_raw(obj) };
-    Tensor::from_object(obj).map_err(|o| {
-        Error::runtime_error(format!("the tensor allocator returned an object of type index {}", o.type_index()))
-    })
+    Ok(unsafe { ObjectRef::from_raw(obj) })
 }
 
-pub(crate) use absent::API as ABSENT_API;
 pub(crate) use embedded::API as EMBEDDED_API;

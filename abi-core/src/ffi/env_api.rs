@@ -59,23 +59,24 @@ pub type TensorAllocator = unsafe extern "C" fn(
 /// The environment entry points of a runtime, with the signatures of tvm-ffi's
 /// `TVMFFIEnvGetStream`, `TVMFFIEnvSetStream`, `TVMFFIEnvGetDLPackManagedTensorAllocator`,
 /// `TVMFFIEnvSetDLPackManagedTensorAllocator`, `TVMFFIEnvTensorAlloc` and
-/// `TVMFFIEnvCheckSignals`.
+/// `TVMFFIEnvCheckSignals`; an entry is NULL when the runtime lacks it (a libtvm_ffi older
+/// than apache/tvm-ffi PR 131).
 #[repr(C)]
 #[derive(Clone, Copy, Debug)]
 pub struct EnvApi {
     /// The calling thread's stream for a device (null when none is set).
-    pub get_stream: unsafe extern "C" fn(i32, i32) -> StreamHandle,
+    pub get_stream: Option<unsafe extern "C" fn(i32, i32) -> StreamHandle>,
     /// Sets the calling thread's stream for a device; writes the previous one when asked.
-    pub set_stream: unsafe extern "C" fn(i32, i32, StreamHandle, *mut StreamHandle) -> i32,
+    pub set_stream: Option<unsafe extern "C" fn(i32, i32, StreamHandle, *mut StreamHandle) -> i32>,
     /// The allocator: the calling thread's, else the process-wide one, else none.
-    pub get_allocator: unsafe extern "C" fn() -> Option<TensorAllocator>,
+    pub get_allocator: Option<unsafe extern "C" fn() -> Option<TensorAllocator>>,
     /// Sets the thread's allocator (and the process-wide one when the flag is non-zero);
     /// writes the thread's previous one when asked.
-    pub set_allocator: unsafe extern "C" fn(Option<TensorAllocator>, i32, *mut Option<TensorAllocator>) -> i32,
+    pub set_allocator: Option<unsafe extern "C" fn(Option<TensorAllocator>, i32, *mut Option<TensorAllocator>) -> i32>,
     /// Allocates a tensor like the prototype through the allocator: an owned Tensor object.
-    pub tensor_alloc: unsafe extern "C" fn(*mut DLTensor, *mut *mut c_void) -> i32,
+    pub tensor_alloc: Option<unsafe extern "C" fn(*mut DLTensor, *mut *mut c_void) -> i32>,
     /// Checks for pending signals (Python's `PyErr_CheckSignals` under its host).
-    pub check_signals: unsafe extern "C" fn() -> i32,
+    pub check_signals: Option<unsafe extern "C" fn() -> i32>,
 }
 
 const_assert_eq!(core::mem::size_of::<EnvApi>(), 48);

@@ -71,16 +71,6 @@ pub fn host() -> Option<&'static HostApi> {
     }
 }
 
-/// The environment entry points of the runtime this library uses: the embedded runtime's,
-/// tvm-ffi's (or stand-ins saying it has none), or the opener's.
-#[inline]
-pub fn env_api() -> &'static EnvApi {
-    match services() {
-        Services::Embedded => &crate::env::EMBEDDED_API,
-        Services::TvmFfi(table) | Services::Attached(table) => &table.env,
-    }
-}
-
 /// Whether the runtime this library uses is tvm-ffi (its own, or its opener's).
 pub fn has_tvm_ffi_runtime() -> bool {
     embedded_map_mark().is_none()
@@ -187,25 +177,18 @@ unsafe fn api_from(lib: &libloading::os::unix::Library) -> Option<RuntimeTable> 
     }
 }
 
-/// tvm-ffi's environment entry points; stand-ins that say so once when this libtvm_ffi
-/// predates them (apache/tvm-ffi PR 131: no streams, no allocator).
+/// tvm-ffi's environment entry points, each NULL when this libtvm_ffi lacks it (they came
+/// with apache/tvm-ffi PR 131).
 unsafe fn env_from(lib: &libloading::os::unix::Library) -> EnvApi {
     // SAFETY: as `api_from`: tvm-ffi's `c_env_api.h` signatures, a library never unloaded.
-    let found = || unsafe {
-        Some(EnvApi {
-            get_stream: *lib.get(b"TVMFFIEnvGetStream\0").ok()?,
-            set_stream: *lib.get(b"TVMFFIEnvSetStream\0").ok()?,
-            get_allocator: *lib.get(b"TVMFFIEnvGetDLPackManagedTensorAllocator\0").ok()?,
-            set_allocator: *lib.get(b"TVMFFIEnvSetDLPackManagedTensorAllocator\0").ok()?,
-            tensor_alloc: *lib.get(b"TVMFFIEnvTensorAlloc\0").ok()?,
-            check_signals: *lib.get(b"TVMFFIEnvCheckSignals\0").ok()?,
-        })
-    };
-    found().unwrap_or_else(|| {
-        eprintln!(
-            "abi: the tvm-ffi runtime in this process has no environment API (it predates apache/tvm-ffi PR \
-             131): no streams and no tensor allocator"
-        );
-        crate::env::ABSENT_API
-    })
+    unsafe {
+        EnvApi {
+            get_stream: lib.get(b"TVMFFIEnvGetStream\0").ok().map(|s| *s),
+            set_stream: lib.get(b"TVMFFIEnvSetStream\0").ok().map(|s| *s),
+            get_allocator: lib.get(b"TVMFFIEnvGetDLPackManagedTensorAllocator\0").ok().map(|s| *s),
+            set_allocator: lib.get(b"TVMFFIEnvSetDLPackManagedTensorAllocator\0").ok().map(|s| *s),
+            tensor_alloc: lib.get(b"TVMFFIEnvTensorAlloc\0").ok().map(|s| *s),
+            check_signals: lib.get(b"TVMFFIEnvCheckSignals\0").ok().map(|s| *s),
+        }
+    }
 }

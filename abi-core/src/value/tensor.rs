@@ -10,9 +10,9 @@ use half::{bf16, f16};
 use static_assertions::const_assert_eq;
 
 use crate::ffi::type_index as ti;
-use crate::ffi::{cell_ptr, code, DLManagedTensorVersioned, DLTensor, DataType, Device};
+use crate::ffi::{cell_ptr, code, DLTensor, DataType, Device};
 use crate::value::error::{Error, Result};
-use crate::value::object::{new_object, object_handle, ObjectRef};
+use crate::value::object::{new_object, object_handle, ObjectHandle, ObjectRef};
 
 /// A Rust element type with its DLPack data type.
 ///
@@ -217,24 +217,6 @@ fn numel_of(shape: &[i64]) -> Result<usize> {
         .ok_or_else(|| Error::value_error(format!("shape {shape:?} has a negative extent or too many elements")))
 }
 
-/// A DLPack managed tensor, released by its deleter when dropped.
-struct Managed(*mut DLManagedTensorVersioned);
-
-// SAFETY: DLPack deleters may run on any thread; the tensor data is plain memory.
-unsafe impl Send for Managed {}
-// SAFETY: see above; the handle is only used by Drop.
-unsafe impl Sync for Managed {}
-
-impl Drop for Managed {
-    fn drop(&mut self) {
-        // SAFETY: the managed tensor is ours to release, once.
-        if let Some(deleter) = unsafe { (*self.0).deleter } {
-            // SAFETY: as above.
-            unsafe { deleter(self.0) };
-        }
-    }
-}
-
 /// An owned Tensor object (70): made here from a `Vec`, or received from a host.
 #[derive(Clone)]
 pub struct Tensor(ObjectRef);
@@ -295,7 +277,9 @@ impl Tensor {
             strides: core::ptr::null_mut(),
             byte_offset: 0,
         };
-        let tensor = crate::env::tensor_alloc(&mut prototype)?;
+        let tensor = Tensor::from_object(crate::env::tensor_alloc(&mut prototype)?).map_err(|o| {
+            Error::runtime_error(format!("the tensor allocator returned an object of type index {}", o.type_index()))
+        })?;
         let view = tensor.view();
         if view.dtype() != T::DTYPE || view.shape() != shape || view.device() != device || !view.is_contiguous() {
             return Err(Error::runtime_error(format!(
@@ -325,23 +309,6 @@ impl Tensor {
         // SAFETY: checked type, host access, contiguity and alignment; the only reference
         // is borrowed mutably for the slice's life.
         Ok(unsafe { core::slice::from_raw_parts_mut(ptr, view.numel()) })
-    }
-
-    /// Wraps a DLPack managed tensor (an allocator's result) into a Tensor object that
-    /// calls its deleter when the last reference goes.
-    ///
-    /// # Safety
-    /// `managed` is a valid managed tensor whose ownership passes to the new object.
-    pub(crate) unsafe fn from_managed(managed: *mut DLManagedTensorVersioned) -> Tensor {
-        // SAFETY: valid by the caller's guarantee; the DLTensor's shape and strides live
-        // in the producer's memory until the deleter runs, which the owner delays.
-        let src = unsafe { &(*managed).dl_tensor };
-        let dl = DLTensor { ..*src };
-        let owner = Managed(managed);
-        Tensor(new_object(
-            ti::TENSOR,
-            TensorCell { dl, shape: Vec::new(), strides: Vec::new(), owner: Box::new(owner) },
-        ))
     }
 
     /// A borrowed view.
