@@ -198,7 +198,8 @@ pub(crate) fn tensor_alloc(prototype: &mut DLTensor) -> Result<ObjectRef> {
     if rc != 0 {
         return Err(take_raised_after(rc));
     }
-    let obj = NonNull::new(out.cast()).ok_or_else(|| Error::runtime_error("the tensor allocator returned no tensor"))?;
+    let obj =
+        NonNull::new(out.cast()).ok_or_else(|| Error::runtime_error("the tensor allocator returned no tensor"))?;
     // SAFETY: an owned reference to an object, as the contract says.
     Ok(unsafe { ObjectRef::from_raw(obj) })
 }
