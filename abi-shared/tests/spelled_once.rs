@@ -1,9 +1,10 @@
 //! Every spelling of a type (`type_schema` keys and their C++ aliases, Python names, stub
-//! annotations, IREE record names and tags) is written in one place, `abi-shared/src/vocab.rs`: this scans the string
-//! literals of every other source file of the workspace's crates (tests excluded: test
-//! modules at a file's end and test files) and fails
-//! on one that spells a type. A literal spells a type when it is one of the spellings, holds
-//! one as a JSON key (`\"ffi.String\"`), or opens one with type arguments (`list[`).
+//! annotations, IREE record names and tags) is written in one place,
+//! `abi-shared/src/vocab.rs`: this scans the string literals of every other source file of
+//! the workspace's crates (tests excluded: test modules at a file's end and test files) and
+//! fails on one that spells a type. A literal spells a type when it is one of the
+//! spellings, holds one as a JSON key (`\"ffi.String\"`), or opens one with type arguments
+//! (`list[`).
 
 use std::path::{Path, PathBuf};
 
