@@ -11,22 +11,12 @@ mod strings;
 mod tensors;
 pub mod typed;
 
+pub use crate::value::any::{AbiType, FromAny, IntoAny};
+
 use crate::reflect::TypeDesc;
 use crate::value::any::{Any, AnyView};
 use crate::value::conv_error::{ConvError, ReturnError};
-use crate::value::error::{Error, Result as AbiResult};
-
-/// A type with a fixed ABI description.
-#[diagnostic::on_unimplemented(
-    message = "`{Self}` cannot be passed across the ABI boundary",
-    label = "unsupported ABI type",
-    note = "supported: (), bool, integers, f32, f64, f16, bf16, &str, String, &[u8], Vec<u8>, Option<T>, Vec<T>, tuples, maps, Any, tensors, functions",
-    note = "derive `abi_core::AbiStruct` for local structs"
-)]
-pub trait AbiType {
-    /// The reflection of this type.
-    const DESC: &'static TypeDesc;
-}
+use crate::value::error::Error;
 
 /// Converts an argument slot into `Self`, borrowing from it for `'a` where possible.
 #[diagnostic::on_unimplemented(
@@ -68,27 +58,6 @@ pub trait FromArg<'a>: AbiType + Sized {
     fn convert<M: export_call::Mode>(slots: &'a [AnyView<'a>], slot: usize) -> Result<Self, M::Stop> {
         M::arg::<Self>(slots, slot)
     }
-}
-
-/// Owned conversion out of any view: every `T: for<'a> FromArg<'a>`.
-#[diagnostic::on_unimplemented(
-    message = "`{Self}` cannot be received as an owned ABI value",
-    label = "unsupported result type",
-    note = "supported: (), bool, integers, floats, String, Vec<u8>, Option<T>, Vec<T>, tuples, maps, Any, Tensor, Function, derived structs"
-)]
-pub trait FromAny: Sized {
-    /// The reflection of this type, reachable through this trait so that generated code
-    /// naming a result type reports an unsupported one once.
-    #[doc(hidden)]
-    const RESULT: &'static TypeDesc;
-
-    /// Converts, copying or adding references as needed.
-    fn from_any(v: AnyView<'_>) -> Result<Self, ConvError>;
-
-    /// Converts a call's result, trying the exact-type path first (which needs no release
-    /// of `out`).
-    #[doc(hidden)]
-    fn from_result(out: Any) -> Result<Self, ConvError>;
 }
 
 // Reported as `FromAny`, not as the `FromArg` bound, so that each mention of an
@@ -147,18 +116,6 @@ impl<T: for<'a> FromArg<'a> + IntoAny> StructField for T {
     fn into_field(self) -> Result<Any, ConvError> {
         self.into_any()
     }
-}
-
-/// Converts `Self` into an owned value to return or pass across the ABI.
-#[diagnostic::on_unimplemented(
-    message = "`{Self}` cannot be returned across the ABI boundary",
-    label = "unsupported return type",
-    note = "supported: (), bool, integers, floats, String, &str, Vec<u8>, Option<T>, Vec<T>, tuples, maps, Any, Tensor, Function, derived structs, object types and `Obj<T>`, and Result<T, E> of those"
-)]
-pub trait IntoAny: AbiType {
-    /// Converts; fails only when the value cannot be represented (e.g. a `u64` above
-    /// `i64::MAX`).
-    fn into_any(self) -> Result<Any, ConvError>;
 }
 
 /// Marks structs that derive `AbiStruct`: a C-like structure that crosses the boundary
@@ -279,24 +236,5 @@ impl IntoAny for AnyView<'_> {
     #[inline]
     fn into_any(self) -> Result<Any, ConvError> {
         self.to_any()
-    }
-}
-
-impl Any {
-    /// Converts to a Rust value, owning (cloning) what it needs.
-    pub fn to<T: FromAny>(&self) -> AbiResult<T> {
-        T::from_any(self.view()).map_err(Error::from)
-    }
-
-    /// Builds from a Rust value.
-    pub fn from_value<T: IntoAny>(v: T) -> AbiResult<Any> {
-        v.into_any().map_err(Error::from)
-    }
-}
-
-impl AnyView<'_> {
-    /// Converts to a Rust value.
-    pub fn to<T: FromAny>(&self) -> AbiResult<T> {
-        T::from_any(*self).map_err(Error::from)
     }
 }

@@ -1,5 +1,6 @@
 //! The owned [`Any`] and the borrowed [`AnyView`]: a `TVMFFIAny` ([`crate::ffi::RawAny`])
-//! with the ownership rules of docs/ABI.md section 3 (an object value holds one reference).
+//! with the ownership rules of docs/ABI.md section 3 (an object value holds one reference),
+//! and the traits that convert Rust values to and from them (implemented in `convert`).
 
 use core::fmt;
 use core::marker::PhantomData;
@@ -9,6 +10,9 @@ use static_assertions::assert_eq_size;
 
 use crate::ffi::type_index as ti;
 use crate::ffi::{ObjectHeader, RawAny};
+use crate::reflect::TypeDesc;
+use crate::value::conv_error::ConvError;
+use crate::value::error::{Error, Result as AbiResult};
 use crate::value::object::{self, ObjectHandle};
 
 /// An owned value: holds one strong reference when it holds an object and releases it on
@@ -207,3 +211,67 @@ impl<T: ObjectHandle> From<T> for Any {
 #[cold]
 #[inline(never)]
 fn null_handle() {}
+
+/// A type with a fixed ABI description.
+#[diagnostic::on_unimplemented(
+    message = "`{Self}` cannot be passed across the ABI boundary",
+    label = "unsupported ABI type",
+    note = "supported: (), bool, integers, f32, f64, f16, bf16, &str, String, &[u8], Vec<u8>, Option<T>, Vec<T>, tuples, maps, Any, tensors, functions",
+    note = "derive `abi_core::AbiStruct` for local structs"
+)]
+pub trait AbiType {
+    /// The reflection of this type.
+    const DESC: &'static TypeDesc;
+}
+
+/// Owned conversion out of any view: every `T: for<'a> FromArg<'a>`.
+#[diagnostic::on_unimplemented(
+    message = "`{Self}` cannot be received as an owned ABI value",
+    label = "unsupported result type",
+    note = "supported: (), bool, integers, floats, String, Vec<u8>, Option<T>, Vec<T>, tuples, maps, Any, Tensor, Function, derived structs"
+)]
+pub trait FromAny: Sized {
+    /// The reflection of this type, reachable through this trait so that generated code
+    /// naming a result type reports an unsupported one once.
+    #[doc(hidden)]
+    const RESULT: &'static TypeDesc;
+
+    /// Converts, copying or adding references as needed.
+    fn from_any(v: AnyView<'_>) -> Result<Self, ConvError>;
+
+    /// Converts a call's result, trying the exact-type path first (which needs no release
+    /// of `out`).
+    #[doc(hidden)]
+    fn from_result(out: Any) -> Result<Self, ConvError>;
+}
+
+/// Converts `Self` into an owned value to return or pass across the ABI.
+#[diagnostic::on_unimplemented(
+    message = "`{Self}` cannot be returned across the ABI boundary",
+    label = "unsupported return type",
+    note = "supported: (), bool, integers, floats, String, &str, Vec<u8>, Option<T>, Vec<T>, tuples, maps, Any, Tensor, Function, derived structs, object types and `Obj<T>`, and Result<T, E> of those"
+)]
+pub trait IntoAny: AbiType {
+    /// Converts; fails only when the value cannot be represented (e.g. a `u64` above
+    /// `i64::MAX`).
+    fn into_any(self) -> Result<Any, ConvError>;
+}
+
+impl Any {
+    /// Converts to a Rust value, owning (cloning) what it needs.
+    pub fn to<T: FromAny>(&self) -> AbiResult<T> {
+        T::from_any(self.view()).map_err(Error::from)
+    }
+
+    /// Builds from a Rust value.
+    pub fn from_value<T: IntoAny>(v: T) -> AbiResult<Any> {
+        v.into_any().map_err(Error::from)
+    }
+}
+
+impl AnyView<'_> {
+    /// Converts to a Rust value.
+    pub fn to<T: FromAny>(&self) -> AbiResult<T> {
+        T::from_any(*self).map_err(Error::from)
+    }
+}
