@@ -14,12 +14,12 @@
 #     hostile counts, errors, panics, callbacks), field accessors through the type table,
 #     typed imports bound through the registry, weak references across threads.
 # What `cfg(miri)` switches off, because Miri cannot run it:
-#   host discovery (abi-core/src/runtime/host.rs): dlsym/dlopen of libtvm_ffi;
-#   pinning (abi-core/src/runtime/pin.rs): dladdr/dlopen;
-#   linkme's distributed slices (abi-core/src/runtime/linked.rs): extern statics,
+#   host discovery (abi-core/src/runtime/process/discovery.rs): dlsym/dlopen of libtvm_ffi;
+#   pinning (abi-core/src/runtime/process/pin.rs): dladdr/dlopen;
+#   linkme's distributed slices (abi-core/src/runtime/process/linked.rs): extern statics,
 #     rust-lang/miri#4171, so a Miri run sees no linked exports, methods or IREE functions.
 # What is therefore not run under Miri, and where it runs natively instead: Library::open
-# and everything loaded from a cdylib (link/library.rs, runtime/attach.rs between
+# and everything loaded from a cdylib (link/library.rs, runtime/process/attach.rs between
 # libraries) and object methods (registered from a linkme slice), under valgrind and ASan
 # (scripts/test-valgrind.sh, scripts/test-asan.sh); the IREE module's entry points
 # (iree/module.rs: its function table is a linkme slice), under valgrind in the IREE suite

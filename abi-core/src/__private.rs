@@ -16,8 +16,8 @@ pub use crate::reflect::render::{
 };
 pub use crate::reflect::writer::Writer;
 pub use crate::reflect::{leaf_count, FieldDesc, FnDesc, ParamDesc, StructDesc, TypeDesc};
-pub use crate::runtime::attach::own_table as own_runtime_table;
-pub use crate::runtime::boundary::{checked_slots, ffi_boundary, run_export, try_fast_call, CallError};
+pub use crate::runtime::calls::boundary::{checked_slots, ffi_boundary, run_export, try_fast_call, CallError};
+pub use crate::runtime::process::attach::own_table as own_runtime_table;
 pub use crate::value::any::{Any, AnyView};
 pub use crate::value::conv_error::ConvError;
 pub use crate::value::conv_error::ReturnError;
@@ -25,21 +25,23 @@ pub use crate::value::error::{Error, Result};
 pub use crate::value::static_str::StaticStr;
 
 pub use crate::convert::objects::{get_field, get_shared_field, set_shared_field, FieldGet, SharedField};
-pub use crate::runtime::class::{
+pub use crate::runtime::calls::globals::register_globals_at_load;
+pub use crate::runtime::object_types::class::{
     register_at_load, registered_layout, ClassSpec, FieldLayout, FieldSpec, MethodSpec, Object, TypeSlot,
 };
-pub use crate::runtime::class_record::{class_record_bytes, class_record_len, method_record_bytes, method_record_len};
-pub use crate::runtime::obj::{check_init, Obj};
-pub use crate::runtime::registry::register_globals_at_load;
-
-pub use crate::iree::abi::{
-    Allocator as IreeAllocator, Module as IreeModule, Status as IreeStatus, StringPair as IreeStringPair,
+pub use crate::runtime::object_types::class_record::{
+    class_record_bytes, class_record_len, method_record_bytes, method_record_len,
 };
+pub use crate::runtime::object_types::obj::{check_init, Obj};
+
 pub use crate::iree::cconv::{
     bad_arg as iree_bad_arg, cconv as iree_cconv, cconv_len as iree_cconv_len, layout as iree_layout,
     read_slot as iree_read_slot, write_slot as iree_write_slot, IreeArg, IreeKind, IreeReturn, IreeValue,
 };
 pub use crate::iree::status::Location as IreeLocation;
+pub use crate::iree::vm::{
+    Allocator as IreeAllocator, Module as IreeModule, Status as IreeStatus, StringPair as IreeStringPair,
+};
 pub use crate::iree::{iree_record, iree_record_len, text as iree_text, IreeFunction, IREE_FUNCTIONS};
 
 /// A plain parameter's description: `param` is its type's `FromArg::PARAM`.

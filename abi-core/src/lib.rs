@@ -15,11 +15,13 @@
 //!
 //! The source is layered, each folder using only itself and the folders before it:
 //! `ffi` (the C contract as plain data), `reflect` (type descriptions and their texts),
-//! `schema` (published metadata read back, and type compatibility),
-//! `value` (objects, `Any`, strings, errors, arrays, shapes, tensors), `runtime` (host
-//! bridge, error slot, call boundary, functions, registry, maps), `convert` (Rust values
-//! to and from `Any`, typed callbacks), `link` (exports, libraries, typed imports), `iree`
-//! (the same functions as an IREE VM dynamic module).
+//! `schema` (the type model read back from published metadata, and type compatibility),
+//! `value` (objects, `Any`, strings, errors, arrays, shapes), `runtime` (where the runtime
+//! services live and how a process shares one; the call boundary, error slot, functions and
+//! global registry; user object types), `env` (the caller's streams, tensor allocator and
+//! signals), `tensor` (views, owned and typed tensors), `convert` (Rust values to and from
+//! `Any`, typed callbacks), `link` (exports, libraries, typed imports), `iree` (the same
+//! functions as an IREE VM dynamic module).
 
 #![warn(missing_docs)]
 
@@ -32,6 +34,7 @@ pub mod schema;
 mod convert;
 mod link;
 mod runtime;
+mod tensor;
 mod value;
 
 #[doc(hidden)]
@@ -50,12 +53,14 @@ pub use link::exports::{exports, find_export, Export};
 pub use link::import::ImportSource;
 pub use link::library::Library;
 pub use reflect::TypeDesc;
-pub use runtime::class::Object;
-pub use runtime::function::{Function, FunctionRef};
-pub use runtime::map::Map;
-pub use runtime::obj::Obj;
-pub use runtime::weak_obj::WeakObj;
+pub use runtime::calls::function::{Function, FunctionRef};
+pub use runtime::object_types::class::Object;
+pub use runtime::object_types::obj::Obj;
+pub use runtime::object_types::weak_obj::WeakObj;
+pub use runtime::process::map::Map;
 pub use schema::Metadata;
+pub use tensor::typed::{DeviceTensor, HostTensor};
+pub use tensor::{Element, Tensor, TensorView};
 pub use value::any::{Any, AnyView};
 pub use value::array::Array;
 pub use value::conv_error::{ConvError, Number};
@@ -63,8 +68,6 @@ pub use value::error::{kind, Error, Result};
 pub use value::object::{ObjectHandle, ObjectRef};
 pub use value::shape::Shape;
 pub use value::string::{Bytes, Str};
-pub use value::tensor::{Element, Tensor, TensorView};
-pub use value::typed_tensor::{DeviceTensor, HostTensor};
 
 pub use abi_macros::{export_fn, import, methods, AbiStruct, Object};
 
@@ -73,14 +76,14 @@ pub use abi_macros::{export_fn, import, methods, AbiStruct, Object};
 /// that let a caller without tvm-ffi take this library's errors.
 pub mod host {
     pub use crate::link::import::global_metadata;
-    pub use crate::runtime::error_slot::{
+    pub use crate::runtime::calls::error_slot::{
         abi_error_move_from_raised, abi_error_set_raised, set_raised, take_raised, take_raised_after,
     };
-    pub use crate::runtime::host::has_tvm_ffi_runtime;
-    pub use crate::runtime::registry::{
+    pub use crate::runtime::calls::globals::{
         embedded_global_names, get_global, register_global, register_global_with_info, register_linked_globals,
     };
-    pub use crate::runtime::type_table::type_api;
+    pub use crate::runtime::object_types::type_registry::type_api;
+    pub use crate::runtime::process::discovery::has_tvm_ffi_runtime;
 }
 
 /// The object-reference protocol for code that handles raw object pointers (hand-written

@@ -1,4 +1,4 @@
-//! The class records as written (runtime::class_record, at compile time) read back by
+//! The class records as written (runtime::object_types::class_record, at compile time) read back by
 //! `abi_core::schema::parse_class_records`: writer and reader share their keys
 //! (`abi_shared::class_record`), and this round trip fails when either side drifts.
 

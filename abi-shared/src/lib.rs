@@ -67,7 +67,7 @@ pub const VERSION_KEY: &str = "abi.version";
 pub const FFI_INIT: &str = "__ffi_init__";
 
 /// The keys of the class records in [`CLASS_RECORDS_SECTION`], spelled once for the writer
-/// (abi-core's `runtime::class_record`) and the reader (`abi_core::schema::parse_class_records`).
+/// (abi-core's `runtime::object_types::class_record`) and the reader (`abi_core::schema::parse_class_records`).
 pub mod class_record {
     /// What a record describes: [`CLASS`] or [`METHOD`].
     pub const RECORD: &str = "record";

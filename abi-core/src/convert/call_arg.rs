@@ -8,11 +8,11 @@ use crate::convert::AbiType;
 use crate::ffi::type_index as ti;
 use crate::ffi::{ByteArray, RawAny};
 use crate::reflect::TypeDesc;
-use crate::runtime::function::{Function, FunctionRef};
+use crate::runtime::calls::function::{Function, FunctionRef};
+use crate::tensor::TensorView;
 use crate::value::any::{Any, AnyView};
 use crate::value::conv_error::ConvError;
 use crate::value::string::{bytes_any, str_any};
-use crate::value::tensor::TensorView;
 
 /// Holds one packed argument for the duration of a call.
 pub trait ArgSlot {

@@ -12,15 +12,15 @@ use super::{AbiType, FromAny, FromArg, IntoAny, ListItem};
 use crate::ffi::type_index as ti;
 use crate::ffi::{cell_ptr, DLTensor};
 use crate::reflect::TypeDesc;
-use crate::runtime::function::{Function, FunctionRef};
-use crate::runtime::map::Map;
+use crate::runtime::calls::function::{Function, FunctionRef};
+use crate::runtime::process::map::Map;
+use crate::tensor::{Tensor, TensorView};
 use crate::value::any::{Any, AnyView};
 use crate::value::array::{seq_slice, Array};
 use crate::value::conv_error::ConvError;
 use crate::value::error::Error;
 use crate::value::object::{ObjectHandle, ObjectRef};
 use crate::value::shape::Shape;
-use crate::value::tensor::{Tensor, TensorView};
 
 impl<T: AbiType> AbiType for Option<T> {
     const DESC: &'static TypeDesc = &TypeDesc::Optional(T::DESC);

@@ -7,8 +7,8 @@
 
 use crate::convert::{AbiStruct, Expand, FromArg};
 use crate::ffi::RawAny;
-use crate::runtime::boundary::{checked_slots, run_export, try_fast_call, CallError};
-use crate::runtime::export_entry::Export;
+use crate::runtime::calls::boundary::{checked_slots, run_export, try_fast_call, CallError};
+use crate::runtime::calls::export_entry::Export;
 use crate::value::any::{Any, AnyView};
 
 /// What one pass of an export's `call` returns.

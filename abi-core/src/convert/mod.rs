@@ -178,7 +178,7 @@ pub trait ReturnValue {
     where
         Self: Sized,
     {
-        self.into_result().map_err(|e| crate::runtime::boundary::CallError::Return(e).into())
+        self.into_result().map_err(|e| crate::runtime::calls::boundary::CallError::Return(e).into())
     }
 }
 

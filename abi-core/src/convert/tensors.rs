@@ -4,10 +4,10 @@
 
 use crate::convert::{AbiType, FromArg};
 use crate::reflect::TypeDesc;
+use crate::tensor::typed::{DeviceTensor, HostTensor};
+use crate::tensor::{Element, TensorView};
 use crate::value::any::AnyView;
 use crate::value::conv_error::ConvError;
-use crate::value::tensor::{Element, TensorView};
-use crate::value::typed_tensor::{DeviceTensor, HostTensor};
 
 macro_rules! typed_tensor {
     ($ty:ident) => {

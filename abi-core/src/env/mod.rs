@@ -6,16 +6,14 @@
 //! opened. Everything here is per thread: worker threads (rayon's, say) see no stream and
 //! no allocator unless the calling thread passes them on.
 
-mod embedded;
-
 use core::ffi::c_void;
 use core::marker::PhantomData;
 
 use core::ptr::NonNull;
 
 use crate::ffi::{DLTensor, Device, EnvApi, StreamHandle, TensorAllocator};
-use crate::runtime::error_slot::take_raised_after;
-use crate::runtime::host::{services, Services};
+use crate::runtime::calls::error_slot::take_raised_after;
+use crate::runtime::process::discovery::{services, Services};
 use crate::value::error::{kind, Error, Result};
 use crate::value::object::ObjectRef;
 
@@ -49,7 +47,7 @@ impl Stream {
 #[inline]
 fn api() -> &'static EnvApi {
     match services() {
-        Services::Embedded => &EMBEDDED_API,
+        Services::Embedded => &crate::runtime::process::environment::API,
         Services::TvmFfi(table) | Services::Attached(table) => &table.env,
     }
 }
@@ -203,5 +201,3 @@ pub(crate) fn tensor_alloc(prototype: &mut DLTensor) -> Result<ObjectRef> {
     // SAFETY: an owned reference to an object, as the contract says.
     Ok(unsafe { ObjectRef::from_raw(obj) })
 }
-
-pub(crate) use embedded::API as EMBEDDED_API;

@@ -4,7 +4,11 @@
 //! only: the calling convention (`cconv`), the interface structs (`abi`), statuses with
 //! messages (`status`), and the module itself (`module`).
 
-pub mod abi;
+pub mod vm;
+
+/// The old name of [`vm`], kept so code written against it still builds.
+#[doc(hidden)]
+pub use vm as abi;
 pub mod cconv;
 pub mod module;
 pub mod status;
@@ -110,10 +114,10 @@ macro_rules! iree_module {
                 max_version: u32,
                 _instance: *mut ::core::ffi::c_void,
                 param_count: usize,
-                params: *const $crate::iree::abi::StringPair,
-                _allocator: $crate::iree::abi::Allocator,
-                out: *mut *mut $crate::iree::abi::Module,
-            ) -> $crate::iree::abi::Status {
+                params: *const $crate::iree::vm::StringPair,
+                _allocator: $crate::iree::vm::Allocator,
+                out: *mut *mut $crate::iree::vm::Module,
+            ) -> $crate::iree::vm::Status {
                 // SAFETY: the host passes `param_count` pairs and a writable `out`.
                 unsafe { $crate::iree::module::create($name, max_version, param_count, params, out) }
             }

@@ -7,14 +7,14 @@ use core::ffi::c_void;
 use core::sync::atomic::AtomicI32;
 use std::panic::{catch_unwind, AssertUnwindSafe};
 
-use crate::iree::abi::{
+use crate::iree::status::{code, failure, from_error, here, Messages};
+use crate::iree::vm::{
     linkage, Allocator, ByteSpan, Function, FunctionCall, FunctionSignature, Module, ModuleSignature, Status,
     StringPair, StringView,
 };
-use crate::iree::status::{code, failure, from_error, here, Messages};
 use crate::iree::{IreeFunction, IREE_FUNCTIONS};
-use crate::runtime::boundary::panic_message;
-use crate::runtime::linked::linked;
+use crate::runtime::calls::boundary::panic_message;
+use crate::runtime::process::linked::linked;
 use crate::value::error::Error;
 
 /// The interface version this module implements (`IREE_VM_DYNAMIC_MODULE_VERSION_0_1`).

@@ -4,7 +4,7 @@
 
 use core::ffi::c_void;
 
-use crate::iree::abi::Status;
+use crate::iree::vm::Status;
 use crate::value::error::{kind, Error};
 
 /// Status codes (`iree_status_code_t`).

@@ -7,9 +7,9 @@ use core::ptr::{self, NonNull};
 use std::sync::Arc;
 
 use crate::ffi::{cell_ptr, ObjectHeader, RawAny, SafeCall};
-use crate::runtime::error_slot::take_raised_after;
-use crate::runtime::function::Function;
-use crate::runtime::host::host;
+use crate::runtime::calls::error_slot::take_raised_after;
+use crate::runtime::calls::function::Function;
+use crate::runtime::process::discovery::host;
 use crate::value::any::Any;
 use crate::value::error::{Error, Result};
 use crate::value::object::{ObjectHandle, ObjectRef};

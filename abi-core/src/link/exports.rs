@@ -5,12 +5,12 @@
 use core::ffi::c_void;
 
 use crate::ffi::RawAny;
-use crate::runtime::boundary::ffi_boundary;
-use crate::runtime::function::Function;
-use crate::runtime::linked::linked;
+use crate::runtime::calls::boundary::ffi_boundary;
+use crate::runtime::calls::function::Function;
+use crate::runtime::process::linked::linked;
 use crate::value::string::string_any;
 
-pub use crate::runtime::export_entry::{Export, EXPORTS};
+pub use crate::runtime::calls::export_entry::{Export, EXPORTS};
 
 impl Export {
     /// A Function object calling the shim.

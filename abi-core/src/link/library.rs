@@ -9,8 +9,8 @@ use std::sync::{Arc, Mutex, OnceLock};
 
 use crate::ffi::{RuntimeTable, SafeCall, ATTACH_ALREADY_RUNNING, ATTACH_OK, ATTACH_VERSION_MISMATCH};
 use crate::link::bound::{Bound, TakeError};
-use crate::runtime::attach::own_table;
-use crate::runtime::host::{has_tvm_ffi_runtime, tvm_ffi_in_process};
+use crate::runtime::process::attach::own_table;
+use crate::runtime::process::discovery::{has_tvm_ffi_runtime, tvm_ffi_in_process};
 use crate::schema::{parse_listing, Metadata};
 use crate::value::any::Any;
 use crate::value::error::{Error, Result};

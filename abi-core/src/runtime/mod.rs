@@ -1,22 +1,9 @@
-//! The host bridge and the call boundary: where the runtime services live (a tvm-ffi
-//! host's, or the embedded ones), the thread's error slot, the panic guard every packed
-//! call goes through, Function objects, the global registry, and maps (whose layout
-//! belongs to the runtime that made them), the table that gives a process one runtime, and
-//! user object types with their strong and weak handles.
+//! The runtime, in three groups: [`process`] (where the runtime services live, a tvm-ffi
+//! host's or the embedded ones, and how every abi library of a process shares one),
+//! [`calls`] (the boundary every packed call crosses, its errors, Function objects and the
+//! global registry) and [`object_types`] (user object types, their strong and weak
+//! handles, the type table and the class records).
 
-pub mod attach;
-pub mod boundary;
-pub mod class;
-pub mod class_record;
-pub mod error_slot;
-pub mod export_entry;
-pub mod function;
-pub mod host;
-pub mod linked;
-pub mod map;
-pub mod obj;
-mod pending;
-pub mod pin;
-pub mod registry;
-pub mod type_table;
-pub mod weak_obj;
+pub mod calls;
+pub mod object_types;
+pub mod process;

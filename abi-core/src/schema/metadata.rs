@@ -7,7 +7,7 @@ use std::collections::BTreeMap;
 
 use serde_json::Value;
 
-use super::iree::IreeFn;
+use super::iree_record::IreeFn;
 use super::types::{FnType, TypeSchema};
 use super::SchemaError;
 use crate::reflect::FnDesc;

@@ -3,15 +3,15 @@
 //! printed back, and the compatibility relation bind checks, the `abi` tool's `diff` and
 //! stub generation share. Plain data over `serde_json`: no runtime.
 
-mod class;
+mod classes;
 mod compat;
-mod iree;
+mod iree_record;
 mod metadata;
 mod types;
 
-pub use class::{parse_class_records, Class, Field, Method};
+pub use classes::{parse_class_records, Class, Field, Method};
 pub use compat::{check_binding, Mismatch};
-pub use iree::{IreeArg, IreeFn, IreeType};
+pub use iree_record::{IreeArg, IreeFn, IreeType};
 pub use metadata::{parse_listing, Metadata, VERSION_KEY};
 pub use types::{FloatWidth, FnForm, FnType, IntWidth, TensorType, TypeSchema, Width};
 

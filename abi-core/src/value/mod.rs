@@ -10,5 +10,3 @@ pub mod object;
 pub mod shape;
 pub mod static_str;
 pub mod string;
-pub mod tensor;
-pub mod typed_tensor;

@@ -5,7 +5,7 @@ use core::fmt;
 use core::marker::PhantomData;
 use core::ops::Deref;
 
-use crate::runtime::class::{is_subtype, Object};
+use crate::runtime::object_types::class::{is_subtype, Object};
 use crate::value::error::Result;
 use crate::value::object::{new_object, ObjectRef};
 

@@ -9,7 +9,7 @@ use abi_shared::class_record as key;
 use crate::reflect::render::{fn_metadata_json, type_schema};
 use crate::reflect::writer::Writer;
 use crate::reflect::FnDesc;
-use crate::runtime::class::ClassSpec;
+use crate::runtime::object_types::class::ClassSpec;
 
 /// Writes `{"record":"class","type_key":..,"parent":..,"doc":..,"fields":[..],"abi.version":1}`:
 /// each reflected field with its `type_schema` (a JSON text, as in tvm-ffi's field

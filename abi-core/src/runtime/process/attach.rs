@@ -6,10 +6,12 @@
 use core::mem::size_of;
 
 use crate::ffi::{HostApi, RuntimeTable, ATTACH_OK, ATTACH_VERSION_MISMATCH, RUNTIME_TABLE_BASE_SIZE};
-use crate::runtime::error_slot::{embedded_error_move_from_raised, embedded_error_set_raised};
-use crate::runtime::host::{attach, services, Services};
-use crate::runtime::registry::{embedded_function_get_global, embedded_function_set_global, register_linked_globals};
-use crate::runtime::type_table::EMBEDDED_TYPE_API;
+use crate::runtime::calls::error_slot::{embedded_error_move_from_raised, embedded_error_set_raised};
+use crate::runtime::calls::globals::{
+    embedded_function_get_global, embedded_function_set_global, register_linked_globals,
+};
+use crate::runtime::object_types::type_registry::EMBEDDED_TYPE_API;
+use crate::runtime::process::discovery::{attach, services, Services};
 
 /// The runtime table of the runtime this library uses: its opener's when attached,
 /// tvm-ffi's when present, else its own embedded runtime's.
@@ -25,9 +27,9 @@ pub fn own_table() -> RuntimeTable {
                 function_get_global: embedded_function_get_global,
                 function_set_global: embedded_function_set_global,
             },
-            map_mark: crate::runtime::host::embedded_map_mark().unwrap_or(core::ptr::null()),
+            map_mark: crate::runtime::process::discovery::embedded_map_mark().unwrap_or(core::ptr::null()),
             types: EMBEDDED_TYPE_API,
-            env: crate::env::EMBEDDED_API,
+            env: crate::runtime::process::environment::API,
         },
     }
 }
@@ -61,7 +63,7 @@ pub unsafe extern "C" fn abi_runtime_attach(table: *const RuntimeTable, own_vers
     // of at least every field before `env` when shorter); `env` is written first, then
     // overwritten by the opener's when it has one, so every field is initialised.
     let adopted = unsafe {
-        (&raw mut (*adopted.as_mut_ptr()).env).write(crate::env::EMBEDDED_API);
+        (&raw mut (*adopted.as_mut_ptr()).env).write(crate::runtime::process::environment::API);
         core::ptr::copy_nonoverlapping(table.cast::<u8>(), adopted.as_mut_ptr().cast::<u8>(), len);
         adopted.assume_init()
     };

@@ -8,8 +8,8 @@ use core::ptr::NonNull;
 
 use crate::ffi::type_index as ti;
 use crate::ffi::{cell_ptr, FunctionCell, ObjectHeader, RawAny, SafeCall};
-use crate::runtime::boundary::{args_slice, ffi_boundary};
-use crate::runtime::error_slot::take_raised_after;
+use crate::runtime::calls::boundary::{args_slice, ffi_boundary};
+use crate::runtime::calls::error_slot::take_raised_after;
 use crate::value::any::{Any, AnyView};
 use crate::value::error::{Error, Result};
 use crate::value::object::{new_object, object_handle, ObjectRef};

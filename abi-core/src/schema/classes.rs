@@ -1,6 +1,6 @@
 //! Object classes read back from the records `#[derive(Object)]` and `#[methods]` place in
 //! a library's `abi_shared::CLASS_RECORDS_SECTION` (docs/ABI.md section 10): the reader
-//! beside the model, its keys shared with the writer (`runtime::class_record`) through
+//! beside the model, its keys shared with the writer (`runtime::object_types::class_record`) through
 //! `abi_shared::class_record`.
 
 use abi_shared::class_record as key;

@@ -6,8 +6,8 @@ use core::marker::PhantomData;
 use core::ptr::NonNull;
 
 use crate::ffi::ObjectHeader;
-use crate::runtime::class::Object;
-use crate::runtime::obj::Obj;
+use crate::runtime::object_types::class::Object;
+use crate::runtime::object_types::obj::Obj;
 use crate::value::object::{dec_weak, inc_weak, strong_count, try_upgrade, ObjectRef};
 
 /// A weak reference to an object of type `T`: it keeps the object's memory, not its value.

@@ -8,9 +8,9 @@ use core::ptr::NonNull;
 use std::panic::{catch_unwind, AssertUnwindSafe};
 
 use crate::ffi::RawAny;
-use crate::runtime::error_slot::{set_raised, set_raised_pending};
-use crate::runtime::export_entry::Export;
-use crate::runtime::pending::PendingError;
+use crate::runtime::calls::error_slot::{set_raised, set_raised_pending};
+use crate::runtime::calls::export_entry::Export;
+use crate::runtime::calls::pending::PendingError;
 use crate::value::any::{Any, AnyView};
 use crate::value::conv_error::{ConvError, ReturnError};
 use crate::value::error::{kind, Error, Result};

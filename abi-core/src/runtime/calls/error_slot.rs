@@ -7,8 +7,8 @@ use core::ffi::c_void;
 use core::ptr::{self, NonNull};
 
 use crate::ffi::ObjectHeader;
-use crate::runtime::host::host;
-use crate::runtime::pending::PendingError;
+use crate::runtime::calls::pending::PendingError;
+use crate::runtime::process::discovery::host;
 use crate::value::error::Error;
 use crate::value::object::{ObjectHandle, ObjectRef};
 

@@ -8,8 +8,8 @@ use core::fmt;
 use core::marker::PhantomData;
 
 use crate::ffi::{DataType, Device};
+use crate::tensor::{Element, TensorView};
 use crate::value::error::{Error, Result};
-use crate::value::tensor::{Element, TensorView};
 
 /// Checks what every typed tensor needs: the element type and the rank.
 fn check_type<T: Element>(view: &TensorView<'_>, rank: usize) -> Result<()> {

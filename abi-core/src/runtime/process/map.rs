@@ -8,8 +8,8 @@ use std::sync::OnceLock;
 
 use crate::ffi::cell_ptr;
 use crate::ffi::type_index as ti;
-use crate::runtime::function::Function;
-use crate::runtime::host::embedded_map_mark;
+use crate::runtime::calls::function::Function;
+use crate::runtime::process::discovery::embedded_map_mark;
 use crate::value::any::{Any, AnyView};
 use crate::value::error::{Error, Result};
 use crate::value::object::{new_object, object_handle, ObjectRef};

@@ -3,7 +3,7 @@
 //! text was rendered at compile time, and the pieces are appended, not formatted.
 
 use crate::reflect::{FnDesc, TypeDesc};
-use crate::runtime::export_entry::Export;
+use crate::runtime::calls::export_entry::Export;
 use crate::value::conv_error::ConvError;
 use crate::value::error::{kind, Error};
 

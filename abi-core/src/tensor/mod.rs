@@ -1,6 +1,9 @@
 //! Tensors: the 48-byte `DLTensor`, a borrowed [`TensorView`] over one (from Tensor objects
-//! or `DLTensor*` arguments) with typed element slices, and an owned [`Tensor`] allocated in
-//! Rust that hosts can consume (e.g. `np.from_dlpack`).
+//! or `DLTensor*` arguments) with typed element slices, an owned [`Tensor`] (made in Rust,
+//! received from a host, or allocated through the caller's allocator, `crate::env`) that
+//! hosts can consume (e.g. `np.from_dlpack`), and the typed parameters of [`typed`].
+
+pub mod typed;
 
 use core::cell::Cell;
 use core::fmt;

@@ -1,4 +1,4 @@
-//! The embedded runtime's environment (no tvm-ffi in the process): the per-thread stream
+//! The embedded runtime's environment (`abi_core::env` reads it) (no tvm-ffi in the process): the per-thread stream
 //! table and allocator slot and the process-wide allocator slot, with tvm-ffi's semantics
 //! (docs/ABI.md section 12), behind the C entry points of [`EnvApi`]. Libraries attached to
 //! this runtime reach the same tables through the runtime table.
@@ -9,7 +9,7 @@ use std::sync::Mutex;
 
 use crate::ffi::type_index as ti;
 use crate::ffi::{DLManagedTensorVersioned, DLTensor, EnvApi, StreamHandle, TensorAllocator};
-use crate::runtime::error_slot::set_raised;
+use crate::runtime::calls::error_slot::set_raised;
 use crate::value::error::{kind, Error};
 use crate::value::object::{new_object, ObjectRef};
 

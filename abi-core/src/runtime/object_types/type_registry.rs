@@ -17,8 +17,8 @@ use abi_shared::vocab::Kind;
 use crate::ffi::type_index as ti;
 use crate::ffi::type_table::{FieldInfo, MethodInfo, TypeApi, TypeAttrColumn, TypeInfo, TypeMetadata};
 use crate::ffi::{ByteArray, RawAny};
-use crate::runtime::error_slot::set_raised;
-use crate::runtime::host::{services, Services};
+use crate::runtime::calls::error_slot::set_raised;
+use crate::runtime::process::discovery::{services, Services};
 use crate::value::error::Error;
 use crate::value::object::inc_ref;
 
