@@ -2,7 +2,7 @@
 //! macros emit a path to lives here, so the documented API stays what users write.
 
 pub use crate::convert::call_arg::{ArgSlot, IntoArg};
-pub use crate::convert::export_call::{export, Fallback, Fast, Full, Mode, Outcome};
+pub use crate::convert::export_call::{export, Fallback, Fast, Full, Mode, Outcome, Slots};
 pub use crate::convert::{AbiStruct, AbiType, Expand, FromAny, FromArg, IntoAny, ListItem, ReturnValue, StructField};
 pub use crate::ffi::RawAny;
 pub use crate::link::bound::Bound;
@@ -15,7 +15,7 @@ pub use crate::reflect::render::{
     type_iree_record, type_schema,
 };
 pub use crate::reflect::writer::Writer;
-pub use crate::reflect::{leaf_count, FieldDesc, FnDesc, ParamDesc, StructDesc, TypeDesc};
+pub use crate::reflect::{leaf_count, Access, FieldDesc, FnDesc, ParamDesc, StructDesc, TypeDesc};
 pub use crate::runtime::calls::boundary::{checked_slots, ffi_boundary, run_export, try_fast_call, CallError};
 pub use crate::runtime::process::attach::own_table as own_runtime_table;
 pub use crate::value::any::{Any, AnyView};
@@ -45,7 +45,7 @@ pub use crate::iree::vm::{
 pub use crate::iree::{iree_record, iree_record_len, text as iree_text, IreeFunction, IREE_FUNCTIONS};
 
 /// A plain parameter's description: `param` is its type's `FromArg::PARAM`.
-pub const fn plain(name: &'static str, param: (&'static TypeDesc, bool)) -> ParamDesc {
+pub const fn plain(name: &'static str, param: (&'static TypeDesc, bool, Access)) -> ParamDesc {
     ParamDesc::plain(name, param)
 }
 

@@ -6,7 +6,7 @@ use std::sync::atomic::AtomicI64;
 use std::sync::Mutex;
 
 use abi_core::__private::{class_record_bytes, class_record_len, method_record_bytes, method_record_len};
-use abi_core::__private::{plain, FnDesc};
+use abi_core::__private::{FnDesc, ParamDesc};
 use abi_core::schema::{parse_class_records, TypeSchema};
 use abi_core::{AbiType, Object};
 
@@ -34,14 +34,14 @@ static CLASS: [u8; CLASS_LEN] = class_record_bytes::<CLASS_LEN>(Shape::CLASS);
 
 const AREA: FnDesc = FnDesc::new(
     "Shape.area",
-    &[plain("self", (Shape::DESC, false)), plain("unit", (f64::DESC, false))],
+    &[ParamDesc::new("self", Shape::DESC), ParamDesc::new("unit", f64::DESC)],
     f64::DESC,
     "The area.",
 );
 const AREA_LEN: usize = method_record_len("rt.Shape", "area", false, &AREA);
 static AREA_RECORD: [u8; AREA_LEN] = method_record_bytes::<AREA_LEN>("rt.Shape", "area", false, &AREA);
 
-const INIT: FnDesc = FnDesc::new("Shape.__init__", &[plain("sides", (i64::DESC, false))], Shape::DESC, "");
+const INIT: FnDesc = FnDesc::new("Shape.__init__", &[ParamDesc::new("sides", i64::DESC)], Shape::DESC, "");
 const INIT_LEN: usize = method_record_len("rt.Shape", abi_shared::FFI_INIT, true, &INIT);
 static INIT_RECORD: [u8; INIT_LEN] = method_record_bytes::<INIT_LEN>("rt.Shape", abi_shared::FFI_INIT, true, &INIT);
 

@@ -7,8 +7,8 @@
 //! tests cover what other writers publish.
 
 use abi_core::__private::{
-    fn_metadata_json, type_display, type_iree_record, type_schema, FieldDesc, FnDesc, ParamDesc, StructDesc, TypeDesc,
-    Writer,
+    fn_metadata_json, type_display, type_iree_record, type_schema, Access, FieldDesc, FnDesc, ParamDesc, StructDesc,
+    TypeDesc, Writer,
 };
 use abi_core::Metadata;
 
@@ -56,20 +56,27 @@ static EVERY_KIND: [&TypeDesc; 22] = [
     &TypeDesc::Map(&TypeDesc::Str, &TypeDesc::Tensor { elem: None, rank: None }),
 ];
 static STRUCTS: [ParamDesc; 3] = [
-    ParamDesc { name: "p", ty: &TypeDesc::Struct(&POINT), expand: false, fast: false },
-    ParamDesc { name: "q", ty: &TypeDesc::Struct(&POINT), expand: true, fast: false },
-    ParamDesc { name: "pair", ty: &TypeDesc::Struct(&PAIR), expand: false, fast: false },
+    ParamDesc { name: "p", ty: &TypeDesc::Struct(&POINT), expand: false, fast: false, access: Access::None },
+    ParamDesc { name: "q", ty: &TypeDesc::Struct(&POINT), expand: true, fast: false, access: Access::None },
+    ParamDesc { name: "pair", ty: &TypeDesc::Struct(&PAIR), expand: false, fast: false, access: Access::None },
 ];
 
 static EVERY_PARAM: [ParamDesc; 3] = [
-    ParamDesc { name: "x", ty: &TypeDesc::Optional(&TypeDesc::Str), expand: false, fast: false },
+    ParamDesc { name: "x", ty: &TypeDesc::Optional(&TypeDesc::Str), expand: false, fast: false, access: Access::None },
     ParamDesc {
         name: "f",
         ty: &TypeDesc::Callable { params: &[&I64, &TypeDesc::Str], ret: &F32 },
         expand: false,
         fast: false,
+        access: Access::None,
     },
-    ParamDesc { name: "t", ty: &TypeDesc::Tensor { elem: Some(&F32), rank: Some(2) }, expand: false, fast: false },
+    ParamDesc {
+        name: "t",
+        ty: &TypeDesc::Tensor { elem: Some(&F32), rank: Some(2) },
+        expand: false,
+        fast: false,
+        access: Access::None,
+    },
 ];
 static PAIR_TY: TypeDesc = TypeDesc::Struct(&PAIR);
 

@@ -10,7 +10,10 @@ use std::sync::atomic::{AtomicI64, Ordering};
 
 use abi_core::ffi::type_index as ti;
 use abi_core::ffi::type_table::{FieldInfo, FieldSetter};
-use abi_core::{Any, Error, Function, Object, RawAny, Result, SafeCall, Tensor, TensorView, TypedFunction};
+use abi_core::{
+    Any, Error, Function, HostTensor, HostTensorMut, Object, RawAny, Result, SafeCall, Tensor, TensorView,
+    TypedFunction,
+};
 
 /// A 2-D point, crossing as a tuple.
 #[derive(abi_core::AbiStruct, Debug, Clone, Copy, PartialEq)]
@@ -72,6 +75,12 @@ fn double_in_place(x: TensorView<'_>) -> Result<()> {
         c.set(c.get() * 2.0);
     }
     Ok(())
+}
+
+/// dst = src * k, through a typed mutable slice (refused when they share memory).
+#[abi_core::export_fn]
+fn scaled_into(src: HostTensor<'_, f64, 1>, k: f64, mut dst: HostTensorMut<'_, f64, 1>) {
+    dst.as_mut_slice().iter_mut().zip(src.as_slice()).for_each(|(d, s)| *d = s * k);
 }
 
 /// A new tensor.
@@ -139,6 +148,7 @@ unsafe extern "C" {
     fn __tvm_ffi_norm_flat(h: *mut c_void, args: *const RawAny, n: i32, out: *mut RawAny) -> i32;
     fn __tvm_ffi_total(h: *mut c_void, args: *const RawAny, n: i32, out: *mut RawAny) -> i32;
     fn __tvm_ffi_double_in_place(h: *mut c_void, args: *const RawAny, n: i32, out: *mut RawAny) -> i32;
+    fn __tvm_ffi_scaled_into(h: *mut c_void, args: *const RawAny, n: i32, out: *mut RawAny) -> i32;
     fn __tvm_ffi_iota(h: *mut c_void, args: *const RawAny, n: i32, out: *mut RawAny) -> i32;
     fn __tvm_ffi_map_total(h: *mut c_void, args: *const RawAny, n: i32, out: *mut RawAny) -> i32;
     fn __tvm_ffi_byte_len(h: *mut c_void, args: *const RawAny, n: i32, out: *mut RawAny) -> i32;
@@ -204,6 +214,11 @@ fn tensors_are_read_written_and_returned() {
     assert_eq!(call(__tvm_ffi_total, &[Any::from(t.clone())]).unwrap().to::<f64>().unwrap(), 6.5);
     call(__tvm_ffi_double_in_place, &[Any::from(t.clone())]).unwrap();
     assert_eq!(t.view().as_slice::<f64>().unwrap(), &[2.0, 4.0, 7.0]);
+    let out = Tensor::from_vec(vec![0.0f64; 3], &[3]).unwrap();
+    call(__tvm_ffi_scaled_into, &[Any::from(t.clone()), v(0.5f64), Any::from(out.clone())]).unwrap();
+    assert_eq!(out.view().as_slice::<f64>().unwrap(), &[1.0, 2.0, 3.5]);
+    let e = call(__tvm_ffi_scaled_into, &[Any::from(t.clone()), v(0.5f64), Any::from(t.clone())]).unwrap_err();
+    assert!(e.message().contains("argument `dst` (#2) shares memory with argument `src` (#0)"), "{}", e.message());
     let made = call(__tvm_ffi_iota, &[v(4i64)]).unwrap().to::<Tensor>().unwrap();
     assert_eq!(made.view().as_slice::<f32>().unwrap(), &[0.0, 1.0, 2.0, 3.0]);
     let empty = Tensor::from_vec(Vec::<f64>::new(), &[0, 3]).unwrap();

@@ -25,6 +25,49 @@ def test_rows_are_scaled_as_numpy_scales_them(tk):
     assert tk.row_lengths(np.zeros((5, 2), dtype=np.int64)) == [2, 2, 2, 2, 2]
 
 
+def test_results_are_written_into_the_callers_array(tk):
+    x = np.arange(12, dtype=np.float32).reshape(3, 4)
+    w = np.array([1.0, 0.5, -2.0, 10.0], dtype=np.float32)
+    out = np.full((3, 4), np.nan, dtype=np.float32)
+    assert tk.scale_rows_into(x, w, out) is None
+    np.testing.assert_array_equal(out, x * w)
+    # Two halves of one buffer share no byte: accepted.
+    buf = np.zeros(24, dtype=np.float32)
+    buf[:12] = x.ravel()
+    tk.scale_rows_into(buf[:12].reshape(3, 4), w, buf[12:].reshape(3, 4))
+    np.testing.assert_array_equal(buf[12:].reshape(3, 4), x * w)
+    tk.scale_rows_into(np.zeros((0, 4), dtype=np.float32), w, np.zeros((0, 4), dtype=np.float32))
+
+
+@pytest.mark.parametrize(
+    "make_out, shared",
+    [
+        (lambda x, w, buf: x, "x"),
+        (lambda x, w, buf: buf[2:14].reshape(3, 4), "x"),  # overlaps x = buf[:12] by 10 elements
+        (lambda x, w, buf: buf[11:23].reshape(3, 4), "x"),  # by its last element only
+        (lambda x, w, buf: buf[12:24].reshape(3, 4), "w"),  # w = buf[12:16]
+    ],
+)
+def test_an_out_array_sharing_memory_is_refused_and_untouched(tk, make_out, shared):
+    buf = np.arange(24, dtype=np.float32)
+    x, w = buf[:12].reshape(3, 4), buf[12:16]
+    out = make_out(x, w, buf)
+    before = buf.copy()
+    with pytest.raises(ValueError) as e:
+        tk.scale_rows_into(x, w, out)
+    index = {"x": 0, "w": 1}[shared]
+    assert f"argument `out` (#2) shares memory with argument `{shared}` (#{index})" in str(e.value)
+    np.testing.assert_array_equal(buf, before)
+
+
+def test_out_array_mismatches_name_the_parameter(tk):
+    x, w = np.ones((2, 3), dtype=np.float32), np.ones(3, dtype=np.float32)
+    with pytest.raises(TypeError, match=r"argument `out` \(#2\) expected a tensor of dtype float32 and rank 2, got dtype float64"):
+        tk.scale_rows_into(x, w, np.zeros((2, 3)))
+    with pytest.raises(ValueError, match="not contiguous"):
+        tk.scale_rows_into(x, w, np.zeros((3, 2), dtype=np.float32).T)
+
+
 def test_float16_arrays_and_zero_size_arrays(tk):
     h = np.array([0.5, 1.25, -3.0, 2048.0], dtype=np.float16)
     assert tk.half_sum(h) == pytest.approx(float(h.astype(np.float32).sum()))

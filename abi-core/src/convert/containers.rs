@@ -11,7 +11,7 @@ use super::call_arg::into_arg;
 use super::{AbiType, FromAny, FromArg, IntoAny, ListItem};
 use crate::ffi::type_index as ti;
 use crate::ffi::{cell_ptr, DLTensor};
-use crate::reflect::TypeDesc;
+use crate::reflect::{Access, TypeDesc};
 use crate::runtime::calls::function::{Function, FunctionRef};
 use crate::runtime::process::map::Map;
 use crate::tensor::{Tensor, TensorView};
@@ -202,13 +202,15 @@ impl<K: IntoAny, V: IntoAny> IntoAny for BTreeMap<K, V> {
 into_arg!(owned: [K: IntoAny, V: IntoAny] BTreeMap<K, V>);
 
 macro_rules! object_type {
-    ($t:ty, $desc:expr) => {
+    ($t:ty, $desc:expr $(, $access:expr)?) => {
         impl AbiType for $t {
             const DESC: &'static TypeDesc = &$desc;
         }
         impl ListItem for $t {}
 
         impl<'a> FromArg<'a> for $t {
+            $(const ACCESS: Access = $access;)?
+
             #[inline]
             fn from_arg(v: &'a AnyView<'a>) -> Result<$t, ConvError> {
                 let ty = v.type_index();
@@ -235,7 +237,7 @@ macro_rules! object_type {
 object_type!(Function, TypeDesc::Function);
 object_type!(Error, TypeDesc::Error);
 object_type!(Shape, TypeDesc::Shape);
-object_type!(Tensor, TypeDesc::Tensor { elem: None, rank: None });
+object_type!(Tensor, TypeDesc::Tensor { elem: None, rank: None }, Access::Cells);
 object_type!(Array, TypeDesc::List(&TypeDesc::Any));
 object_type!(Map, TypeDesc::Map(&TypeDesc::Any, &TypeDesc::Any));
 
@@ -266,6 +268,8 @@ impl AbiType for TensorView<'_> {
 }
 
 impl<'a> FromArg<'a> for TensorView<'a> {
+    const ACCESS: Access = Access::Cells;
+
     #[inline]
     fn from_arg(v: &'a AnyView<'a>) -> Result<TensorView<'a>, ConvError> {
         let raw = v.raw();

@@ -5,11 +5,30 @@
 //! fallback, inline, no stack frame), then, for anything else, with [`Full`] (every
 //! conversion and error, out of line), behind the panic guard, raising what fails.
 
+use crate::convert::overlap::check_overlaps;
 use crate::convert::{AbiStruct, Expand, FromArg};
 use crate::ffi::RawAny;
 use crate::runtime::calls::boundary::{checked_slots, run_export, try_fast_call, CallError};
 use crate::runtime::calls::export_entry::Export;
 use crate::value::any::{Any, AnyView};
+
+/// An export's argument slots as its generated `call` receives them: holding one vouches
+/// that the overlap check ran when a parameter needs it (`FnDesc::checks_overlaps`) and that
+/// each slot converts once, which a `HostTensorMut` parameter relies on.
+#[repr(transparent)]
+#[derive(Debug)]
+pub struct Slots<'a>([AnyView<'a>]);
+
+impl<'a> Slots<'a> {
+    /// # Safety
+    /// When the parameters that will convert `slots` need the overlap check, it ran on
+    /// them and found nothing; each slot is converted at most once.
+    #[inline(always)]
+    pub unsafe fn new(slots: &'a [AnyView<'a>]) -> &'a Slots<'a> {
+        // SAFETY: `Slots` is a transparent wrapper of the slice.
+        unsafe { &*(slots as *const [AnyView<'a>] as *const Slots<'a>) }
+    }
+}
 
 /// What one pass of an export's `call` returns.
 pub type Outcome<M> = Result<Any, <M as Mode>::Error>;
@@ -22,10 +41,10 @@ pub trait Mode {
     type Error: From<Self::Stop> + From<CallError>;
 
     /// Converts slot `slot` to a plain parameter of type `T`.
-    fn arg<'a, T: FromArg<'a>>(slots: &'a [AnyView<'a>], slot: usize) -> Result<T, Self::Stop>;
+    fn arg<'a, T: FromArg<'a>>(slots: &'a Slots<'a>, slot: usize) -> Result<T, Self::Stop>;
 
     /// Converts the `T::LEAVES` slots from `slot` to an expanded struct parameter.
-    fn expand<'a, T: AbiStruct + Expand<'a>>(slots: &'a [AnyView<'a>], slot: usize) -> Result<T, Self::Stop>;
+    fn expand<'a, T: AbiStruct + Expand<'a>>(slots: &'a Slots<'a>, slot: usize) -> Result<T, Self::Stop>;
 }
 
 /// The fast pass: exact types only, anything else falls back to [`Full`].
@@ -68,12 +87,12 @@ impl Mode for Fast {
     type Error = FastError;
 
     #[inline(always)]
-    fn arg<'a, T: FromArg<'a>>(slots: &'a [AnyView<'a>], slot: usize) -> Result<T, Fallback> {
-        T::fast_path(&slots[slot]).ok_or(Fallback)
+    fn arg<'a, T: FromArg<'a>>(slots: &'a Slots<'a>, slot: usize) -> Result<T, Fallback> {
+        T::fast_path(&slots.0[slot]).ok_or(Fallback)
     }
 
     #[inline(always)]
-    fn expand<'a, T: AbiStruct + Expand<'a>>(_: &'a [AnyView<'a>], _: usize) -> Result<T, Fallback> {
+    fn expand<'a, T: AbiStruct + Expand<'a>>(_: &'a Slots<'a>, _: usize) -> Result<T, Fallback> {
         Err(Fallback)
     }
 }
@@ -83,13 +102,14 @@ impl Mode for Full {
     type Error = CallError;
 
     #[inline(always)]
-    fn arg<'a, T: FromArg<'a>>(slots: &'a [AnyView<'a>], slot: usize) -> Result<T, CallError> {
-        T::from_arg(&slots[slot]).map_err(|err| CallError::Arg { slot: slot as u32, err })
+    fn arg<'a, T: FromArg<'a>>(slots: &'a Slots<'a>, slot: usize) -> Result<T, CallError> {
+        // SAFETY: holding `Slots` vouches for the overlap check and one conversion per slot.
+        unsafe { T::from_checked_arg(&slots.0[slot]) }.map_err(|err| CallError::Arg { slot: slot as u32, err })
     }
 
     #[inline(always)]
-    fn expand<'a, T: AbiStruct + Expand<'a>>(slots: &'a [AnyView<'a>], slot: usize) -> Result<T, CallError> {
-        T::from_slots(&slots[slot..slot + T::LEAVES])
+    fn expand<'a, T: AbiStruct + Expand<'a>>(slots: &'a Slots<'a>, slot: usize) -> Result<T, CallError> {
+        T::from_slots(&slots.0[slot..slot + T::LEAVES])
             .map_err(|(leaf, err)| CallError::Arg { slot: slot as u32 + leaf, err })
     }
 }
@@ -108,15 +128,17 @@ pub unsafe fn export<const N: usize, const FAST: bool>(
     args: *const RawAny,
     n: i32,
     result: *mut RawAny,
-    fast: impl for<'a> FnOnce(&'a [AnyView<'a>]) -> Outcome<Fast>,
-    full: impl for<'a> FnOnce(&'a [AnyView<'a>]) -> Outcome<Full>,
+    fast: impl for<'a> FnOnce(&'a Slots<'a>) -> Outcome<Fast>,
+    full: impl for<'a> FnOnce(&'a Slots<'a>) -> Outcome<Full>,
 ) -> i32 {
     if FAST {
         // SAFETY: forwarded from the caller; `checked_slots` checks count and pointers.
         if let Some(slots) = unsafe { checked_slots::<N>(args, n, result) } {
-            // SAFETY: `checked_slots` checked that `result` is non-null.
+            // SAFETY: `checked_slots` checked that `result` is non-null. A FAST export has no
+            // parameters needing the overlap check (`FnDesc::fast_path`); `fast` converts each
+            // slot once.
             let done = unsafe {
-                try_fast_call(export(), result, || match fast(slots) {
+                try_fast_call(export(), result, || match fast(Slots::new(slots)) {
                     Ok(v) => Some(Ok(v)),
                     Err(FastError::Fallback) => None,
                     Err(FastError::Call(e)) => Some(Err(e)),
@@ -143,7 +165,7 @@ unsafe fn export_out_of_line<const N: usize, F>(
     full: F,
 ) -> i32
 where
-    F: for<'a> FnOnce(&'a [AnyView<'a>]) -> Outcome<Full>,
+    F: for<'a> FnOnce(&'a Slots<'a>) -> Outcome<Full>,
 {
     // SAFETY: forwarded from the caller.
     unsafe { export_full::<N, F>(export, args, n, result, full) }
@@ -158,8 +180,17 @@ unsafe fn export_full<const N: usize, F>(
     full: F,
 ) -> i32
 where
-    F: for<'a> FnOnce(&'a [AnyView<'a>]) -> Outcome<Full>,
+    F: for<'a> FnOnce(&'a Slots<'a>) -> Outcome<Full>,
 {
+    let export = export();
+    let body = |slots: &[AnyView<'_>; N]| {
+        if export.checks_overlaps {
+            check_overlaps(export.desc, slots)?;
+        }
+        // SAFETY: checked just above when a parameter needs it; `full` converts each slot
+        // once.
+        full(unsafe { Slots::new(slots) })
+    };
     // SAFETY: forwarded from the caller; `run_export` checks count and pointers.
-    unsafe { run_export::<N, _>(export(), args, n, result, |slots| full(slots)) }
+    unsafe { run_export::<N, _>(export, args, n, result, body) }
 }

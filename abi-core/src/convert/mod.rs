@@ -6,6 +6,7 @@ pub mod call_arg;
 mod containers;
 pub mod export_call;
 pub mod objects;
+mod overlap;
 mod scalars;
 mod strings;
 mod tensors;
@@ -13,7 +14,8 @@ pub mod typed;
 
 pub use crate::value::any::{AbiType, FromAny, IntoAny};
 
-use crate::reflect::TypeDesc;
+use crate::convert::export_call::Slots;
+use crate::reflect::{Access, TypeDesc};
 use crate::value::any::{Any, AnyView};
 use crate::value::conv_error::{ConvError, ReturnError};
 use crate::value::error::Error;
@@ -25,14 +27,31 @@ use crate::value::error::Error;
     note = "supported: bool, integers, floats, &str, String, &[u8], Vec<u8>, Option<T>, Vec<T>, tuples, maps, Any, AnyView, TensorView, Tensor, Function, derived structs, and `&T` or `Obj<T>` of object types"
 )]
 pub trait FromArg<'a>: AbiType + Sized {
-    /// `AbiType::DESC` and [`FromArg::HAS_FAST_PATH`], reachable through this trait so that
-    /// generated code naming a parameter type reports an unsupported one once, as a
-    /// parameter problem.
+    /// `AbiType::DESC`, [`FromArg::HAS_FAST_PATH`] and [`FromArg::ACCESS`], reachable
+    /// through this trait so that generated code naming a parameter type reports an
+    /// unsupported one once, as a parameter problem.
     #[doc(hidden)]
-    const PARAM: (&'static TypeDesc, bool) = (<Self as AbiType>::DESC, Self::HAS_FAST_PATH);
+    const PARAM: (&'static TypeDesc, bool, Access) = (<Self as AbiType>::DESC, Self::HAS_FAST_PATH, Self::ACCESS);
+
+    /// What a parameter of this type may do to tensor memory, for the shim's overlap check.
+    #[doc(hidden)]
+    const ACCESS: Access = Access::None;
 
     /// Converts; the success path is a type-index compare and a load.
     fn from_arg(v: &'a AnyView<'a>) -> Result<Self, ConvError>;
+
+    /// Converts a parameter whose memory the export's shim checked: for every type but
+    /// `HostTensorMut` the same as [`FromArg::from_arg`].
+    ///
+    /// # Safety
+    /// For a type of [`Access::Exclusive`], no other argument of the call overlaps `v`'s
+    /// memory (the shim's overlap check ran), and `v` is converted once: what holding
+    /// [`Slots`] vouches for.
+    #[doc(hidden)]
+    #[inline(always)]
+    unsafe fn from_checked_arg(v: &'a AnyView<'a>) -> Result<Self, ConvError> {
+        Self::from_arg(v)
+    }
 
     /// Whether [`FromArg::fast_path`] can ever succeed; when every parameter of an export
     /// has one, its shim tries them first and leaves everything else to the full path.
@@ -55,7 +74,7 @@ pub trait FromArg<'a>: AbiType + Sized {
     /// unsupported type is reported once.
     #[doc(hidden)]
     #[inline(always)]
-    fn convert<M: export_call::Mode>(slots: &'a [AnyView<'a>], slot: usize) -> Result<Self, M::Stop> {
+    fn convert<M: export_call::Mode>(slots: &'a Slots<'a>, slot: usize) -> Result<Self, M::Stop> {
         M::arg::<Self>(slots, slot)
     }
 }
@@ -145,7 +164,7 @@ pub trait Expand<'a>: Sized {
     /// `#[abi(expand)]` parameter (which must be a derived struct).
     #[doc(hidden)]
     #[inline(always)]
-    fn convert<M: export_call::Mode>(slots: &'a [AnyView<'a>], slot: usize) -> Result<Self, M::Stop>
+    fn convert<M: export_call::Mode>(slots: &'a Slots<'a>, slot: usize) -> Result<Self, M::Stop>
     where
         Self: AbiStruct,
     {
@@ -207,6 +226,8 @@ impl AbiType for Any {
 impl ListItem for Any {}
 
 impl<'a> FromArg<'a> for Any {
+    const ACCESS: Access = Access::Cells;
+
     #[inline]
     fn from_arg(v: &'a AnyView<'a>) -> Result<Any, ConvError> {
         v.to_any()
@@ -226,6 +247,8 @@ impl AbiType for AnyView<'_> {
 }
 
 impl<'a> FromArg<'a> for AnyView<'a> {
+    const ACCESS: Access = Access::Cells;
+
     #[inline(always)]
     fn from_arg(v: &'a AnyView<'a>) -> Result<AnyView<'a>, ConvError> {
         Ok(*v)

@@ -1,29 +1,64 @@
-//! Typed tensor parameters ([`HostTensor`], [`DeviceTensor`]) from tensor arguments: a
-//! Tensor object or a bare `DLTensor*`, then the checks of their constructors. Their
-//! descriptions carry the element type and rank (`iree.abi` `["ndarray","f32",2,null,null]`).
+//! Typed tensor parameters ([`HostTensor`], [`HostTensorMut`], [`DeviceTensor`]) from
+//! tensor arguments: a Tensor object or a bare `DLTensor*`, then the checks of their
+//! constructors. Their descriptions carry the element type and rank (`iree.abi`
+//! `["ndarray","f32",2,null,null]`); their accesses drive the shim's overlap check.
 
 use crate::convert::{AbiType, FromArg};
-use crate::reflect::TypeDesc;
-use crate::tensor::typed::{DeviceTensor, HostTensor};
+use crate::reflect::{Access, TypeDesc};
+use crate::tensor::typed::{DeviceTensor, HostTensor, HostTensorMut};
 use crate::tensor::{Element, TensorView};
 use crate::value::any::AnyView;
 use crate::value::conv_error::ConvError;
+use crate::value::error::Error;
 
-macro_rules! typed_tensor {
-    ($ty:ident) => {
+macro_rules! typed_tensor_desc {
+    ($($ty:ident),*) => {$(
         impl<T: Element + AbiType, const N: usize> AbiType for $ty<'_, T, N> {
             const DESC: &'static TypeDesc = &TypeDesc::Tensor { elem: Some(T::DESC), rank: Some(N as u32) };
         }
-
-        impl<'a, T: Element + AbiType, const N: usize> FromArg<'a> for $ty<'a, T, N> {
-            #[inline]
-            fn from_arg(v: &'a AnyView<'a>) -> Result<$ty<'a, T, N>, ConvError> {
-                let view = TensorView::from_arg(v).map_err(|_| ConvError::refused(Self::DESC, v.raw()))?;
-                $ty::new(view).map_err(ConvError::from)
-            }
-        }
-    };
+    )*};
 }
 
-typed_tensor!(HostTensor);
-typed_tensor!(DeviceTensor);
+typed_tensor_desc!(HostTensor, HostTensorMut, DeviceTensor);
+
+/// The argument's tensor, or the typed tensor's refusal.
+fn tensor_arg<'a>(v: &'a AnyView<'a>, desc: &'static TypeDesc) -> Result<TensorView<'a>, ConvError> {
+    TensorView::from_arg(v).map_err(|_| ConvError::refused(desc, v.raw()))
+}
+
+impl<'a, T: Element + AbiType, const N: usize> FromArg<'a> for HostTensor<'a, T, N> {
+    const ACCESS: Access = Access::Shared;
+
+    #[inline]
+    fn from_arg(v: &'a AnyView<'a>) -> Result<HostTensor<'a, T, N>, ConvError> {
+        HostTensor::new(tensor_arg(v, Self::DESC)?).map_err(ConvError::from)
+    }
+}
+
+impl<'a, T: Element + AbiType, const N: usize> FromArg<'a> for DeviceTensor<'a, T, N> {
+    const ACCESS: Access = Access::Pointer;
+
+    #[inline]
+    fn from_arg(v: &'a AnyView<'a>) -> Result<DeviceTensor<'a, T, N>, ConvError> {
+        DeviceTensor::new(tensor_arg(v, Self::DESC)?).map_err(ConvError::from)
+    }
+}
+
+impl<'a, T: Element + AbiType, const N: usize> FromArg<'a> for HostTensorMut<'a, T, N> {
+    const ACCESS: Access = Access::Exclusive;
+
+    /// Refused: only an `#[export_fn]` parameter, whose shim checks that no other argument
+    /// shares its memory, converts to a `HostTensorMut`.
+    fn from_arg(_: &'a AnyView<'a>) -> Result<HostTensorMut<'a, T, N>, ConvError> {
+        Err(ConvError::from(Error::type_error(
+            "a HostTensorMut is only an #[export_fn] parameter (its shim checks that no other argument shares its memory)",
+        )))
+    }
+
+    #[inline]
+    unsafe fn from_checked_arg(v: &'a AnyView<'a>) -> Result<HostTensorMut<'a, T, N>, ConvError> {
+        // SAFETY: the shim found no other argument sharing this memory, and converts each
+        // slot once (the caller's contract).
+        unsafe { HostTensorMut::new(tensor_arg(v, Self::DESC)?) }.map_err(ConvError::from)
+    }
+}

@@ -6,10 +6,11 @@ use core::fmt;
 use core::marker::PhantomData;
 
 use crate::convert::call_arg::{into_arg, ArgSlot, IntoArg};
-use crate::convert::export_call::{Full, Mode};
+use crate::convert::export_call::{Full, Mode, Slots};
+use crate::convert::overlap::check_slot_overlaps;
 use crate::convert::{AbiType, FromAny, FromArg, IntoAny, ListItem};
 use crate::ffi::RawAny;
-use crate::reflect::TypeDesc;
+use crate::reflect::{Access, TypeDesc};
 use crate::runtime::calls::boundary::{ffi_boundary, CallError};
 use crate::runtime::calls::function::Function;
 use crate::value::any::{Any, AnyView};
@@ -93,6 +94,9 @@ fn arity_error(expected: usize, got: i32) -> Error {
 fn call_error(e: CallError) -> Error {
     match e {
         CallError::Arg { slot, err } => arg_error(slot as usize, err),
+        CallError::Overlap { slot, other } => Error::value_error(format!(
+            "callback argument #{slot} shares memory with argument #{other}, which one of them may write"
+        )),
         CallError::Return(ReturnError::User(e)) => e,
         CallError::Return(ReturnError::Conv(e)) => e.into(),
     }
@@ -141,6 +145,7 @@ macro_rules! typed_arity {
                 Body: Fn($($arg),*) -> R + Send + Sync + 'static,
             {
                 const N: usize = 0 $(+ { let _ = $idx; 1 })*;
+                let accesses: [Access; N] = [$(<$arg as FromArg<'static>>::ACCESS),*];
                 // SAFETY: hosts call a Function's entry with the object as handle and `n`
                 // valid argument slots; the object was made by `new::<Body>`.
                 unsafe {
@@ -149,6 +154,12 @@ macro_rules! typed_arity {
                             return Err(arity_error(N, n));
                         }
                         let slots: &[AnyView<'_>] = if N == 0 { &[] } else { core::slice::from_raw_parts(args.cast(), N) };
+                        if Access::any_conflict(&accesses) {
+                            check_slot_overlaps(&accesses, slots).map_err(call_error)?;
+                        }
+                        // SAFETY: the overlap check ran when the arguments need it; each slot
+                        // converts once.
+                        let slots = Slots::new(slots);
                         $(let $arg = Full::arg::<$arg>(slots, $idx).map_err(call_error)?;)*
                         Function::state::<Body>(handle)($($arg),*).into_any().map_err(Error::from)
                     })

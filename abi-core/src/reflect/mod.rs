@@ -107,6 +107,55 @@ pub struct FieldDesc {
     pub ty: &'static TypeDesc,
 }
 
+/// What a parameter may do to tensor memory it borrows, for the shim's overlap check: a
+/// [`HostTensorMut`](crate::HostTensorMut) may overlap no other tensor argument, and a
+/// [`HostTensor`](crate::HostTensor)'s slice no argument that can write through cells.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Access {
+    /// Holds no tensor (numbers, strings, structs...).
+    None,
+    /// May hold a tensor and write it through cells (`TensorView::as_cells`): `TensorView`,
+    /// `Tensor`, `Any`, `AnyView`.
+    Cells,
+    /// A data pointer only, never a reference (`DeviceTensor`).
+    Pointer,
+    /// A shared slice that lives for the whole call (`HostTensor`).
+    Shared,
+    /// A mutable slice that lives for the whole call (`HostTensorMut`).
+    Exclusive,
+}
+
+impl Access {
+    /// Whether two entries of `list` conflict (a typed closure's arguments).
+    #[inline]
+    pub const fn any_conflict(list: &[Access]) -> bool {
+        let mut i = 0;
+        while i < list.len() {
+            let mut j = i + 1;
+            while j < list.len() {
+                if list[i].conflicts(list[j]) {
+                    return true;
+                }
+                j += 1;
+            }
+            i += 1;
+        }
+        false
+    }
+
+    /// Whether two parameters with these accesses must not share memory.
+    #[inline]
+    pub const fn conflicts(self, other: Access) -> bool {
+        matches!(
+            (self, other),
+            (Access::Exclusive, Access::Cells | Access::Pointer | Access::Shared | Access::Exclusive)
+                | (Access::Cells | Access::Pointer | Access::Shared, Access::Exclusive)
+                | (Access::Shared, Access::Cells)
+                | (Access::Cells, Access::Shared)
+        )
+    }
+}
+
 /// One parameter of an exported function.
 #[derive(Debug)]
 pub struct ParamDesc {
@@ -118,22 +167,24 @@ pub struct ParamDesc {
     pub expand: bool,
     /// The type has an exact-type fast conversion (`FromArg::HAS_FAST_PATH`).
     pub fast: bool,
+    /// What it may do to tensor memory (`FromArg::ACCESS`).
+    pub access: Access,
 }
 
 impl ParamDesc {
     /// An imported function's parameter: one slot of type `ty`.
     pub const fn new(name: &'static str, ty: &'static TypeDesc) -> ParamDesc {
-        ParamDesc { name, ty, expand: false, fast: false }
+        ParamDesc { name, ty, expand: false, fast: false, access: Access::None }
     }
 
     /// A parameter passed as one slot: `param` is its type's `FromArg::PARAM`.
-    pub const fn plain(name: &'static str, param: (&'static TypeDesc, bool)) -> ParamDesc {
-        ParamDesc { name, ty: param.0, expand: false, fast: param.1 }
+    pub const fn plain(name: &'static str, param: (&'static TypeDesc, bool, Access)) -> ParamDesc {
+        ParamDesc { name, ty: param.0, expand: false, fast: param.1, access: param.2 }
     }
 
     /// A struct parameter passed as one slot per leaf (`#[abi(expand)]`).
     pub const fn expanded(name: &'static str, ty: &'static TypeDesc) -> ParamDesc {
-        ParamDesc { name, ty, expand: true, fast: false }
+        ParamDesc { name, ty, expand: true, fast: false, access: Access::None }
     }
 }
 
@@ -169,8 +220,9 @@ impl FnDesc {
         FnDesc { global: Some(name), ..self }
     }
 
-    /// Whether an export's shim tries exact-type conversions first: it has parameters and
-    /// every one is a plain parameter whose type has a fast path.
+    /// Whether an export's shim tries exact-type conversions first: it has parameters,
+    /// every one is a plain parameter whose type has a fast path, and none needs the overlap
+    /// check (which only the full pass runs).
     pub const fn fast_path(&self) -> bool {
         let mut i = 0;
         while i < self.params.len() {
@@ -179,7 +231,24 @@ impl FnDesc {
             }
             i += 1;
         }
-        !self.params.is_empty()
+        !self.params.is_empty() && !self.checks_overlaps()
+    }
+
+    /// Whether two of its parameters have accesses that conflict if their tensors share
+    /// memory, so the shim compares their extents before converting (see [`Access`]).
+    pub const fn checks_overlaps(&self) -> bool {
+        let mut i = 0;
+        while i < self.params.len() {
+            let mut j = i + 1;
+            while j < self.params.len() {
+                if self.params[i].access.conflicts(self.params[j].access) {
+                    return true;
+                }
+                j += 1;
+            }
+            i += 1;
+        }
+        false
     }
 
     /// The argument slots a caller passes, with their published names: one per parameter,

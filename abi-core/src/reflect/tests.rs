@@ -11,7 +11,7 @@ use super::render::{
     type_iree_record, type_schema,
 };
 use super::writer::Writer;
-use super::{leaf_count, FieldDesc, FnDesc, ParamDesc, StructDesc, TypeDesc};
+use super::{leaf_count, Access, FieldDesc, FnDesc, ParamDesc, StructDesc, TypeDesc};
 use crate::{AbiType, Any, AnyView, Metadata, Tensor};
 use serde_json::{json, Value};
 
@@ -228,9 +228,21 @@ fn structs() {
 }
 
 static WARP_PARAMS: [ParamDesc; 3] = [
-    ParamDesc { name: "scale", ty: &TypeDesc::Int { bits: 64, signed: true }, expand: false, fast: false },
-    ParamDesc { name: "p", ty: &TypeDesc::Struct(&POINT), expand: true, fast: false },
-    ParamDesc { name: "x", ty: &TypeDesc::Tensor { elem: Some(&F32), rank: Some(2) }, expand: false, fast: false },
+    ParamDesc {
+        name: "scale",
+        ty: &TypeDesc::Int { bits: 64, signed: true },
+        expand: false,
+        fast: false,
+        access: Access::None,
+    },
+    ParamDesc { name: "p", ty: &TypeDesc::Struct(&POINT), expand: true, fast: false, access: Access::None },
+    ParamDesc {
+        name: "x",
+        ty: &TypeDesc::Tensor { elem: Some(&F32), rank: Some(2) },
+        expand: false,
+        fast: false,
+        access: Access::None,
+    },
 ];
 static WARP: FnDesc = FnDesc {
     name: "warp",
@@ -281,8 +293,8 @@ fn metadata_json_parses_and_embeds_the_schema_as_a_string() {
 }
 
 static SEG_PARAMS: [ParamDesc; 2] = [
-    ParamDesc { name: "seg", ty: &TypeDesc::Struct(&SEGMENT), expand: true, fast: false },
-    ParamDesc { name: "flag", ty: &TypeDesc::Bool, expand: false, fast: false },
+    ParamDesc { name: "seg", ty: &TypeDesc::Struct(&SEGMENT), expand: true, fast: false, access: Access::None },
+    ParamDesc { name: "flag", ty: &TypeDesc::Bool, expand: false, fast: false, access: Access::None },
 ];
 static SEG_FN: FnDesc = FnDesc { name: "length", params: &SEG_PARAMS, ret: &F32, doc: "", global: None };
 static NOTHING: FnDesc = FnDesc { name: "nothing", params: &[], ret: &TypeDesc::None, doc: "", global: None };

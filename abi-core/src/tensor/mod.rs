@@ -122,6 +122,39 @@ impl<'a> TensorView<'a> {
         true
     }
 
+    /// The bytes its elements span, `start..end` as addresses (strides of either sign
+    /// included), or `None` when it holds no element: what the shim compares to find tensor
+    /// arguments that share memory.
+    pub fn byte_range(&self) -> Option<core::ops::Range<usize>> {
+        if self.numel() == 0 {
+            return None;
+        }
+        let dtype = self.dtype();
+        let item = (i128::from(dtype.bits) * i128::from(dtype.lanes)).div_euclid(8).max(1);
+        // Offsets of the lowest and highest element, in elements.
+        let (mut low, mut high) = (0i128, 0i128);
+        let compact;
+        let strides = match self.strides() {
+            Some(s) => s,
+            None => {
+                compact = compact_strides(self.shape());
+                &compact
+            }
+        };
+        for (&dim, &stride) in self.shape().iter().zip(strides) {
+            let reach = i128::from(dim - 1) * i128::from(stride);
+            if reach < 0 {
+                low += reach;
+            } else {
+                high += reach;
+            }
+        }
+        let base = self.dl.data as usize as i128 + i128::from(self.dl.byte_offset);
+        let start = base + low * item;
+        let end = base + (high + 1) * item;
+        Some(start.max(0) as usize..end.clamp(0, usize::MAX as i128) as usize)
+    }
+
     // The checked element pointer for typed access: dtype, device, contiguity, alignment.
     pub(crate) fn typed_ptr<T: Element>(&self) -> Result<*mut T> {
         if self.dtype() != T::DTYPE {
@@ -189,6 +222,15 @@ impl<'a> TensorView<'a> {
     pub fn to_tensor<T: Element>(&self) -> Result<Tensor> {
         Tensor::from_vec(self.as_slice::<T>()?.to_vec(), self.shape())
     }
+}
+
+/// Row-major compact strides of `shape`, in elements.
+fn compact_strides(shape: &[i64]) -> Vec<i64> {
+    let mut strides = vec![1i64; shape.len()];
+    for i in (0..shape.len().saturating_sub(1)).rev() {
+        strides[i] = strides[i + 1].saturating_mul(shape[i + 1]);
+    }
+    strides
 }
 
 impl fmt::Debug for TensorView<'_> {

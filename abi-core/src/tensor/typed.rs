@@ -1,8 +1,9 @@
-//! Typed tensor parameters: [`HostTensor`] (host memory, read) and [`DeviceTensor`] (any
-//! device, a raw data pointer for kernels), each with its element type `T` and rank `N` in
-//! the Rust type. The export shim checks dtype, rank, device and layout before the body
-//! runs, so a mismatch is an error naming the function and the parameter, and the body
-//! gets slices or pointers it can use without checking again.
+//! Typed tensor parameters: [`HostTensor`] (host memory, read), [`HostTensorMut`] (host
+//! memory, written in place) and [`DeviceTensor`] (any device, a raw data pointer for
+//! kernels), each with its element type `T` and rank `N` in the Rust type. The export shim
+//! checks dtype, rank, device and layout before the body runs, so a mismatch is an error
+//! naming the function and the parameter, and the body gets slices or pointers it can use
+//! without checking again.
 
 use core::fmt;
 use core::marker::PhantomData;
@@ -83,6 +84,72 @@ impl<'a, T: Element, const N: usize> HostTensor<'a, T, N> {
     }
 }
 
+/// A tensor in host-accessible memory written in place, with elements of type `T` and rank
+/// `N`, contiguous and aligned: `out` parameters of kernels.
+///
+/// It is only an `#[export_fn]` parameter: before converting, the shim refuses a call in
+/// which another tensor argument shares its memory (naming both parameters), so
+/// [`as_mut_slice`](HostTensorMut::as_mut_slice) is the only access to those elements in
+/// the call. What the shim cannot see is the caller's contract: no other thread reads or
+/// writes the memory during the call, and no tensor inside a container argument (a
+/// `Vec<TensorView>`) aliases it.
+pub struct HostTensorMut<'a, T: Element, const N: usize> {
+    view: TensorView<'a>,
+    data: *mut T,
+    _elements: PhantomData<&'a mut [T]>,
+}
+
+impl<'a, T: Element, const N: usize> HostTensorMut<'a, T, N> {
+    /// Checks `view`: element type `T`, rank `N`, host-accessible, contiguous and aligned.
+    ///
+    /// # Safety
+    /// Nothing else reads or writes the elements while the result lives.
+    pub unsafe fn new(view: TensorView<'a>) -> Result<HostTensorMut<'a, T, N>> {
+        check_type::<T>(&view, N)?;
+        let data = view.typed_ptr::<T>()?;
+        Ok(HostTensorMut { view, data, _elements: PhantomData })
+    }
+
+    /// The elements, row-major.
+    pub fn as_slice(&self) -> &[T] {
+        // SAFETY: checked type, contiguity and alignment; `numel` elements, not aliased
+        // (the constructor's contract), borrowed shared from `self`.
+        unsafe { core::slice::from_raw_parts(self.data, self.view.numel()) }
+    }
+
+    /// The elements, row-major, to write.
+    pub fn as_mut_slice(&mut self) -> &mut [T] {
+        // SAFETY: as `as_slice`, borrowed exclusively from `self`.
+        unsafe { core::slice::from_raw_parts_mut(self.data, self.view.numel()) }
+    }
+
+    /// The dimensions, as [`TensorView::shape`] gives them.
+    pub fn shape(&self) -> &'a [i64] {
+        self.view.shape()
+    }
+
+    /// The dimensions as an array, for indexing: `let [rows, cols] = out.dims();`.
+    pub fn dims(&self) -> [usize; N] {
+        dims(self.view.shape())
+    }
+
+    /// The number of elements.
+    pub fn numel(&self) -> usize {
+        self.view.numel()
+    }
+
+    /// The device (host-accessible).
+    pub fn device(&self) -> Device {
+        self.view.device()
+    }
+}
+
+// SAFETY: it is a `&mut [T]` with its dimensions (`T: Send + Sync`); moving it to another
+// thread moves the exclusive access.
+unsafe impl<T: Element, const N: usize> Send for HostTensorMut<'_, T, N> {}
+// SAFETY: shared access gives `&[T]` only.
+unsafe impl<T: Element, const N: usize> Sync for HostTensorMut<'_, T, N> {}
+
 /// A tensor on any device with elements of type `T` and rank `N`, contiguous and aligned:
 /// for kernels that launch on the device. It gives no element access, only the data
 /// pointer, the device (for the caller's stream) and the dimensions.
@@ -151,6 +218,12 @@ fn dims<const N: usize>(shape: &[i64]) -> [usize; N] {
 impl<T: Element, const N: usize> fmt::Debug for HostTensor<'_, T, N> {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         f.debug_struct("HostTensor").field("dtype", &T::DTYPE.to_string()).field("shape", &self.shape()).finish()
+    }
+}
+
+impl<T: Element, const N: usize> fmt::Debug for HostTensorMut<'_, T, N> {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.debug_struct("HostTensorMut").field("dtype", &T::DTYPE.to_string()).field("shape", &self.shape()).finish()
     }
 }
 

@@ -71,7 +71,7 @@ pub fn entry(e: &Entry) -> TokenStream {
         static META: __abi::StaticStr = __abi::StaticStr::with_trailer(&TEXTS);
 
         #[inline(always)]
-        fn call<'a, M: __abi::Mode>(s: &'a [__abi::AnyView<'a>]) -> __abi::Outcome<M> {
+        fn call<'a, M: __abi::Mode>(s: &'a __abi::Slots<'a>) -> __abi::Outcome<M> {
             #ret(#callee(#(#args),*))
         }
     }

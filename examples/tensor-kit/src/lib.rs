@@ -3,7 +3,7 @@
 //! wrong array is refused with a message naming the function and the parameter.
 
 use abi_core::half::f16;
-use abi_core::{env, Device, DeviceTensor, Error, HostTensor, Result, Tensor};
+use abi_core::{env, Device, DeviceTensor, Error, HostTensor, HostTensorMut, Result, Tensor};
 
 /// `out[i][j] = x[i][j] * w[j]`: each row of `x` scaled by the weights `w`.
 #[abi_core::export_fn]
@@ -17,6 +17,29 @@ pub fn scale_rows(x: HostTensor<'_, f32, 2>, w: HostTensor<'_, f32, 1>) -> Resul
         out.extend(row.iter().zip(w.as_slice()).map(|(a, b)| a * b));
     }
     Tensor::from_vec(out, &[rows as i64, cols as i64])
+}
+
+/// out = x * w per row, written into the caller's `out` (refused if it shares memory with
+/// `x` or `w`).
+#[abi_core::export_fn]
+pub fn scale_rows_into(
+    x: HostTensor<'_, f32, 2>,
+    w: HostTensor<'_, f32, 1>,
+    mut out: HostTensorMut<'_, f32, 2>,
+) -> Result<()> {
+    let [rows, cols] = x.dims();
+    if w.numel() != cols || out.dims() != [rows, cols] {
+        return Err(Error::value_error(format!(
+            "`w` has {} weights and `out` shape {:?} for x of shape [{rows}, {cols}]",
+            w.numel(),
+            out.shape()
+        )));
+    }
+    let rows_in = x.as_slice().chunks_exact(cols.max(1));
+    for (row_out, row_in) in out.as_mut_slice().chunks_exact_mut(cols.max(1)).zip(rows_in) {
+        row_out.iter_mut().zip(row_in.iter().zip(w.as_slice())).for_each(|(o, (a, b))| *o = a * b);
+    }
+    Ok(())
 }
 
 /// The sum of a float16 vector, accumulated in f32.

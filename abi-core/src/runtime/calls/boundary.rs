@@ -25,6 +25,14 @@ pub enum CallError {
         /// The failure.
         err: ConvError,
     },
+    /// Slots `slot` and `other` hold tensors that share memory, and at least one of them
+    /// may write it (`reflect::Access`).
+    Overlap {
+        /// The slot of the parameter that may write, or of the shared slice.
+        slot: u32,
+        /// The slot it overlaps.
+        other: u32,
+    },
     /// The function failed or its result did not convert.
     Return(ReturnError),
 }
@@ -64,6 +72,7 @@ fn raise_panic(what: &str, payload: Box<dyn StdAny + Send>) -> i32 {
 fn raise_call_error(export: &'static Export, e: CallError) -> i32 {
     match e {
         CallError::Arg { slot, err } => set_raised_pending(PendingError::Arg { export, slot, err }),
+        CallError::Overlap { slot, other } => set_raised_pending(PendingError::Overlap { export, slot, other }),
         CallError::Return(ReturnError::Conv(err)) => set_raised_pending(PendingError::Return { export, err }),
         CallError::Return(ReturnError::User(err)) => set_raised(err),
     }

@@ -20,6 +20,9 @@ pub struct Export {
     pub metadata: &'static StaticStr,
     /// The global registry name (`#[export_fn(global = "mylib.add")]`), if any.
     pub global: Option<&'static str>,
+    /// Whether the shim compares its tensor arguments' memory before converting them
+    /// ([`FnDesc::checks_overlaps`], computed once at compile time).
+    pub checks_overlaps: bool,
 }
 
 #[doc(hidden)]
@@ -29,7 +32,7 @@ pub static EXPORTS: [Export];
 impl Export {
     /// The registry entry of an export (for generated code).
     pub const fn new(desc: &'static FnDesc, safe_call: SafeCall, metadata: &'static StaticStr) -> Export {
-        Export { desc, safe_call, metadata, global: desc.global }
+        Export { desc, safe_call, metadata, global: desc.global, checks_overlaps: desc.checks_overlaps() }
     }
 
     /// The same entry, also registered as the global function `name` when its library

@@ -2,7 +2,7 @@
 //! argument conversion costs a store. Formatting is one pre-sized string: the signature
 //! text was rendered at compile time, and the pieces are appended, not formatted.
 
-use crate::reflect::{FnDesc, TypeDesc};
+use crate::reflect::{leaf_count, Access, FnDesc, ParamDesc, TypeDesc};
 use crate::runtime::calls::export_entry::Export;
 use crate::value::conv_error::ConvError;
 use crate::value::error::{kind, Error};
@@ -14,6 +14,7 @@ pub(crate) enum PendingError {
     NullPointer { export: &'static Export, what: &'static str },
     Arg { export: &'static Export, slot: u32, err: ConvError },
     Return { export: &'static Export, err: ConvError },
+    Overlap { export: &'static Export, slot: u32, other: u32 },
 }
 
 /// Appends the dotted name of argument slot `slot` (`p.x` for expanded structs).
@@ -54,6 +55,28 @@ fn push_slot_name(out: &mut String, desc: &FnDesc, slot: u32) {
     }
     out.push('#');
     push_int(out, slot.into());
+}
+
+/// Appends "argument `name` (#slot)".
+fn push_arg(out: &mut String, desc: &FnDesc, slot: u32) {
+    out.push_str("argument `");
+    push_slot_name(out, desc, slot);
+    out.push_str("` (#");
+    push_int(out, slot.into());
+    out.push(')');
+}
+
+/// The plain (not expanded) parameter at argument slot `slot`.
+fn slot_param(desc: &FnDesc, slot: u32) -> Option<&ParamDesc> {
+    let mut first = 0;
+    for p in desc.params {
+        let width = if p.expand { leaf_count(p.ty) } else { 1 };
+        if (first..first + width).contains(&(slot as usize)) {
+            return Some(p).filter(|p| !p.expand);
+        }
+        first += width;
+    }
+    None
 }
 
 /// Appends a decimal integer.
@@ -109,13 +132,26 @@ impl PendingError {
             }
             PendingError::Arg { export, slot, err } => {
                 let mut m = message(export);
-                m.push_str(": argument `");
-                push_slot_name(&mut m, export.desc, slot);
-                m.push_str("` (#");
-                push_int(&mut m, slot.into());
-                m.push_str(") ");
+                m.push_str(": ");
+                push_arg(&mut m, export.desc, slot);
+                m.push(' ');
                 err.push_message(&mut m);
                 Error::new(err.kind(), m)
+            }
+            PendingError::Overlap { export, slot, other } => {
+                let mut m = message(export);
+                let access = |slot: u32| slot_param(export.desc, slot).map(|p| p.access);
+                m.push_str(": ");
+                push_arg(&mut m, export.desc, slot);
+                m.push_str(" shares memory with ");
+                push_arg(&mut m, export.desc, other);
+                m.push_str(match (access(slot), access(other)) {
+                    (Some(Access::Exclusive), _) | (_, Some(Access::Exclusive)) => {
+                        ": a HostTensorMut must not overlap another tensor argument"
+                    }
+                    _ => ": a HostTensor must not overlap an argument that can write through cells (TensorView, Tensor, Any)",
+                });
+                Error::new(kind::VALUE_ERROR, m)
             }
             PendingError::Return { export, err } => {
                 let mut m = message(export);

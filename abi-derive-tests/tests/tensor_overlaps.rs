@@ -1,0 +1,234 @@
+//! `HostTensorMut` parameters and the shim's overlap check: the body gets a `&mut [T]` only
+//! when no other tensor argument shares its memory, and a `HostTensor`'s slice only when no
+//! argument that can write through cells shares it. Overlaps are found from byte ranges
+//! (offsets, negative strides, zero-size tensors), and the error names both parameters.
+
+use abi_core::ffi::code;
+use abi_core::{
+    Any, AnyView, DLTensor, DataType, Device, DeviceTensor, FromArg, HostTensor, HostTensorMut, Result, Tensor,
+    TensorView,
+};
+
+/// out[i][j] = x[i][j] * w[j], in place.
+#[abi_core::export_fn]
+fn scale_into(x: HostTensor<'_, f32, 2>, w: HostTensor<'_, f32, 1>, mut out: HostTensorMut<'_, f32, 2>) -> Result<()> {
+    let [_, cols] = x.dims();
+    for (o, (a, b)) in out.as_mut_slice().iter_mut().zip(x.as_slice().iter().zip(w.as_slice().iter().cycle())) {
+        *o = a * b;
+    }
+    debug_assert_eq!(cols, w.numel());
+    Ok(())
+}
+
+/// Doubles `x` in place.
+#[abi_core::export_fn]
+fn double(mut x: HostTensorMut<'_, f32, 1>) {
+    x.as_mut_slice().iter_mut().for_each(|v| *v *= 2.0);
+}
+
+/// Copies `src` into `dst`.
+#[abi_core::export_fn]
+fn copy_into(src: HostTensor<'_, f32, 1>, mut dst: HostTensorMut<'_, f32, 1>) {
+    let n = dst.numel();
+    dst.as_mut_slice().copy_from_slice(&src.as_slice()[..n]);
+}
+
+/// Writes through a view's cells while it reads a typed slice.
+#[abi_core::export_fn]
+fn read_and_cells(x: HostTensor<'_, f32, 1>, v: TensorView<'_>) -> Result<f32> {
+    v.as_cells::<f32>()?.iter().for_each(|c| c.set(0.0));
+    Ok(x.as_slice().iter().sum())
+}
+
+/// Reads two typed slices: sharing memory is fine.
+#[abi_core::export_fn]
+fn dot(x: HostTensor<'_, f32, 1>, y: HostTensor<'_, f32, 1>) -> f32 {
+    x.as_slice().iter().zip(y.as_slice()).map(|(a, b)| a * b).sum()
+}
+
+/// A device kernel's pointer beside a view: neither makes a reference, so sharing is fine.
+#[abi_core::export_fn]
+fn pointer_and_view(x: DeviceTensor<'_, f32, 1>, v: TensorView<'_>) -> bool {
+    core::ptr::eq(x.data_ptr().cast(), v.dl_tensor().data)
+}
+
+/// A mutable tensor beside an untyped value.
+#[abi_core::export_fn]
+fn fill_beside(mut out: HostTensorMut<'_, f32, 1>, other: Any) -> bool {
+    out.as_mut_slice().fill(1.0);
+    other.view().type_index() >= 0
+}
+
+/// A mutable tensor beside a device tensor.
+#[abi_core::export_fn]
+fn fill_beside_device(mut out: HostTensorMut<'_, f32, 1>, other: DeviceTensor<'_, f32, 1>) -> i64 {
+    out.as_mut_slice().fill(1.0);
+    other.numel() as i64
+}
+
+fn call(name: &str, args: &[AnyView<'_>]) -> Result<Any> {
+    abi_core::find_export(name).unwrap().function().call_packed(args)
+}
+
+fn f32s(t: &Tensor) -> Vec<f32> {
+    t.view().as_slice::<f32>().unwrap().to_vec()
+}
+
+/// A bare `DLTensor` (type index 7) of f32 over `base`, `byte_offset` bytes in.
+struct Bare {
+    dl: DLTensor,
+    _shape: Box<[i64]>,
+    _strides: Option<Box<[i64]>>,
+}
+
+impl Bare {
+    fn new(base: *mut f32, byte_offset: u64, shape: &[i64], strides: Option<&[i64]>) -> Bare {
+        let mut shape: Box<[i64]> = shape.into();
+        let mut strides: Option<Box<[i64]>> = strides.map(Into::into);
+        let dl = DLTensor {
+            data: base.cast(),
+            device: Device::CPU,
+            ndim: shape.len() as i32,
+            dtype: DataType { code: code::FLOAT, bits: 32, lanes: 1 },
+            shape: shape.as_mut_ptr(),
+            strides: strides.as_mut().map_or(core::ptr::null_mut(), |s| s.as_mut_ptr()),
+            byte_offset,
+        };
+        Bare { dl, _shape: shape, _strides: strides }
+    }
+
+    fn view(&self) -> AnyView<'_> {
+        // SAFETY: the DLTensor and what it points to outlive the view (the tests keep both).
+        let slot = abi_core::IntoArg::into_slot(unsafe { TensorView::from_dl(&self.dl) }).unwrap();
+        // SAFETY: as above.
+        unsafe { AnyView::from_raw(slot) }
+    }
+}
+
+#[test]
+fn the_body_writes_through_its_mutable_slice() {
+    let x = Tensor::from_vec(vec![1.0f32, 2.0, 3.0, 4.0, 5.0, 6.0], &[2, 3]).unwrap();
+    let w = Tensor::from_vec(vec![1.0f32, 10.0, 100.0], &[3]).unwrap();
+    let out = Tensor::from_vec(vec![0.0f32; 6], &[2, 3]).unwrap();
+    let (xa, wa, oa) = (Any::from(x), Any::from(w), Any::from(out.clone()));
+    assert!(call("scale_into", &[xa.view(), wa.view(), oa.view()]).unwrap().view().is_none());
+    assert_eq!(f32s(&out), [1.0, 20.0, 300.0, 4.0, 50.0, 600.0]);
+
+    assert!(call("double", &[oa.view()]).is_err(), "rank 2 for a rank-1 parameter");
+    let v = Tensor::from_vec(vec![1.5f32, -2.0], &[2]).unwrap();
+    call("double", &[Any::from(v.clone()).view()]).unwrap();
+    assert_eq!(f32s(&v), [3.0, -4.0]);
+}
+
+#[test]
+fn a_mutable_tensor_sharing_memory_is_refused_naming_both_parameters() {
+    let x = Any::from(Tensor::from_vec(vec![1.0f32; 6], &[2, 3]).unwrap());
+    let w = Any::from(Tensor::from_vec(vec![1.0f32; 3], &[3]).unwrap());
+    let e = call("scale_into", &[x.view(), w.view(), x.view()]).unwrap_err();
+    assert_eq!(e.kind(), "ValueError");
+    assert_eq!(
+        e.message(),
+        "scale_into(x: Tensor[f32, 2], w: Tensor[f32, 1], out: Tensor[f32, 2]) -> None: argument `out` (#2) shares \
+         memory with argument `x` (#0): a HostTensorMut must not overlap another tensor argument"
+    );
+    let before = x.view().to::<Tensor>().unwrap();
+    assert_eq!(f32s(&before), [1.0; 6], "the body did not run");
+}
+
+#[test]
+fn overlap_is_by_byte_range_offsets_and_strides_included() {
+    let mut buf = [1.0f32, 2.0, 3.0, 4.0, 5.0, 6.0, 7.0, 8.0];
+    let base = buf.as_mut_ptr();
+    // src = buf[0..4], dst = buf[4..8]: adjacent, not overlapping.
+    let (src, dst) = (Bare::new(base, 0, &[4], None), Bare::new(base, 16, &[4], None));
+    call("copy_into", &[src.view(), dst.view()]).unwrap();
+    // dst = buf[3..7] overlaps src's last element.
+    let dst = Bare::new(base, 12, &[4], None);
+    let e = call("copy_into", &[src.view(), dst.view()]).unwrap_err();
+    assert!(e.message().ends_with("argument `dst` (#1) shares memory with argument `src` (#0): a HostTensorMut must not overlap another tensor argument"), "{}", e.message());
+    // A negative stride: dst reads buf[7], buf[6], buf[5], buf[4] from byte offset 28.
+    let reversed = Bare::new(base, 28, &[4], Some(&[-1]));
+    let e = call("copy_into", &[src.view(), reversed.view()]).unwrap_err();
+    assert_eq!(e.kind(), "ValueError", "not contiguous, but checked for overlap first: {}", e.message());
+    assert!(
+        e.message().contains("not contiguous"),
+        "a negative stride is refused by the layout check: {}",
+        e.message()
+    );
+    // ...and it overlaps a src spanning buf[4..8].
+    let src_high = Bare::new(base, 16, &[4], None);
+    let e = call("copy_into", &[src_high.view(), reversed.view()]).unwrap_err();
+    assert!(e.message().contains("shares memory"), "{}", e.message());
+    // Strided src over every other element, dst in the gaps' range: ranges overlap.
+    let every_other = Bare::new(base, 0, &[4], Some(&[2]));
+    let e = call("copy_into", &[every_other.view(), Bare::new(base, 4, &[1], None).view()]).unwrap_err();
+    assert!(e.message().contains("shares memory"), "ranges, not elements, are compared: {}", e.message());
+    assert_eq!(buf[4..], [1.0, 2.0, 3.0, 4.0], "the first copy ran");
+}
+
+#[test]
+fn zero_size_tensors_share_nothing() {
+    let mut buf = [1.0f32; 4];
+    let (src, empty) = (Bare::new(buf.as_mut_ptr(), 0, &[4], None), Bare::new(buf.as_mut_ptr(), 0, &[0], None));
+    call("copy_into", &[src.view(), empty.view()]).unwrap();
+    assert_eq!(buf, [1.0; 4]);
+}
+
+#[test]
+fn a_shared_slice_is_refused_beside_an_argument_that_writes_cells() {
+    let x = Any::from(Tensor::from_vec(vec![1.0f32, 2.0], &[2]).unwrap());
+    let e = call("read_and_cells", &[x.view(), x.view()]).unwrap_err();
+    assert_eq!(
+        e.message(),
+        "read_and_cells(x: Tensor[f32, 1], v: Tensor) -> float: argument `x` (#0) shares memory with argument `v` \
+         (#1): a HostTensor must not overlap an argument that can write through cells (TensorView, Tensor, Any)"
+    );
+    let other = Any::from(Tensor::from_vec(vec![5.0f32], &[1]).unwrap());
+    assert_eq!(call("read_and_cells", &[x.view(), other.view()]).unwrap().to::<f64>().unwrap(), 3.0);
+    // Readers may share.
+    assert_eq!(call("dot", &[x.view(), x.view()]).unwrap().to::<f64>().unwrap(), 5.0);
+    assert!(call("pointer_and_view", &[x.view(), x.view()]).unwrap().to::<bool>().unwrap());
+}
+
+#[test]
+fn a_mutable_tensor_is_refused_beside_any_tensor_argument_sharing_it() {
+    let x = Any::from(Tensor::from_vec(vec![0.0f32; 3], &[3]).unwrap());
+    for name in ["fill_beside", "fill_beside_device"] {
+        let e = call(name, &[x.view(), x.view()]).unwrap_err();
+        assert!(
+            e.message().contains("argument `out` (#0) shares memory with argument `other` (#1)"),
+            "{}",
+            e.message()
+        );
+    }
+    let y = Any::from(Tensor::from_vec(vec![0.0f32; 3], &[3]).unwrap());
+    assert!(call("fill_beside", &[x.view(), y.view()]).unwrap().to::<bool>().unwrap());
+    assert!(call("fill_beside", &[x.view(), abi_core::IntoAny::into_any(7i64).unwrap().view()])
+        .unwrap()
+        .to::<bool>()
+        .unwrap());
+    assert_eq!(call("fill_beside_device", &[x.view(), y.view()]).unwrap().to::<i64>().unwrap(), 3);
+    assert_eq!(f32s(&x.view().to::<Tensor>().unwrap()), [1.0; 3]);
+}
+
+#[test]
+fn a_mutable_tensor_is_only_a_parameter() {
+    let x = Any::from(Tensor::from_vec(vec![0.0f32; 3], &[3]).unwrap());
+    let view = x.view();
+    let e = HostTensorMut::<f32, 1>::from_arg(&view).unwrap_err();
+    assert!(e.to_string().contains("only an #[export_fn] parameter"), "{e}");
+}
+
+#[test]
+fn mutable_tensor_mismatches_name_the_parameter() {
+    let x = Any::from(Tensor::from_vec(vec![0.0f64; 3], &[3]).unwrap());
+    let e = call("double", &[x.view()]).unwrap_err();
+    assert_eq!(e.kind(), "TypeError");
+    assert!(
+        e.message().ends_with(
+            "argument `x` (#0) expected a tensor of dtype float32 and rank 1, got dtype float64 and rank 1 (shape [3])"
+        ),
+        "{}",
+        e.message()
+    );
+}
