@@ -51,10 +51,12 @@ instructions() { # case iters [--tvm-ffi LIB] -> total instructions executed
 
 : > "$out/icount.tsv"
 "$bin" --list | while read -r name floor budget worlds; do
-  a=$(instructions "$name" "$short")
-  b=$(instructions "$name" "$long")
-  printf '%s\t%s\t%s\t%s\n' "$name" "$floor" "$budget" "$(( (b - a) ))" >> "$out/icount.tsv"
-  if [ -n "$tvm_ffi" ] && [ "$worlds" = both ]; then
+  if [ "$worlds" != tvm-ffi ]; then
+    a=$(instructions "$name" "$short")
+    b=$(instructions "$name" "$long")
+    printf '%s\t%s\t%s\t%s\n' "$name" "$floor" "$budget" "$(( (b - a) ))" >> "$out/icount.tsv"
+  fi
+  if [ -n "$tvm_ffi" ] && [ "$worlds" != embedded ]; then
     a=$(instructions "$name" "$short" --tvm-ffi "$tvm_ffi")
     b=$(instructions "$name" "$long" --tvm-ffi "$tvm_ffi")
     printf '%s\t%s\t%s\t%s\n' "$name@tvm-ffi" "$floor@tvm-ffi" "$budget" "$(( (b - a) ))" >> "$out/icount.tsv"

@@ -45,6 +45,30 @@ fn streams_are_per_thread_per_device_and_guards_restore_in_order() {
 }
 
 #[test]
+fn a_thread_keeps_the_streams_of_many_devices() {
+    std::thread::spawn(|| {
+        // More devices than the thread keeps in cells: the rest go to its list.
+        let devices: Vec<Device> = (0..20).map(|id| Device::new(device_type::CUDA, id)).collect();
+        let guards: Vec<_> = devices.iter().enumerate().map(|(i, &d)| env::set_stream(d, fake(100 + i))).collect();
+        for (i, &d) in devices.iter().enumerate() {
+            assert_eq!(env::stream(d), fake(100 + i), "{d}");
+        }
+        assert_eq!(env::stream(Device::new(device_type::ROCM, 3)), env::Stream::NULL);
+        // A device in a cell and one in the list, replaced and restored.
+        for &d in [devices[2], devices[15]].iter() {
+            let guard = env::set_stream(d, fake(7));
+            assert_eq!(env::stream(d), fake(7));
+            drop(guard);
+        }
+        assert_eq!((env::stream(devices[2]), env::stream(devices[15])), (fake(102), fake(115)));
+        drop(guards.into_iter().rev().collect::<Vec<_>>());
+        assert!(devices.iter().all(|&d| env::stream(d) == env::Stream::NULL), "every guard restored null");
+    })
+    .join()
+    .unwrap();
+}
+
+#[test]
 fn signals_are_never_pending_without_python() {
     assert!(env::check_signals().is_ok());
 }

@@ -17,7 +17,7 @@ fn calls(c: &mut Criterion) {
     let mut group = c.benchmark_group(name);
     group.warm_up_time(Duration::from_millis(500)).measurement_time(Duration::from_secs(2));
     let host = name != "calls";
-    for case in abi_benches::CASES.iter().filter(|c| !host || c.worlds == abi_benches::Worlds::Both) {
+    for case in abi_benches::CASES.iter().filter(|c| c.worlds.includes(host)) {
         group.bench_function(case.name, |b| {
             b.iter_custom(|iters| {
                 let start = Instant::now();

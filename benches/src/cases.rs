@@ -38,6 +38,20 @@ pub enum Worlds {
     Both,
     /// The embedded runtime only.
     EmbeddedOnly,
+    /// With libtvm_ffi only (a case that calls libtvm_ffi itself).
+    TvmFfiOnly,
+}
+
+impl Worlds {
+    /// Whether the case runs in the world where libtvm_ffi serves the runtime (`host`) or
+    /// in the embedded one.
+    pub fn includes(self, host: bool) -> bool {
+        match self {
+            Worlds::Both => true,
+            Worlds::EmbeddedOnly => !host,
+            Worlds::TvmFfiOnly => host,
+        }
+    }
 }
 
 impl core::fmt::Display for Worlds {
@@ -45,6 +59,7 @@ impl core::fmt::Display for Worlds {
         f.write_str(match self {
             Worlds::Both => "both",
             Worlds::EmbeddedOnly => "embedded",
+            Worlds::TvmFfiOnly => "tvm-ffi",
         })
     }
 }
@@ -60,6 +75,8 @@ pub enum Budget {
     Ratio(f64),
     /// At most this many instructions per call.
     Instructions(u32),
+    /// At most this many instructions per call above the floor's.
+    Over(u32),
 }
 
 impl core::fmt::Display for Budget {
@@ -68,6 +85,7 @@ impl core::fmt::Display for Budget {
             Budget::None => f.write_str("-"),
             Budget::Ratio(r) => write!(f, "ratio<={r}"),
             Budget::Instructions(n) => write!(f, "instr<={n}"),
+            Budget::Over(n) => write!(f, "over<={n}"),
         }
     }
 }
@@ -247,6 +265,67 @@ fn struct4_expanded(iters: u64) {
 fn tensor_view(iters: u64) {
     let args = [Any::from_value(Tensor::from_vec(vec![0f32; 64], &[8, 8]).unwrap()).unwrap()];
     scalar_calls(shim("tensor_len"), &raw_args(&args), iters);
+}
+
+fn tensor_slice(iters: u64) {
+    let args = [Any::from_value(Tensor::from_vec(vec![0f32; 64], &[8, 8]).unwrap()).unwrap()];
+    scalar_calls(shim("tensor_slice_len"), &raw_args(&args), iters);
+}
+
+fn host_tensor(iters: u64) {
+    let args = [Any::from_value(Tensor::from_vec(vec![0f32; 64], &[8, 8]).unwrap()).unwrap()];
+    scalar_calls(shim("host_tensor_len"), &raw_args(&args), iters);
+}
+
+fn host_tensor_into(iters: u64) {
+    let x = Any::from_value(Tensor::from_vec(vec![0f32; 64], &[8, 8]).unwrap()).unwrap();
+    let out = Any::from_value(Tensor::from_vec(vec![0f32; 64], &[8, 8]).unwrap()).unwrap();
+    scalar_calls(shim("host_tensor_into"), &raw_args(&[x, out]), iters);
+}
+
+/// A stream handle for the stream cases (never dereferenced).
+const STREAM: abi_core::env::Stream = abi_core::env::Stream::from_ptr(0x1234 as *mut core::ffi::c_void);
+
+/// `TVMFFIEnvGetStream` of the loaded libtvm_ffi, called directly, with the same streams set
+/// as in `env_stream`.
+fn direct_env_get_stream(iters: u64) {
+    let get = floor::tvm_ffi_env_get_stream();
+    let _other = abi_core::env::set_stream(abi_core::Device::new(abi_core::ffi::device_type::CUDA, 0), STREAM);
+    let _set = abi_core::env::set_stream(abi_core::Device::new(abi_core::ffi::device_type::CUDA, 1), STREAM);
+    for _ in 0..iters {
+        // SAFETY: libtvm_ffi's function, called as its header declares it.
+        black_box(unsafe { black_box(get)(black_box(2), black_box(1)) });
+    }
+}
+
+/// The stream of a device the caller set one for (a second device set too).
+fn env_stream(iters: u64) {
+    let device = abi_core::Device::new(abi_core::ffi::device_type::CUDA, 1);
+    let _other = abi_core::env::set_stream(abi_core::Device::new(abi_core::ffi::device_type::CUDA, 0), STREAM);
+    let _set = abi_core::env::set_stream(device, STREAM);
+    for _ in 0..iters {
+        black_box(abi_core::env::stream(black_box(device)));
+    }
+}
+
+/// Lends `floor::vec_tensor_alloc` to this thread for the `Tensor::empty` cases.
+fn lend_vec_allocator() -> abi_core::env::AllocatorGuard {
+    abi_core::env::set_tensor_allocator(Some(floor::vec_tensor_alloc), false).unwrap()
+}
+
+fn hand_env_tensor_alloc(iters: u64) {
+    let _lent = lend_vec_allocator();
+    let alloc = floor::tvm_ffi_env_tensor_alloc();
+    for _ in 0..iters {
+        floor::alloc_by_hand(alloc, black_box(1024));
+    }
+}
+
+fn tensor_empty(iters: u64) {
+    let _lent = lend_vec_allocator();
+    for _ in 0..iters {
+        drop(black_box(Tensor::empty::<f32>(black_box(&[1024]), abi_core::Device::CPU).unwrap()));
+    }
 }
 
 fn error_wrong_type(iters: u64) {
@@ -476,6 +555,64 @@ pub const CASES: &[Case] = &[
         run: struct4_expanded,
         budget: Budget::None,
         worlds: Worlds::Both,
+    },
+    Case {
+        name: "export_tensor_slice",
+        floor: "hand_shim_add",
+        run: tensor_slice,
+        budget: Budget::None,
+        worlds: Worlds::Both,
+    },
+    Case {
+        name: "export_host_tensor",
+        floor: "export_tensor_slice",
+        run: host_tensor,
+        budget: Budget::Ratio(1.1),
+        worlds: Worlds::Both,
+    },
+    Case {
+        name: "export_host_tensor_into",
+        floor: "export_tensor_slice",
+        run: host_tensor_into,
+        budget: Budget::None,
+        worlds: Worlds::Both,
+    },
+    Case {
+        name: "direct_env_get_stream",
+        floor: "direct_env_get_stream",
+        run: direct_env_get_stream,
+        budget: Budget::None,
+        worlds: Worlds::TvmFfiOnly,
+    },
+    Case {
+        name: "env_stream",
+        floor: "direct_add",
+        run: env_stream,
+        budget: Budget::Instructions(40),
+        worlds: Worlds::EmbeddedOnly,
+    },
+    Case {
+        name: "env_stream_host",
+        floor: "direct_env_get_stream",
+        run: env_stream,
+        budget: Budget::Over(10),
+        worlds: Worlds::TvmFfiOnly,
+    },
+    Case {
+        name: "hand_env_tensor_alloc",
+        floor: "hand_env_tensor_alloc",
+        run: hand_env_tensor_alloc,
+        budget: Budget::None,
+        worlds: Worlds::TvmFfiOnly,
+    },
+    Case {
+        name: "tensor_empty_1024",
+        floor: "hand_env_tensor_alloc",
+        run: tensor_empty,
+        // Not the 1.1x: `Tensor::empty` zero-fills the 4 KiB (glibc's `rep stosb`,
+        // one counted instruction per byte under callgrind), which the C++ path skips.
+        budget: Budget::None,
+        worlds: Worlds::TvmFfiOnly,
     },
     Case {
         name: "export_tensor_view",

@@ -125,6 +125,25 @@ pub fn tensor_len(t: TensorView<'_>) -> i64 {
     t.numel() as i64
 }
 
+/// An untyped tensor argument read as a slice: the floor of the typed ones.
+#[abi_core::export_fn]
+pub fn tensor_slice_len(t: TensorView<'_>) -> Result<i64> {
+    Ok(t.as_slice::<f32>()?.len() as i64)
+}
+
+/// A typed tensor argument, checked by the shim.
+#[abi_core::export_fn]
+pub fn host_tensor_len(t: abi_core::HostTensor<'_, f32, 2>) -> i64 {
+    t.as_slice().len() as i64
+}
+
+/// A typed tensor beside a mutable one: the shim's overlap check runs.
+#[abi_core::export_fn]
+pub fn host_tensor_into(x: abi_core::HostTensor<'_, f32, 2>, mut out: abi_core::HostTensorMut<'_, f32, 2>) -> i64 {
+    out.as_mut_slice()[0] = x.as_slice()[0];
+    out.numel() as i64
+}
+
 /// Calls a typed callback once.
 #[abi_core::export_fn]
 pub fn call_cb(f: TypedFunction<fn(i64) -> i64>, x: i64) -> Result<i64> {

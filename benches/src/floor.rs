@@ -3,6 +3,7 @@
 
 use core::ffi::c_void;
 use core::mem::{align_of, size_of};
+use core::ptr::NonNull;
 use core::sync::atomic::AtomicU64;
 use std::alloc::{alloc, dealloc, handle_alloc_error, Layout};
 
@@ -154,5 +155,107 @@ pub unsafe extern "C" fn hand_greet(_: *mut c_void, args: *const RawAny, num_arg
         });
         *result = RawAny::from_ptr(ti::STR, raw.cast());
     }
+    0
+}
+
+/// A symbol of the libtvm_ffi this process loaded (`icount --tvm-ffi`), for the cases that
+/// call it directly.
+fn tvm_ffi_symbol<T: Copy>(name: &[u8]) -> T {
+    use libloading::os::unix::Library;
+    let this = Library::this();
+    // SAFETY: the caller names a function of libtvm_ffi and its C type; loaded for good.
+    let f = unsafe { this.get::<T>(name) }.unwrap_or_else(|e| panic!("libtvm_ffi is not loaded: {e}"));
+    *f
+}
+
+/// `TVMFFIEnvGetStream(device_type, device_id)`.
+pub type EnvGetStream = unsafe extern "C" fn(i32, i32) -> *mut c_void;
+
+/// libtvm_ffi's `TVMFFIEnvGetStream`.
+pub fn tvm_ffi_env_get_stream() -> EnvGetStream {
+    tvm_ffi_symbol(b"TVMFFIEnvGetStream\0")
+}
+
+/// `TVMFFIEnvTensorAlloc(prototype, out)`.
+type EnvTensorAlloc = unsafe extern "C" fn(*mut abi_core::DLTensor, *mut *mut c_void) -> i32;
+
+/// What `Tensor::FromEnvAlloc` does in C++: libtvm_ffi's `TVMFFIEnvTensorAlloc` with a
+/// prototype of `n` float32 on the CPU, then the new Tensor object released.
+pub fn alloc_by_hand(alloc: EnvTensorAllocFn, n: i64) {
+    let mut shape = [n];
+    let mut prototype = abi_core::DLTensor {
+        data: core::ptr::null_mut(),
+        device: abi_core::Device::CPU,
+        ndim: 1,
+        dtype: abi_core::DataType { code: abi_core::ffi::code::FLOAT, bits: 32, lanes: 1 },
+        shape: shape.as_mut_ptr(),
+        strides: core::ptr::null_mut(),
+        byte_offset: 0,
+    };
+    let mut out: *mut c_void = core::ptr::null_mut();
+    // SAFETY: the entry point as its header declares it; the prototype lives for the call.
+    let rc = unsafe { (alloc.0)(&mut prototype, &mut out) };
+    assert_eq!(rc, 0);
+    let obj = NonNull::new(out.cast::<ObjectHeader>()).expect("a tensor");
+    // SAFETY: an owned reference, released here.
+    drop(unsafe { abi_core::ObjectRef::from_raw(obj) });
+}
+
+/// libtvm_ffi's `TVMFFIEnvTensorAlloc`.
+#[derive(Clone, Copy, Debug)]
+pub struct EnvTensorAllocFn(EnvTensorAlloc);
+
+/// Looks up libtvm_ffi's `TVMFFIEnvTensorAlloc`.
+pub fn tvm_ffi_env_tensor_alloc() -> EnvTensorAllocFn {
+    EnvTensorAllocFn(tvm_ffi_symbol(b"TVMFFIEnvTensorAlloc\0"))
+}
+
+/// A DLPack allocator of host memory (a Rust `Vec` per tensor), as a framework lends one:
+/// what the `Tensor::empty` cases allocate through.
+///
+/// # Safety
+/// `DLPackManagedTensorAllocator`'s contract: `prototype` has `ndim` dimensions, `out` is
+/// writable.
+pub unsafe extern "C" fn vec_tensor_alloc(
+    prototype: *mut abi_core::DLTensor,
+    out: *mut *mut abi_core::ffi::DLManagedTensorVersioned,
+    _error_ctx: *mut c_void,
+    _set_error: abi_core::ffi::SetError,
+) -> i32 {
+    use abi_core::ffi::{DLManagedTensorVersioned, DLPackVersion};
+    struct Owned {
+        data: Vec<u64>,
+        shape: Vec<i64>,
+    }
+    unsafe extern "C" fn deleter(m: *mut DLManagedTensorVersioned) {
+        // SAFETY: made below with `Box::into_raw`, released once.
+        let m = unsafe { Box::from_raw(m) };
+        // SAFETY: as above.
+        drop(unsafe { Box::from_raw(m.manager_ctx.cast::<Owned>()) });
+    }
+    // SAFETY: the contract: `ndim` dimensions.
+    let p = unsafe { &*prototype };
+    // SAFETY: as above.
+    let shape: Vec<i64> = unsafe { core::slice::from_raw_parts(p.shape, p.ndim as usize) }.to_vec();
+    let bytes = shape.iter().product::<i64>() as usize * (p.dtype.bits as usize * p.dtype.lanes as usize).div_ceil(8);
+    let mut owned = Box::new(Owned { data: Vec::with_capacity(bytes.div_ceil(8)), shape });
+    let dl = abi_core::DLTensor {
+        data: owned.data.as_mut_ptr().cast(),
+        device: p.device,
+        ndim: p.ndim,
+        dtype: p.dtype,
+        shape: owned.shape.as_mut_ptr(),
+        strides: core::ptr::null_mut(),
+        byte_offset: 0,
+    };
+    let managed = Box::new(DLManagedTensorVersioned {
+        version: DLPackVersion { major: 1, minor: 0 },
+        manager_ctx: Box::into_raw(owned).cast(),
+        deleter: Some(deleter),
+        flags: 0,
+        dl_tensor: dl,
+    });
+    // SAFETY: writable by the contract.
+    unsafe { *out = Box::into_raw(managed) };
     0
 }

@@ -68,7 +68,7 @@ mod tests {
 
     #[test]
     fn every_case_runs() {
-        for c in super::CASES {
+        for c in super::CASES.iter().filter(|c| c.worlds.includes(false)) {
             (c.run)(3);
             assert!(super::case(c.floor).is_some(), "{} has no floor", c.name);
         }

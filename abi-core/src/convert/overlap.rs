@@ -14,41 +14,38 @@ use crate::value::any::AnyView;
 
 /// Refuses an export's call when two tensor arguments whose parameters' accesses conflict
 /// share memory, naming the slot that writes (or holds the shared slice) and the other.
-#[cold]
 #[inline(never)]
 pub fn check_overlaps(desc: &FnDesc, slots: &[AnyView<'_>]) -> Result<(), CallError> {
-    let mut accesses = Vec::with_capacity(slots.len());
-    for p in desc.params {
-        match p.expand {
-            true => accesses.extend((0..leaf_count(p.ty)).map(|_| Access::None)),
-            false => accesses.push(p.access),
-        }
-    }
-    check_slot_overlaps(&accesses, slots)
+    let accesses = desc.params.iter().scan(0usize, |slot, p| {
+        let at = *slot;
+        *slot += if p.expand { leaf_count(p.ty) } else { 1 };
+        Some((at, if p.expand { Access::None } else { p.access }))
+    });
+    check(accesses, slots)
 }
 
 /// The same for slots whose accesses are `accesses` (a typed closure's arguments).
-#[cold]
 #[inline(never)]
 pub fn check_slot_overlaps(accesses: &[Access], slots: &[AnyView<'_>]) -> Result<(), CallError> {
-    // (slot, access, bytes) of every slot that may hold a tensor and holds one with elements.
-    let tensors: Vec<_> = accesses
-        .iter()
-        .zip(slots)
-        .enumerate()
-        .filter(|(_, (&access, _))| access != Access::None)
-        .filter_map(|(slot, (&access, v))| {
-            let bytes = TensorView::from_arg(v).ok()?.byte_range()?;
-            Some((slot as u32, access, bytes))
-        })
-        .collect();
-    for (i, (a_slot, a, a_bytes)) in tensors.iter().enumerate() {
-        for (b_slot, b, b_bytes) in &tensors[i + 1..] {
-            let overlap = a_bytes.start < b_bytes.end && b_bytes.start < a_bytes.end;
-            if overlap && a.conflicts(*b) {
+    check(accesses.iter().copied().enumerate(), slots)
+}
+
+/// Compares every pair of slots whose accesses conflict; no allocation, as the pairs are
+/// few (parameters that may hold tensors).
+fn check(accesses: impl Iterator<Item = (usize, Access)> + Clone, slots: &[AnyView<'_>]) -> Result<(), CallError> {
+    let bytes = |slot: usize| slots.get(slot).and_then(|v| TensorView::from_arg(v).ok()).and_then(|t| t.byte_range());
+    let mut rest = accesses.filter(|&(_, access)| access != Access::None);
+    while let Some((a_slot, a)) = rest.next() {
+        let Some(a_bytes) = bytes(a_slot) else { continue };
+        for (b_slot, b) in rest.clone() {
+            if !a.conflicts(b) {
+                continue;
+            }
+            let Some(b_bytes) = bytes(b_slot) else { continue };
+            if a_bytes.start < b_bytes.end && b_bytes.start < a_bytes.end {
                 // Name the stricter side first: the one that writes, or holds the slice.
-                let (slot, other) = if rank(*a) >= rank(*b) { (*a_slot, *b_slot) } else { (*b_slot, *a_slot) };
-                return Err(CallError::Overlap { slot, other });
+                let (slot, other) = if rank(a) >= rank(b) { (a_slot, b_slot) } else { (b_slot, a_slot) };
+                return Err(CallError::Overlap { slot: slot as u32, other: other as u32 });
             }
         }
     }

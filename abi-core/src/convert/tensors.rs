@@ -22,6 +22,7 @@ macro_rules! typed_tensor_desc {
 typed_tensor_desc!(HostTensor, HostTensorMut, DeviceTensor);
 
 /// The argument's tensor, or the typed tensor's refusal.
+#[inline(always)]
 fn tensor_arg<'a>(v: &'a AnyView<'a>, desc: &'static TypeDesc) -> Result<TensorView<'a>, ConvError> {
     TensorView::from_arg(v).map_err(|_| ConvError::refused(desc, v.raw()))
 }

@@ -14,6 +14,7 @@ use core::ptr::NonNull;
 use crate::ffi::{DLTensor, Device, EnvApi, StreamHandle, TensorAllocator};
 use crate::runtime::calls::error_slot::take_raised_after;
 use crate::runtime::process::discovery::{services, Services};
+use crate::runtime::process::environment;
 use crate::value::error::{kind, Error, Result};
 use crate::value::object::ObjectRef;
 
@@ -27,7 +28,7 @@ impl Stream {
     pub const NULL: Stream = Stream(core::ptr::null_mut());
 
     /// A stream from its handle (what a CUDA runtime call returned, say).
-    pub fn from_ptr(ptr: *mut c_void) -> Stream {
+    pub const fn from_ptr(ptr: *mut c_void) -> Stream {
         Stream(ptr)
     }
 
@@ -47,7 +48,7 @@ impl Stream {
 #[inline]
 fn api() -> &'static EnvApi {
     match services() {
-        Services::Embedded => &crate::runtime::process::environment::API,
+        Services::Embedded => &environment::API,
         Services::TvmFfi(table) | Services::Attached(table) => &table.env,
     }
 }
@@ -69,7 +70,12 @@ fn missing(what: &str) -> Error {
 /// [`set_stream`]) set, else [`Stream::NULL`].
 #[inline]
 pub fn stream(device: Device) -> Stream {
-    match api().get_stream {
+    let table = match services() {
+        // This library's own tables: no call through a pointer.
+        Services::Embedded => return Stream(environment::stream_of(device.device_type, device.device_id)),
+        Services::TvmFfi(table) | Services::Attached(table) => table,
+    };
+    match table.env.get_stream {
         // SAFETY: the runtime's `TVMFFIEnvGetStream`, which takes any device.
         Some(get) => Stream(unsafe { get(device.device_type, device.device_id) }),
         None => Stream::NULL,

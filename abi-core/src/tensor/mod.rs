@@ -59,21 +59,25 @@ impl<'a> TensorView<'a> {
     }
 
     /// The underlying `DLTensor`.
+    #[inline]
     pub fn dl_tensor(&self) -> &'a DLTensor {
         self.dl
     }
 
     /// The element type.
+    #[inline]
     pub fn dtype(&self) -> DataType {
         self.dl.dtype
     }
 
     /// The device.
+    #[inline]
     pub fn device(&self) -> Device {
         self.dl.device
     }
 
     /// The number of dimensions.
+    #[inline]
     pub fn ndim(&self) -> usize {
         self.dl.ndim.max(0) as usize
     }
@@ -126,33 +130,35 @@ impl<'a> TensorView<'a> {
     /// included), or `None` when it holds no element: what the shim compares to find tensor
     /// arguments that share memory.
     pub fn byte_range(&self) -> Option<core::ops::Range<usize>> {
-        if self.numel() == 0 {
+        if self.shape().iter().any(|&d| d <= 0) {
             return None;
         }
         let dtype = self.dtype();
-        let item = (i128::from(dtype.bits) * i128::from(dtype.lanes)).div_euclid(8).max(1);
-        // Offsets of the lowest and highest element, in elements.
-        let (mut low, mut high) = (0i128, 0i128);
-        let compact;
-        let strides = match self.strides() {
-            Some(s) => s,
-            None => {
-                compact = compact_strides(self.shape());
-                &compact
+        let item = (u64::from(dtype.bits) * u64::from(dtype.lanes)).div_ceil(8).max(1) as i64;
+        // Offsets of the lowest and highest element, in elements; `None` on overflow, which no
+        // real tensor reaches: then it spans everything (overlaps every other).
+        let reach = || -> Option<(i64, i64)> {
+            let Some(strides) = self.strides() else {
+                return Some((0, self.shape().iter().try_fold(1i64, |n, &d| n.checked_mul(d))? - 1));
+            };
+            let (mut low, mut high) = (0i64, 0i64);
+            for (&dim, &stride) in self.shape().iter().zip(strides) {
+                let r = (dim - 1).checked_mul(stride)?;
+                if r < 0 {
+                    low = low.checked_add(r)?;
+                } else {
+                    high = high.checked_add(r)?;
+                }
             }
+            Some((low, high))
         };
-        for (&dim, &stride) in self.shape().iter().zip(strides) {
-            let reach = i128::from(dim - 1) * i128::from(stride);
-            if reach < 0 {
-                low += reach;
-            } else {
-                high += reach;
-            }
-        }
-        let base = self.dl.data as usize as i128 + i128::from(self.dl.byte_offset);
-        let start = base + low * item;
-        let end = base + (high + 1) * item;
-        Some(start.max(0) as usize..end.clamp(0, usize::MAX as i128) as usize)
+        let bytes = reach().and_then(|(low, high)| {
+            let base = (self.dl.data as usize as i64).checked_add(i64::try_from(self.dl.byte_offset).ok()?)?;
+            let start = base.checked_add(low.checked_mul(item)?)?;
+            let end = base.checked_add(high.checked_add(1)?.checked_mul(item)?)?;
+            Some(start.max(0) as usize..end.max(0) as usize)
+        });
+        Some(bytes.unwrap_or(0..usize::MAX))
     }
 
     // The checked element pointer for typed access: dtype, device, contiguity, alignment.
@@ -161,9 +167,15 @@ impl<'a> TensorView<'a> {
             return Err(Error::type_error(format!("expected a tensor of {}, got {}", T::DTYPE, self.dtype())));
         }
         if !self.device().is_host_accessible() {
-            return Err(Error::value_error(format!("tensor data on {} is not host-accessible", self.device())));
+            return Err(self.not_host_accessible());
         }
         self.data_ptr::<T>()
+    }
+
+    #[cold]
+    #[inline(never)]
+    pub(crate) fn not_host_accessible(&self) -> Error {
+        Error::value_error(format!("tensor data on {} is not host-accessible", self.device()))
     }
 
     // The checked data pointer: contiguous, and non-null and aligned when it holds elements
@@ -222,15 +234,6 @@ impl<'a> TensorView<'a> {
     pub fn to_tensor<T: Element>(&self) -> Result<Tensor> {
         Tensor::from_vec(self.as_slice::<T>()?.to_vec(), self.shape())
     }
-}
-
-/// Row-major compact strides of `shape`, in elements.
-fn compact_strides(shape: &[i64]) -> Vec<i64> {
-    let mut strides = vec![1i64; shape.len()];
-    for i in (0..shape.len().saturating_sub(1)).rev() {
-        strides[i] = strides[i + 1].saturating_mul(shape[i + 1]);
-    }
-    strides
 }
 
 impl fmt::Debug for TensorView<'_> {

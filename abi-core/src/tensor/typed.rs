@@ -20,6 +20,16 @@ fn check_type<T: Element>(view: &TensorView<'_>, rank: usize) -> Result<()> {
     Ok(())
 }
 
+/// The checked data pointer of a host tensor: element type, rank, host memory, layout.
+#[inline(always)]
+fn host_data<T: Element>(view: &TensorView<'_>, rank: usize) -> Result<*mut T> {
+    check_type::<T>(view, rank)?;
+    if !view.device().is_host_accessible() {
+        return Err(view.not_host_accessible());
+    }
+    view.data_ptr::<T>()
+}
+
 #[cold]
 #[inline(never)]
 fn wrong_type<T: Element>(view: &TensorView<'_>, rank: usize) -> Error {
@@ -48,8 +58,10 @@ pub struct HostTensor<'a, T: Element, const N: usize> {
 impl<'a, T: Element, const N: usize> HostTensor<'a, T, N> {
     /// Checks `view`: element type `T`, rank `N`, host-accessible, contiguous and aligned.
     pub fn new(view: TensorView<'a>) -> Result<HostTensor<'a, T, N>> {
-        check_type::<T>(&view, N)?;
-        let data = view.as_slice::<T>()?;
+        let data = host_data::<T>(&view, N)?;
+        // SAFETY: checked type, host memory, contiguity and alignment; `numel` elements
+        // live for 'a, read-only while the view is (the type's contract).
+        let data = unsafe { core::slice::from_raw_parts(data, view.numel()) };
         Ok(HostTensor { view, data })
     }
 
@@ -105,8 +117,7 @@ impl<'a, T: Element, const N: usize> HostTensorMut<'a, T, N> {
     /// # Safety
     /// Nothing else reads or writes the elements while the result lives.
     pub unsafe fn new(view: TensorView<'a>) -> Result<HostTensorMut<'a, T, N>> {
-        check_type::<T>(&view, N)?;
-        let data = view.typed_ptr::<T>()?;
+        let data = host_data::<T>(&view, N)?;
         Ok(HostTensorMut { view, data, _elements: PhantomData })
     }
 

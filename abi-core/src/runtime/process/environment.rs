@@ -23,18 +23,75 @@ pub(crate) const API: EnvApi = EnvApi {
     check_signals: Some(check_signals),
 };
 
+/// A thread's streams: those of its first few devices in cells (no destructor, so a lookup
+/// is a plain thread-local read and a compare per device), the rest in a list.
+struct Streams {
+    len: Cell<usize>,
+    /// `device_key` of each kept device.
+    keys: [Cell<u64>; FIRST_STREAMS],
+    streams: [Cell<StreamHandle>; FIRST_STREAMS],
+}
+
+/// Devices whose streams a thread keeps without allocating: more than a thread uses.
+const FIRST_STREAMS: usize = 8;
+
 thread_local! {
-    /// `(device type, device id, stream)` of the streams set on this thread: a few entries,
-    /// scanned (cheaper than hashing for the one or two devices a thread uses).
-    static STREAMS: RefCell<Vec<(i32, i32, StreamHandle)>> = const { RefCell::new(Vec::new()) };
+    static STREAMS: Streams = const {
+        Streams {
+            len: Cell::new(0),
+            keys: [const { Cell::new(0) }; FIRST_STREAMS],
+            streams: [const { Cell::new(core::ptr::null_mut()) }; FIRST_STREAMS],
+        }
+    };
+    /// `(device key, stream)` of devices beyond the first `FIRST_STREAMS`.
+    static MORE_STREAMS: RefCell<Vec<(u64, StreamHandle)>> = const { RefCell::new(Vec::new()) };
     static THREAD_ALLOCATOR: Cell<Option<TensorAllocator>> = const { Cell::new(None) };
 }
 
 static PROCESS_ALLOCATOR: Mutex<Option<TensorAllocator>> = Mutex::new(None);
 
+/// A device as one number: its type and id.
+#[inline(always)]
+fn device_key(device_type: i32, device_id: i32) -> u64 {
+    (u64::from(device_type as u32) << 32) | u64::from(device_id as u32)
+}
+
+impl Streams {
+    /// The index of `key`'s cell, if kept in one.
+    #[inline(always)]
+    fn position(&self, key: u64) -> Option<usize> {
+        self.keys[..self.len.get()].iter().position(|k| k.get() == key)
+    }
+}
+
 unsafe extern "C" fn get_stream(device_type: i32, device_id: i32) -> StreamHandle {
-    STREAMS.with_borrow(|streams| {
-        streams.iter().find(|s| s.0 == device_type && s.1 == device_id).map_or(core::ptr::null_mut(), |s| s.2)
+    stream_of(device_type, device_id)
+}
+
+/// The calling thread's stream for the device (`TVMFFIEnvGetStream`), inlined into
+/// `env::stream` when this runtime serves the process.
+#[inline]
+pub(crate) fn stream_of(device_type: i32, device_id: i32) -> StreamHandle {
+    let key = device_key(device_type, device_id);
+    STREAMS.with(|s| match s.position(key) {
+        Some(i) => s.streams[i].get(),
+        None if s.len.get() < FIRST_STREAMS => core::ptr::null_mut(),
+        None => more_stream(key, None),
+    })
+}
+
+/// Reads (`set: None`) or replaces the stream of a device kept in the list.
+#[cold]
+#[inline(never)]
+fn more_stream(key: u64, set: Option<StreamHandle>) -> StreamHandle {
+    MORE_STREAMS.with_borrow_mut(|more| match (more.iter_mut().find(|s| s.0 == key), set) {
+        (Some(slot), Some(stream)) => core::mem::replace(&mut slot.1, stream),
+        (Some(slot), None) => slot.1,
+        (None, Some(stream)) => {
+            more.push((key, stream));
+            core::ptr::null_mut()
+        }
+        (None, None) => core::ptr::null_mut(),
     })
 }
 
@@ -46,14 +103,20 @@ unsafe extern "C" fn set_stream(
     stream: StreamHandle,
     original: *mut StreamHandle,
 ) -> i32 {
-    let previous =
-        STREAMS.with_borrow_mut(|streams| match streams.iter_mut().find(|s| s.0 == device_type && s.1 == device_id) {
-            Some(slot) => core::mem::replace(&mut slot.2, stream),
-            None => {
-                streams.push((device_type, device_id, stream));
-                core::ptr::null_mut()
-            }
-        });
+    let key = device_key(device_type, device_id);
+    let previous = STREAMS.with(|s| {
+        if let Some(i) = s.position(key) {
+            return s.streams[i].replace(stream);
+        }
+        let len = s.len.get();
+        if len == FIRST_STREAMS {
+            return more_stream(key, Some(stream));
+        }
+        s.keys[len].set(key);
+        s.streams[len].set(stream);
+        s.len.set(len + 1);
+        core::ptr::null_mut()
+    });
     if !original.is_null() {
         // SAFETY: non-null and writable by the caller's guarantee.
         unsafe { *original = previous };
