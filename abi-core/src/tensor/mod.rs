@@ -14,7 +14,7 @@ use static_assertions::const_assert_eq;
 
 use crate::ffi::type_index as ti;
 use crate::ffi::{cell_ptr, code, DLTensor, DataType, Device};
-use crate::value::error::{Error, Result};
+use crate::value::error::{kind, Error, Result};
 use crate::value::object::{new_object, object_handle, ObjectHandle, ObjectRef};
 
 /// A Rust element type with its DLPack data type.
@@ -265,6 +265,29 @@ fn numel_of(shape: &[i64]) -> Result<usize> {
         .ok_or_else(|| Error::value_error(format!("shape {shape:?} has a negative extent or too many elements")))
 }
 
+/// `numel` zeroed elements (calloc: pages are zeroed as touched), or a `MemoryError` when
+/// the allocation fails or its size overflows.
+fn zeroed_vec<T: Element>(numel: usize) -> Result<Vec<T>> {
+    let layout = core::alloc::Layout::array::<T>(numel).ok().filter(|l| l.size() > 0);
+    let Some(layout) = layout else {
+        return match numel.checked_mul(size_of::<T>()) {
+            Some(0) => Ok(Vec::new()),
+            _ => Err(Error::new(
+                kind::MEMORY_ERROR,
+                format!("{numel} elements of {} overflow the address space", T::DTYPE),
+            )),
+        };
+    };
+    // SAFETY: a non-zero-sized layout.
+    let data = unsafe { std::alloc::alloc_zeroed(layout) }.cast::<T>();
+    if data.is_null() {
+        return Err(Error::new(kind::MEMORY_ERROR, format!("cannot allocate {} bytes for a tensor", layout.size())));
+    }
+    // SAFETY: allocated by the global allocator with `T`'s array layout of `numel`; zeroed
+    // bytes are valid `T`s (the `Element` contract).
+    Ok(unsafe { Vec::from_raw_parts(data, numel, numel) })
+}
+
 /// An owned Tensor object (70): made here from a `Vec`, or received from a host.
 #[derive(Clone)]
 pub struct Tensor(ObjectRef);
@@ -312,8 +335,7 @@ impl Tensor {
                      with abi_core::env::set_tensor_allocator"
                 )));
             }
-            // SAFETY: every bit pattern is a valid `T` (the `Element` contract).
-            return Tensor::from_vec(vec![unsafe { core::mem::zeroed::<T>() }; numel], shape);
+            return Tensor::from_vec(zeroed_vec::<T>(numel)?, shape);
         }
         let ndim = i32::try_from(shape.len()).map_err(|_| Error::value_error("too many dimensions"))?;
         let mut prototype = DLTensor {
