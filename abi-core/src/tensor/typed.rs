@@ -161,6 +161,44 @@ unsafe impl<T: Element, const N: usize> Send for HostTensorMut<'_, T, N> {}
 // SAFETY: shared access gives `&[T]` only.
 unsafe impl<T: Element, const N: usize> Sync for HostTensorMut<'_, T, N> {}
 
+/// `ndarray` views (cargo feature `ndarray`), for ranks 0 to 6.
+#[cfg(feature = "ndarray")]
+mod ndarray_views {
+    use ndarray::{ArrayView, ArrayViewMut, IntoDimension};
+
+    use super::{dims, Element, HostTensor, HostTensorMut};
+
+    /// The `ndarray` dimension of rank `N` (`Ix2` for 2).
+    type Rank<const N: usize> = <[usize; N] as IntoDimension>::Dim;
+
+    impl<'a, T: Element, const N: usize> HostTensor<'a, T, N>
+    where
+        [usize; N]: IntoDimension,
+    {
+        /// The elements as an `ndarray` view of rank `N` (row-major).
+        pub fn as_array(&self) -> ArrayView<'a, T, Rank<N>> {
+            // The shape was checked: `numel` elements, row-major and contiguous.
+            ArrayView::from_shape(dims::<N>(self.shape()), self.as_slice()).expect("a checked row-major shape")
+        }
+    }
+
+    impl<T: Element, const N: usize> HostTensorMut<'_, T, N>
+    where
+        [usize; N]: IntoDimension,
+    {
+        /// The elements as an `ndarray` view of rank `N` (row-major).
+        pub fn as_array(&self) -> ArrayView<'_, T, Rank<N>> {
+            ArrayView::from_shape(self.dims(), self.as_slice()).expect("a checked row-major shape")
+        }
+
+        /// The elements as a mutable `ndarray` view of rank `N` (row-major).
+        pub fn as_array_mut(&mut self) -> ArrayViewMut<'_, T, Rank<N>> {
+            let dims = self.dims();
+            ArrayViewMut::from_shape(dims, self.as_mut_slice()).expect("a checked row-major shape")
+        }
+    }
+}
+
 /// A tensor on any device with elements of type `T` and rank `N`, contiguous and aligned:
 /// for kernels that launch on the device. It gives no element access, only the data
 /// pointer, the device (for the caller's stream) and the dimensions.
