@@ -7,19 +7,26 @@
 // types (libabi_objects_lib.so) are read through tvm-ffi's reflection API, passed back and
 // forth, held weakly here, and released by C++ and Rust holders in both orders.
 //
+// The environment API (c_env_api.h) is exercised as a C++ framework would: a stream set with
+// TVMFFIEnvSetStream and an allocator lent with TVMFFIEnvSetDLPackManagedTensorAllocator are
+// what a Rust kernel (libtensor_kit.so) sees, and results come from that allocator.
+//
 // Usage: host <libabi_interop_lib.so> <libsignal_kit.so> <libmathlib.so> <libabi_objects_lib.so>
+//             <libtensor_kit.so>
 
 #include <tvm/ffi/any.h>
 #include <tvm/ffi/container/array.h>
 #include <tvm/ffi/container/map.h>
 #include <tvm/ffi/container/tensor.h>
 #include <tvm/ffi/error.h>
+#include <tvm/ffi/extra/c_env_api.h>
 #include <tvm/ffi/extra/module.h>
 #include <tvm/ffi/function.h>
 #include <tvm/ffi/object.h>
 #include <tvm/ffi/reflection/accessor.h>
 #include <tvm/ffi/string.h>
 
+#include <algorithm>
 #include <cmath>
 #include <cstdlib>
 #include <functional>
@@ -167,6 +174,59 @@ void Tensors(const ffi::Module& lib, const ffi::Module& kit) {
   std::cout << "ok  tensors: borrowed, written in place, returned from Rust" << std::endl;
 }
 
+int g_env_allocs = 0;
+int g_env_frees = 0;
+
+// A framework's allocator: malloc'd host memory, counted.
+int CountingAlloc(DLTensor* prototype, DLManagedTensorVersioned** out, void*,
+                  void (*)(void*, const char*, const char*)) {
+  int64_t numel = 1;
+  for (int i = 0; i < prototype->ndim; ++i) numel *= prototype->shape[i];
+  auto* managed = new DLManagedTensorVersioned{};
+  auto* shape = new int64_t[prototype->ndim > 0 ? prototype->ndim : 1];
+  std::copy(prototype->shape, prototype->shape + prototype->ndim, shape);
+  managed->version = {DLPACK_MAJOR_VERSION, DLPACK_MINOR_VERSION};
+  managed->dl_tensor = *prototype;
+  managed->dl_tensor.data = std::malloc(static_cast<size_t>(numel) * prototype->dtype.bits / 8 + 1);
+  managed->dl_tensor.shape = shape;
+  managed->dl_tensor.strides = nullptr;
+  managed->deleter = [](DLManagedTensorVersioned* self) {
+    std::free(self->dl_tensor.data);
+    delete[] self->dl_tensor.shape;
+    delete self;
+    ++g_env_frees;
+  };
+  ++g_env_allocs;
+  *out = managed;
+  return 0;
+}
+
+void Environment(const ffi::Module& tk) {
+  DLDevice cuda1{kDLCUDA, 1};
+  void* original = reinterpret_cast<void*>(1);
+  CHECK_EQ(TVMFFIEnvSetStream(kDLCUDA, 1, reinterpret_cast<void*>(0x5150), &original), 0);
+  CHECK(original == nullptr);
+  CHECK_EQ(Get(tk, "current_stream")(cuda1).cast<int64_t>(), 0x5150);
+  CHECK_EQ(Get(tk, "current_stream")(DLDevice{kDLCUDA, 0}).cast<int64_t>(), 0);
+  CHECK_EQ(TVMFFIEnvSetStream(kDLCUDA, 1, original, nullptr), 0);
+  CHECK_EQ(Get(tk, "current_stream")(cuda1).cast<int64_t>(), 0);
+
+  DLPackManagedTensorAllocator previous = nullptr;
+  CHECK_EQ(TVMFFIEnvSetDLPackManagedTensorAllocator(CountingAlloc, 0, &previous), 0);
+  {
+    ffi::Tensor ones = Get(tk, "ones")(int64_t{3}).cast<ffi::Tensor>();
+    CHECK_EQ(g_env_allocs, 1);
+    CHECK_EQ(ones.numel(), 3);
+    CHECK_EQ(static_cast<const float*>(ones.data_ptr())[2], 1.0f);
+  }
+  CHECK_EQ(g_env_frees, 1);
+  CHECK_EQ(TVMFFIEnvSetDLPackManagedTensorAllocator(previous, 0, nullptr), 0);
+  ffi::Tensor rust_made = Get(tk, "ones")(int64_t{2}).cast<ffi::Tensor>();
+  CHECK_EQ(g_env_allocs, 1);
+  CHECK_EQ(static_cast<const float*>(rust_made.data_ptr())[1], 1.0f);
+  std::cout << "ok  environment: the stream and allocator this host set are the Rust kernel's" << std::endl;
+}
+
 void Callbacks(const ffi::Module& lib) {
   ffi::Function triple = ffi::Function::FromTyped([](int64_t x) { return x * 3; });
   CHECK_EQ(Get(lib, "call_fn")(triple, 5).cast<int64_t>(), 15);
@@ -311,9 +371,10 @@ void ObjectsOutliveTheirModule(const char* path) {
 }  // namespace
 
 int main(int argc, char** argv) {
-  if (argc != 5) {
+  if (argc != 6) {
     std::cerr << "usage: " << argv[0]
               << " <libabi_interop_lib.so> <libsignal_kit.so> <libmathlib.so> <libabi_objects_lib.so>"
+                 " <libtensor_kit.so>"
               << std::endl;
     return 2;
   }
@@ -330,6 +391,7 @@ int main(int argc, char** argv) {
     Errors(lib);
     Metadata(lib, math);
     ObjectsOutliveTheirModule(argv[4]);
+    Environment(ffi::Module::LoadFromFile(argv[5]));
   } catch (const ffi::Error& e) {
     std::cerr << "FAILED: unexpected " << e.kind() << ": " << e.message() << std::endl;
     return 1;
