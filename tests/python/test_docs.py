@@ -63,3 +63,13 @@ def test_every_path_the_architecture_map_names_exists():
             assert (ROOT / folder / name).exists(), f"{folder}{name}"
     for crate in re.findall(r"^\| `(abi-[a-z-]+)` \|", text, re.M):
         assert (ROOT / crate / "Cargo.toml").exists(), crate
+
+
+def test_the_readmes_tvm_program_is_the_tested_one():
+    """The README's Apache TVM snippet is code tests/tvm/test_tvm_programs.py runs."""
+    text = (ROOT / "README.md").read_text()
+    m = re.search(r"### Called from Apache TVM programs.*?```python\n(.*?)```", text, re.S)
+    assert m, "README.md shows no Apache TVM program"
+    tested = (ROOT / "tests/tvm/test_tvm_programs.py").read_text()
+    for line in filter(str.strip, m.group(1).splitlines()):
+        assert line.strip() in tested, f"README line not in the tested program: {line.strip()}"

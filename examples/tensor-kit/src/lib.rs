@@ -20,8 +20,9 @@ pub fn scale_rows(x: HostTensor<'_, f32, 2>, w: HostTensor<'_, f32, 1>) -> Resul
 }
 
 /// out = x * w per row, written into the caller's `out` (refused if it shares memory with
-/// `x` or `w`).
-#[abi_core::export_fn]
+/// `x` or `w`). Also the global `tensor_kit.scale_rows_into`, in destination-passing style
+/// for Apache TVM programs (`R.call_dps_packed`, `T.call_packed`).
+#[abi_core::export_fn(global = "tensor_kit.scale_rows_into")]
 pub fn scale_rows_into(
     x: HostTensor<'_, f32, 2>,
     w: HostTensor<'_, f32, 1>,
