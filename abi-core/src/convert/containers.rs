@@ -10,7 +10,6 @@ use abi_shared::vocab::Kind;
 use super::call_arg::into_arg;
 use super::{AbiType, FromAny, FromArg, IntoAny, ListItem};
 use crate::ffi::type_index as ti;
-use crate::ffi::{cell_ptr, DLTensor};
 use crate::reflect::{Access, TypeDesc};
 use crate::runtime::calls::function::{Function, FunctionRef};
 use crate::runtime::process::map::Map;
@@ -272,15 +271,7 @@ impl<'a> FromArg<'a> for TensorView<'a> {
 
     #[inline]
     fn from_arg(v: &'a AnyView<'a>) -> Result<TensorView<'a>, ConvError> {
-        let raw = v.raw();
-        let dl: *const DLTensor = match raw.type_index {
-            ti::TENSOR if !raw.ptr().is_null() => cell_ptr::<DLTensor>(raw.ptr().cast()),
-            ti::DL_TENSOR_PTR if !raw.ptr().is_null() => raw.ptr().cast(),
-            _ => return Err(ConvError::refused(Self::DESC, raw)),
-        };
-        // SAFETY: a Tensor object holds its DLTensor at offset 24; a DLTensor* argument is
-        // valid for the call. Both outlive the borrow 'a.
-        Ok(unsafe { TensorView::from_dl(&*dl) })
+        TensorView::from_slot(v).ok_or_else(|| ConvError::refused(Self::DESC, v.raw()))
     }
 }
 

@@ -6,7 +6,6 @@
 //! containers (a `Vec<TensorView>`) and memory other holders write during the call are
 //! outside what it sees: the contract in the docs.
 
-use crate::convert::FromArg;
 use crate::reflect::{leaf_count, Access, FnDesc};
 use crate::runtime::calls::boundary::CallError;
 use crate::tensor::TensorView;
@@ -33,7 +32,7 @@ pub fn check_slot_overlaps(accesses: &[Access], slots: &[AnyView<'_>]) -> Result
 /// Compares every pair of slots whose accesses conflict; no allocation, as the pairs are
 /// few (parameters that may hold tensors).
 fn check(accesses: impl Iterator<Item = (usize, Access)> + Clone, slots: &[AnyView<'_>]) -> Result<(), CallError> {
-    let bytes = |slot: usize| slots.get(slot).and_then(|v| TensorView::from_arg(v).ok()).and_then(|t| t.byte_range());
+    let bytes = |slot: usize| slots.get(slot).and_then(TensorView::from_slot).and_then(|t| t.byte_range());
     let mut rest = accesses.filter(|&(_, access)| access != Access::None);
     while let Some((a_slot, a)) = rest.next() {
         let Some(a_bytes) = bytes(a_slot) else { continue };

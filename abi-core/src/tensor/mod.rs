@@ -14,6 +14,7 @@ use static_assertions::const_assert_eq;
 
 use crate::ffi::type_index as ti;
 use crate::ffi::{cell_ptr, code, DLTensor, DataType, Device};
+use crate::value::any::AnyView;
 use crate::value::error::{kind, Error, Result};
 use crate::value::object::{new_object, object_handle, ObjectHandle, ObjectRef};
 
@@ -56,6 +57,21 @@ impl<'a> TensorView<'a> {
     /// `dl` and its shape/strides/data stay valid for `'a`.
     pub unsafe fn from_dl(dl: &'a DLTensor) -> TensorView<'a> {
         TensorView { dl }
+    }
+
+    /// The tensor an argument slot holds: a Tensor object (type index 70) or a bare
+    /// `DLTensor*` (7), as hosts pass them; `None` for anything else.
+    #[inline]
+    pub fn from_slot(v: &'a AnyView<'a>) -> Option<TensorView<'a>> {
+        let raw = v.raw();
+        let dl: *const DLTensor = match raw.type_index {
+            ti::TENSOR if !raw.ptr().is_null() => cell_ptr::<DLTensor>(raw.ptr().cast()),
+            ti::DL_TENSOR_PTR if !raw.ptr().is_null() => raw.ptr().cast(),
+            _ => return None,
+        };
+        // SAFETY: a Tensor object holds its DLTensor at offset 24; a DLTensor* argument is
+        // valid for the call. Both outlive the borrow 'a.
+        Some(unsafe { TensorView::from_dl(&*dl) })
     }
 
     /// The underlying `DLTensor`.

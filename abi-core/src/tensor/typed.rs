@@ -70,26 +70,6 @@ impl<'a, T: Element, const N: usize> HostTensor<'a, T, N> {
         self.data
     }
 
-    /// The dimensions, as [`TensorView::shape`] gives them.
-    pub fn shape(&self) -> &'a [i64] {
-        self.view.shape()
-    }
-
-    /// The dimensions as an array, for indexing: `let [rows, cols] = x.dims();`.
-    pub fn dims(&self) -> [usize; N] {
-        dims(self.view.shape())
-    }
-
-    /// The number of elements.
-    pub fn numel(&self) -> usize {
-        self.data.len()
-    }
-
-    /// The device (host-accessible).
-    pub fn device(&self) -> Device {
-        self.view.device()
-    }
-
     /// The untyped view.
     pub fn view(&self) -> TensorView<'a> {
         self.view
@@ -132,26 +112,6 @@ impl<'a, T: Element, const N: usize> HostTensorMut<'a, T, N> {
     pub fn as_mut_slice(&mut self) -> &mut [T] {
         // SAFETY: as `as_slice`, borrowed exclusively from `self`.
         unsafe { core::slice::from_raw_parts_mut(self.data, self.view.numel()) }
-    }
-
-    /// The dimensions, as [`TensorView::shape`] gives them.
-    pub fn shape(&self) -> &'a [i64] {
-        self.view.shape()
-    }
-
-    /// The dimensions as an array, for indexing: `let [rows, cols] = out.dims();`.
-    pub fn dims(&self) -> [usize; N] {
-        dims(self.view.shape())
-    }
-
-    /// The number of elements.
-    pub fn numel(&self) -> usize {
-        self.view.numel()
-    }
-
-    /// The device (host-accessible).
-    pub fn device(&self) -> Device {
-        self.view.device()
     }
 }
 
@@ -224,26 +184,6 @@ impl<'a, T: Element, const N: usize> DeviceTensor<'a, T, N> {
         self.data
     }
 
-    /// The device.
-    pub fn device(&self) -> Device {
-        self.view.device()
-    }
-
-    /// The dimensions, as [`TensorView::shape`] gives them.
-    pub fn shape(&self) -> &'a [i64] {
-        self.view.shape()
-    }
-
-    /// The dimensions as an array.
-    pub fn dims(&self) -> [usize; N] {
-        dims(self.view.shape())
-    }
-
-    /// The number of elements.
-    pub fn numel(&self) -> usize {
-        self.view.numel()
-    }
-
     /// The element type.
     pub fn dtype(&self) -> DataType {
         T::DTYPE
@@ -254,6 +194,35 @@ impl<'a, T: Element, const N: usize> DeviceTensor<'a, T, N> {
         self.view
     }
 }
+
+/// What every typed tensor tells of itself, from its checked view.
+macro_rules! dimensions {
+    ($($ty:ident),*) => {$(
+        impl<'a, T: Element, const N: usize> $ty<'a, T, N> {
+            /// The dimensions, as [`TensorView::shape`] gives them.
+            pub fn shape(&self) -> &'a [i64] {
+                self.view.shape()
+            }
+
+            /// The dimensions as an array, for indexing: `let [rows, cols] = x.dims();`.
+            pub fn dims(&self) -> [usize; N] {
+                dims(self.view.shape())
+            }
+
+            /// The number of elements.
+            pub fn numel(&self) -> usize {
+                self.view.numel()
+            }
+
+            /// The device (host-accessible for `HostTensor` and `HostTensorMut`).
+            pub fn device(&self) -> Device {
+                self.view.device()
+            }
+        }
+    )*};
+}
+
+dimensions!(HostTensor, HostTensorMut, DeviceTensor);
 
 // A checked rank-N shape as an array (extents are never negative in a valid DLTensor).
 fn dims<const N: usize>(shape: &[i64]) -> [usize; N] {
