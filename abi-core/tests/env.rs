@@ -69,6 +69,33 @@ fn a_thread_keeps_the_streams_of_many_devices() {
 }
 
 #[test]
+fn uninit_tensors_are_written_before_they_are_read() {
+    let _one = SERIAL.lock().unwrap_or_else(|e| e.into_inner());
+    for lent in [false, true] {
+        let _guard = lent.then(|| env::set_tensor_allocator(Some(counting_alloc), false).unwrap());
+        let mut t = Tensor::empty_uninit::<f32>(&[2, 3], Device::CPU).unwrap();
+        assert_eq!((t.shape(), t.device()), (&[2i64, 3][..], Device::CPU));
+        for (i, e) in t.as_uninit_mut().unwrap().iter_mut().enumerate() {
+            e.write(i as f32);
+        }
+        // SAFETY: every element was written just above.
+        let t = unsafe { t.assume_init() };
+        assert_eq!(t.view().as_slice::<f32>().unwrap(), [0.0, 1.0, 2.0, 3.0, 4.0, 5.0], "allocator lent: {lent}");
+        let filled = Tensor::empty_uninit::<i32>(&[4], Device::CPU).unwrap().fill(-7).unwrap();
+        assert_eq!(filled.view().as_slice::<i32>().unwrap(), [-7; 4]);
+        // The allocator's memory is 0xAA bytes until zeroed.
+        let zeroed = Tensor::empty_uninit::<u8>(&[3], Device::CPU).unwrap().zeroed();
+        assert_eq!(zeroed.view().as_slice::<u8>().unwrap(), [0; 3]);
+    }
+    let _guard = env::set_tensor_allocator(Some(counting_alloc), false).unwrap();
+    let mut on_device = Tensor::empty_uninit::<f32>(&[2], Device::new(device_type::CUDA, 0)).unwrap();
+    assert!(!on_device.data_ptr().is_null());
+    let e = on_device.as_uninit_mut().unwrap_err();
+    assert_eq!(e.message(), "tensor data on cuda:0 is not host-accessible");
+    assert!(on_device.fill(1.0).is_err(), "no host writes to device memory");
+}
+
+#[test]
 fn signals_are_never_pending_without_python() {
     assert!(env::check_signals().is_ok());
 }

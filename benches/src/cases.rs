@@ -328,6 +328,16 @@ fn tensor_empty(iters: u64) {
     }
 }
 
+/// `Tensor::empty_uninit`, its elements then written by the caller (not measured here).
+fn tensor_empty_uninit(iters: u64) {
+    let _lent = lend_vec_allocator();
+    for _ in 0..iters {
+        let t = Tensor::empty_uninit::<f32>(black_box(&[1024]), abi_core::Device::CPU).unwrap();
+        // SAFETY: nothing reads the elements; the tensor is released at once.
+        drop(black_box(unsafe { t.assume_init() }));
+    }
+}
+
 fn error_wrong_type(iters: u64) {
     let args = [Any::from_value(1i64).unwrap(), Any::from_value("two").unwrap()];
     let raw = raw_args(&args);
@@ -602,6 +612,15 @@ pub const CASES: &[Case] = &[
         name: "hand_env_tensor_alloc",
         floor: "hand_env_tensor_alloc",
         run: hand_env_tensor_alloc,
+        budget: Budget::None,
+        worlds: Worlds::TvmFfiOnly,
+    },
+    Case {
+        name: "tensor_empty_uninit_1024",
+        floor: "hand_env_tensor_alloc",
+        run: tensor_empty_uninit,
+        // Not the 1.1x either: the checks of what the allocator returned (dtype,
+        // shape, device, strides, alignment) and the allocator lookup cost about 280.
         budget: Budget::None,
         worlds: Worlds::TvmFfiOnly,
     },

@@ -4,6 +4,7 @@
 //! hosts can consume (e.g. `np.from_dlpack`), and the typed parameters of [`typed`].
 
 pub mod typed;
+pub mod uninit;
 
 use core::cell::Cell;
 use core::fmt;
@@ -16,7 +17,7 @@ use crate::ffi::type_index as ti;
 use crate::ffi::{cell_ptr, code, DLTensor, DataType, Device};
 use crate::value::any::AnyView;
 use crate::value::error::{kind, Error, Result};
-use crate::value::object::{new_object, object_handle, ObjectHandle, ObjectRef};
+use crate::value::object::{new_object, object_handle, ObjectRef};
 
 /// A Rust element type with its DLPack data type.
 ///
@@ -99,6 +100,7 @@ impl<'a> TensorView<'a> {
     }
 
     /// The dimensions.
+    #[inline]
     pub fn shape(&self) -> &'a [i64] {
         if self.ndim() == 0 || self.dl.shape.is_null() {
             return &[];
@@ -108,6 +110,7 @@ impl<'a> TensorView<'a> {
     }
 
     /// The strides in elements, or `None` for compact row-major.
+    #[inline]
     pub fn strides(&self) -> Option<&'a [i64]> {
         if self.dl.strides.is_null() {
             return None;
@@ -117,6 +120,7 @@ impl<'a> TensorView<'a> {
     }
 
     /// The number of elements.
+    #[inline]
     pub fn numel(&self) -> usize {
         self.shape().iter().map(|&d| d.max(0) as usize).product()
     }
@@ -129,17 +133,17 @@ impl<'a> TensorView<'a> {
         let Some(strides) = self.strides() else {
             return true;
         };
-        if self.shape().contains(&0) {
-            return true;
-        }
+        // One pass from the last dimension; an extent of 0 anywhere makes it contiguous.
         let mut expected = 1i64;
-        for (&dim, &stride) in self.shape().iter().zip(strides).rev() {
-            if dim != 1 && stride != expected {
-                return false;
+        let mut compact = true;
+        for (&dim, &stride) in self.shape().iter().rev().zip(strides.iter().rev()) {
+            if dim == 0 {
+                return true;
             }
+            compact &= dim == 1 || stride == expected;
             expected = expected.saturating_mul(dim);
         }
-        true
+        compact
     }
 
     /// The bytes its elements span, `start..end` as addresses (strides of either sign
@@ -340,47 +344,9 @@ impl Tensor {
     /// an error saying what to do. Memory the host can reach is zero-filled, so every view
     /// of it is sound; write it through [`Tensor::as_mut_slice`] while the tensor is yours
     /// alone. Device memory is left as allocated, for kernels to write through its data
-    /// pointer.
+    /// pointer. [`Tensor::empty_uninit`] skips the fill for results you write whole.
     pub fn empty<T: Element>(shape: &[i64], device: Device) -> Result<Tensor> {
-        let numel = numel_of(shape)?;
-        if crate::env::tensor_allocator().is_none() {
-            if device != Device::CPU {
-                return Err(Error::runtime_error(format!(
-                    "Tensor::empty on {device} needs the caller's tensor allocator, and none is set: call from a \
-                     host that provides one (tvm_ffi with PyTorch tensors, or a DLPack exchange API) or set one \
-                     with abi_core::env::set_tensor_allocator"
-                )));
-            }
-            return Tensor::from_vec(zeroed_vec::<T>(numel)?, shape);
-        }
-        let ndim = i32::try_from(shape.len()).map_err(|_| Error::value_error("too many dimensions"))?;
-        let mut prototype = DLTensor {
-            data: core::ptr::null_mut(),
-            device,
-            ndim,
-            dtype: T::DTYPE,
-            shape: shape.as_ptr().cast_mut(),
-            strides: core::ptr::null_mut(),
-            byte_offset: 0,
-        };
-        let tensor = Tensor::from_object(crate::env::tensor_alloc(&mut prototype)?).map_err(|o| {
-            Error::runtime_error(format!("the tensor allocator returned an object of type index {}", o.type_index()))
-        })?;
-        let view = tensor.view();
-        if view.dtype() != T::DTYPE || view.shape() != shape || view.device() != device || !view.is_contiguous() {
-            return Err(Error::runtime_error(format!(
-                "the tensor allocator returned {view:?}, strides {:?}, for {} {shape:?} on {device}",
-                view.strides().unwrap_or_default(),
-                T::DTYPE
-            )));
-        }
-        let data = view.data_ptr::<T>()?;
-        if device.is_host_accessible() {
-            // SAFETY: a new, contiguous, aligned allocation of `numel` elements that only
-            // this tensor references.
-            unsafe { core::ptr::write_bytes(data, 0, numel) };
-        }
-        Ok(tensor)
+        Ok(Tensor::empty_uninit::<T>(shape, device)?.zeroed())
     }
 
     /// The elements, writable, while this handle is the tensor's only reference and its
