@@ -7,7 +7,7 @@ use std::sync::atomic::{AtomicUsize, Ordering};
 use std::sync::Mutex;
 
 use abi_core::ffi::{code, device_type, DLManagedTensorVersioned, DLPackVersion, DLTensor, SetError};
-use abi_core::{env, Device, Tensor};
+use abi_core::{env, DataType, Device, Tensor};
 
 const CUDA0: Device = Device::new(device_type::CUDA, 0);
 const CUDA1: Device = Device::new(device_type::CUDA, 1);
@@ -152,6 +152,33 @@ unsafe extern "C" fn counting_alloc(
     // SAFETY: writable by the contract.
     unsafe { *out = Box::into_raw(managed) };
     0
+}
+
+/// An allocator that answers with another dtype than asked (the counting one's memory,
+/// retyped as int8).
+unsafe extern "C" fn wrong_dtype_alloc(
+    prototype: *mut DLTensor,
+    out: *mut *mut DLManagedTensorVersioned,
+    ctx: *mut c_void,
+    set_error: SetError,
+) -> i32 {
+    // SAFETY: forwarded from the caller.
+    let rc = unsafe { counting_alloc(prototype, out, ctx, set_error) };
+    // SAFETY: a tensor the counting allocator just made.
+    unsafe { (**out).dl_tensor.dtype = DataType { code: code::INT, bits: 8, lanes: 1 } };
+    rc
+}
+
+#[test]
+fn what_the_allocator_returns_is_checked() {
+    let _one = SERIAL.lock().unwrap_or_else(|e| e.into_inner());
+    let frees = FREES.load(Ordering::SeqCst);
+    let _guard = env::set_tensor_allocator(Some(wrong_dtype_alloc), false).unwrap();
+    let e = Tensor::empty::<f32>(&[4], Device::CPU).unwrap_err();
+    assert_eq!(e.kind(), "RuntimeError");
+    assert!(e.message().starts_with("the tensor allocator returned TensorView(int8, [4]"), "{}", e.message());
+    assert!(e.message().ends_with("for a compact float32 [4] on cpu:0"), "{}", e.message());
+    assert_eq!(FREES.load(Ordering::SeqCst), frees + 1, "the refused tensor was released");
 }
 
 /// The allocator tests share the process-wide slot: one at a time.

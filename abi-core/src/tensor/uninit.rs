@@ -5,12 +5,12 @@
 
 use core::fmt;
 use core::marker::PhantomData;
-use core::mem::MaybeUninit;
+use core::mem::{align_of, MaybeUninit};
 
 use crate::ffi::{DLTensor, Device};
 use crate::tensor::{numel_of, zeroed_vec, Element, Tensor};
 use crate::value::error::{Error, Result};
-use crate::value::object::ObjectHandle;
+use crate::value::object::{ObjectHandle, ObjectRef};
 
 /// A new tensor whose elements are not written yet (see [`Tensor::empty_uninit`]).
 pub struct UninitTensor<T: Element> {
@@ -49,16 +49,43 @@ impl Tensor {
             strides: core::ptr::null_mut(),
             byte_offset: 0,
         };
-        let tensor = Tensor::from_object(crate::env::tensor_alloc(&mut prototype)?).map_err(|o| {
-            Error::runtime_error(format!("the tensor allocator returned an object of type index {}", o.type_index()))
-        })?;
-        let view = tensor.view();
-        if view.dtype() != T::DTYPE || view.shape() != shape || view.device() != device {
-            return Err(wrong_allocation::<T>(&tensor, shape, device));
+        let tensor = Tensor::from_object(crate::env::tensor_alloc(&mut prototype)?).map_err(not_a_tensor)?;
+        match allocated::<T>(tensor.view().dl_tensor(), shape, device, numel) {
+            Some(data) => Ok(UninitTensor { tensor, data, numel, zero: false, _elements: PhantomData }),
+            None => Err(wrong_allocation::<T>(&tensor, shape, device)),
         }
-        let data = view.data_ptr::<T>().map_err(|_| wrong_allocation::<T>(&tensor, shape, device))?;
-        Ok(UninitTensor { tensor, data, numel, zero: false, _elements: PhantomData })
     }
+}
+
+/// The element pointer of what the allocator returned, if it is what was asked for: `T`'s
+/// dtype, `shape` (compact row-major: null strides, or the compact ones, any stride on an
+/// extent of 1 or 0), `device`, and an aligned non-null address when it holds elements.
+/// One pass over the dimensions: this is on every allocation's path.
+#[inline]
+fn allocated<T: Element>(dl: &DLTensor, shape: &[i64], device: Device, numel: usize) -> Option<*mut T> {
+    if dl.dtype != T::DTYPE || dl.device != device || dl.ndim as usize != shape.len() || dl.shape.is_null() {
+        return None;
+    }
+    let mut expected = 1i64;
+    for i in (0..shape.len()).rev() {
+        // SAFETY: a valid DLTensor has `ndim` extents, and `ndim` strides when non-null.
+        let (dim, stride) = unsafe { (*dl.shape.add(i), (!dl.strides.is_null()).then(|| *dl.strides.add(i))) };
+        if dim != shape[i] || stride.is_some_and(|s| s != expected && dim > 1 && numel > 0) {
+            return None;
+        }
+        expected = expected.saturating_mul(dim);
+    }
+    if numel == 0 {
+        return Some(core::ptr::NonNull::dangling().as_ptr());
+    }
+    let data = dl.data.cast::<u8>().wrapping_add(dl.byte_offset as usize).cast::<T>();
+    (!data.is_null() && (data as usize) % align_of::<T>() == 0).then_some(data)
+}
+
+#[cold]
+#[inline(never)]
+fn not_a_tensor(o: ObjectRef) -> Error {
+    Error::runtime_error(format!("the tensor allocator returned an object of type index {}", o.type_index()))
 }
 
 #[cold]
