@@ -9,14 +9,11 @@
 use core::ffi::c_void;
 use core::marker::PhantomData;
 
-use core::ptr::NonNull;
-
-use crate::ffi::{DLTensor, Device, EnvApi, StreamHandle, TensorAllocator};
+use crate::ffi::{Device, EnvApi, StreamHandle, TensorAllocator};
 use crate::runtime::calls::error_slot::take_raised_after;
 use crate::runtime::process::discovery::{services, Services};
 use crate::runtime::process::environment;
 use crate::value::error::{kind, Error, Result};
-use crate::value::object::ObjectRef;
 
 /// A device stream (`cudaStream_t`, `hipStream_t`...), opaque; null when the caller set
 /// none, which for CUDA means the default stream.
@@ -149,6 +146,7 @@ pub fn check_signals() -> Result<()> {
 
 /// The allocator [`Tensor::empty`](crate::Tensor::empty) uses on this thread: the
 /// thread's, else the process-wide one.
+#[inline]
 pub fn tensor_allocator() -> Option<TensorAllocator> {
     // SAFETY: the runtime's `TVMFFIEnvGetDLPackManagedTensorAllocator`, no arguments.
     api().get_allocator.and_then(|get| unsafe { get() })
@@ -190,20 +188,4 @@ impl Drop for AllocatorGuard {
             }
         }
     }
-}
-
-/// Allocates a tensor like `prototype` through the environment allocator: an owned Tensor
-/// object (the `TVMFFIEnvTensorAlloc` contract).
-pub(crate) fn tensor_alloc(prototype: &mut DLTensor) -> Result<ObjectRef> {
-    let alloc = api().tensor_alloc.ok_or_else(|| missing("allocating a tensor"))?;
-    let mut out: *mut c_void = core::ptr::null_mut();
-    // SAFETY: the runtime's `TVMFFIEnvTensorAlloc`; the prototype's shape lives for the call.
-    let rc = unsafe { alloc(prototype, &mut out) };
-    if rc != 0 {
-        return Err(take_raised_after(rc));
-    }
-    let obj =
-        NonNull::new(out.cast()).ok_or_else(|| Error::runtime_error("the tensor allocator returned no tensor"))?;
-    // SAFETY: an owned reference to an object, as the contract says.
-    Ok(unsafe { ObjectRef::from_raw(obj) })
 }

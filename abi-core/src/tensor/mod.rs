@@ -278,11 +278,16 @@ unsafe impl Send for TensorCell {}
 unsafe impl Sync for TensorCell {}
 
 /// The number of elements of `shape`: an error for a negative extent or an overflow.
+#[inline]
 fn numel_of(shape: &[i64]) -> Result<usize> {
-    shape
-        .iter()
-        .try_fold(1usize, |acc, &d| usize::try_from(d).ok().and_then(|d| acc.checked_mul(d)))
-        .ok_or_else(|| Error::value_error(format!("shape {shape:?} has a negative extent or too many elements")))
+    let numel = shape.iter().try_fold(1usize, |acc, &d| usize::try_from(d).ok().and_then(|d| acc.checked_mul(d)));
+    numel.ok_or_else(|| bad_shape(shape))
+}
+
+#[cold]
+#[inline(never)]
+fn bad_shape(shape: &[i64]) -> Error {
+    Error::value_error(format!("shape {shape:?} has a negative extent or too many elements"))
 }
 
 /// `numel` zeroed elements (calloc: pages are zeroed as touched), or a `MemoryError` when

@@ -8,6 +8,7 @@ use core::marker::PhantomData;
 use core::mem::{align_of, MaybeUninit};
 
 use crate::ffi::{DLTensor, Device};
+use crate::runtime::process::environment::alloc_with;
 use crate::tensor::{numel_of, zeroed_vec, Element, Tensor};
 use crate::value::error::{Error, Result};
 use crate::value::object::{ObjectHandle, ObjectRef};
@@ -30,7 +31,7 @@ impl Tensor {
     /// compact strides, alignment) before it is handed out.
     pub fn empty_uninit<T: Element>(shape: &[i64], device: Device) -> Result<UninitTensor<T>> {
         let numel = numel_of(shape)?;
-        if crate::env::tensor_allocator().is_none() {
+        let Some(allocator) = crate::env::tensor_allocator() else {
             if device != Device::CPU {
                 return Err(no_allocator(device));
             }
@@ -38,7 +39,7 @@ impl Tensor {
             let mut tensor = Tensor::from_vec(zeroed_vec::<T>(numel)?, shape)?;
             let data = tensor.as_mut_slice::<T>()?.as_mut_ptr();
             return Ok(UninitTensor { tensor, data, numel, zero: true, _elements: PhantomData });
-        }
+        };
         let ndim = i32::try_from(shape.len()).map_err(|_| Error::value_error("too many dimensions"))?;
         let mut prototype = DLTensor {
             data: core::ptr::null_mut(),
@@ -49,7 +50,8 @@ impl Tensor {
             strides: core::ptr::null_mut(),
             byte_offset: 0,
         };
-        let tensor = Tensor::from_object(crate::env::tensor_alloc(&mut prototype)?).map_err(not_a_tensor)?;
+        // SAFETY: the prototype's shape holds `ndim` extents and lives for the call.
+        let tensor = Tensor::from_object(unsafe { alloc_with(allocator, &mut prototype) }?).map_err(not_a_tensor)?;
         match allocated::<T>(tensor.view().dl_tensor(), shape, device, numel) {
             Some(data) => Ok(UninitTensor { tensor, data, numel, zero: false, _elements: PhantomData }),
             None => Err(wrong_allocation::<T>(&tensor, shape, device)),

@@ -189,6 +189,17 @@ unsafe fn alloc(prototype: *mut DLTensor) -> Result<ObjectRef, Error> {
              has not been called.",
         ));
     };
+    // SAFETY: forwarded from the caller.
+    unsafe { alloc_with(allocator, prototype) }
+}
+
+/// What `TVMFFIEnvTensorAlloc` does once it has the allocator: calls it, and wraps the
+/// managed tensor in a Tensor object whose end runs its deleter. `Tensor::empty` calls it
+/// with the allocator it looked up, rather than the runtime's entry, which looks it up again.
+///
+/// # Safety
+/// `prototype` points to a DLTensor whose shape holds `ndim` entries.
+pub(crate) unsafe fn alloc_with(allocator: TensorAllocator, prototype: *mut DLTensor) -> Result<ObjectRef, Error> {
     let mut managed: *mut DLManagedTensorVersioned = core::ptr::null_mut();
     let mut error = AllocError::default();
     // SAFETY: the allocator's contract; `error` outlives the call.
