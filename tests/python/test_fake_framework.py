@@ -106,3 +106,11 @@ def test_without_a_framework_cpu_results_are_rust_allocations_and_device_ones_fa
     assert fake.fake_allocs() == allocs, "no allocator is lent outside a framework call"
     with pytest.raises(RuntimeError, match="Tensor::empty on cuda:1 needs the caller's tensor allocator"):
         tk.empty_like(device_tensor(fake, CUDA1, 2))
+
+
+def test_a_host_tensor_parameter_refuses_device_memory_naming_it(tk, fake):
+    x = np.ones((2, 3), dtype=np.float32)
+    with pytest.raises(ValueError) as e:
+        tk.scale_rows(x, device_tensor(fake, CUDA1, 3))
+    assert str(e.value).endswith("argument `w` (#1) tensor data on cuda:1 is not host-accessible"), str(e.value)
+    assert tk.launch_site(device_tensor(fake, CUDA1, 3)) == ["cuda:1", 0x10000], "a DeviceTensor takes it"
