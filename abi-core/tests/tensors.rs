@@ -134,7 +134,8 @@ fn zero_dim_and_empty_tensors() {
 #[test]
 fn cells_write_through() {
     let t = Tensor::from_vec(vec![1.0f32, 2.0, 3.0, 4.0], &[2, 2]).unwrap();
-    let cells = t.view().as_cells::<f32>().unwrap();
+    // SAFETY: no slice of the tensor is in use while the cells are written.
+    let cells = unsafe { t.view().as_cells::<f32>() }.unwrap();
     for c in cells {
         c.set(c.get() * 10.0);
     }
@@ -155,7 +156,8 @@ fn wrong_dtype_is_a_type_error() {
     let t = Tensor::from_vec(vec![1i32, 2], &[2]).unwrap();
     let e = t.view().as_slice::<f32>().unwrap_err();
     assert_eq!((e.kind(), e.message()), ("TypeError", "expected a tensor of float32, got int32"));
-    assert!(t.view().as_cells::<u32>().is_err(), "same size, different type");
+    // SAFETY: refused before any cell exists.
+    assert!(unsafe { t.view().as_cells::<u32>() }.is_err(), "same size, different type");
     assert!(t.view().to_tensor::<i64>().is_err());
 }
 
@@ -214,7 +216,8 @@ fn non_contiguous_tensors_have_no_slices() {
     let e = v.as_slice::<f32>().unwrap_err();
     assert_eq!(e.kind(), "ValueError");
     assert_eq!(e.message(), "tensor is not contiguous (row-major compact): shape [3, 2], strides [1, 3]");
-    assert!(v.as_cells::<f32>().is_err());
+    // SAFETY: refused before any cell exists.
+    assert!(unsafe { v.as_cells::<f32>() }.is_err());
 
     // Every other element of a row: stride 2 along the last dimension.
     let f = Foreign::new(&[4], Some(&[2]), Device::CPU);
@@ -319,7 +322,8 @@ fn a_zero_extent_tensor_is_contiguous_whatever_its_strides() {
         assert!(v.is_contiguous(), "{shape:?} {strides:?}");
         assert_eq!(v.numel(), 0);
         assert_eq!(v.as_slice::<f32>().unwrap(), &[] as &[f32]);
-        assert!(v.as_cells::<f32>().unwrap().is_empty());
+        // SAFETY: no element, so nothing to write.
+        assert!(unsafe { v.as_cells::<f32>() }.unwrap().is_empty());
         assert_eq!(v.to_tensor::<f32>().unwrap().view().shape(), shape);
     }
     // A non-empty view with a wrong stride is still refused.

@@ -12,7 +12,7 @@ use abi_core::ffi::type_index as ti;
 use abi_core::ffi::type_table::{FieldInfo, FieldSetter};
 use abi_core::{
     Any, Error, Function, HostTensor, HostTensorMut, Object, RawAny, Result, SafeCall, Tensor, TensorView,
-    TypedFunction,
+    TensorViewMut, TypedFunction,
 };
 
 /// A 2-D point, crossing as a tuple.
@@ -70,10 +70,8 @@ fn total(x: TensorView<'_>) -> Result<f64> {
 
 /// Doubles each element in place (`ValueError` unless float64 host memory).
 #[abi_core::export_fn]
-fn double_in_place(x: TensorView<'_>) -> Result<()> {
-    for c in x.as_cells::<f64>()? {
-        c.set(c.get() * 2.0);
-    }
+fn double_in_place(mut x: TensorViewMut<'_>) -> Result<()> {
+    x.as_mut_slice::<f64>()?.iter_mut().for_each(|v| *v *= 2.0);
     Ok(())
 }
 

@@ -6,7 +6,7 @@
 use abi_core::ffi::code;
 use abi_core::{
     Any, AnyView, DLTensor, DataType, Device, DeviceTensor, FromArg, HostTensor, HostTensorMut, Result, Tensor,
-    TensorView,
+    TensorView, TensorViewMut,
 };
 
 /// out[i][j] = x[i][j] * w[j], in place.
@@ -36,8 +36,19 @@ fn copy_into(src: HostTensor<'_, f32, 1>, mut dst: HostTensorMut<'_, f32, 1>) {
 /// Writes through a view's cells while it reads a typed slice.
 #[abi_core::export_fn]
 fn read_and_cells(x: HostTensor<'_, f32, 1>, v: TensorView<'_>) -> Result<f32> {
-    v.as_cells::<f32>()?.iter().for_each(|c| c.set(0.0));
+    // SAFETY: the shim refuses `x` sharing `v`'s memory, so no slice of it is in use.
+    unsafe { v.as_cells::<f32>() }?.iter().for_each(|c| c.set(0.0));
     Ok(x.as_slice().iter().sum())
+}
+
+/// Doubles an array of either float dtype in place.
+#[abi_core::export_fn]
+fn double_any(mut x: TensorViewMut<'_>, other: TensorView<'_>) -> Result<i64> {
+    match x.dtype().bits {
+        32 => x.as_mut_slice::<f32>()?.iter_mut().for_each(|v| *v *= 2.0),
+        _ => x.as_mut_slice::<f64>()?.iter_mut().for_each(|v| *v *= 2.0),
+    }
+    Ok(other.numel() as i64)
 }
 
 /// Reads two typed slices: sharing memory is fine.
@@ -129,7 +140,7 @@ fn a_mutable_tensor_sharing_memory_is_refused_naming_both_parameters() {
     assert_eq!(
         e.message(),
         "scale_into(x: Tensor[f32, 2], w: Tensor[f32, 1], out: Tensor[f32, 2]) -> None: argument `out` (#2) shares \
-         memory with argument `x` (#0): a HostTensorMut must not overlap another tensor argument"
+         memory with argument `x` (#0): an argument written in place (HostTensorMut, TensorViewMut) must not overlap another tensor argument"
     );
     let before = x.view().to::<Tensor>().unwrap();
     assert_eq!(f32s(&before), [1.0; 6], "the body did not run");
@@ -145,7 +156,7 @@ fn overlap_is_by_byte_range_offsets_and_strides_included() {
     // dst = buf[3..7] overlaps src's last element.
     let dst = Bare::new(base, 12, &[4], None);
     let e = call("copy_into", &[src.view(), dst.view()]).unwrap_err();
-    assert!(e.message().ends_with("argument `dst` (#1) shares memory with argument `src` (#0): a HostTensorMut must not overlap another tensor argument"), "{}", e.message());
+    assert!(e.message().ends_with("argument `dst` (#1) shares memory with argument `src` (#0): an argument written in place (HostTensorMut, TensorViewMut) must not overlap another tensor argument"), "{}", e.message());
     // A negative stride: dst reads buf[7], buf[6], buf[5], buf[4] from byte offset 28.
     let reversed = Bare::new(base, 28, &[4], Some(&[-1]));
     let e = call("copy_into", &[src.view(), reversed.view()]).unwrap_err();
@@ -209,6 +220,24 @@ fn a_mutable_tensor_is_refused_beside_any_tensor_argument_sharing_it() {
         .unwrap());
     assert_eq!(call("fill_beside_device", &[x.view(), y.view()]).unwrap().to::<i64>().unwrap(), 3);
     assert_eq!(f32s(&x.view().to::<Tensor>().unwrap()), [1.0; 3]);
+}
+
+#[test]
+fn an_untyped_mutable_view_writes_in_place_and_is_refused_when_shared() {
+    let x = Any::from(Tensor::from_vec(vec![1.0f64, 2.5], &[2]).unwrap());
+    let y = Any::from(Tensor::from_vec(vec![1.0f32], &[1]).unwrap());
+    assert_eq!(call("double_any", &[x.view(), y.view()]).unwrap().to::<i64>().unwrap(), 1);
+    assert_eq!(f64s(&x), [2.0, 5.0]);
+    let e = call("double_any", &[x.view(), x.view()]).unwrap_err();
+    assert!(e.message().contains("argument `x` (#0) shares memory with argument `other` (#1)"), "{}", e.message());
+    assert_eq!(f64s(&x), [2.0, 5.0], "untouched");
+    let view = x.view();
+    let e = TensorViewMut::from_arg(&view).unwrap_err();
+    assert!(e.to_string().contains("a TensorViewMut is only an #[export_fn] parameter"), "{e}");
+}
+
+fn f64s(t: &Any) -> Vec<f64> {
+    t.view().to::<Tensor>().unwrap().view().as_slice::<f64>().unwrap().to_vec()
 }
 
 #[test]

@@ -5,7 +5,7 @@
 
 use crate::convert::{AbiType, FromArg};
 use crate::reflect::{Access, TypeDesc};
-use crate::tensor::typed::{DeviceTensor, HostTensor, HostTensorMut};
+use crate::tensor::typed::{DeviceTensor, HostTensor, HostTensorMut, TensorViewMut};
 use crate::tensor::{Element, TensorView};
 use crate::value::any::AnyView;
 use crate::value::conv_error::ConvError;
@@ -45,15 +45,43 @@ impl<'a, T: Element + AbiType, const N: usize> FromArg<'a> for DeviceTensor<'a, 
     }
 }
 
+impl AbiType for TensorViewMut<'_> {
+    const DESC: &'static TypeDesc = &TypeDesc::Tensor { elem: None, rank: None };
+}
+
+impl<'a> FromArg<'a> for TensorViewMut<'a> {
+    const ACCESS: Access = Access::Exclusive;
+
+    /// Refused: only an `#[export_fn]` parameter, whose shim checks that no other argument
+    /// shares its memory, converts to a `TensorViewMut`.
+    fn from_arg(_: &'a AnyView<'a>) -> Result<TensorViewMut<'a>, ConvError> {
+        Err(only_a_parameter("TensorViewMut"))
+    }
+
+    #[inline]
+    unsafe fn from_checked_arg(v: &'a AnyView<'a>) -> Result<TensorViewMut<'a>, ConvError> {
+        let view = TensorView::from_arg(v)?;
+        // SAFETY: the shim found no other argument sharing this memory, and converts each
+        // slot once (the caller's contract).
+        Ok(unsafe { TensorViewMut::new(view) })
+    }
+}
+
+#[cold]
+#[inline(never)]
+fn only_a_parameter(what: &str) -> ConvError {
+    ConvError::from(Error::type_error(format!(
+        "a {what} is only an #[export_fn] parameter (its shim checks that no other argument shares its memory)"
+    )))
+}
+
 impl<'a, T: Element + AbiType, const N: usize> FromArg<'a> for HostTensorMut<'a, T, N> {
     const ACCESS: Access = Access::Exclusive;
 
     /// Refused: only an `#[export_fn]` parameter, whose shim checks that no other argument
     /// shares its memory, converts to a `HostTensorMut`.
     fn from_arg(_: &'a AnyView<'a>) -> Result<HostTensorMut<'a, T, N>, ConvError> {
-        Err(ConvError::from(Error::type_error(
-            "a HostTensorMut is only an #[export_fn] parameter (its shim checks that no other argument shares its memory)",
-        )))
+        Err(only_a_parameter("HostTensorMut"))
     }
 
     #[inline]

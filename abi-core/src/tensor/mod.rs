@@ -231,11 +231,18 @@ impl<'a> TensorView<'a> {
         Ok(unsafe { core::slice::from_raw_parts(ptr, self.numel()) })
     }
 
-    /// The elements as cells, for in-place writes that stay sound even if the same
-    /// memory is viewed twice.
-    pub fn as_cells<T: Element>(&self) -> Result<&'a [Cell<T>]> {
+    /// The elements as cells, for in-place writes through views that may share memory.
+    /// A parameter written in place is better a [`TensorViewMut`](crate::TensorViewMut) or
+    /// a [`HostTensorMut`](crate::HostTensorMut), which need no `unsafe`.
+    ///
+    /// # Safety
+    /// No slice of this memory ([`as_slice`](TensorView::as_slice) of this or another
+    /// view, a `HostTensor`) is used while a cell is written: writing through a cell would
+    /// change memory a `&[T]` promises is not changing.
+    pub unsafe fn as_cells<T: Element>(&self) -> Result<&'a [Cell<T>]> {
         let ptr = self.typed_ptr::<T>()?;
-        // SAFETY: as `as_slice`; Cell<T> has T's layout and permits shared mutation.
+        // SAFETY: as `as_slice`; Cell<T> has T's layout and permits shared mutation; no
+        // slice is used meanwhile (the caller's contract).
         Ok(unsafe { core::slice::from_raw_parts(ptr.cast::<Cell<T>>(), self.numel()) })
     }
 

@@ -115,6 +115,63 @@ impl<'a, T: Element, const N: usize> HostTensorMut<'a, T, N> {
     }
 }
 
+/// A tensor of any element type written in place, its dtype chosen at run time (a kernel
+/// that serves float32 and float64 arrays): the untyped [`HostTensorMut`]. Like it, it is
+/// only an `#[export_fn]` parameter, refused when another tensor argument shares its
+/// memory, so [`as_mut_slice`](TensorViewMut::as_mut_slice) is the only access to those
+/// elements in the call.
+pub struct TensorViewMut<'a> {
+    view: TensorView<'a>,
+}
+
+impl<'a> TensorViewMut<'a> {
+    /// The view, to be written in place through the result.
+    ///
+    /// # Safety
+    /// Nothing else reads or writes the elements while the result lives.
+    pub unsafe fn new(view: TensorView<'a>) -> TensorViewMut<'a> {
+        TensorViewMut { view }
+    }
+
+    /// The elements as `T`, to write (checks dtype, host memory, contiguity, alignment).
+    pub fn as_mut_slice<T: Element>(&mut self) -> Result<&mut [T]> {
+        // SAFETY: no other access to the elements while this borrow of `self` lives (the
+        // constructor's contract).
+        unsafe { self.view.as_mut_slice::<T>() }
+    }
+
+    /// The elements as `T` (checks as [`as_mut_slice`](TensorViewMut::as_mut_slice)).
+    pub fn as_slice<T: Element>(&self) -> Result<&[T]> {
+        self.view.as_slice::<T>()
+    }
+
+    /// The element type.
+    pub fn dtype(&self) -> DataType {
+        self.view.dtype()
+    }
+
+    /// The dimensions.
+    pub fn shape(&self) -> &'a [i64] {
+        self.view.shape()
+    }
+
+    /// The number of elements.
+    pub fn numel(&self) -> usize {
+        self.view.numel()
+    }
+
+    /// The device.
+    pub fn device(&self) -> Device {
+        self.view.device()
+    }
+}
+
+impl fmt::Debug for TensorViewMut<'_> {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        write!(f, "TensorViewMut({}, {:?}, {})", self.dtype(), self.shape(), self.device())
+    }
+}
+
 // SAFETY: it is a `&mut [T]` with its dimensions (`T: Send + Sync`); moving it to another
 // thread moves the exclusive access.
 unsafe impl<T: Element, const N: usize> Send for HostTensorMut<'_, T, N> {}

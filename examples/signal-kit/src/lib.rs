@@ -2,7 +2,7 @@
 //! ABI. Arrays arrive as zero-copy tensor views (written in place where the name says
 //! so); new arrays are returned as tensors numpy takes with `np.from_dlpack`.
 
-use abi_core::{Error, Result, Tensor, TensorView, TypedFunction};
+use abi_core::{Error, Result, Tensor, TensorView, TensorViewMut, TypedFunction};
 use half::f16;
 
 /// Parameters of [`box_blur`]; from Python a tuple `(radius, passes)`.
@@ -36,10 +36,10 @@ fn like(x: &TensorView<'_>, values: Vec<f64>, shape: &[i64]) -> Result<Tensor> {
 /// Multiplies every element of a float32/float64 array by `factor`, in place. Other dtypes
 /// raise `TypeError`.
 #[abi_core::export_fn]
-pub fn scale_inplace(x: TensorView<'_>, factor: f64) -> Result<()> {
+pub fn scale_inplace(mut x: TensorViewMut<'_>, factor: f64) -> Result<()> {
     match x.dtype().to_string().as_str() {
-        "float32" => x.as_cells::<f32>()?.iter().for_each(|c| c.set(c.get() * factor as f32)),
-        "float64" => x.as_cells::<f64>()?.iter().for_each(|c| c.set(c.get() * factor)),
+        "float32" => x.as_mut_slice::<f32>()?.iter_mut().for_each(|v| *v *= factor as f32),
+        "float64" => x.as_mut_slice::<f64>()?.iter_mut().for_each(|v| *v *= factor),
         other => return Err(Error::type_error(format!("scale_inplace needs float32 or float64, got {other}"))),
     }
     Ok(())
@@ -49,7 +49,7 @@ pub fn scale_inplace(x: TensorView<'_>, factor: f64) -> Result<()> {
 /// many elements changed. Other dtypes raise `TypeError`; `lo > hi` or a NaN bound raises
 /// `ValueError`.
 #[abi_core::export_fn]
-pub fn clamp_inplace(x: TensorView<'_>, lo: f64, hi: f64) -> Result<i64> {
+pub fn clamp_inplace(mut x: TensorViewMut<'_>, lo: f64, hi: f64) -> Result<i64> {
     // NaN bounds would make `f64::clamp` panic.
     if lo.is_nan() || hi.is_nan() || lo > hi {
         return Err(Error::value_error(format!("lo ({lo}) must not exceed hi ({hi}), and neither may be NaN")));
@@ -61,8 +61,8 @@ pub fn clamp_inplace(x: TensorView<'_>, lo: f64, hi: f64) -> Result<i64> {
         c
     };
     match x.dtype().to_string().as_str() {
-        "float32" => x.as_cells::<f32>()?.iter().for_each(|c| c.set(clamp(c.get() as f64) as f32)),
-        "float64" => x.as_cells::<f64>()?.iter().for_each(|c| c.set(clamp(c.get()))),
+        "float32" => x.as_mut_slice::<f32>()?.iter_mut().for_each(|v| *v = clamp(*v as f64) as f32),
+        "float64" => x.as_mut_slice::<f64>()?.iter_mut().for_each(|v| *v = clamp(*v)),
         other => return Err(Error::type_error(format!("clamp_inplace needs float32 or float64, got {other}"))),
     }
     Ok(changed)

@@ -147,7 +147,7 @@ impl PendingError {
                 push_arg(&mut m, export.desc, other);
                 m.push_str(match (access(slot), access(other)) {
                     (Some(Access::Exclusive), _) | (_, Some(Access::Exclusive)) => {
-                        ": a HostTensorMut must not overlap another tensor argument"
+                        ": an argument written in place (HostTensorMut, TensorViewMut) must not overlap another tensor argument"
                     }
                     _ => ": a HostTensor must not overlap an argument that can write through cells (TensorView, Tensor, Any)",
                 });
