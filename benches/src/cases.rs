@@ -315,7 +315,7 @@ fn lend_vec_allocator() -> abi_core::env::AllocatorGuard {
 
 fn hand_env_tensor_alloc(iters: u64) {
     let _lent = lend_vec_allocator();
-    let alloc = floor::tvm_ffi_env_tensor_alloc();
+    let alloc = floor::env_tensor_alloc();
     for _ in 0..iters {
         floor::alloc_by_hand(alloc, black_box(1024));
     }
@@ -613,14 +613,14 @@ pub const CASES: &[Case] = &[
         floor: "hand_env_tensor_alloc",
         run: hand_env_tensor_alloc,
         budget: Budget::None,
-        worlds: Worlds::TvmFfiOnly,
+        worlds: Worlds::Both,
     },
     Case {
         name: "tensor_empty_uninit_1024",
         floor: "hand_env_tensor_alloc",
         run: tensor_empty_uninit,
         budget: Budget::Ratio(1.1),
-        worlds: Worlds::TvmFfiOnly,
+        worlds: Worlds::Both,
     },
     Case {
         name: "tensor_empty_1024",
@@ -629,7 +629,7 @@ pub const CASES: &[Case] = &[
         // `Tensor::empty` zero-fills the 4 KiB (glibc's `rep stosb`, one counted instruction
         // per byte under callgrind), which the C++ path skips: no budget.
         budget: Budget::None,
-        worlds: Worlds::TvmFfiOnly,
+        worlds: Worlds::Both,
     },
     Case {
         name: "export_tensor_view",

@@ -179,7 +179,7 @@ pub fn tvm_ffi_env_get_stream() -> EnvGetStream {
 /// `TVMFFIEnvTensorAlloc(prototype, out)`.
 type EnvTensorAlloc = unsafe extern "C" fn(*mut abi_core::DLTensor, *mut *mut c_void) -> i32;
 
-/// What `Tensor::FromEnvAlloc` does in C++: libtvm_ffi's `TVMFFIEnvTensorAlloc` with a
+/// What `Tensor::FromEnvAlloc` does in C++: the runtime's `TVMFFIEnvTensorAlloc` with a
 /// prototype of `n` float32 on the CPU, then the new Tensor object released.
 pub fn alloc_by_hand(alloc: EnvTensorAllocFn, n: i64) {
     let mut shape = [n];
@@ -205,9 +205,10 @@ pub fn alloc_by_hand(alloc: EnvTensorAllocFn, n: i64) {
 #[derive(Clone, Copy, Debug)]
 pub struct EnvTensorAllocFn(EnvTensorAlloc);
 
-/// Looks up libtvm_ffi's `TVMFFIEnvTensorAlloc`.
-pub fn tvm_ffi_env_tensor_alloc() -> EnvTensorAllocFn {
-    EnvTensorAllocFn(tvm_ffi_symbol(b"TVMFFIEnvTensorAlloc\0"))
+/// The runtime's `TVMFFIEnvTensorAlloc`: libtvm_ffi's when it is loaded, else the embedded
+/// runtime's, as its runtime table publishes it.
+pub fn env_tensor_alloc() -> EnvTensorAllocFn {
+    EnvTensorAllocFn(abi_core::__private::own_runtime_table().env.tensor_alloc.expect("an environment API"))
 }
 
 /// A DLPack allocator of host memory (a Rust `Vec` per tensor), as a framework lends one:
