@@ -35,11 +35,13 @@ fn check(accesses: impl Iterator<Item = (usize, Access)> + Clone, slots: &[AnyVi
     let bytes = |slot: usize| slots.get(slot).and_then(TensorView::from_slot).and_then(|t| t.byte_range());
     let mut rest = accesses.filter(|&(_, access)| access != Access::None);
     while let Some((a_slot, a)) = rest.next() {
-        let Some(a_bytes) = bytes(a_slot) else { continue };
+        // `a`'s bytes, computed when a later slot conflicts with it.
+        let mut a_bytes = None;
         for (b_slot, b) in rest.clone() {
             if !a.conflicts(b) {
                 continue;
             }
+            let Some(a_bytes) = a_bytes.get_or_insert_with(|| bytes(a_slot)).clone() else { break };
             let Some(b_bytes) = bytes(b_slot) else { continue };
             if a_bytes.start < b_bytes.end && b_bytes.start < a_bytes.end {
                 // Name the stricter side first: the one that writes, or holds the slice.

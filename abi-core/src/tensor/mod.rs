@@ -150,35 +150,42 @@ impl<'a> TensorView<'a> {
     /// included), or `None` when it holds no element: what the shim compares to find tensor
     /// arguments that share memory.
     pub fn byte_range(&self) -> Option<core::ops::Range<usize>> {
-        if self.shape().iter().any(|&d| d <= 0) {
-            return None;
-        }
         let dtype = self.dtype();
         let item = (u64::from(dtype.bits) * u64::from(dtype.lanes)).div_ceil(8).max(1) as i64;
-        // Offsets of the lowest and highest element, in elements; `None` on overflow, which no
-        // real tensor reaches: then it spans everything (overlaps every other).
-        let reach = || -> Option<(i64, i64)> {
-            let Some(strides) = self.strides() else {
-                return Some((0, self.shape().iter().try_fold(1i64, |n, &d| n.checked_mul(d))? - 1));
-            };
-            let (mut low, mut high) = (0i64, 0i64);
-            for (&dim, &stride) in self.shape().iter().zip(strides) {
-                let r = (dim - 1).checked_mul(stride)?;
-                if r < 0 {
-                    low = low.checked_add(r)?;
-                } else {
-                    high = high.checked_add(r)?;
-                }
+        let base = (self.dl.data as usize as i64).wrapping_add(self.dl.byte_offset as i64);
+        // Offsets of the lowest and highest element, in elements, in one pass (compact:
+        // 0 and numel - 1); an overflow, which no real tensor reaches, spans everything.
+        let (mut low, mut high) = (0i64, 0i64);
+        let mut span = 1i64;
+        let mut overflow = false;
+        let strides = self.strides();
+        for (i, &dim) in self.shape().iter().enumerate() {
+            if dim <= 0 {
+                return None;
             }
-            Some((low, high))
-        };
-        let bytes = reach().and_then(|(low, high)| {
-            let base = (self.dl.data as usize as i64).checked_add(i64::try_from(self.dl.byte_offset).ok()?)?;
-            let start = base.checked_add(low.checked_mul(item)?)?;
-            let end = base.checked_add(high.checked_add(1)?.checked_mul(item)?)?;
-            Some(start.max(0) as usize..end.max(0) as usize)
-        });
-        Some(bytes.unwrap_or(0..usize::MAX))
+            let stride = match strides {
+                Some(s) => s[i],
+                None => 0,
+            };
+            let (reach, o1) = (dim - 1).overflowing_mul(stride);
+            let (next, o2) = span.overflowing_mul(dim);
+            span = next;
+            overflow |= o1 | o2;
+            if reach < 0 {
+                low = low.wrapping_add(reach);
+            } else {
+                high = high.wrapping_add(reach);
+            }
+        }
+        if strides.is_none() {
+            (low, high) = (0, span - 1);
+        }
+        let start = low.checked_mul(item).and_then(|l| base.checked_add(l));
+        let end = high.checked_add(1).and_then(|h| h.checked_mul(item)).and_then(|h| base.checked_add(h));
+        match (start, end) {
+            (Some(start), Some(end)) if !overflow => Some(start.max(0) as usize..end.max(0) as usize),
+            _ => Some(0..usize::MAX),
+        }
     }
 
     // The checked element pointer for typed access: dtype, device, contiguity, alignment.
