@@ -134,3 +134,40 @@ def test_object_classes_are_registered_and_typed(tmp_path):
         'bad.py:7: error: Too few arguments for "Counter"  [call-arg]',
     ]:
         assert line in bad.stdout, bad.stdout
+
+
+TENSORS_GOOD = """\
+import numpy as np
+import tvm_ffi
+
+import tk
+
+x = np.arange(6, dtype=np.float32).reshape(2, 3)
+w = np.ones(3, dtype=np.float32)
+out: tvm_ffi.Tensor = tk.scale_rows(x, w)
+tk.scale_rows_into(x, w, np.zeros((2, 3), dtype=np.float32))
+again = tk.scale_rows(out, w)
+s: float = tk.half_sum(np.zeros(2, dtype=np.float16))
+print(float(np.from_dlpack(again).sum()), s)
+"""
+
+TENSORS_BAD = """\
+import tk
+
+tk.scale_rows("x", [1.0])
+"""
+
+
+def test_tensor_parameters_take_numpy_arrays_under_mypy_strict(tmp_path):
+    package = make_package(tmp_path, "libtensor_kit.so", "tk")
+    stub = (package / "__init__.pyi").read_text()
+    assert "def scale_rows(x: Union[tvm_ffi.Tensor, _DLPackArray], w: Union[tvm_ffi.Tensor, _DLPackArray], /) -> tvm_ffi.Tensor:" in stub
+    (tmp_path / "good.py").write_text(TENSORS_GOOD)
+    (tmp_path / "bad.py").write_text(TENSORS_BAD)
+    mypy = [sys.executable, "-m", "mypy", "--strict", "--no-incremental"]
+    good = run(mypy + ["good.py"], tmp_path)
+    assert good.returncode == 0, good.stdout + good.stderr
+    assert run([sys.executable, "good.py"], tmp_path).stdout == "15.0 0.0\n"
+    bad = run(mypy + ["bad.py"], tmp_path)
+    assert bad.returncode == 1, bad.stdout + bad.stderr
+    assert 'Argument 1 to "scale_rows" has incompatible type "str"; expected "Tensor | _DLPackArray"' in bad.stdout
