@@ -27,6 +27,18 @@ def make_package(tmp_path, lib_name="libmathlib.so", name="mathlib_py"):
     return package
 
 
+def mypy_strict(tmp_path, good, bad):
+    """mypy --strict over client code: `good` must pass; returns what it says of `bad`."""
+    (tmp_path / "good.py").write_text(good)
+    (tmp_path / "bad.py").write_text(bad)
+    mypy = [sys.executable, "-m", "mypy", "--strict", "--no-incremental"]
+    checked = run(mypy + ["good.py"], tmp_path)
+    assert checked.returncode == 0, checked.stdout + checked.stderr
+    flagged = run(mypy + ["bad.py"], tmp_path)
+    assert flagged.returncode == 1, flagged.stdout + flagged.stderr
+    return flagged.stdout
+
+
 def run(args, tmp_path, **kw):
     env = {"PATH": "/usr/bin:/bin", "PYTHONPATH": str(tmp_path), "MYPYPATH": str(tmp_path)}
     return subprocess.run(args, capture_output=True, text=True, timeout=300, cwd=tmp_path, env=env, **kw)
@@ -66,14 +78,8 @@ def test_mypy_strict_accepts_good_code_and_flags_a_wrong_argument(tmp_path):
             ...
         ''') in stub
     assert "def map_ints(xs: Sequence[int], f: Callable[[int], int], /) -> Sequence[int]:" in stub
-    (tmp_path / "good.py").write_text(GOOD)
-    (tmp_path / "bad.py").write_text(BAD)
-    mypy = [sys.executable, "-m", "mypy", "--strict", "--no-incremental"]
-    good = run(mypy + ["good.py"], tmp_path)
-    assert good.returncode == 0, good.stdout + good.stderr
-    bad = run(mypy + ["bad.py"], tmp_path)
-    assert bad.returncode == 1, bad.stdout + bad.stderr
-    assert 'bad.py:3: error: Argument 1 to "add" has incompatible type "str"; expected "int"  [arg-type]' in bad.stdout
+    flagged = mypy_strict(tmp_path, GOOD, BAD)
+    assert 'bad.py:3: error: Argument 1 to "add" has incompatible type "str"; expected "int"  [arg-type]' in flagged
 
 
 OBJECTS_GOOD = """\
@@ -121,19 +127,14 @@ def test_object_classes_are_registered_and_typed(tmp_path):
     out = run([sys.executable, "good.py"], tmp_path)
     assert out.returncode == 0, out.stderr
     assert out.stdout == "Counter Counter LimitedCounter 7 a 0 renamed 5 10\n"
-    mypy = [sys.executable, "-m", "mypy", "--strict", "--no-incremental"]
-    good = run(mypy + ["good.py"], tmp_path)
-    assert good.returncode == 0, good.stdout + good.stderr
-    (tmp_path / "bad.py").write_text(OBJECTS_BAD)
-    bad = run(mypy + ["bad.py"], tmp_path)
-    assert bad.returncode == 1, bad.stdout + bad.stderr
+    flagged = mypy_strict(tmp_path, OBJECTS_GOOD, OBJECTS_BAD)
     for line in [
         'bad.py:4: error: Property "name" defined in "Counter" is read-only  [misc]',
         'bad.py:5: error: Argument 1 to "counter_value" has incompatible type "str"; expected "Counter"  [arg-type]',
         'bad.py:6: error: Argument 1 to "add" of "Counter" has incompatible type "str"; expected "int"  [arg-type]',
         'bad.py:7: error: Too few arguments for "Counter"  [call-arg]',
     ]:
-        assert line in bad.stdout, bad.stdout
+        assert line in flagged, flagged
 
 
 TENSORS_GOOD = """\
@@ -162,12 +163,6 @@ def test_tensor_parameters_take_numpy_arrays_under_mypy_strict(tmp_path):
     package = make_package(tmp_path, "libtensor_kit.so", "tk")
     stub = (package / "__init__.pyi").read_text()
     assert "def scale_rows(x: Union[tvm_ffi.Tensor, _DLPackArray], w: Union[tvm_ffi.Tensor, _DLPackArray], /) -> tvm_ffi.Tensor:" in stub
-    (tmp_path / "good.py").write_text(TENSORS_GOOD)
-    (tmp_path / "bad.py").write_text(TENSORS_BAD)
-    mypy = [sys.executable, "-m", "mypy", "--strict", "--no-incremental"]
-    good = run(mypy + ["good.py"], tmp_path)
-    assert good.returncode == 0, good.stdout + good.stderr
+    flagged = mypy_strict(tmp_path, TENSORS_GOOD, TENSORS_BAD)
     assert run([sys.executable, "good.py"], tmp_path).stdout == "15.0 0.0\n"
-    bad = run(mypy + ["bad.py"], tmp_path)
-    assert bad.returncode == 1, bad.stdout + bad.stderr
-    assert 'Argument 1 to "scale_rows" has incompatible type "str"; expected "Tensor | _DLPackArray"' in bad.stdout
+    assert 'Argument 1 to "scale_rows" has incompatible type "str"; expected "Tensor | _DLPackArray"' in flagged
