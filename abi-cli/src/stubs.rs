@@ -10,7 +10,7 @@ use std::collections::BTreeMap;
 use abi_core::schema::{Metadata, TypeSchema};
 use abi_shared::vocab::Kind;
 
-use crate::read::Listing;
+use crate::read::{Export, Listing};
 use abi_core::schema::{Class, Method};
 
 /// Python keywords and soft keywords an export or parameter name cannot be.
@@ -121,13 +121,36 @@ _lib = tvm_ffi.load_module(str(_library_path()))
     if !listing.classes.is_empty() {
         out.push_str("\n\n");
     }
-    let mut names: Vec<&str> = exposed(listing).map(|e| e.name.as_str()).collect();
-    for name in &names {
+    let mut names: Vec<&str> = Vec::new();
+    for e in exposed(listing) {
+        let name = e.name.as_str();
+        names.push(name);
         out.push_str(&format!("{name} = _lib[{name:?}]\n"));
+        // What `help()` shows: the signature and docs, not tvm_ffi's generic Function help.
+        if let Some(help) = help_text(e) {
+            out.push_str(&format!("{name}.__doc__ = {}\n", py_str(&help)));
+        }
     }
     names.extend(listing.classes.iter().filter_map(|c| classes.get(&c.key)));
     out.push_str(&format!("\n__all__ = {}\n", py_list(&names)));
     out
+}
+
+/// An export's help text: its Python signature, then its docs (with the tensor notes).
+fn help_text(e: &Export) -> Option<String> {
+    let sig = e.metadata.as_ref().map(|m| m.python_signature(&e.name));
+    let doc = with_tensor_notes(e.doc.as_deref().unwrap_or_default(), e.metadata.as_ref(), Receiver::None);
+    match (sig, doc.is_empty()) {
+        (Some(sig), true) => Some(sig),
+        (Some(sig), false) => Some(format!("{sig}\n\n{doc}")),
+        (None, false) => Some(doc),
+        (None, true) => None,
+    }
+}
+
+/// A Python string literal of `text` (JSON's escapes are Python's for these texts).
+fn py_str(text: &str) -> String {
+    serde_json::Value::String(text.to_owned()).to_string()
 }
 
 /// Classes with every parent before its children (the order Python needs): by the

@@ -69,6 +69,15 @@ def test_the_package_loads_and_calls_the_library(tmp_path):
     assert out.stdout == "3 6 hello, stubs [2, 4]\n"
 
 
+def test_help_shows_the_signature_and_docs(tmp_path):
+    make_package(tmp_path)
+    script = "import pydoc, mathlib_py\nprint(pydoc.render_doc(mathlib_py.gcd, renderer=pydoc.plaintext))\n"
+    out = run([sys.executable, "-c", script], tmp_path)
+    assert out.returncode == 0, out.stderr
+    assert "gcd(a: int, b: int) -> int" in out.stdout, out.stdout
+    assert "Callable wrapper around a TVM FFI function" not in out.stdout, "not tvm_ffi's generic help"
+
+
 def test_mypy_strict_accepts_good_code_and_flags_a_wrong_argument(tmp_path):
     package = make_package(tmp_path)
     stub = (package / "__init__.pyi").read_text()
