@@ -5,9 +5,11 @@
 
 mod classes;
 mod diff;
+mod init_python;
 mod inspect;
 mod read;
 mod stubs;
+mod wheel;
 
 use std::path::PathBuf;
 use std::process::ExitCode;
@@ -48,6 +50,48 @@ enum Command {
         #[arg(long)]
         no_load: bool,
     },
+    /// Write a `py3-none-<platform>` wheel holding the package `abi stubs` writes and the library.
+    Wheel {
+        /// The shared library.
+        lib: PathBuf,
+        /// The Python package (import) name.
+        #[arg(long)]
+        package: String,
+        /// The version (PEP 440, normalised: 1.0, 1.0rc1, 1.0.post1).
+        #[arg(long)]
+        version: String,
+        /// The distribution name pip installs (default: the package name).
+        #[arg(long)]
+        dist_name: Option<String>,
+        /// A requirement beyond apache-tvm-ffi (repeatable), e.g. `numpy>=1.26`.
+        #[arg(long = "requires", value_name = "SPEC")]
+        requires: Vec<String>,
+        /// `auto` (the oldest manylinux policy the library fits, else linux), `linux`, or
+        /// `manylinux_2_<minor>` (refused when the library needs more).
+        #[arg(long, default_value = "auto")]
+        platform_tag: String,
+        /// The folder to write the wheel into.
+        #[arg(short, long)]
+        out: PathBuf,
+        /// Never load the library.
+        #[arg(long)]
+        no_load: bool,
+    },
+    /// Make a crate folder pip-installable: write pyproject.toml and its build backend (abi_build.py).
+    InitPython {
+        /// The crate folder (holding Cargo.toml).
+        #[arg(default_value = ".")]
+        dir: PathBuf,
+        /// The Python package (import) name (default: the crate name, `-` as `_`).
+        #[arg(long)]
+        package: Option<String>,
+        /// The distribution name pip installs (default: the crate name).
+        #[arg(long)]
+        dist_name: Option<String>,
+        /// Replace existing files.
+        #[arg(long)]
+        force: bool,
+    },
     /// Classify every change between two builds: exit 0 when compatible, 1 when breaking.
     Diff {
         /// The old build.
@@ -79,6 +123,25 @@ fn run(cli: Cli) -> Result<ExitCode, String> {
             for written in stubs::write(&listing, &package, &out)? {
                 println!("wrote {}", written.display());
             }
+            Ok(ExitCode::SUCCESS)
+        }
+        Command::Wheel { lib, package, version, dist_name, requires, platform_tag, out, no_load } => {
+            let listing = read::read(&lib, !no_load)?;
+            let request = wheel::Request {
+                package: &package,
+                version: &version,
+                dist_name: dist_name.as_deref(),
+                requires: &requires,
+                platform: &platform_tag.parse()?,
+            };
+            println!("wrote {}", wheel::write(&listing, &request, &out)?.display());
+            Ok(ExitCode::SUCCESS)
+        }
+        Command::InitPython { dir, package, dist_name, force } => {
+            for written in init_python::write(&dir, package.as_deref(), dist_name.as_deref(), force)? {
+                println!("wrote {}", written.display());
+            }
+            println!("next: pip install {}", dir.display());
             Ok(ExitCode::SUCCESS)
         }
         Command::Diff { old, new, json, no_load } => {

@@ -20,19 +20,31 @@ const KEYWORDS: &[&str] = &[
     "not", "or", "pass", "raise", "return", "try", "while", "with", "yield",
 ];
 
-/// Writes the package; returns the files written.
-pub fn write(listing: &Listing, package: &str, out: &Path) -> Result<Vec<PathBuf>, String> {
-    if !abi_shared::is_c_identifier(package) || KEYWORDS.contains(&package) {
-        return Err(format!("`{package}` is not a Python package name"));
-    }
-    let dir = out.join(package);
-    std::fs::create_dir_all(&dir).map_err(|e| format!("cannot create {}: {e}", dir.display()))?;
+/// The package's files, by name inside the package folder: `__init__.py`, `__init__.pyi`
+/// and `py.typed`.
+pub fn files(listing: &Listing, package: &str) -> Result<Vec<(&'static str, String)>, String> {
+    check_package_name(package)?;
     let lib_name = listing.path.file_name().map(|n| n.to_string_lossy().into_owned()).unwrap_or_default();
-    let files = [
+    Ok(vec![
         ("__init__.py", init_py(listing, package, &lib_name)),
         ("__init__.pyi", init_pyi(listing, package, &lib_name)),
         ("py.typed", String::new()),
-    ];
+    ])
+}
+
+/// Refuses a package name Python cannot import.
+pub fn check_package_name(package: &str) -> Result<(), String> {
+    if !abi_shared::is_c_identifier(package) || KEYWORDS.contains(&package) {
+        return Err(format!("`{package}` is not a Python package name"));
+    }
+    Ok(())
+}
+
+/// Writes the package into `out/package`; returns the files written.
+pub fn write(listing: &Listing, package: &str, out: &Path) -> Result<Vec<PathBuf>, String> {
+    let files = files(listing, package)?;
+    let dir = out.join(package);
+    std::fs::create_dir_all(&dir).map_err(|e| format!("cannot create {}: {e}", dir.display()))?;
     let mut written = Vec::new();
     for (name, text) in files {
         let path = dir.join(name);

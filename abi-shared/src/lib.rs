@@ -58,6 +58,11 @@ pub const IREE_SECTION: &str = "linkme_IREE_FUNCTIONS";
 /// Prefix of the hidden crate-root macro that makes a second export of a name an error.
 pub const UNIQUENESS_MARKER_PREFIX: &str = "abi_export_named_";
 
+/// The `apache-tvm-ffi` versions the Python side of this project works with: the
+/// requirement `abi wheel` writes into every wheel's METADATA (`Requires-Dist`), and the
+/// range the interop suite's pinned version must fall in.
+pub const TVM_FFI_REQUIREMENT: &str = "apache-tvm-ffi>=0.1.15,<0.2";
+
 /// The key of the format version in every metadata object and class record this project
 /// writes.
 pub const VERSION_KEY: &str = "abi.version";

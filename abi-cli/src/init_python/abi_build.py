@@ -1,0 +1,139 @@
+"""A PEP 517 build backend, written by `abi init-python`: `pip install .` (or
+`python -m build --wheel`) builds this crate in release mode with cargo and packages its
+library with `abi wheel`. Settings are read from pyproject.toml: `[project] name` (the
+distribution), `[project] dependencies` (beyond apache-tvm-ffi, which abi adds) and
+`[tool.abi] package` (the import name); the version is the crate's, from Cargo.toml.
+There is no source distribution: a wheel is built from this folder only.
+"""
+
+import json
+import os
+import re
+import shutil
+import subprocess
+import sys
+from pathlib import Path
+
+try:
+    import tomllib
+except ModuleNotFoundError:  # Python < 3.11: pyproject.toml requires tomli there
+    import tomli as tomllib
+
+HERE = Path(__file__).resolve().parent
+
+
+def get_requires_for_build_wheel(config_settings=None):
+    return []
+
+
+def build_wheel(wheel_directory, config_settings=None, metadata_directory=None):
+    settings = _settings()
+    abi = _abi()
+    library, version = _build_library()
+    command = [
+        abi,
+        "wheel",
+        str(library),
+        "--package",
+        settings["package"],
+        "--version",
+        version,
+        "--dist-name",
+        settings["name"],
+        "-o",
+        str(wheel_directory),
+    ]
+    for requirement in settings["dependencies"]:
+        command += ["--requires", requirement]
+    run = subprocess.run(command, stdout=subprocess.PIPE, text=True)
+    if run.returncode != 0:
+        raise SystemExit(f"abi_build: `abi wheel` failed (exit {run.returncode}); its message is above")
+    written = Path(run.stdout.strip().removeprefix("wrote ").strip())
+    return written.name
+
+
+class UnsupportedOperation(Exception):
+    """What PEP 517 has a backend raise for an operation it does not offer."""
+
+
+def build_sdist(sdist_directory, config_settings=None):
+    raise UnsupportedOperation("abi_build builds wheels only: use `pip install .` or `python -m build --wheel`")
+
+
+def _settings():
+    with open(HERE / "pyproject.toml", "rb") as f:
+        pyproject = tomllib.load(f)
+    project = pyproject.get("project", {})
+    tool = pyproject.get("tool", {}).get("abi", {})
+    name = project.get("name")
+    package = tool.get("package")
+    if not name or not package:
+        raise SystemExit("abi_build: pyproject.toml needs [project] name and [tool.abi] package")
+    return {"name": name, "package": package, "dependencies": list(project.get("dependencies", []))}
+
+
+def _abi():
+    """The `abi` command: $ABI, else the one on PATH."""
+    explicit = os.environ.get("ABI")
+    if explicit:
+        return explicit
+    found = shutil.which("abi")
+    if found:
+        return found
+    raise SystemExit(
+        "abi_build: the `abi` command is not on PATH and ABI is not set; install it with "
+        "`cargo install --path <abi checkout>/abi-cli` (or set ABI=/path/to/abi)"
+    )
+
+
+def _build_library():
+    """Runs `cargo build --release` for this crate; returns its cdylib's path and version."""
+    cargo = os.environ.get("CARGO", "cargo")
+    manifest = HERE / "Cargo.toml"
+    command = [cargo, "build", "--release", "--lib", "--manifest-path", str(manifest), "--message-format=json-render-diagnostics"]
+    try:
+        run = subprocess.run(command, stdout=subprocess.PIPE, text=True)
+    except FileNotFoundError:
+        raise SystemExit("abi_build: `cargo` was not found: install Rust (https://rustup.rs) or set CARGO")
+    if run.returncode != 0:
+        raise SystemExit(f"abi_build: `cargo build --release` failed (exit {run.returncode}); its errors are above")
+    libraries, version = [], None
+    for line in run.stdout.splitlines():
+        message = json.loads(line)
+        if message.get("reason") != "compiler-artifact" or Path(message["manifest_path"]) != manifest.resolve():
+            continue
+        if "cdylib" in message["target"]["kind"]:
+            libraries += [Path(f) for f in message["filenames"] if f.endswith(".so")]
+            version = message["package_id"]
+    if len(libraries) != 1:
+        raise SystemExit(
+            f"abi_build: expected one shared library from this crate, got {[str(p) for p in libraries]}; "
+            'set `crate-type = ["cdylib"]` under [lib] in Cargo.toml'
+        )
+    return libraries[0], _python_version(_crate_version(version))
+
+
+def _crate_version(package_id):
+    """The version in a cargo package id (`path+file:///x#name@1.2.3` or `... 1.2.3 (...)`)."""
+    match = re.search(r"[#@ ]v?(\d+\.\d+\.\d+[^ )]*)", package_id)
+    if not match:
+        raise SystemExit(f"abi_build: cannot read the crate version from {package_id!r}")
+    return match.group(1)
+
+
+def _python_version(semver):
+    """Cargo's version as PEP 440 spells it: 1.2.3-alpha.1 is 1.2.3a1, -beta.2 b2, -rc.3 rc3."""
+    release, _, build = semver.partition("+")
+    out, _, pre = release.partition("-")
+    if pre:
+        m = re.fullmatch(r"(alpha|a|beta|b|rc)\.?(\d+)", pre)
+        if not m:
+            raise SystemExit(f"abi_build: the crate version {semver} has a pre-release PEP 440 cannot spell (use -alpha.N, -beta.N or -rc.N)")
+        out += {"alpha": "a", "a": "a", "beta": "b", "b": "b", "rc": "rc"}[m.group(1)] + m.group(2)
+    if build:
+        out += "+" + re.sub(r"[^a-z0-9.]", ".", build.lower())
+    return out
+
+
+if __name__ == "__main__":
+    print(build_wheel(sys.argv[1] if len(sys.argv) > 1 else "dist"))

@@ -1,0 +1,102 @@
+//! `abi init-python`: makes a crate folder pip-installable. It writes `pyproject.toml`,
+//! naming the build backend, and the backend itself, `abi_build.py` (a PEP 517 backend
+//! that runs `cargo build --release` and `abi wheel`), beside `Cargo.toml`.
+
+use std::path::{Path, PathBuf};
+
+/// The backend, as written into the crate folder.
+const BACKEND: &str = include_str!("abi_build.py");
+
+/// Writes the two files into `crate_dir`; returns their paths. Existing files are kept
+/// unless `force`.
+pub fn write(
+    crate_dir: &Path,
+    package: Option<&str>,
+    dist_name: Option<&str>,
+    force: bool,
+) -> Result<Vec<PathBuf>, String> {
+    let manifest = crate_dir.join("Cargo.toml");
+    let cargo_toml = std::fs::read_to_string(&manifest).map_err(|e| {
+        format!("{} is not a crate folder: cannot read {}: {e}", crate_dir.display(), manifest.display())
+    })?;
+    if !cargo_toml.contains("cdylib") {
+        return Err(format!(
+            "{} builds no shared library: add `[lib] crate-type = [\"cdylib\"]` (Python loads the library)",
+            manifest.display()
+        ));
+    }
+    let crate_name = package_name(&cargo_toml);
+    let package = match (package, &crate_name) {
+        (Some(p), _) => p.to_owned(),
+        (None, Some(name)) => name.replace('-', "_"),
+        (None, None) => return Err(format!("cannot read [package] name from {}: pass --package", manifest.display())),
+    };
+    crate::stubs::check_package_name(&package)?;
+    let dist_name = dist_name.map(str::to_owned).or(crate_name).unwrap_or_else(|| package.clone());
+    let files = [("pyproject.toml", pyproject(&package, &dist_name)), ("abi_build.py", BACKEND.to_owned())];
+    if !force {
+        for (name, _) in &files {
+            let path = crate_dir.join(name);
+            if path.exists() {
+                return Err(format!("{} exists; pass --force to replace it", path.display()));
+            }
+        }
+    }
+    let mut written = Vec::new();
+    for (name, text) in files {
+        let path = crate_dir.join(name);
+        std::fs::write(&path, text).map_err(|e| format!("cannot write {}: {e}", path.display()))?;
+        written.push(path);
+    }
+    Ok(written)
+}
+
+/// `pyproject.toml`: the backend kept in the folder, the distribution name, the package.
+fn pyproject(package: &str, dist_name: &str) -> String {
+    format!(
+        r#"# Written by `abi init-python`: `pip install .` builds this crate with cargo and
+# packages its library as a wheel with `abi wheel` (abi_build.py). No sdist is built.
+
+[build-system]
+requires = ["tomli>=1.1; python_version < '3.11'"]
+build-backend = "abi_build"
+backend-path = ["."]
+
+[project]
+name = "{dist_name}"
+# The version is the crate's (Cargo.toml).
+dynamic = ["version"]
+# Requirements beyond apache-tvm-ffi (which every wheel abi builds requires).
+dependencies = []
+
+[tool.abi]
+# The Python package (import name).
+package = "{package}"
+"#
+    )
+}
+
+/// The crate's `[package] name`, read from the manifest's text.
+fn package_name(cargo_toml: &str) -> Option<String> {
+    let mut in_package = false;
+    for line in cargo_toml.lines().map(str::trim) {
+        if line.starts_with('[') {
+            in_package = line == "[package]";
+        } else if in_package {
+            if let Some(value) = line.strip_prefix("name").map(str::trim_start).and_then(|l| l.strip_prefix('=')) {
+                return Some(value.trim().trim_matches('"').to_owned());
+            }
+        }
+    }
+    None
+}
+
+#[cfg(test)]
+mod tests {
+    #[test]
+    fn the_crate_name_is_read_from_the_package_table() {
+        let manifest = "[workspace]\nname = \"no\"\n\n[package]\nname = \"geo-kit\"\nversion = \"0.1.0\"\n";
+        assert_eq!(super::package_name(manifest).as_deref(), Some("geo-kit"));
+        assert_eq!(super::package_name("[lib]\ncrate-type = [\"cdylib\"]\n"), None);
+    }
+}

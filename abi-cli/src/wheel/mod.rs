@@ -1,0 +1,88 @@
+//! `abi wheel`: a `py3-none-<platform>` wheel (PEP 427) holding the package `abi stubs`
+//! writes and the library itself, under its own file name, so one wheel serves every
+//! Python version (the library is not a CPython extension) and
+//! `tvm_ffi.libinfo.load_lib_module` finds the library through RECORD. The same input gives
+//! the same bytes: entries sorted (the `.dist-info` folder last), every timestamp
+//! 1980-01-01, fixed permissions.
+
+mod archive;
+mod names;
+pub mod platform;
+
+use std::path::{Path, PathBuf};
+
+use crate::read::Listing;
+use archive::Entry;
+pub use platform::Requested;
+
+/// What `abi wheel` was asked for.
+#[derive(Debug)]
+pub struct Request<'a> {
+    /// The Python package (import name).
+    pub package: &'a str,
+    /// The distribution version.
+    pub version: &'a str,
+    /// The distribution name; the package name when `None`.
+    pub dist_name: Option<&'a str>,
+    /// Requirements beyond apache-tvm-ffi.
+    pub requires: &'a [String],
+    /// The platform tag.
+    pub platform: &'a Requested,
+}
+
+/// Writes the wheel into `out`; returns its path.
+pub fn write(listing: &Listing, request: &Request<'_>, out: &Path) -> Result<PathBuf, String> {
+    let dist_name = request.dist_name.unwrap_or(request.package);
+    names::check_dist_name(dist_name)?;
+    names::check_version(request.version)?;
+    request.requires.iter().try_for_each(|r| names::check_requirement(r))?;
+    let library = std::fs::read(&listing.path).map_err(|e| format!("cannot read {}: {e}", listing.path.display()))?;
+    let needs = platform::needs(&library).map_err(|e| format!("{} {e}", listing.path.display()))?;
+    let tag = format!("py3-none-{}", platform::tag(&needs, request.platform)?);
+    let lib_name = listing.path.file_name().map(|n| n.to_string_lossy().into_owned()).unwrap_or_default();
+    if lib_name.is_empty() || lib_name.contains([',', '"', '\n', '\r']) {
+        return Err(format!("`{lib_name}` cannot be a file name inside a wheel"));
+    }
+
+    let package = request.package;
+    let mut entries: Vec<Entry> = crate::stubs::files(listing, package)?
+        .into_iter()
+        .map(|(name, text)| Entry::file(format!("{package}/{name}"), text.into_bytes()))
+        .collect();
+    entries.push(Entry::executable(format!("{package}/{lib_name}"), library));
+    entries.sort_by(|a, b| a.path.cmp(&b.path));
+
+    let stem = format!("{}-{}", names::normalised_dist_name(dist_name), request.version);
+    let dist_info = format!("{stem}.dist-info");
+    entries.push(Entry::file(format!("{dist_info}/METADATA"), metadata(listing, dist_name, request).into_bytes()));
+    entries.push(Entry::file(format!("{dist_info}/WHEEL"), wheel_file(&tag).into_bytes()));
+    let record_path = format!("{dist_info}/RECORD");
+    let record = archive::record(&entries, &record_path);
+    entries.push(Entry::file(record_path, record.into_bytes()));
+
+    std::fs::create_dir_all(out).map_err(|e| format!("cannot create {}: {e}", out.display()))?;
+    let path = out.join(format!("{stem}-{tag}.whl"));
+    archive::write(&path, &entries)?;
+    Ok(path)
+}
+
+/// `METADATA` (core metadata 2.1): the name, version, a summary naming the library, and
+/// the requirements, apache-tvm-ffi first.
+fn metadata(listing: &Listing, dist_name: &str, request: &Request<'_>) -> String {
+    let lib = listing.path.file_name().map(|n| n.to_string_lossy().into_owned()).unwrap_or_default();
+    let mut text = format!(
+        "Metadata-Version: 2.1\nName: {dist_name}\nVersion: {}\nSummary: The packed functions of {lib} (package `{}`), built with abi\nRequires-Dist: {}\n",
+        request.version,
+        request.package,
+        abi_shared::TVM_FFI_REQUIREMENT
+    );
+    for requirement in request.requires {
+        text.push_str(&format!("Requires-Dist: {requirement}\n"));
+    }
+    text
+}
+
+/// `WHEEL`: not pure Python, one tag.
+fn wheel_file(tag: &str) -> String {
+    format!("Wheel-Version: 1.0\nGenerator: abi {}\nRoot-Is-Purelib: false\nTag: {tag}\n", env!("CARGO_PKG_VERSION"))
+}

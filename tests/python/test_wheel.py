@@ -1,0 +1,314 @@
+"""`abi wheel` and `abi init-python`: the wheel's name, tag (as `auditwheel show` reads the
+library), contents and RECORD (checked by `wheel unpack`, which refuses a tampered copy),
+byte-for-byte reproducibility, one-line errors; and the user's route, a crate folder made
+pip-installable by `abi init-python`, installed with `pip install` into a clean venv, then
+imported, called, `pip check`ed and type-checked with numpy arguments under mypy --strict."""
+
+import os
+import re
+import subprocess
+import sys
+import textwrap
+import venv
+import zipfile
+
+import pytest
+
+from conftest import ROOT, target_dir
+from test_own_crate import readme_block
+
+ABI = target_dir() / "debug" / "abi"
+TVM_FFI_RANGE = ">=0.1.15,<0.2"
+
+
+def abi(*args):
+    assert ABI.exists(), f"{ABI} is missing: run scripts/test.sh (it builds abi-cli)"
+    return subprocess.run([str(ABI), *map(str, args)], capture_output=True, text=True, timeout=120)
+
+
+def build_wheel(out, lib="libtensor_kit.so", package="tensor_kit", *extra):
+    made = abi("wheel", target_dir() / "debug" / lib, "--package", package, "--version", "1.2.3", "-o", out, *extra)
+    assert made.returncode == 0, made.stderr
+    return out / made.stdout.strip().removeprefix("wrote ").split("/")[-1]
+
+
+@pytest.fixture(scope="module")
+def kit_wheel(tmp_path_factory):
+    return build_wheel(tmp_path_factory.mktemp("wheel"), "libtensor_kit.so", "tensor_kit", "--requires", "numpy>=1.26")
+
+
+def tool(name):
+    return str(os.path.join(os.path.dirname(sys.executable), name))
+
+
+def test_name_tag_and_contents(kit_wheel):
+    m = re.fullmatch(r"tensor_kit-1\.2\.3-py3-none-(manylinux_2_\d+_x86_64)\.whl", kit_wheel.name)
+    assert m, kit_wheel.name
+    listing = subprocess.run([sys.executable, "-m", "zipfile", "-l", str(kit_wheel)], capture_output=True, text=True)
+    names = [line.split()[0] for line in listing.stdout.splitlines()[1:]]
+    dist_info = "tensor_kit-1.2.3.dist-info"
+    assert names == [
+        "tensor_kit/__init__.py",
+        "tensor_kit/__init__.pyi",
+        "tensor_kit/libtensor_kit.so",
+        "tensor_kit/py.typed",
+        f"{dist_info}/METADATA",
+        f"{dist_info}/WHEEL",
+        f"{dist_info}/RECORD",
+    ]
+    with zipfile.ZipFile(kit_wheel) as z:
+        wheel = z.read(f"{dist_info}/WHEEL").decode()
+        metadata = z.read(f"{dist_info}/METADATA").decode()
+        assert z.getinfo("tensor_kit/libtensor_kit.so").external_attr >> 16 & 0o777 == 0o755
+        assert z.read("tensor_kit/libtensor_kit.so") == (target_dir() / "debug" / "libtensor_kit.so").read_bytes()
+    assert f"Tag: py3-none-{m.group(1)}\n" in wheel and "Root-Is-Purelib: false\n" in wheel
+    assert f"Requires-Dist: apache-tvm-ffi{TVM_FFI_RANGE}\n" in metadata
+    assert "Requires-Dist: numpy>=1.26\n" in metadata
+    assert "Name: tensor_kit\nVersion: 1.2.3\n" in metadata
+
+
+def test_the_tvm_ffi_range_holds_the_pinned_version():
+    from pip._vendor.packaging.specifiers import SpecifierSet
+    import tvm_ffi
+
+    assert tvm_ffi.__version__ in SpecifierSet(TVM_FFI_RANGE)
+    assert f'"apache-tvm-ffi{TVM_FFI_RANGE}"' in (ROOT / "abi-shared" / "src" / "lib.rs").read_text()
+
+
+@pytest.mark.parametrize("lib", ["libtensor_kit.so", "libmathlib.so", "libabi_objects_lib.so"])
+def test_the_tag_is_the_one_auditwheel_reads(tmp_path, lib):
+    wheel = build_wheel(tmp_path, lib, "pkg")
+    ours = re.search(r"py3-none-(.+)\.whl$", wheel.name).group(1)
+    shown = subprocess.run([tool("auditwheel"), "show", str(wheel)], capture_output=True, text=True)
+    assert shown.returncode == 0, shown.stderr
+    said = re.search(r'consistent with the\s+following platform tag:\s*"([^"]+)"', shown.stdout)
+    assert said, shown.stdout
+    assert said.group(1) == ours
+    if lib == "libmathlib.so":  # the README's example: hypot@GLIBC_2.35
+        assert ours == "manylinux_2_35_x86_64"
+
+
+def test_record_hashes_are_verified_and_a_tampered_copy_is_refused(kit_wheel, tmp_path):
+    unpacked = subprocess.run([tool("wheel"), "unpack", "-d", str(tmp_path / "ok"), str(kit_wheel)], capture_output=True, text=True)
+    assert unpacked.returncode == 0, unpacked.stderr
+    tampered = tmp_path / kit_wheel.name
+    with zipfile.ZipFile(kit_wheel) as src, zipfile.ZipFile(tampered, "w") as dst:
+        for info in src.infolist():
+            data = src.read(info)
+            if info.filename.endswith("__init__.py"):
+                data += b"# changed\n"
+            dst.writestr(info, data)
+    refused = subprocess.run([tool("wheel"), "unpack", "-d", str(tmp_path / "bad"), str(tampered)], capture_output=True, text=True)
+    assert refused.returncode != 0
+    assert "Hash mismatch" in refused.stdout + refused.stderr
+
+
+def test_identical_input_gives_identical_bytes(kit_wheel, tmp_path):
+    again = build_wheel(tmp_path, "libtensor_kit.so", "tensor_kit", "--requires", "numpy>=1.26")
+    assert again.read_bytes() == kit_wheel.read_bytes()
+
+
+def test_dist_name_platform_tag_and_normalisation(tmp_path):
+    wheel = build_wheel(tmp_path, "libmathlib.so", "mathlib", "--dist-name", "Math-Lib.Core", "--platform-tag", "linux")
+    assert wheel.name == "math_lib_core-1.2.3-py3-none-linux_x86_64.whl"
+    with zipfile.ZipFile(wheel) as z:
+        assert "Name: Math-Lib.Core\n" in z.read("math_lib_core-1.2.3.dist-info/METADATA").decode()
+    newer = build_wheel(tmp_path, "libmathlib.so", "mathlib", "--platform-tag", "manylinux_2_39")
+    assert newer.name == "mathlib-1.2.3-py3-none-manylinux_2_39_x86_64.whl"
+
+
+BAD_INPUT = [
+    (["{text}", "--package", "p", "--version", "1.0"], "is not a shared library"),
+    (["{libc}", "--package", "p", "--version", "1.0"], "exports no packed functions"),
+    (["{lib}", "--package", "my-pkg", "--version", "1.0"], "`my-pkg` is not a Python package name"),
+    (["{lib}", "--package", "class", "--version", "1.0"], "`class` is not a Python package name"),
+    (["{lib}", "--package", "p", "--version", "1.0-beta"], "`1.0-beta` is not a PEP 440 version"),
+    (["{lib}", "--package", "p", "--version", "1.0", "--dist-name", "geo kit"], "`geo kit` is not a distribution name"),
+    (["{lib}", "--package", "p", "--version", "1.0", "--requires", ">=2"], "`>=2` is not a requirement"),
+    (["{lib}", "--package", "p", "--version", "1.0", "--platform-tag", "manylinux2014"], "is not a platform tag"),
+    (["{lib}", "--package", "p", "--version", "1.0", "--platform-tag", "manylinux_2_17"], "does not fit manylinux_2_17: it needs GLIBC_2."),
+]
+
+
+@pytest.mark.parametrize("args,message", BAD_INPUT)
+def test_bad_input_is_one_line_and_exit_2(tmp_path, args, message):
+    (tmp_path / "notes.txt").write_text("not a library\n")
+    libc = subprocess.run(["gcc", "-print-file-name=libc.so.6"], capture_output=True, text=True).stdout.strip()
+    fill = {"text": tmp_path / "notes.txt", "libc": libc, "lib": target_dir() / "debug" / "libmathlib.so"}
+    out = abi("wheel", *[a.format(**fill) for a in args], "-o", tmp_path / "out")
+    assert out.returncode == 2, out
+    assert message in out.stderr
+    assert len(out.stderr.strip().splitlines()) == 1, out.stderr
+    assert not (tmp_path / "out").exists() or not list((tmp_path / "out").iterdir())
+
+
+def test_an_unwritable_folder_is_one_line_and_exit_2(tmp_path):
+    (tmp_path / "file").write_text("")
+    out = abi("wheel", target_dir() / "debug" / "libmathlib.so", "--package", "p", "--version", "1.0", "-o", tmp_path / "file" / "sub")
+    assert out.returncode == 2 and "cannot create" in out.stderr and len(out.stderr.strip().splitlines()) == 1
+
+
+# The user's route, from a crate folder to an installed wheel.
+
+LIB_RS = '''
+use abi_core::{HostTensor, Result, Tensor, Device};
+
+/// Area of a rectangle.
+#[abi_core::export_fn]
+pub fn area(w: f64, h: f64) -> f64 {
+    w * h
+}
+
+/// The sum of a float64 vector.
+#[abi_core::export_fn]
+pub fn total(x: HostTensor<'_, f64, 1>) -> f64 {
+    x.as_slice().iter().sum()
+}
+
+/// n zeros.
+#[abi_core::export_fn]
+pub fn zeros(n: i64) -> Result<Tensor> {
+    Tensor::empty::<f64>(&[n], Device::CPU)
+}
+'''
+
+CLIENT = """\
+import numpy as np
+import tvm_ffi
+
+import geokit
+
+a: float = geokit.area(3.0, 4.5)
+t: float = geokit.total(np.arange(4, dtype=np.float64))
+z: tvm_ffi.Tensor = geokit.zeros(3)
+print(a, t, np.from_dlpack(z).shape)
+"""
+
+
+@pytest.fixture(scope="module")
+def clean_venv(tmp_path_factory):
+    where = tmp_path_factory.mktemp("clean") / "venv"
+    venv.create(where, with_pip=True)
+    return where
+
+
+def pip(venv_dir, *args, env=None):
+    return subprocess.run(
+        [str(venv_dir / "bin" / "python"), "-m", "pip", "--disable-pip-version-check", *args],
+        capture_output=True,
+        text=True,
+        timeout=900,
+        env=env,
+    )
+
+
+def make_crate(tmp_path):
+    crate = tmp_path / "geokit"
+    (crate / "src").mkdir(parents=True)
+    manifest = readme_block("own crate: Cargo.toml").replace("../abi/abi-core", str(ROOT / "abi-core"))
+    (crate / "Cargo.toml").write_text(manifest)
+    (crate / "src" / "lib.rs").write_text(LIB_RS)
+    return crate
+
+
+def test_a_crate_folder_installs_with_pip_into_a_clean_venv(tmp_path, clean_venv):
+    crate = make_crate(tmp_path)
+    made = abi("init-python", crate)
+    assert made.returncode == 0, made.stderr
+    assert (crate / "pyproject.toml").exists() and (crate / "abi_build.py").exists()
+    env = dict(os.environ, ABI=str(ABI), CARGO_TARGET_DIR=str(target_dir() / "own-crate"))
+    installed = pip(clean_venv, "install", str(crate), env=env)
+    assert installed.returncode == 0, installed.stdout + installed.stderr
+    python = str(clean_venv / "bin" / "python")
+    called = subprocess.run([python, "-c", "import geokit; print(geokit.area(3.0, 4.5))"], capture_output=True, text=True)
+    assert called.stdout == "13.5\n", called.stderr
+    checked = pip(clean_venv, "check")
+    assert checked.returncode == 0, checked.stdout
+    shown = pip(clean_venv, "show", "geokit")
+    assert "Version: 0.1.0" in shown.stdout and "Requires: apache-tvm-ffi" in shown.stdout
+    # mypy --strict on a client passing numpy arrays, against what pip installed.
+    assert pip(clean_venv, "install", "--quiet", "numpy").returncode == 0
+    (tmp_path / "client.py").write_text(CLIENT)
+    mypy = subprocess.run(
+        [sys.executable, "-m", "mypy", "--strict", "--no-incremental", "--python-executable", python, "client.py"],
+        capture_output=True,
+        text=True,
+        cwd=tmp_path,
+    )
+    assert mypy.returncode == 0, mypy.stdout + mypy.stderr
+    ran = subprocess.run([python, "client.py"], capture_output=True, text=True, cwd=tmp_path)
+    assert ran.stdout == "13.5 6.0 (3,)\n", ran.stderr
+
+
+def test_pip_wheel_and_build_make_the_same_wheel_and_no_sdist(tmp_path):
+    crate = make_crate(tmp_path)
+    assert abi("init-python", crate).returncode == 0
+    env = dict(os.environ, ABI=str(ABI), CARGO_TARGET_DIR=str(target_dir() / "own-crate"))
+    made = subprocess.run(
+        [sys.executable, "-m", "pip", "wheel", "--no-deps", "-w", str(tmp_path / "pip"), str(crate)],
+        capture_output=True, text=True, env=env, timeout=900,
+    )
+    assert made.returncode == 0, made.stdout + made.stderr
+    built = subprocess.run(
+        [sys.executable, "-m", "build", "--wheel", "-o", str(tmp_path / "build"), str(crate)],
+        capture_output=True, text=True, env=env, timeout=900,
+    )
+    assert built.returncode == 0, built.stdout + built.stderr
+    (by_pip,), (by_build,) = (tmp_path / "pip").iterdir(), (tmp_path / "build").iterdir()
+    assert re.fullmatch(r"geokit-0\.1\.0-py3-none-manylinux_2_\d+_x86_64\.whl", by_pip.name)
+    assert by_pip.read_bytes() == by_build.read_bytes()
+    sdist = subprocess.run([sys.executable, "-m", "build", "--sdist", str(crate)], capture_output=True, text=True, env=env)
+    assert sdist.returncode != 0
+    assert "abi_build builds wheels only" in sdist.stdout + sdist.stderr
+
+
+def test_cargo_versions_become_pep_440_versions(tmp_path):
+    crate = make_crate(tmp_path)
+    assert abi("init-python", crate).returncode == 0
+    sys.path.insert(0, str(crate))
+    try:
+        import abi_build
+    finally:
+        sys.path.remove(str(crate))
+    spelled = {v: abi_build._python_version(v) for v in ["0.1.0", "0.2.0-rc.1", "1.0.0-alpha.2", "1.0.0-beta.3", "1.0.0+Build.5"]}
+    assert spelled == {"0.1.0": "0.1.0", "0.2.0-rc.1": "0.2.0rc1", "1.0.0-alpha.2": "1.0.0a2", "1.0.0-beta.3": "1.0.0b3", "1.0.0+Build.5": "1.0.0+build.5"}
+    with pytest.raises(SystemExit, match="PEP 440 cannot spell"):
+        abi_build._python_version("1.0.0-nightly")
+
+
+def test_an_installed_wheel_is_found_by_tvm_ffi_load_lib_module(kit_wheel, clean_venv):
+    installed = pip(clean_venv, "install", "--quiet", str(kit_wheel))
+    assert installed.returncode == 0, installed.stderr
+    python = str(clean_venv / "bin" / "python")
+    code = textwrap.dedent(
+        """
+        import numpy as np, tensor_kit, tvm_ffi.libinfo
+        print(tensor_kit.row_lengths(np.zeros((2, 5), dtype=np.int64)))
+        lib = tvm_ffi.libinfo.load_lib_module("tensor_kit", "tensor_kit")
+        print(lib.half_sum(np.ones(4, dtype=np.float16)))
+        """
+    )
+    ran = subprocess.run([python, "-c", code], capture_output=True, text=True)
+    assert ran.returncode == 0, ran.stderr
+    assert ran.stdout.splitlines()[1] == "4.0"
+    assert pip(clean_venv, "check").returncode == 0
+
+
+def test_without_abi_the_build_names_the_install_command(tmp_path, clean_venv):
+    crate = make_crate(tmp_path)
+    assert abi("init-python", crate).returncode == 0
+    env = {k: v for k, v in os.environ.items() if k != "ABI"}
+    env["PATH"] = "/usr/bin:/bin"
+    failed = pip(clean_venv, "install", str(crate), env=env)
+    assert failed.returncode != 0
+    assert "cargo install --path <abi checkout>/abi-cli" in failed.stdout + failed.stderr
+
+
+def test_init_python_keeps_existing_files_and_needs_a_crate(tmp_path):
+    crate = make_crate(tmp_path)
+    assert abi("init-python", crate).returncode == 0
+    again = abi("init-python", crate)
+    assert again.returncode == 2 and "exists; pass --force" in again.stderr
+    assert abi("init-python", crate, "--force").returncode == 0
+    nowhere = abi("init-python", tmp_path / "none")
+    assert nowhere.returncode == 2 and "is not a crate folder" in nowhere.stderr
