@@ -1,0 +1,18 @@
+#!/usr/bin/env bash
+# The four published crates (abi-shared, abi-macros, abi-core, abi-cli) package and build
+# from their packaged sources alone, as `cargo publish` would upload them (every other
+# member is `publish = false`). Needs the crates.io index, which cargo fetches.
+set -euo pipefail
+cd "$(dirname "$0")/.."
+# --allow-dirty: a working tree with edits is checked as it stands; CI's clone is clean.
+if ! out=$(cargo publish --workspace --dry-run --allow-dirty 2>&1); then
+  printf '%s\n' "$out"
+  exit 1
+fi
+packaged=$(printf '%s\n' "$out" | grep -c "aborting upload due to dry run" || true)
+if [ "$packaged" -ne 4 ]; then
+  printf '%s\n' "$out"
+  echo "expected 4 crates to package, saw $packaged" >&2
+  exit 1
+fi
+echo "cargo publish --dry-run: abi-shared, abi-macros, abi-core, abi-cli package and build"
