@@ -2,6 +2,7 @@
 //! macros emit a path to lives here, so the documented API stays what users write.
 
 pub use crate::convert::call_arg::{ArgSlot, IntoArg};
+pub use crate::convert::default_range::{int_default_fits, IntDefault};
 pub use crate::convert::export_call::{export, Fallback, Fast, Full, Mode, Outcome, Slots};
 pub use crate::convert::{AbiStruct, AbiType, Expand, FromAny, FromArg, IntoAny, ListItem, ReturnValue, StructField};
 pub use crate::ffi::RawAny;

@@ -14,8 +14,8 @@ use abi_core::Metadata;
 
 /// The approved (format version, FNV-1a hash of the sample's metadata) pair. Version 1
 /// since typed tensors added `dtype` and `ndim` to `{"type":"ffi.Tensor"}` (keys readers
-/// of version 1 skip).
-const APPROVED: (u32, u64) = (1, 0x146c_7c04_a2ce_3cd4);
+/// of version 1 skip), and `abi.defaults` added parameter defaults (a key they skip too).
+const APPROVED: (u32, u64) = (1, 0x46ff_2bec_9f04_29fc);
 
 static I64: TypeDesc = TypeDesc::Int { bits: 64, signed: true };
 static U8: TypeDesc = TypeDesc::Int { bits: 8, signed: false };
@@ -56,19 +56,48 @@ static EVERY_KIND: [&TypeDesc; 22] = [
     &TypeDesc::Map(&TypeDesc::Str, &TypeDesc::Tensor { elem: None, rank: None }),
 ];
 static STRUCTS: [ParamDesc; 3] = [
-    ParamDesc { name: "p", ty: &TypeDesc::Struct(&POINT), expand: false, fast: false, access: Access::None },
-    ParamDesc { name: "q", ty: &TypeDesc::Struct(&POINT), expand: true, fast: false, access: Access::None },
-    ParamDesc { name: "pair", ty: &TypeDesc::Struct(&PAIR), expand: false, fast: false, access: Access::None },
+    ParamDesc {
+        name: "p",
+        ty: &TypeDesc::Struct(&POINT),
+        expand: false,
+        fast: false,
+        access: Access::None,
+        default: None,
+    },
+    ParamDesc {
+        name: "q",
+        ty: &TypeDesc::Struct(&POINT),
+        expand: true,
+        fast: false,
+        access: Access::None,
+        default: None,
+    },
+    ParamDesc {
+        name: "pair",
+        ty: &TypeDesc::Struct(&PAIR),
+        expand: false,
+        fast: false,
+        access: Access::None,
+        default: None,
+    },
 ];
 
 static EVERY_PARAM: [ParamDesc; 3] = [
-    ParamDesc { name: "x", ty: &TypeDesc::Optional(&TypeDesc::Str), expand: false, fast: false, access: Access::None },
+    ParamDesc {
+        name: "x",
+        ty: &TypeDesc::Optional(&TypeDesc::Str),
+        expand: false,
+        fast: false,
+        access: Access::None,
+        default: None,
+    },
     ParamDesc {
         name: "f",
         ty: &TypeDesc::Callable { params: &[&I64, &TypeDesc::Str], ret: &F32 },
         expand: false,
         fast: false,
         access: Access::None,
+        default: None,
     },
     ParamDesc {
         name: "t",
@@ -76,9 +105,19 @@ static EVERY_PARAM: [ParamDesc; 3] = [
         expand: false,
         fast: false,
         access: Access::None,
+        default: None,
     },
 ];
 static PAIR_TY: TypeDesc = TypeDesc::Struct(&PAIR);
+
+/// `f(x: float, digits: int = 2, unit: str = "m\"", plus: bool = False, label: Optional[str] = None)`.
+static DEFAULTED: [ParamDesc; 5] = [
+    ParamDesc::new("x", &TypeDesc::Float { bits: 64, brain: false }),
+    ParamDesc::new("digits", &I64).with_default("2"),
+    ParamDesc::new("unit", &TypeDesc::Str).with_default("\"m\\\"\""),
+    ParamDesc::new("plus", &TypeDesc::Bool).with_default("false"),
+    ParamDesc::new("label", &TypeDesc::Optional(&TypeDesc::Str)).with_default("null"),
+];
 
 /// What the format consists of: every type kind's records as the metadata embeds them,
 /// and whole metadata objects of functions with plain, expanded and struct parameters.
@@ -102,6 +141,7 @@ fn sample() -> String {
     for f in [
         &FnDesc { name: "every", params: &EVERY_PARAM, ret: &PAIR_TY, doc: "docs \"quoted\"", global: None },
         &FnDesc { name: "structs", params: &STRUCTS, ret: &TypeDesc::None, doc: "", global: None },
+        &FnDesc { name: "defaulted", params: &DEFAULTED, ret: &TypeDesc::Str, doc: "", global: None },
     ] {
         all += &render(|w| fn_metadata_json(w, f));
         all += "\n";
@@ -215,4 +255,47 @@ fn a_global_name_is_one_added_key_that_older_readers_ignore() {
     let mut value: serde_json::Value = serde_json::from_str(&with).unwrap();
     value.as_object_mut().unwrap().remove(abi_shared::GLOBAL_KEY);
     assert_eq!(Metadata::from_value(&value).unwrap().to_json(), without);
+}
+
+#[test]
+fn defaults_are_one_added_key_that_older_readers_ignore() {
+    let mut buf = vec![0u8; 4096];
+    let f = FnDesc { name: "show", params: &DEFAULTED, ret: &TypeDesc::Str, doc: "", global: None };
+    let mut w = Writer::new(&mut buf);
+    fn_metadata_json(&mut w, &f);
+    let n = w.len();
+    let with = String::from_utf8(buf[..n].to_vec()).unwrap();
+    assert!(
+        with.contains(r#","abi.defaults":{"digits":2,"unit":"m\"","plus":false,"label":null},"abi.version""#),
+        "{with}"
+    );
+    let meta = Metadata::parse(&with).unwrap();
+    assert_eq!(meta.required_args(), 1);
+    assert_eq!(meta.defaults()[0], None);
+    assert_eq!(meta.default_of("label"), Some(&serde_json::Value::Null));
+    assert_eq!(
+        meta.python_signature("show"),
+        r#"show(x: float, digits: int = 2, unit: str = "m\"", plus: bool = False, label: Optional[str] = None) -> str"#
+    );
+    assert_eq!(meta.to_json(), with);
+    assert_eq!(f.defaults(), meta.defaults);
+    // The signature quoted in errors shows them the same way.
+    assert_eq!(f.signature_text(), meta.python_signature("show"));
+    // A reader that knows nothing of the key reads the rest unchanged.
+    let mut value: serde_json::Value = serde_json::from_str(&with).unwrap();
+    value.as_object_mut().unwrap().remove(abi_shared::DEFAULTS_KEY);
+    let older = Metadata::from_value(&value).unwrap();
+    assert_eq!(
+        (older.required_args(), older.to_json()),
+        (5, with.replacen(r#","abi.defaults":{"digits":2,"unit":"m\"","plus":false,"label":null}"#, "", 1))
+    );
+    // Malformed defaults are refused with the key named.
+    for (bad, says) in [
+        (r#"{"arg_names":["a"],"abi.defaults":[1]}"#, "is not an object"),
+        (r#"{"arg_names":["a"],"abi.defaults":{"b":1}}"#, "names `b`, which is no parameter"),
+        (r#"{"arg_names":["a"],"abi.defaults":{"a":[1]}}"#, "is not a scalar"),
+    ] {
+        let err = Metadata::parse(bad).unwrap_err();
+        assert!(err.message().contains(says), "{}", err.message());
+    }
 }

@@ -94,25 +94,39 @@ fn binding_reports_each_mismatch() {
     let ours =
         f(&format!(r#"{{"type":"ffi.Function","named_args":{{"return":[{INT}],"params":[{INT_TO_INT},{INT}]}}}}"#));
     let theirs = f(&format!(r#"{{"type":"ffi.Function","named_args":{{"return":[{INT}],"params":[{FUNC},{INT}]}}}}"#));
-    assert_eq!(check_binding(&ours, &theirs), vec![]);
+    assert_eq!(check_binding(&ours, &theirs, theirs.params.len()), vec![]);
     // Declared untyped where the callee wants a typed callback: refused.
-    assert_eq!(check_binding(&theirs, &ours), vec![Mismatch::Param { index: 0, ours: t(FUNC), theirs: t(INT_TO_INT) }]);
+    assert_eq!(
+        check_binding(&theirs, &ours, ours.params.len()),
+        vec![Mismatch::Param { index: 0, ours: t(FUNC), theirs: t(INT_TO_INT) }]
+    );
     let wrong =
         f(&format!(r#"{{"type":"ffi.Function","named_args":{{"return":[{STR}],"params":[{INT_TO_INT},{FLOAT}]}}}}"#));
     assert_eq!(
-        check_binding(&wrong, &theirs),
+        check_binding(&wrong, &theirs, theirs.params.len()),
         vec![
             Mismatch::Param { index: 1, ours: t(FLOAT), theirs: t(INT) },
             Mismatch::Return { ours: t(STR), theirs: t(INT) }
         ]
     );
     let short = f(&format!(r#"{{"type":"ffi.Function","named_args":{{"return":[{INT}],"params":[{INT}]}}}}"#));
-    assert_eq!(check_binding(&short, &theirs), vec![Mismatch::Arity { ours: 1, theirs: 2 }]);
+    assert_eq!(
+        check_binding(&short, &theirs, theirs.params.len()),
+        vec![Mismatch::Arity { ours: 1, theirs: 2, required: 2 }]
+    );
+    // A declaration may leave out trailing parameters the callee gives defaults, and only those.
+    let prefix = f(&format!(r#"{{"type":"ffi.Function","named_args":{{"return":[{INT}],"params":[{FUNC}]}}}}"#));
+    assert_eq!(check_binding(&prefix, &theirs, 1), vec![]);
+    assert_eq!(check_binding(&prefix, &theirs, 2), vec![Mismatch::Arity { ours: 1, theirs: 2, required: 2 }]);
+    let long = f(&format!(
+        r#"{{"type":"ffi.Function","named_args":{{"return":[{INT}],"params":[{INT_TO_INT},{INT},{INT}]}}}}"#
+    ));
+    assert_eq!(check_binding(&long, &theirs, 1), vec![Mismatch::Arity { ours: 3, theirs: 2, required: 1 }]);
     // Any on the declared side of a parameter, or the callee's side of the result, defers
     // the check to call time.
     let dynamic = f(&format!(r#"{{"type":"ffi.Function","named_args":{{"return":[{ANY}],"params":[{ANY},{INT}]}}}}"#));
-    assert_eq!(check_binding(&dynamic, &theirs), vec![]);
-    assert_eq!(check_binding(&theirs, &dynamic), vec![]);
+    assert_eq!(check_binding(&dynamic, &theirs, theirs.params.len()), vec![]);
+    assert_eq!(check_binding(&theirs, &dynamic, dynamic.params.len()), vec![]);
 }
 
 #[test]

@@ -72,7 +72,11 @@ fn every_arity_from_0_to_16_keeps_argument_order() {
             let e = err(&name, &wrong);
             assert_eq!(e.message(), format!("{sig}: argument `a{}` (#{}) expected int, got str", n - 1, n - 1));
             let e = err(&name, &args[..(n - 1) as usize]);
-            assert_eq!(e.message(), format!("{sig} takes {n} {plural}, got {}", n - 1));
+            // Too few names the first argument left out.
+            assert_eq!(
+                e.message(),
+                format!("{sig} takes {n} {plural}, got {}: missing `a{}` (#{})", n - 1, n - 1, n - 1)
+            );
         }
     }
 }

@@ -33,6 +33,23 @@ pub struct Counter {
 }
 
 /// Adds.
+/// Trailing defaults: a call may stop after `x`.
+#[abi_core::export_fn]
+fn scaled(
+    x: i64,
+    #[abi(default = 2)] k: i64,
+    #[abi(default)] note: Option<String>,
+    #[abi(default = "u")] unit: &str,
+) -> String {
+    format!("{}{unit}{}", x * k, note.map(|n| format!(" ({n})")).unwrap_or_default())
+}
+
+/// Every parameter defaulted: a call may pass nothing (and a null `args` with it).
+#[abi_core::export_fn]
+fn all_defaulted(#[abi(default = -1.5)] x: f64, #[abi(default = true)] flag: bool) -> String {
+    format!("{x} {flag}")
+}
+
 #[abi_core::export_fn]
 fn add(a: i64, b: i64) -> i64 {
     a.wrapping_add(b)
@@ -147,6 +164,8 @@ unsafe extern "C" {
     fn __tvm_ffi_total(h: *mut c_void, args: *const RawAny, n: i32, out: *mut RawAny) -> i32;
     fn __tvm_ffi_double_in_place(h: *mut c_void, args: *const RawAny, n: i32, out: *mut RawAny) -> i32;
     fn __tvm_ffi_scaled_into(h: *mut c_void, args: *const RawAny, n: i32, out: *mut RawAny) -> i32;
+    fn __tvm_ffi_scaled(h: *mut c_void, args: *const RawAny, n: i32, out: *mut RawAny) -> i32;
+    fn __tvm_ffi_all_defaulted(h: *mut c_void, args: *const RawAny, n: i32, out: *mut RawAny) -> i32;
     fn __tvm_ffi_iota(h: *mut c_void, args: *const RawAny, n: i32, out: *mut RawAny) -> i32;
     fn __tvm_ffi_map_total(h: *mut c_void, args: *const RawAny, n: i32, out: *mut RawAny) -> i32;
     fn __tvm_ffi_byte_len(h: *mut c_void, args: *const RawAny, n: i32, out: *mut RawAny) -> i32;
@@ -245,7 +264,7 @@ fn callbacks_errors_and_panics_cross_as_errors() {
 #[test]
 fn bad_calls_are_refused_before_any_slot_is_read() {
     let e = call(__tvm_ffi_add, &[v(1i64)]).unwrap_err();
-    assert_eq!(e.message(), "add(a: int, b: int) -> int takes 2 arguments, got 1");
+    assert_eq!(e.message(), "add(a: int, b: int) -> int takes 2 arguments, got 1: missing `b` (#1)");
     let e = call(__tvm_ffi_add, &[v(1i64), v("x")]).unwrap_err();
     assert_eq!(e.message(), "add(a: int, b: int) -> int: argument `b` (#1) expected int, got str");
     // SAFETY: the shim must refuse these without reading a slot.
@@ -254,6 +273,32 @@ fn bad_calls_are_refused_before_any_slot_is_read() {
     // SAFETY: as above.
     let e = unsafe { call_raw(__tvm_ffi_add, core::ptr::null(), -1) }.unwrap_err();
     assert_eq!(e.kind(), "TypeError");
+}
+
+#[test]
+fn omitted_trailing_arguments_take_their_defaults() {
+    let text = |r: Result<Any>| r.unwrap().to::<String>().unwrap();
+    assert_eq!(text(call(__tvm_ffi_scaled, &[v(5i64)])), "10u");
+    assert_eq!(text(call(__tvm_ffi_scaled, &[v(5i64), v(3i64)])), "15u");
+    assert_eq!(text(call(__tvm_ffi_scaled, &[v(5i64), v(3i64), v("n")])), "15u (n)");
+    assert_eq!(text(call(__tvm_ffi_scaled, &[v(5i64), v(3i64), Any::NONE, v("m")])), "15m");
+    let sig = r#"scaled(x: int, k: int = 2, note: Optional[str] = None, unit: str = "u") -> str"#;
+    let e = call(__tvm_ffi_scaled, &[]).unwrap_err();
+    assert_eq!(
+        (e.kind(), e.message()),
+        ("TypeError", &*format!("{sig} takes 1 to 4 arguments, got 0: missing `x` (#0)"))
+    );
+    let e = call(__tvm_ffi_scaled, &[v(1i64), v(2i64), Any::NONE, v("u"), v(0i64)]).unwrap_err();
+    assert_eq!(e.message(), format!("{sig} takes 1 to 4 arguments, got 5"));
+    // A passed argument is converted and checked as ever.
+    let e = call(__tvm_ffi_scaled, &[v(5i64), v("three")]).unwrap_err();
+    assert_eq!(e.message(), format!("{sig}: argument `k` (#1) expected int, got str"));
+    assert_eq!(text(call(__tvm_ffi_all_defaulted, &[])), "-1.5 true");
+    // SAFETY: no slot is read when none is passed, so a null `args` is fine with n = 0.
+    assert_eq!(text(unsafe { call_raw(__tvm_ffi_all_defaulted, core::ptr::null(), 0) }), "-1.5 true");
+    // SAFETY: the shim must refuse a null `args` with a slot to read.
+    let e = unsafe { call_raw(__tvm_ffi_scaled, core::ptr::null(), 1) }.unwrap_err();
+    assert!(e.message().ends_with("args is a null pointer"), "{}", e.message());
 }
 
 #[test]

@@ -115,7 +115,7 @@ fn expanded_struct_takes_one_slot_per_leaf() {
 fn expanded_errors_name_the_leaf_and_count_slots() {
     let e = call("norm_flat", &[v(3.0)]).unwrap_err();
     assert_eq!(e.kind(), "TypeError");
-    assert_eq!(e.message(), "norm_flat(p.x: float, p.y: float) -> float takes 2 arguments, got 1");
+    assert_eq!(e.message(), "norm_flat(p.x: float, p.y: float) -> float takes 2 arguments, got 1: missing `p.y` (#1)");
     let e = call("seg_len", &[v(2.0), v(0.0), v(0.0), v(3.0), v("x".to_owned()), v(true), v(1i64)]).unwrap_err();
     assert_eq!(
         e.message(),

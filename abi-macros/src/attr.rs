@@ -9,6 +9,7 @@ use syn::spanned::Spanned;
 use syn::{Attribute, LitStr};
 
 use crate::errors::Errors;
+use crate::model::{DefaultLit, ParamDefault};
 
 /// Every option key, spelled once (serde's `symbol.rs` habit).
 mod key {
@@ -17,6 +18,7 @@ mod key {
     pub const GLOBAL: &str = "global";
     pub const IREE: &str = "iree";
     pub const EXPAND: &str = "expand";
+    pub const DEFAULT: &str = "default";
     pub const RENAME: &str = "rename";
     pub const OPTIONAL: &str = "optional";
     pub const FALLBACK: &str = "fallback";
@@ -84,6 +86,13 @@ impl Flag {
     }
 }
 
+impl Opt<Option<DefaultLit>> {
+    /// `key` alone or `key = literal`.
+    const fn default_value(key: &'static str) -> Self {
+        Opt { key, form: "[ = literal]", parse: default_lit, value: None }
+    }
+}
+
 /// A slot [`parse_list`] offers options to.
 trait Slot {
     /// Whether `meta` is this option; then parses and stores its value, failing on a
@@ -124,6 +133,36 @@ fn path_lit(meta: &ParseNestedMeta) -> syn::Result<syn::Path> {
 
 fn path(meta: &ParseNestedMeta) -> syn::Result<syn::Path> {
     meta.value()?.parse()
+}
+
+/// Nothing (`default`), or `= literal` with a literal Python can also write: an integer or
+/// float (negated or not), a bool, a string, or `None`.
+fn default_lit(meta: &ParseNestedMeta) -> syn::Result<Option<DefaultLit>> {
+    if !meta.input.peek(syn::Token![=]) {
+        return Ok(None);
+    }
+    let expr: syn::Expr = meta.value()?.parse()?;
+    let (negated, inner) = match &expr {
+        syn::Expr::Unary(syn::ExprUnary { op: syn::UnOp::Neg(_), expr, .. }) => (true, &**expr),
+        other => (false, other),
+    };
+    let lit = match inner {
+        syn::Expr::Lit(syn::ExprLit { lit, .. }) => match (lit, negated) {
+            (syn::Lit::Int(i), _) => Some(DefaultLit::Int(i.clone(), negated)),
+            (syn::Lit::Float(f), _) => Some(DefaultLit::Float(f.clone(), negated)),
+            (syn::Lit::Bool(b), false) => Some(DefaultLit::Bool(b.clone())),
+            (syn::Lit::Str(s), false) => Some(DefaultLit::Str(s.clone())),
+            _ => None,
+        },
+        syn::Expr::Path(p) if !negated && p.path.is_ident("None") => Some(DefaultLit::None(p.span())),
+        _ => None,
+    };
+    lit.map(Some).ok_or_else(|| {
+        syn::Error::new(
+            expr.span(),
+            "a default is a literal Python can also write: an integer, a float, `true`/`false`, a string or `None`",
+        )
+    })
 }
 
 /// `a`, `a or b`, `a, b or c`.
@@ -188,13 +227,24 @@ pub fn export_options(args: TokenStream, errors: &mut Errors) -> ExportOptions {
     ExportOptions { name: name.take(), krate: krate_or_default(krate), global: global.take(), iree: iree.span() }
 }
 
-/// Reads and removes `#[abi(...)]` attributes from an exported parameter: the span of
-/// `expand`, if given.
-pub fn take_param_options(attrs: &mut Vec<Attribute>, errors: &mut Errors) -> Option<Span> {
-    let mut expand = Flag::flag(key::EXPAND);
-    abi_attrs(attrs, errors, parse_list("`abi` option on a parameter", &mut [&mut expand]));
+/// Options of an exported function's or a method's parameter.
+pub struct ParamOptions {
+    /// `expand` (its span).
+    pub expand: Option<Span>,
+    /// `default` or `default = literal`.
+    pub default: Option<ParamDefault>,
+}
+
+/// Reads and removes `#[abi(...)]` attributes from a parameter.
+pub fn take_param_options(attrs: &mut Vec<Attribute>, errors: &mut Errors) -> ParamOptions {
+    let (mut expand, mut default) = (Flag::flag(key::EXPAND), Opt::default_value(key::DEFAULT));
+    abi_attrs(attrs, errors, parse_list("`abi` option on a parameter", &mut [&mut expand, &mut default]));
     strip_abi_attrs(attrs);
-    expand.span()
+    let span = default.span();
+    ParamOptions {
+        expand: expand.span(),
+        default: span.map(|span| ParamDefault { value: default.take().flatten(), span }),
+    }
 }
 
 /// The `///` docs of an item, one line per attribute, the leading space removed.

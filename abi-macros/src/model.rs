@@ -32,6 +32,30 @@ pub struct Param {
     pub ty: syn::Type,
     /// `#[abi(expand)]` (its span): one argument slot per leaf field.
     pub expand: Option<Span>,
+    /// `#[abi(default)]` or `#[abi(default = literal)]`: the value an omitted argument takes.
+    pub default: Option<ParamDefault>,
+}
+
+/// A parameter's default, as written.
+pub struct ParamDefault {
+    /// The literal; `None` for a bare `#[abi(default)]` (an `Option` parameter's `None`).
+    pub value: Option<DefaultLit>,
+    /// The span of the `default` key.
+    pub span: Span,
+}
+
+/// A default's literal.
+pub enum DefaultLit {
+    /// An integer, negated when written `-3`.
+    Int(syn::LitInt, bool),
+    /// A float, negated when written `-1.5`.
+    Float(syn::LitFloat, bool),
+    /// `true` or `false`.
+    Bool(syn::LitBool),
+    /// A string.
+    Str(syn::LitStr),
+    /// `None`.
+    None(Span),
 }
 
 /// A type deriving `AbiStruct`.

@@ -49,9 +49,9 @@ pub fn export_fn(args: TokenStream, item: TokenStream, errors: &mut Errors) -> R
             FnArg::Receiver(r) => errors
                 .error(&*r, "methods cannot be exported; export a free function that takes the value as a parameter"),
             FnArg::Typed(pt) => {
-                let expand = attr::take_param_options(&mut pt.attrs, errors);
+                let opts = attr::take_param_options(&mut pt.attrs, errors);
                 let name = param_name(pt, index, errors);
-                params.push(Param { name, ty: (*pt.ty).clone(), expand });
+                params.push(Param { name, ty: (*pt.ty).clone(), expand: opts.expand, default: opts.default });
             }
         }
     }
@@ -134,7 +134,7 @@ pub fn import_set(args: TokenStream, item: TokenStream, errors: &mut Errors) -> 
                     if let Some(a) = pt.attrs.first() {
                         errors.error(a, "attributes are not supported on import parameters");
                     }
-                    params.push(Param { name, ty: (*pt.ty).clone(), expand: None });
+                    params.push(Param { name, ty: (*pt.ty).clone(), expand: None, default: None });
                 }
             }
         }
@@ -241,6 +241,13 @@ pub fn methods(args: TokenStream, item: TokenStream, errors: &mut Errors) -> Res
     for item in &mut block.items {
         let syn::ImplItem::Fn(f) = item else { continue };
         let opts = attr::take_method_options(&mut f.attrs, errors);
+        // Parameter options (`default`) are read, and removed from the re-emitted method.
+        let mut param_opts = Vec::new();
+        for input in f.sig.inputs.iter_mut() {
+            if let FnArg::Typed(pt) = input {
+                param_opts.push(attr::take_param_options(&mut pt.attrs, errors));
+            }
+        }
         let sig = &f.sig;
         let receiver = sig.receiver();
         let kind = match (opts.init, opts.is_static, receiver) {
@@ -269,15 +276,19 @@ pub fn methods(args: TokenStream, item: TokenStream, errors: &mut Errors) -> Res
                 name: syn::Ident::new("self", r.self_token.span),
                 ty: syn::parse_quote_spanned!(r.self_token.span=> &#self_ty),
                 expand: None,
+                default: None,
             });
         }
-        for (index, input) in sig.inputs.iter().enumerate() {
-            let FnArg::Typed(pt) = input else { continue };
-            if let Some(a) = pt.attrs.first() {
-                errors.error(a, "attributes are not supported on method parameters");
+        let typed = sig.inputs.iter().enumerate().filter_map(|(i, input)| match input {
+            FnArg::Typed(pt) => Some((i, pt)),
+            FnArg::Receiver(_) => None,
+        });
+        for ((index, pt), opts) in typed.zip(param_opts) {
+            if let Some(span) = opts.expand {
+                errors.error_at(span, "`#[abi(expand)]` is not supported on method parameters");
             }
             let name = param_name(pt, index, errors);
-            params.push(Param { name, ty: replace_self(&pt.ty, &self_ty), expand: None });
+            params.push(Param { name, ty: replace_self(&pt.ty, &self_ty), expand: None, default: opts.default });
         }
         let ret = match &sig.output {
             ReturnType::Default => None,

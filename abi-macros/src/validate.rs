@@ -25,10 +25,12 @@ pub fn export_fn(f: &ExportFn, errors: &mut Errors) {
     if f.iree.is_some() {
         iree_params_are_plain(f, errors);
     }
+    defaults_are_trailing(&f.params, errors);
 }
 
 /// An `iree` export's parameters are scalars, one slot each: `#[abi(expand)]` has no IREE
-/// meaning (the types themselves are checked by the `IreeArg` bound, on each parameter).
+/// meaning (the types themselves are checked by the `IreeArg` bound, on each parameter),
+/// and IREE calls pass every argument, so defaults have none either.
 fn iree_params_are_plain(f: &ExportFn, errors: &mut Errors) {
     for p in &f.params {
         if let Some(span) = p.expand {
@@ -37,7 +39,39 @@ fn iree_params_are_plain(f: &ExportFn, errors: &mut Errors) {
                 "an `iree` export takes scalars only: `#[abi(expand)]` structs cannot cross an IREE call",
             );
         }
+        if let Some(d) = &p.default {
+            errors.error_at(d.span, "an `iree` export cannot have defaults: IREE programs pass every argument");
+        }
     }
+}
+
+/// Defaults are for trailing parameters (a call omits arguments from the end), never on an
+/// expanded struct, and a bare `default` (meaning `None`) needs an `Option`.
+fn defaults_are_trailing(params: &[crate::model::Param], errors: &mut Errors) {
+    let mut first_default: Option<&syn::Ident> = None;
+    for p in params {
+        match (&p.default, first_default) {
+            (Some(d), _) => {
+                first_default = first_default.or(Some(&p.name));
+                if p.expand.is_some() {
+                    errors.error_at(d.span, "`#[abi(default)]` cannot combine with `#[abi(expand)]`: an expanded struct is several arguments");
+                }
+                if d.value.is_none() && !is_option(&p.ty) {
+                    errors.error_at(d.span, "a bare `#[abi(default)]` means `None`, so it needs an `Option<T>` parameter; write `default = <literal>`");
+                }
+            }
+            (None, Some(before)) => errors.error(
+                &p.name,
+                format!("parameter `{}` needs a default: it follows `{before}`, which has one (defaults are for trailing parameters)", p.name),
+            ),
+            (None, None) => {}
+        }
+    }
+}
+
+/// Whether `ty` is written `Option<...>` (any path ending in `Option`).
+pub fn is_option(ty: &Type) -> bool {
+    matches!(ty, Type::Path(p) if p.path.segments.last().is_some_and(|s| s.ident == "Option"))
 }
 
 /// A global name is dotted identifiers (`mylib.add`): `tvm_ffi.init_ffi_api("mylib", ...)`
@@ -337,6 +371,7 @@ pub fn methods(block: &crate::model::MethodsBlock, errors: &mut Errors) {
         if let Some(ret) = &m.ret {
             return_type_is_owned(ret, Role::Method, errors);
         }
+        defaults_are_trailing(&m.params, errors);
         if block.methods[..i].iter().any(|n| n.name == m.name) {
             let what = if m.kind == MethodKind::Init { "a second `#[abi(init)]`" } else { "a duplicate method name" };
             errors.error(&m.ident, format!("{what}: every reflected method needs its own name (`{}`)", m.name));

@@ -111,6 +111,12 @@ pub const METADATA_VERSION: u32 = 1;
 /// that predate it ignore it.
 pub const GLOBAL_KEY: &str = "abi.global";
 
+/// The metadata key of an export's parameter defaults (`#[abi(default = ...)]`): a JSON
+/// object from parameter name to the default value (a number, bool, string or `null` for
+/// `None`), present only when some parameter has one. Readers that predate it ignore it,
+/// as they ignore every key they do not know, so the format version is unchanged.
+pub const DEFAULTS_KEY: &str = "abi.defaults";
+
 /// The `type_schema` keys a typed tensor adds to `{"type":"ffi.Tensor"}`: its element type
 /// (a dtype string, `float32`) and its rank. tvm-ffi's readers ignore keys they do not know.
 pub const TENSOR_DTYPE_KEY: &str = "dtype";

@@ -12,7 +12,10 @@ use abi_shared::vocab::{iree, SPELLINGS};
 
 /// Literals that match a spelling but mean something else, with the reason.
 const NOT_TYPE_SPELLINGS: &[(&str, &str, &str)] = &[
-    ("abi-cli/src/stubs.rs", "None", "the Python keyword list"),
+    ("abi-cli/src/stubs/mod.rs", "None", "the Python keyword list"),
+    ("abi-core/src/schema/metadata.rs", "None", "the Python literal of a `null` default"),
+    ("abi-core/src/reflect/render.rs", "None", "the Python literal of a `null` default"),
+    ("abi-macros/src/attr.rs", "None", "the Rust literal `None` a default may be"),
     ("abi-core/src/ffi/dtype.rs", "int", "DLPack's dtype code names (`int32`)"),
     ("abi-core/src/ffi/dtype.rs", "float", "DLPack's dtype code names (`float32`)"),
     ("abi-core/src/ffi/dtype.rs", "bool", "DLPack's dtype code names (`bool`)"),

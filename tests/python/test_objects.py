@@ -45,10 +45,10 @@ def test_a_method_called_with_a_wrong_count_says_self_is_counted(objects):
     c = objects.make_counter("a")
     with pytest.raises(TypeError) as e:
         c.add()
-    assert str(e.value) == "Counter.add(self: mylib.Counter, by: int) -> int takes 2 arguments (self included), got 1"
+    assert str(e.value) == "Counter.add(self: mylib.Counter, by: int) -> int takes 2 arguments (self included), got 1: missing `by` (#1)"
     with pytest.raises(TypeError) as e:
         type(c).zero()  # a static method has no receiver to count
-    assert str(e.value) == "Counter.zero(name: str) -> mylib.Counter takes 1 argument, got 0"
+    assert str(e.value) == "Counter.zero(name: str) -> mylib.Counter takes 1 argument, got 0: missing `name` (#0)"
 
 
 def test_read_only_fields_refuse_assignment(objects):

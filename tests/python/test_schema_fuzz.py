@@ -196,7 +196,7 @@ def test_ill_typed_calls_are_type_errors(lib):
                 with pytest.raises(TypeError, match=rf"^{name}\(.*`{re.escape(arg_names[i])}`"):
                     fn(*args)
         args = [value(q, w, rng) for q, w in zip(params, iree)]
-        with pytest.raises(TypeError, match=rf"takes {len(params)} argument"):
+        with pytest.raises(TypeError, match=rf"takes (\d+ to )?{len(params)} argument"):
             fn(*(args + [1]))
     expected = {u for u in UNMISTYPABLE if u[0] == lib}
     assert unmistypable == expected, f"parameters no value can mistype: {sorted(unmistypable)}"

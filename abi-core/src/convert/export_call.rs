@@ -28,6 +28,13 @@ impl<'a> Slots<'a> {
         // SAFETY: `Slots` is a transparent wrapper of the slice.
         unsafe { &*(slots as *const [AnyView<'a>] as *const Slots<'a>) }
     }
+
+    /// How many slots the call passed: fewer than the parameters' when it omitted
+    /// trailing arguments that have defaults.
+    #[inline(always)]
+    pub fn passed(&self) -> usize {
+        self.0.len()
+    }
 }
 
 /// What one pass of an export's `call` returns.
@@ -183,7 +190,7 @@ where
     F: for<'a> FnOnce(&'a Slots<'a>) -> Outcome<Full>,
 {
     let export = export();
-    let body = |slots: &[AnyView<'_>; N]| {
+    let body = |slots: &[AnyView<'_>]| {
         if export.checks_overlaps {
             check_overlaps(export.desc, slots)?;
         }

@@ -4,6 +4,7 @@
 
 pub mod call_arg;
 mod containers;
+pub mod default_range;
 pub mod export_call;
 pub mod objects;
 mod overlap;

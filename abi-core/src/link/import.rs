@@ -88,7 +88,7 @@ impl Binder {
         };
         let ours = Metadata::declared(desc);
         let (Some(o), Some(t)) = (&ours.type_schema, &theirs.type_schema) else { return Some(bound) };
-        let problems = check_binding(o, t);
+        let problems = check_binding(o, t, theirs.required_args());
         if problems.is_empty() {
             return Some(bound);
         }
@@ -96,7 +96,10 @@ impl Binder {
         let why: Vec<String> = problems
             .iter()
             .map(|m| match m {
-                Mismatch::Arity { ours, theirs } => format!("it takes {theirs} arguments, not {ours}"),
+                Mismatch::Arity { ours, theirs, required } if required < theirs => {
+                    format!("it takes {required} to {theirs} arguments (the rest have defaults), not {ours}")
+                }
+                Mismatch::Arity { ours, theirs, .. } => format!("it takes {theirs} arguments, not {ours}"),
                 Mismatch::Param { index, ours, theirs } => format!(
                     "argument `{}` (#{index}) is declared {} but the callee takes {}",
                     names.get(*index).map_or("?", |(n, _)| n.as_str()),

@@ -169,22 +169,29 @@ pub struct ParamDesc {
     pub fast: bool,
     /// What it may do to tensor memory (`FromArg::ACCESS`).
     pub access: Access,
+    /// The JSON text of its default (`#[abi(default = ...)]`), taken when a call omits it.
+    pub default: Option<&'static str>,
 }
 
 impl ParamDesc {
     /// An imported function's parameter: one slot of type `ty`.
     pub const fn new(name: &'static str, ty: &'static TypeDesc) -> ParamDesc {
-        ParamDesc { name, ty, expand: false, fast: false, access: Access::None }
+        ParamDesc { name, ty, expand: false, fast: false, access: Access::None, default: None }
     }
 
     /// A parameter passed as one slot: `param` is its type's `FromArg::PARAM`.
     pub const fn plain(name: &'static str, param: (&'static TypeDesc, bool, Access)) -> ParamDesc {
-        ParamDesc { name, ty: param.0, expand: false, fast: param.1, access: param.2 }
+        ParamDesc { name, ty: param.0, expand: false, fast: param.1, access: param.2, default: None }
+    }
+
+    /// The same parameter with a default, `json` being its JSON text (`3`, `"x"`, `null`).
+    pub const fn with_default(self, json: &'static str) -> ParamDesc {
+        ParamDesc { default: Some(json), ..self }
     }
 
     /// A struct parameter passed as one slot per leaf (`#[abi(expand)]`).
     pub const fn expanded(name: &'static str, ty: &'static TypeDesc) -> ParamDesc {
-        ParamDesc { name, ty, expand: true, fast: false, access: Access::None }
+        ParamDesc { name, ty, expand: true, fast: false, access: Access::None, default: None }
     }
 }
 
@@ -268,6 +275,33 @@ impl FnDesc {
             }
         }
         out
+    }
+
+    /// How many leading slots a call must pass: those before the first parameter with a
+    /// default (a parameter with a default is never expanded, so it is one slot).
+    pub const fn required_slots(&self) -> usize {
+        let mut n = 0;
+        let mut i = 0;
+        while i < self.params.len() {
+            let p = &self.params[i];
+            if p.default.is_some() {
+                return n;
+            }
+            n += if p.expand { leaf_count(p.ty) } else { 1 };
+            i += 1;
+        }
+        n
+    }
+
+    /// The parameters' defaults by name, in order (`abi.defaults` in the metadata).
+    pub fn defaults(&self) -> Vec<(String, serde_json::Value)> {
+        self.params
+            .iter()
+            .filter_map(|p| {
+                let value = serde_json::from_str(p.default?).unwrap_or(serde_json::Value::Null);
+                Some((p.name.to_owned(), value))
+            })
+            .collect()
     }
 
     /// The number of argument slots a caller passes (expanded structs count their leaves).

@@ -465,10 +465,25 @@ const fn slots(w: &mut Writer, params: &[ParamDesc], mode: SlotMode) {
             }
         } else {
             slot(w, &path, p.ty, mode, first);
+            if let (SlotMode::Display, Some(json)) = (mode, p.default) {
+                w.str(" = ");
+                python_literal(w, json);
+            }
             first = false;
         }
         i += 1;
     }
+}
+
+/// Writes a default's JSON text as Python writes the value: `None`, `True`, `False`, and
+/// numbers and strings unchanged (JSON's string escapes are Python's).
+const fn python_literal(w: &mut Writer, json: &str) {
+    w.str(match json.as_bytes() {
+        b"null" => "None",
+        b"true" => "True",
+        b"false" => "False",
+        _ => json,
+    });
 }
 
 /// Writes `name(a: int, b: int) -> int`, the signature quoted in error messages.
@@ -539,6 +554,31 @@ pub const fn fn_compact_signature(w: &mut Writer, f: &FnDesc) {
     compact_type(w, f.ret);
 }
 
+/// Writes `,"abi.defaults":{"name":value,...}` when a parameter has a default.
+const fn fn_defaults(w: &mut Writer, f: &FnDesc) {
+    let mut i = 0;
+    let mut first = true;
+    while i < f.params.len() {
+        if let Some(json) = f.params[i].default {
+            if first {
+                w.str(",\"");
+                w.str(abi_shared::DEFAULTS_KEY);
+                w.str("\":{");
+                first = false;
+            } else {
+                w.byte(b',');
+            }
+            w.json_string(f.params[i].name);
+            w.byte(b':');
+            w.str(json);
+        }
+        i += 1;
+    }
+    if !first {
+        w.byte(b'}');
+    }
+}
+
 /// Writes the metadata JSON returned by `__tvm_ffi__metadata_<name>`: tvm-ffi's
 /// `type_schema` first, then what this project adds, ending with the format version
 /// (`abi_shared::METADATA_VERSION`, read back by `link::metadata`).
@@ -560,6 +600,7 @@ pub const fn fn_metadata_json(w: &mut Writer, f: &FnDesc) {
         w.str("\":");
         w.json_string(global);
     }
+    fn_defaults(w, f);
     w.str(",\"");
     w.str(abi_shared::VERSION_KEY);
     w.str("\":");

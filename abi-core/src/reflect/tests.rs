@@ -234,14 +234,23 @@ static WARP_PARAMS: [ParamDesc; 3] = [
         expand: false,
         fast: false,
         access: Access::None,
+        default: None,
     },
-    ParamDesc { name: "p", ty: &TypeDesc::Struct(&POINT), expand: true, fast: false, access: Access::None },
+    ParamDesc {
+        name: "p",
+        ty: &TypeDesc::Struct(&POINT),
+        expand: true,
+        fast: false,
+        access: Access::None,
+        default: None,
+    },
     ParamDesc {
         name: "x",
         ty: &TypeDesc::Tensor { elem: Some(&F32), rank: Some(2) },
         expand: false,
         fast: false,
         access: Access::None,
+        default: None,
     },
 ];
 static WARP: FnDesc = FnDesc {
@@ -293,8 +302,15 @@ fn metadata_json_parses_and_embeds_the_schema_as_a_string() {
 }
 
 static SEG_PARAMS: [ParamDesc; 2] = [
-    ParamDesc { name: "seg", ty: &TypeDesc::Struct(&SEGMENT), expand: true, fast: false, access: Access::None },
-    ParamDesc { name: "flag", ty: &TypeDesc::Bool, expand: false, fast: false, access: Access::None },
+    ParamDesc {
+        name: "seg",
+        ty: &TypeDesc::Struct(&SEGMENT),
+        expand: true,
+        fast: false,
+        access: Access::None,
+        default: None,
+    },
+    ParamDesc { name: "flag", ty: &TypeDesc::Bool, expand: false, fast: false, access: Access::None, default: None },
 ];
 static SEG_FN: FnDesc = FnDesc { name: "length", params: &SEG_PARAMS, ret: &F32, doc: "", global: None };
 static NOTHING: FnDesc = FnDesc { name: "nothing", params: &[], ret: &TypeDesc::None, doc: "", global: None };

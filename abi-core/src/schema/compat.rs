@@ -80,12 +80,15 @@ impl FnType {
 /// Where a declared import and its callee disagree.
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub enum Mismatch {
-    /// Different parameter counts.
+    /// The declared parameter count is not one the callee takes.
     Arity {
         /// Declared.
         ours: usize,
         /// Published.
         theirs: usize,
+        /// How many the callee requires (fewer than `theirs` when its trailing parameters
+        /// have defaults).
+        required: usize,
     },
     /// Parameter `index` of the callee does not accept the declared type.
     Param {
@@ -110,10 +113,13 @@ pub enum Mismatch {
 /// parameter fits when the callee's type accepts the declared one, or the declared one is
 /// `Any` (the callee checks the value when called); the result fits when the declared type
 /// accepts the callee's, or the callee's is `Any` (converted, and checked, when it
-/// arrives). Widths are not in schemas: they are checked at call time.
-pub fn check_binding(ours: &FnType, theirs: &FnType) -> Vec<Mismatch> {
-    if ours.params.len() != theirs.params.len() {
-        return vec![Mismatch::Arity { ours: ours.params.len(), theirs: theirs.params.len() }];
+/// arrives). Widths are not in schemas: they are checked at call time. The declaration may
+/// leave out trailing parameters the callee gives defaults: `theirs_required` is how many
+/// leading ones it requires.
+pub fn check_binding(ours: &FnType, theirs: &FnType, theirs_required: usize) -> Vec<Mismatch> {
+    let (n, all) = (ours.params.len(), theirs.params.len());
+    if n > all || n < theirs_required.min(all) {
+        return vec![Mismatch::Arity { ours: n, theirs: all, required: theirs_required.min(all) }];
     }
     let mut out: Vec<Mismatch> = ours
         .params

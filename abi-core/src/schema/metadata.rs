@@ -25,6 +25,8 @@ pub struct Metadata {
     pub signature: Option<String>,
     /// The global registry name (`abi.global`) of an `#[export_fn(global = ...)]` export.
     pub global: Option<String>,
+    /// Parameter defaults (`abi.defaults`), by parameter name, in parameter order.
+    pub defaults: Vec<(String, Value)>,
     /// The abi metadata format version; `None` for metadata not written by abi.
     pub version: Option<u32>,
 }
@@ -91,12 +93,14 @@ impl Metadata {
         if let (Some(f), Some(record)) = (&mut type_schema, &iree_abi) {
             record.refine(f);
         }
+        let defaults = read_defaults(map.get(abi_shared::DEFAULTS_KEY), arg_names.as_deref())?;
         Ok(Metadata {
             type_schema,
             arg_names,
             iree_abi,
             signature: string("signature")?.map(str::to_owned),
             global: string(abi_shared::GLOBAL_KEY)?.map(str::to_owned),
+            defaults,
             version,
         })
     }
@@ -111,6 +115,7 @@ impl Metadata {
             iree_abi: None,
             signature: None,
             global: desc.global.map(str::to_owned),
+            defaults: desc.defaults(),
             version: Some(abi_shared::METADATA_VERSION),
         }
     }
@@ -134,6 +139,11 @@ impl Metadata {
         if let Some(g) = &self.global {
             parts.push(format!("\"{}\":{}", abi_shared::GLOBAL_KEY, Value::String(g.clone())));
         }
+        if !self.defaults.is_empty() {
+            let entries: Vec<String> =
+                self.defaults.iter().map(|(name, value)| format!("{}:{value}", Value::String(name.clone()))).collect();
+            parts.push(format!("\"{}\":{{{}}}", abi_shared::DEFAULTS_KEY, entries.join(",")));
+        }
         if let Some(v) = self.version {
             parts.push(format!("\"{VERSION_KEY}\":{v}"));
         }
@@ -154,13 +164,38 @@ impl Metadata {
             .collect()
     }
 
+    /// Each parameter's default, aligned with [`Metadata::params`]: `None` for a
+    /// parameter without one (a default of `None` is `Some(Value::Null)`).
+    pub fn defaults(&self) -> Vec<Option<Value>> {
+        self.params().iter().map(|(name, _)| self.default_of(name).cloned()).collect()
+    }
+
+    /// The default of the parameter named `name`.
+    pub fn default_of(&self, name: &str) -> Option<&Value> {
+        self.defaults.iter().find(|(n, _)| n == name).map(|(_, v)| v)
+    }
+
+    /// How many leading arguments a call must pass: the parameters before the first
+    /// with a default.
+    pub fn required_args(&self) -> usize {
+        let defaults = self.defaults();
+        defaults.iter().position(Option::is_some).unwrap_or(defaults.len())
+    }
+
     /// The signature as Python reads it, `add(a: int, b: int) -> int`; `name(...)` when
     /// no `type_schema` is published.
     pub fn python_signature(&self, name: &str) -> String {
         match &self.type_schema {
             None => format!("{name}(*args: Any) -> Any"),
             Some(f) => {
-                let params: Vec<String> = self.params().iter().map(|(n, t)| format!("{n}: {}", t.python())).collect();
+                let params: Vec<String> = self
+                    .params()
+                    .iter()
+                    .map(|(n, t)| match self.default_of(n) {
+                        Some(d) => format!("{n}: {} = {}", t.python(), python_literal(d)),
+                        None => format!("{n}: {}", t.python()),
+                    })
+                    .collect();
                 format!("{name}({}) -> {}", params.join(", "), f.ret.python())
             }
         }
@@ -178,6 +213,38 @@ pub fn parse_listing(text: &str) -> Result<BTreeMap<String, Metadata>, SchemaErr
             Metadata::from_value(meta).map(|m| (name.clone(), m)).map_err(|e| e.context(&format!("export `{name}`")))
         })
         .collect()
+}
+
+/// A default as Python writes it: `None`, `True`, `False`, numbers (a float keeps its
+/// point), strings quoted.
+pub fn python_literal(value: &Value) -> String {
+    match value {
+        Value::Null => "None".into(),
+        Value::Bool(true) => "True".into(),
+        Value::Bool(false) => "False".into(),
+        Value::Number(n) if n.is_f64() => format!("{:?}", n.as_f64().unwrap_or_default()),
+        other => other.to_string(),
+    }
+}
+
+/// Reads `abi.defaults`: an object from parameter name to a scalar or `null`, naming only
+/// parameters `arg_names` lists; kept in parameter order.
+fn read_defaults(value: Option<&Value>, arg_names: Option<&[String]>) -> Result<Vec<(String, Value)>, SchemaError> {
+    let key = abi_shared::DEFAULTS_KEY;
+    let Some(value) = value else { return Ok(Vec::new()) };
+    let Value::Object(map) = value else {
+        return Err(SchemaError::new(format!("metadata `{key}` is not an object: {value}")));
+    };
+    let names = arg_names.unwrap_or_default();
+    for (name, v) in map {
+        if !names.contains(name) {
+            return Err(SchemaError::new(format!("metadata `{key}` names `{name}`, which is no parameter")));
+        }
+        if matches!(v, Value::Array(_) | Value::Object(_)) {
+            return Err(SchemaError::new(format!("metadata `{key}`: the default of `{name}` is not a scalar: {v}")));
+        }
+    }
+    Ok(names.iter().filter_map(|n| map.get(n).map(|v| (n.clone(), v.clone()))).collect())
 }
 
 #[cold]

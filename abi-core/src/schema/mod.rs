@@ -12,7 +12,7 @@ mod types;
 pub use classes::{parse_class_records, Class, Field, Method};
 pub use compat::{check_binding, Mismatch};
 pub use iree_record::{IreeArg, IreeFn, IreeType};
-pub use metadata::{parse_listing, Metadata, VERSION_KEY};
+pub use metadata::{parse_listing, python_literal, Metadata, VERSION_KEY};
 pub use types::{FloatWidth, FnForm, FnType, IntWidth, TensorType, TypeSchema, Width};
 
 /// Why published metadata could not be read.

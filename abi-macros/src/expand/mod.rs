@@ -3,6 +3,7 @@
 pub mod abi_struct;
 pub mod at_load;
 pub mod class_records;
+mod default_value;
 pub mod export_fn;
 pub mod import;
 pub mod iree;

@@ -8,6 +8,7 @@ use proc_macro2::{Span, TokenStream};
 use quote::{quote, quote_spanned, ToTokens};
 use syn::spanned::Spanned;
 
+use super::default_value;
 use crate::model::Param;
 
 /// What a packed entry calls and describes.
@@ -43,13 +44,28 @@ pub fn entry(e: &Entry) -> TokenStream {
     let mut offset = quote!(0);
     let mut descs = Vec::new();
     let mut args = Vec::new();
+    let mut checks = Vec::new();
     for param in e.params {
         let ty = strip_lifetimes(&param.ty);
         let pname = param.name.to_string();
         match param.expand {
             None => {
-                descs.push(quote_spanned!(param.ty.span()=> __abi::plain(#pname, <#ty as __abi::FromArg<'_>>::PARAM)));
-                args.push(quote_spanned!(param.ty.span()=> <#ty as __abi::FromArg<'_>>::convert::<M>(s, #offset)?));
+                let desc = quote_spanned!(param.ty.span()=> __abi::plain(#pname, <#ty as __abi::FromArg<'_>>::PARAM));
+                let arg = quote_spanned!(param.ty.span()=> <#ty as __abi::FromArg<'_>>::convert::<M>(s, #offset)?);
+                match &param.default {
+                    None => {
+                        descs.push(desc);
+                        args.push(arg);
+                    }
+                    // An omitted trailing argument takes the default.
+                    Some(default) => {
+                        let (json, value) =
+                            (default_value::json(default), default_value::rust_value(&param.ty, default));
+                        checks.push(default_value::range_check(&param.ty, default));
+                        descs.push(quote!(#desc.with_default(#json)));
+                        args.push(quote!(if s.passed() > #offset { #arg } else { #value }));
+                    }
+                }
                 offset = quote!(#offset + 1);
             }
             Some(span) => {
@@ -62,6 +78,7 @@ pub fn entry(e: &Entry) -> TokenStream {
     let ret = quote_spanned!(ret_span=> <#ret_ty as __abi::ReturnValue>::into_outcome::<M>);
     let ret_desc = quote_spanned!(ret_span=> <#ret_ty as __abi::ReturnValue>::DESC);
     quote! {
+        #(#checks)*
         const DESC: __abi::FnDesc = __abi::FnDesc::new(#name, &[#(#descs),*], #ret_desc, #doc)#global;
         const N: usize = DESC.slot_count();
         const FAST: bool = DESC.fast_path();

@@ -181,3 +181,36 @@ pub fn centroid(points: Vec<Point>) -> Option<Point> {
     let n = points.len() as f64;
     Some(Point { x: points.iter().map(|p| p.x).sum::<f64>() / n, y: points.iter().map(|p| p.y).sum::<f64>() / n })
 }
+
+/// `x` with `digits` decimals after scaling by `scale`, then `unit`; `plus` writes a `+`
+/// on positive values, and `label` comes first when given. Every parameter after `x` has a
+/// default, so callers name only what they change: `show(2.5, unit="m")`.
+#[abi_core::export_fn]
+pub fn show(
+    x: f64,
+    #[abi(default = 2)] digits: u8,
+    #[abi(default = 1.0)] scale: f64,
+    #[abi(default = "")] unit: &str,
+    #[abi(default = false)] plus: bool,
+    #[abi(default)] label: Option<String>,
+) -> String {
+    let value = x * scale;
+    let sign = if plus && value > 0.0 { "+" } else { "" };
+    let text = format!("{sign}{value:.prec$}{unit}", prec = usize::from(digits));
+    match label {
+        Some(label) => format!("{label}: {text}"),
+        None => text,
+    }
+}
+
+/// Sums of each `window` consecutive values (3 unless given; `None` sums them all; a
+/// window below 1 raises `ValueError`).
+#[abi_core::export_fn]
+pub fn window_sums(xs: Vec<f64>, #[abi(default = 3)] window: Option<i64>) -> Result<Vec<f64>> {
+    let window = match window {
+        None => return Ok(vec![xs.iter().sum()]),
+        Some(w) if w >= 1 => usize::try_from(w).unwrap_or(usize::MAX),
+        Some(w) => return Err(Error::value_error(format!("window must be >= 1, got {w}"))),
+    };
+    Ok(xs.windows(window).map(|w| w.iter().sum()).collect())
+}

@@ -82,7 +82,8 @@ fn raise_call_error(export: &'static Export, e: CallError) -> i32 {
 #[cold]
 #[inline(never)]
 fn raise_bad_call(export: &'static Export, expected: usize, args: *const RawAny, n: i32, result: *mut RawAny) -> i32 {
-    let lazy = if n as i64 != expected as i64 {
+    let in_range = n >= 0 && n as usize <= expected && n as usize >= export.required_slots;
+    let lazy = if !in_range {
         PendingError::Arity { export, got: n }
     } else if args.is_null() {
         PendingError::NullPointer { export, what: "args" }
@@ -94,11 +95,13 @@ fn raise_bad_call(export: &'static Export, expected: usize, args: *const RawAny,
     -1
 }
 
-/// Runs an exported function's body behind the boundary: checks the count and pointers,
-/// catches panics, writes the result, raises failures.
+/// Runs an exported function's body behind the boundary: checks the count (`N` slots, or
+/// down to `export.required_slots` when trailing parameters have defaults) and pointers,
+/// catches panics, writes the result, raises failures. The body sees the slots passed.
 ///
 /// # Safety
-/// `args` points to `n` valid slots when `n == N` and non-null; `result` is writable.
+/// `args` points to `n` valid slots when `n` is in range and `args` non-null; `result` is
+/// writable.
 #[inline(always)]
 pub unsafe fn run_export<const N: usize, F>(
     export: &'static Export,
@@ -108,14 +111,16 @@ pub unsafe fn run_export<const N: usize, F>(
     body: F,
 ) -> i32
 where
-    F: for<'a> FnOnce(&'a [AnyView<'a>; N]) -> core::result::Result<Any, CallError>,
+    F: for<'a> FnOnce(&'a [AnyView<'a>]) -> core::result::Result<Any, CallError>,
 {
-    if n as usize != N || n < 0 || (N > 0 && args.is_null()) || result.is_null() {
+    let count_ok = n as usize == N || (n >= 0 && (n as usize) < N && n as usize >= export.required_slots);
+    if !count_ok || (n > 0 && args.is_null()) || result.is_null() {
         return raise_bad_call(export, N, args, n, result);
     }
-    let args = if N == 0 { NonNull::dangling().as_ptr() } else { args.cast_mut() };
-    // SAFETY: N slots checked above (a dangling pointer for zero); AnyView is transparent.
-    let slots = unsafe { &*args.cast::<[AnyView<'_>; N]>() };
+    let n = n as usize;
+    let args = if n == 0 { NonNull::dangling().as_ptr() } else { args.cast_mut() };
+    // SAFETY: `n` slots checked above (a dangling pointer for zero); AnyView is transparent.
+    let slots = unsafe { core::slice::from_raw_parts(args.cast::<AnyView<'_>>(), n) };
     // SAFETY: `result` was checked non-null; the caller vouches it is writable.
     unsafe { finish_call(export, result, || body(slots)) }
 }

@@ -23,6 +23,9 @@ pub struct Export {
     /// Whether the shim compares its tensor arguments' memory before converting them
     /// ([`FnDesc::checks_overlaps`], computed once at compile time).
     pub checks_overlaps: bool,
+    /// How many leading argument slots a call must pass: fewer than the slot count when
+    /// trailing parameters have defaults ([`FnDesc::required_slots`]).
+    pub required_slots: usize,
 }
 
 #[doc(hidden)]
@@ -32,7 +35,14 @@ pub static EXPORTS: [Export];
 impl Export {
     /// The registry entry of an export (for generated code).
     pub const fn new(desc: &'static FnDesc, safe_call: SafeCall, metadata: &'static StaticStr) -> Export {
-        Export { desc, safe_call, metadata, global: desc.global, checks_overlaps: desc.checks_overlaps() }
+        Export {
+            desc,
+            safe_call,
+            metadata,
+            global: desc.global,
+            checks_overlaps: desc.checks_overlaps(),
+            required_slots: desc.required_slots(),
+        }
     }
 
     /// The same entry, also registered as the global function `name` when its library

@@ -110,9 +110,13 @@ impl PendingError {
     pub(crate) fn into_error(self) -> Error {
         match self {
             PendingError::Arity { export, got } => {
-                let n = export.desc.slot_count();
+                let (n, required) = (export.desc.slot_count(), export.required_slots);
                 let mut m = message(export);
                 m.push_str(" takes ");
+                if required < n {
+                    push_int(&mut m, required as i64);
+                    m.push_str(" to ");
+                }
                 push_int(&mut m, n as i64);
                 m.push_str(if n == 1 { " argument" } else { " arguments" });
                 // A method's receiver is an argument a Python caller does not write.
@@ -121,6 +125,14 @@ impl PendingError {
                 }
                 m.push_str(", got ");
                 push_int(&mut m, got.into());
+                // Too few: name the first required parameter the call left out.
+                if got >= 0 && (got as usize) < required {
+                    m.push_str(": missing `");
+                    push_slot_name(&mut m, export.desc, got as u32);
+                    m.push_str("` (#");
+                    push_int(&mut m, got.into());
+                    m.push(')');
+                }
                 Error::new(kind::TYPE_ERROR, m)
             }
             PendingError::NullPointer { export, what } => {

@@ -106,8 +106,36 @@ mod nested {
     }
 }
 
+/// Defaults of every literal kind, for every type that takes them; the function stays an
+/// ordinary Rust function with every parameter.
+#[abi_core::export_fn]
+#[allow(clippy::too_many_arguments)]
+fn defaulted(
+    a: i64,
+    #[abi(default = -3)] b: i8,
+    #[abi(default = 2.5)] c: f32,
+    #[abi(default = -1e3)] d: f64,
+    #[abi(default = true)] e: bool,
+    #[abi(default = "s")] f: &str,
+    #[abi(default = "owned")] g: String,
+    #[abi(default = 7)] h: Option<u64>,
+    #[abi(default = "o")] i: Option<String>,
+    #[abi(default = None)] j: Option<&str>,
+    #[abi(default)] k: Option<f64>,
+) -> String {
+    format!("{a} {b} {c} {d} {e} {f} {g} {h:?} {i:?} {j:?} {k:?}")
+}
+
 fn main() {
     nothing();
+    assert_eq!(defaulted(1, 2, 3.0, 4.0, false, "f", "g".into(), None, None, Some("j"), Some(1.0)), "1 2 3 4 false f g None None Some(\"j\") Some(1.0)");
+    let defaulted = abi_core::exports().into_iter().find(|e| e.name() == "defaulted").unwrap();
+    assert_eq!(
+        defaulted.signature_text(),
+        r#"defaulted(a: int, b: int = -3, c: float = 2.5, d: float = -1000.0, e: bool = True, f: str = "s", g: str = "owned", h: Optional[int] = 7, i: Optional[str] = "o", j: Optional[str] = None, k: Optional[float] = None) -> str"#
+    );
+    let called = defaulted.function().call_packed(&[abi_core::Any::from_value(1i64).unwrap().view()]).unwrap();
+    assert_eq!(called.to::<String>().unwrap(), r#"1 -3 2.5 -1000 true s owned Some(7) Some("o") None None"#);
     assert_eq!(zero_args(), 42);
     assert_eq!(renamed(1), 2);
     assert_eq!(lifetimes("a", b"bc"), "a2");
