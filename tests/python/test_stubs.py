@@ -82,11 +82,12 @@ def test_mypy_strict_accepts_good_code_and_flags_a_wrong_argument(tmp_path):
     package = make_package(tmp_path)
     stub = (package / "__init__.pyi").read_text()
     assert textwrap.dedent('''\
-        def add(a: int, b: int, /) -> int:
+        def add(a: int, b: int) -> int:
             """Adds two integers; a sum outside the i64 range raises `ValueError`."""
             ...
         ''') in stub
-    assert "def map_ints(xs: Sequence[int], f: Callable[[int], int], /) -> Sequence[int]:" in stub
+    assert "def map_ints(xs: Sequence[int], f: Callable[[int], int]) -> Sequence[int]:" in stub
+    assert 'def show(x: float, digits: int = 2, scale: float = 1.0, unit: str = "", plus: bool = False, label: Optional[str] = None) -> str:' in stub
     flagged = mypy_strict(tmp_path, GOOD, BAD)
     assert 'bad.py:3: error: Argument 1 to "add" has incompatible type "str"; expected "int"  [arg-type]' in flagged
 
@@ -128,9 +129,11 @@ def test_object_classes_are_registered_and_typed(tmp_path):
                 """The largest value `add_checked` allows."""
                 ...
         ''') in stub
-    assert "    def __init__(self, name: str, start: int, /) -> None:\n" in stub
-    assert "    @staticmethod\n    def zero(name: str, /) -> Counter:\n" in stub
-    assert "def make_limited(name: str, limit: int, /) -> LimitedCounter:" in stub
+    assert "    def __init__(self, name: str, start: int) -> None:\n" in stub
+    assert "    @staticmethod\n    def zero(name: str) -> Counter:\n" in stub
+    assert "def make_limited(name: str, limit: int) -> LimitedCounter:" in stub
+    assert "    def __init__(self, name: str, limit: int = 10) -> None:\n" in stub
+    assert "    def add_checked(self, by: int = 1) -> int:\n" in stub
     # The classes are what the library's functions return: registered under their keys.
     (tmp_path / "good.py").write_text(OBJECTS_GOOD)
     out = run([sys.executable, "good.py"], tmp_path)
@@ -141,7 +144,7 @@ def test_object_classes_are_registered_and_typed(tmp_path):
         'bad.py:4: error: Property "name" defined in "Counter" is read-only  [misc]',
         'bad.py:5: error: Argument 1 to "counter_value" has incompatible type "str"; expected "Counter"  [arg-type]',
         'bad.py:6: error: Argument 1 to "add" of "Counter" has incompatible type "str"; expected "int"  [arg-type]',
-        'bad.py:7: error: Too few arguments for "Counter"  [call-arg]',
+        'bad.py:7: error: Missing positional argument "start" in call to "Counter"  [call-arg]',
     ]:
         assert line in flagged, flagged
 
@@ -171,7 +174,68 @@ tk.scale_rows("x", [1.0])
 def test_tensor_parameters_take_numpy_arrays_under_mypy_strict(tmp_path):
     package = make_package(tmp_path, "libtensor_kit.so", "tk")
     stub = (package / "__init__.pyi").read_text()
-    assert "def scale_rows(x: Union[tvm_ffi.Tensor, _DLPackArray], w: Union[tvm_ffi.Tensor, _DLPackArray], /) -> tvm_ffi.Tensor:" in stub
+    assert "def scale_rows(x: Union[tvm_ffi.Tensor, _DLPackArray], w: Union[tvm_ffi.Tensor, _DLPackArray]) -> tvm_ffi.Tensor:" in stub
     flagged = mypy_strict(tmp_path, TENSORS_GOOD, TENSORS_BAD)
     assert run([sys.executable, "good.py"], tmp_path).stdout == "15.0 0.0\n"
     assert 'Argument 1 to "scale_rows" has incompatible type "str"; expected "Tensor | _DLPackArray"' in flagged
+
+
+KEYWORDS_GOOD = """\
+import counters
+import mathlib_py
+
+a: str = mathlib_py.show(2.5)
+b: str = mathlib_py.show(2.5, unit="m", plus=True)
+c: str = mathlib_py.show(x=1.0, digits=0, label="n")
+d = list(mathlib_py.window_sums([1.0, 2.0, 3.0, 4.0]))
+e = list(mathlib_py.window_sums(xs=[1.0, 2.0], window=None))
+f: int = mathlib_py.add(a=1, b=2) + mathlib_py.add(1, b=2)
+lc = counters.LimitedCounter("k")
+g: int = lc.add_checked() + lc.add_checked(by=2)
+h: int = counters.LimitedCounter(name="z", limit=3).limit + counters.Counter(name="q", start=4).add(by=1)
+z: counters.Counter = counters.Counter.zero(name="zz")
+print(a, b, c, d, e, f, g, h, z.value())
+"""
+
+KEYWORDS_BAD = """\
+import mathlib_py
+
+mathlib_py.show(2.5, units="m")
+mathlib_py.show(2.5, digits="2")
+mathlib_py.add(1)
+"""
+
+
+def test_keywords_and_defaults_from_python(tmp_path):
+    make_package(tmp_path)
+    make_package(tmp_path, "libabi_objects_lib.so", "counters")
+    out = run([sys.executable, "-c", KEYWORDS_GOOD], tmp_path)
+    assert out.returncode == 0, out.stderr
+    assert out.stdout == "2.50 +2.50m n: 1 [6.0, 9.0] [3.0] 6 4 8 0\n"
+    flagged = mypy_strict(tmp_path, KEYWORDS_GOOD, KEYWORDS_BAD)
+    assert 'bad.py:3: error: Unexpected keyword argument "units" for "show"' in flagged
+    assert 'bad.py:4: error: Argument "digits" to "show" has incompatible type "str"; expected "int"' in flagged
+    assert 'bad.py:5: error: Missing positional argument "b" in call to "add"' in flagged
+    # A wrong keyword is Python's own TypeError naming it; too few names what is missing.
+    for code, says in [
+        ("mathlib_py.show(2.5, units='m')", "show() got an unexpected keyword argument 'units'"),
+        ("mathlib_py.add(1)", "add() missing 1 required positional argument: 'b'"),
+        ("counters.LimitedCounter(nme='k')", "__init__() got an unexpected keyword argument 'nme'"),
+        ("mathlib_py.show(2.5, 2, digits=3)", "show() got multiple values for argument 'digits'"),
+    ]:
+        failed = run([sys.executable, "-c", f"import mathlib_py, counters; {code}"], tmp_path)
+        assert says in failed.stderr, failed.stderr
+    # The real signature, for help() and inspect.
+    sig = run([sys.executable, "-c", "import inspect, mathlib_py; print(inspect.signature(mathlib_py.show))"], tmp_path)
+    assert sig.stdout == "(x, digits=2, scale=1.0, unit='', plus=False, label=None)\n"
+
+
+def test_names_python_cannot_take_stay_positional_only(tmp_path):
+    package = make_package(tmp_path)
+    # Expanded struct leaves (`p.x`) are no keywords: positional-only, before `/`.
+    assert "def norm_flat(p_x: float, p_y: float, /) -> float:" in (package / "__init__.pyi").read_text()
+    assert "def norm_flat(p_x, p_y, /):" in (package / "__init__.py").read_text()
+    ok = run([sys.executable, "-c", "import mathlib_py; print(mathlib_py.norm_flat(3.0, 4.0))"], tmp_path)
+    assert ok.stdout == "5.0\n", ok.stderr
+    refused = run([sys.executable, "-c", "import mathlib_py; mathlib_py.norm_flat(p_x=3.0, p_y=4.0)"], tmp_path)
+    assert "positional-only arguments passed as keyword arguments: 'p_x, p_y'" in refused.stderr

@@ -1,0 +1,156 @@
+//! `abi stubs`: a Python package for a library: `__init__.py` loads the library file placed
+//! next to it through `tvm_ffi.load_module` and exposes its exports as module attributes;
+//! `__init__.pyi` gives them typed signatures with parameter names and docstrings; and
+//! `py.typed` tells type checkers to read them.
+
+mod package;
+mod signature;
+mod typed;
+
+use std::collections::BTreeMap;
+use std::path::{Path, PathBuf};
+
+use abi_core::schema::Class;
+use abi_shared::vocab::Kind;
+
+use crate::read::Listing;
+
+/// Python keywords and soft keywords an export or parameter name cannot be.
+const KEYWORDS: &[&str] = &[
+    "False", "None", "True", "and", "as", "assert", "async", "await", "break", "class", "continue", "def", "del",
+    "elif", "else", "except", "finally", "for", "from", "global", "if", "import", "in", "is", "lambda", "nonlocal",
+    "not", "or", "pass", "raise", "return", "try", "while", "with", "yield",
+];
+
+/// The package's files, by name inside the package folder: `__init__.py`, `__init__.pyi`
+/// and `py.typed`.
+pub fn files(listing: &Listing, package: &str) -> Result<Vec<(&'static str, String)>, String> {
+    check_package_name(package)?;
+    let lib_name = listing.path.file_name().map(|n| n.to_string_lossy().into_owned()).unwrap_or_default();
+    Ok(vec![
+        ("__init__.py", package::init_py(listing, package, &lib_name)),
+        ("__init__.pyi", typed::init_pyi(listing, package, &lib_name)),
+        ("py.typed", String::new()),
+    ])
+}
+
+/// Whether `name` can be a Python identifier: a C identifier that is no keyword.
+fn is_python_name(name: &str) -> bool {
+    abi_shared::is_c_identifier(name) && !KEYWORDS.contains(&name)
+}
+
+/// Refuses a package name Python cannot import.
+pub fn check_package_name(package: &str) -> Result<(), String> {
+    if !is_python_name(package) {
+        return Err(format!("`{package}` is not a Python package name"));
+    }
+    Ok(())
+}
+
+/// Writes the package into `out/package`; returns the files written.
+pub fn write(listing: &Listing, package: &str, out: &Path) -> Result<Vec<PathBuf>, String> {
+    let files = files(listing, package)?;
+    let dir = out.join(package);
+    std::fs::create_dir_all(&dir).map_err(|e| format!("cannot create {}: {e}", dir.display()))?;
+    let mut written = Vec::new();
+    for (name, text) in files {
+        let path = dir.join(name);
+        std::fs::write(&path, text).map_err(|e| format!("cannot write {}: {e}", path.display()))?;
+        written.push(path);
+    }
+    Ok(written)
+}
+
+/// Exports Python can name as attributes.
+fn exposed(listing: &Listing) -> impl Iterator<Item = &crate::read::Export> {
+    listing.exports.iter().filter(|e| is_python_name(&e.name))
+}
+
+/// The Python class name of each declared type key: the key's last part (`Counter` for
+/// `mylib.Counter`), or the whole key with `_` for dots when that part is taken (by an
+/// export, another class or a keyword) or is not an identifier.
+struct ClassNames(BTreeMap<String, String>);
+
+impl ClassNames {
+    fn new(listing: &Listing) -> ClassNames {
+        let short = |key: &str| key.rsplit('.').next().unwrap_or(key).to_owned();
+        let mut names = BTreeMap::new();
+        for class in &listing.classes {
+            let name = short(&class.key);
+            let taken = listing.exports.iter().any(|e| e.name == name)
+                || listing.classes.iter().any(|c| c.key != class.key && short(&c.key) == name)
+                || KEYWORDS.contains(&name.as_str())
+                || !abi_shared::is_c_identifier(&name);
+            let name = if taken { class.key.replace(['.', '-'], "_") } else { name };
+            names.insert(class.key.clone(), name);
+        }
+        ClassNames(names)
+    }
+
+    fn get(&self, key: &str) -> Option<&str> {
+        self.0.get(key).map(String::as_str)
+    }
+
+    /// The base class Python code names for `class`.
+    fn base(&self, class: &Class) -> String {
+        self.get(&class.parent).unwrap_or(Kind::Object.stub()).to_owned()
+    }
+}
+
+/// A Python string literal of `text` (JSON's escapes are Python's for these texts).
+fn py_str(text: &str) -> String {
+    serde_json::Value::String(text.to_owned()).to_string()
+}
+
+/// Classes with every parent before its children (the order Python needs): by the
+/// number of declared ancestors, then by key.
+fn parents_first(classes: &[Class]) -> Vec<&Class> {
+    let depth = |c: &Class| {
+        let (mut depth, mut parent) = (0, &c.parent);
+        // Bounded: a cycle cannot come from Rust types, but the records are input.
+        while let Some(p) = classes.iter().find(|o| &o.key == parent).filter(|_| depth < classes.len()) {
+            depth += 1;
+            parent = &p.parent;
+        }
+        depth
+    };
+    let mut out: Vec<&Class> = classes.iter().collect();
+    out.sort_by_key(|c| depth(c));
+    out
+}
+
+/// `"""doc"""` indented by `indent`, or `None` for no docs.
+fn docstring(doc: &str, indent: &str) -> Option<String> {
+    if doc.is_empty() {
+        return None;
+    }
+    let text = doc.replace('\\', "\\\\").replace("\"\"\"", "\\\"\\\"\\\"");
+    // Continuation lines indented; blank ones left empty.
+    let lines: Vec<String> =
+        text.split('\n').map(|l| if l.is_empty() { String::new() } else { format!("{indent}{l}") }).collect();
+    Some(format!("{indent}\"\"\"{}\"\"\"\n", lines.join("\n").trim_start()))
+}
+
+fn py_list(names: &[&str]) -> String {
+    let quoted: Vec<String> = names.iter().map(|n| format!("{n:?}")).collect();
+    format!("[{}]", quoted.join(", "))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn class(key: &str, parent: &str) -> Class {
+        Class { key: key.into(), parent: parent.into(), doc: String::new(), fields: Vec::new(), methods: Vec::new() }
+    }
+
+    #[test]
+    fn parents_come_before_children_whatever_their_keys() {
+        // The child's key sorts first; a cycle in (hostile) records still terminates.
+        let classes = [class("k.Child", "k.Parent"), class("k.Parent", "ffi.Object"), class("k.Grand", "k.Child")];
+        let keys: Vec<&str> = parents_first(&classes).iter().map(|c| c.key.as_str()).collect();
+        assert_eq!(keys, ["k.Parent", "k.Child", "k.Grand"]);
+        let cycle = [class("k.A", "k.B"), class("k.B", "k.A")];
+        assert_eq!(parents_first(&cycle).len(), 2);
+    }
+}

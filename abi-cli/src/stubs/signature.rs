@@ -1,0 +1,229 @@
+//! A published signature as Python sees it, shared by the package (`__init__.py`, whose
+//! functions take keywords by the Rust parameter names) and the stubs (`__init__.pyi`):
+//! parameter names, which of them are positional-only, defaults and annotations.
+
+use std::collections::BTreeSet;
+
+use abi_core::schema::{Metadata, TypeSchema};
+use abi_shared::vocab::Kind;
+
+use super::{is_python_name, ClassNames};
+use crate::read::Export;
+
+/// How a signature's first parameter is treated.
+#[derive(Clone, Copy, PartialEq, Eq, Debug)]
+pub enum Receiver {
+    /// A free function.
+    None,
+    /// A static method.
+    Static,
+    /// An instance method: the first parameter is the receiver, written `self`.
+    Instance,
+    /// The constructor: `self` added, the result (the new object) is `None` for Python.
+    Init,
+}
+
+impl Receiver {
+    /// Whether Python code writes `self` first.
+    fn has_self(self) -> bool {
+        matches!(self, Receiver::Instance | Receiver::Init)
+    }
+}
+
+/// One parameter.
+#[derive(Debug)]
+pub struct PyParam {
+    /// The Python name: the Rust name where it is a Python identifier, else `p_x` for an
+    /// expanded leaf `p.x` or `_<index>`.
+    pub name: String,
+    /// Whether callers may pass it by keyword (its Python name is its published name).
+    pub keyword: bool,
+    /// Its annotation in the stubs.
+    pub annotation: String,
+    /// Its default as a Python expression, when it has one.
+    pub default: Option<String>,
+}
+
+/// A signature.
+#[derive(Debug)]
+pub struct PySignature {
+    /// How the first parameter is treated.
+    pub receiver: Receiver,
+    /// The parameters Python passes (an instance method's receiver left out).
+    pub params: Vec<PyParam>,
+    /// The result annotation.
+    pub ret: String,
+}
+
+/// The signature of published metadata, `None` without a `type_schema`.
+pub fn py_signature(meta: &Metadata, receiver: Receiver, classes: &ClassNames) -> Option<PySignature> {
+    let ret = &meta.type_schema.as_ref()?.ret;
+    let skip = usize::from(receiver == Receiver::Instance);
+    let defaults = meta.defaults();
+    let mut used = BTreeSet::new();
+    let params = meta
+        .params()
+        .into_iter()
+        .enumerate()
+        .skip(skip)
+        .map(|(i, (published, t))| {
+            let keyword = is_python_name(&published) && published != "self";
+            let leaf = published.replace('.', "_");
+            let name = if (keyword || is_python_name(&leaf)) && leaf != "self" && !used.contains(&leaf) {
+                leaf
+            } else {
+                format!("_{i}")
+            };
+            used.insert(name.clone());
+            let default = defaults.get(i).and_then(|d| d.as_ref()).map(abi_core::schema::python_literal);
+            PyParam { name, keyword, annotation: annotation(&t, classes, Flow::In), default }
+        })
+        .collect();
+    let ret =
+        if receiver == Receiver::Init { Kind::None.stub().to_owned() } else { annotation(ret, classes, Flow::Out) };
+    Some(PySignature { receiver, params, ret })
+}
+
+impl PySignature {
+    /// The `def` parameter list: `self` for methods, the positional-only parameters
+    /// (every one up to the last that cannot be a keyword) before `/`, defaults; with
+    /// annotations for the stubs.
+    pub fn def_params(&self, annotated: bool) -> String {
+        let mut items: Vec<String> = Vec::new();
+        if self.receiver.has_self() {
+            items.push("self".into());
+        }
+        let positional_only = self.params.iter().rposition(|p| !p.keyword).map_or(0, |i| i + 1);
+        for (i, p) in self.params.iter().enumerate() {
+            let item = match (annotated, &p.default) {
+                (true, Some(d)) => format!("{}: {} = {d}", p.name, p.annotation),
+                (true, None) => format!("{}: {}", p.name, p.annotation),
+                (false, Some(d)) => format!("{}={d}", p.name),
+                (false, None) => p.name.clone(),
+            };
+            items.push(item);
+            if i + 1 == positional_only {
+                items.push("/".into());
+            }
+        }
+        items.join(", ")
+    }
+
+    /// The arguments a wrapper passes on, in order (`self` first for an instance method).
+    pub fn call_args(&self) -> String {
+        let receiver = (self.receiver == Receiver::Instance).then(|| "self".to_owned());
+        receiver.into_iter().chain(self.params.iter().map(|p| p.name.clone())).collect::<Vec<_>>().join(", ")
+    }
+
+    /// The names of every parameter (for avoiding them elsewhere).
+    pub fn names(&self) -> impl Iterator<Item = &str> {
+        self.params.iter().map(|p| p.name.as_str())
+    }
+}
+
+/// An export's help text: its Python signature, then its docs (with the tensor notes).
+pub fn help_text(e: &Export) -> Option<String> {
+    let sig = e.metadata.as_ref().map(|m| m.python_signature(&e.name));
+    let doc = with_tensor_notes(e.doc.as_deref().unwrap_or_default(), e.metadata.as_ref(), Receiver::None);
+    match (sig, doc.is_empty()) {
+        (Some(sig), true) => Some(sig),
+        (Some(sig), false) => Some(format!("{sig}\n\n{doc}")),
+        (None, false) => Some(doc),
+        (None, true) => None,
+    }
+}
+
+/// What annotations cannot say about typed tensors (`tvm_ffi.Tensor` has no dtype or rank),
+/// as a docstring paragraph: `Tensors: x is Tensor[f32, 2]; returns Tensor[f32, 1].`
+fn tensor_notes(meta: &Metadata, receiver: Receiver) -> Option<String> {
+    let typed =
+        |t: &TypeSchema| matches!(t, TypeSchema::Tensor(tensor) if tensor.elem.is_some() || tensor.rank.is_some());
+    let skip = usize::from(receiver == Receiver::Instance);
+    let mut notes: Vec<String> = meta
+        .params()
+        .iter()
+        .enumerate()
+        .skip(skip)
+        .filter(|(_, (_, t))| typed(t))
+        .map(|(_, (n, t))| format!("{n} is {}", t.python()))
+        .collect();
+    if let Some(ret) = meta.type_schema.as_ref().map(|f| &f.ret).filter(|t| typed(t)) {
+        notes.push(format!("returns {}", ret.python()));
+    }
+    (!notes.is_empty()).then(|| format!("Tensors: {}.", notes.join("; ")))
+}
+
+/// `doc` with the tensor notes of `meta` appended as their own paragraph.
+pub fn with_tensor_notes(doc: &str, meta: Option<&Metadata>, receiver: Receiver) -> String {
+    match meta.and_then(|m| tensor_notes(m, receiver)) {
+        Some(notes) if doc.is_empty() => notes,
+        Some(notes) => format!("{doc}\n\n{notes}"),
+        None => doc.to_owned(),
+    }
+}
+
+/// Which way a value crosses: into the library (an argument, a callback's result), where
+/// `tvm_ffi` converts any DLPack array to a tensor, or out of it (a result, a field, a
+/// callback's argument), where it is a `tvm_ffi.Tensor`.
+#[derive(Clone, Copy, PartialEq, Debug)]
+pub enum Flow {
+    In,
+    Out,
+}
+
+impl Flow {
+    fn reversed(self) -> Flow {
+        match self {
+            Flow::In => Flow::Out,
+            Flow::Out => Flow::In,
+        }
+    }
+}
+
+/// The protocol of arrays `tvm_ffi` takes as tensor arguments (numpy, PyTorch, JAX...), so
+/// a numpy argument type-checks where a tensor is expected.
+pub const DLPACK_ARRAY: &str = "_DLPackArray";
+
+/// The annotation of a type, as the values `tvm_ffi` accepts and returns (the stub
+/// spellings of `abi_shared::vocab`): sequences for arrays, mappings for maps, tuples for
+/// structs, `tvm_ffi` classes for tensors (or any DLPack array going in), the package's
+/// classes for the object types the library declares, `tvm_ffi.Object` for others.
+pub fn annotation(t: &TypeSchema, classes: &ClassNames, flow: Flow) -> String {
+    let list =
+        |items: &[&TypeSchema], flow| items.iter().map(|t| annotation(t, classes, flow)).collect::<Vec<_>>().join(", ");
+    match (t, t.kind()) {
+        (TypeSchema::Named { key, .. }, _) => classes.get(key).unwrap_or(Kind::Object.stub()).to_owned(),
+        (TypeSchema::Function(Some(f)), _) => format!(
+            "{}[[{}], {}]",
+            Kind::Callable.stub(),
+            list(&f.params.iter().collect::<Vec<_>>(), flow.reversed()),
+            annotation(&f.ret, classes, flow)
+        ),
+        (TypeSchema::Tensor(_), Some(kind)) if flow == Flow::In => {
+            format!("{}[{}, {DLPACK_ARRAY}]", Kind::Variant.stub(), kind.stub())
+        }
+        (TypeSchema::Tuple(items), Some(kind)) if items.is_empty() => format!("{}[()]", kind.stub()),
+        (_, Some(kind)) if t.args().is_empty() && kind != Kind::Tuple => kind.stub().to_owned(),
+        (_, Some(kind)) => format!("{}[{}]", kind.stub(), list(&t.args(), flow)),
+        (_, None) => Kind::Any.stub().to_owned(),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn typed_tensors_are_described_in_the_docstring() {
+        let meta = Metadata::parse(
+            r#"{"type_schema":"{\"type\":\"ffi.Function\",\"named_args\":{\"return\":[{\"type\":\"ffi.Tensor\",\"dtype\":\"float32\",\"ndim\":1}],\"params\":[{\"type\":\"ffi.Tensor\",\"dtype\":\"uint8\",\"ndim\":2},{\"type\":\"ffi.Tensor\"},{\"type\":\"int\"}]}}","arg_names":["x","y","k"]}"#,
+        )
+        .unwrap();
+        assert_eq!(
+            with_tensor_notes("Scales.", Some(&meta), Receiver::None),
+            "Scales.\n\nTensors: x is Tensor[u8, 2]; returns Tensor[f32, 1]."
+        );
+        let plain = Metadata::parse(r#"{"type_schema":"{\"type\":\"ffi.Function\",\"named_args\":{\"return\":[{\"type\":\"int\"}],\"params\":[{\"type\":\"ffi.Tensor\"}]}}"}"#).unwrap();
+        assert_eq!(with_tensor_notes("", Some(&plain), Receiver::None), "", "untyped tensors say nothing");
+    }
+}
