@@ -1,13 +1,15 @@
 //! `abi diff`: every change between two builds' exports and object classes, classified as
 //! breaking (callers built against the old build can fail) or compatible, by the relation
-//! of `abi_core::schema` (the same one bind checks use). Packed calls are positional, so a
-//! parameter rename is compatible (a note: stub users see the name); struct fields cross
+//! of `abi_core::schema` (the same one bind checks use). The generated Python package
+//! takes parameters by keyword, so renaming one is breaking (unless Python cannot spell
+//! its name, which keeps it positional-only); a default added is compatible, removed or
+//! changed breaking, and a parameter added with a default compatible. Struct fields cross
 //! as tuples in declaration order, so adding, removing or reordering one is breaking.
 //! Class members are reached by name, so adding one is compatible.
 
 use std::collections::BTreeSet;
 
-use abi_core::schema::{Metadata, TypeSchema, Width};
+use abi_core::schema::{python_literal, Metadata, TypeSchema, Width};
 use serde_json::{json, Value};
 
 use crate::read::{Export, Listing};
@@ -55,6 +57,9 @@ change_kinds! {
     ClassAdded => "class_added", Compatible;
     ClassParentChanged => "class_parent_changed", Breaking;
     ClassRemoved => "class_removed", Breaking;
+    DefaultAdded => "default_added", Compatible;
+    DefaultChanged => "default_changed", Breaking;
+    DefaultRemoved => "default_removed", Breaking;
     DocsChanged => "docs_changed", Compatible;
     ExportAdded => "export_added", Compatible;
     ExportRemoved => "export_removed", Breaking;
@@ -72,9 +77,11 @@ change_kinds! {
     MethodRemoved => "method_removed", Breaking;
     OptionalMadeRequired => "optional_made_required", Breaking;
     ParamAdded => "param_added", Breaking;
+    ParamAddedWithDefault => "param_added_with_default", Compatible;
     ParamNarrowed => "param_narrowed", Breaking;
     ParamRemoved => "param_removed", Breaking;
-    ParamRenamed => "param_renamed", Compatible;
+    ParamRenamed => "param_renamed", Breaking;
+    PositionalParamRenamed => "positional_param_renamed", Compatible;
     ParamWidened => "param_widened", Compatible;
     ParamsReordered => "params_reordered", Breaking;
     ResultChanged => "result_changed", Breaking;
@@ -209,14 +216,27 @@ fn params(d: &mut Diff<'_>, om: &Metadata, nm: &Metadata) {
     }
     for (i, (old, new)) in op.iter().zip(&np).enumerate() {
         param(d, i, old, new);
+        default(d, i, &new.0, om.default_of(&old.0), nm.default_of(&new.0));
     }
     for (i, (name, t)) in np.iter().enumerate().skip(op.len()) {
-        d.push(
-            ChangeKind::ParamAdded,
-            Some(name.clone()),
-            (None, Some(t.python())),
-            format!("parameter `{name}` (#{i}: {}) added: old callers pass too few arguments", t.python()),
-        );
+        match nm.default_of(name) {
+            Some(value) => d.push(
+                ChangeKind::ParamAddedWithDefault,
+                Some(name.clone()),
+                (None, Some(t.python())),
+                format!(
+                    "parameter `{name}` (#{i}: {} = {}) added with a default: old callers omit it",
+                    t.python(),
+                    python_literal(value)
+                ),
+            ),
+            None => d.push(
+                ChangeKind::ParamAdded,
+                Some(name.clone()),
+                (None, Some(t.python())),
+                format!("parameter `{name}` (#{i}: {}) added: old callers pass too few arguments", t.python()),
+            ),
+        }
     }
     for (i, (name, t)) in op.iter().enumerate().skip(np.len()) {
         d.push(
@@ -256,12 +276,43 @@ fn param(d: &mut Diff<'_>, i: usize, (oname, oty): &(String, TypeSchema), (nname
         w.report(d, Some((&at, nname)));
     }
     if oname != nname {
+        // The generated package takes a parameter by its name when Python can spell it.
+        let (kind, why) = match abi_shared::is_python_identifier(oname) {
+            true => (ChangeKind::ParamRenamed, "callers passing it by keyword fail"),
+            false => (ChangeKind::PositionalParamRenamed, "it is positional-only, so calls are unaffected"),
+        };
         d.push(
-            ChangeKind::ParamRenamed,
+            kind,
             Some(nname.clone()),
             (Some(oname.clone()), Some(nname.clone())),
-            format!("parameter #{i} renamed `{oname}` -> `{nname}` (calls are positional; stub users see the name)"),
+            format!("parameter #{i} renamed `{oname}` -> `{nname}` ({why})"),
         );
+    }
+}
+
+/// Parameter `i`'s default: added (callers may now omit it), removed (callers that
+/// omitted it fail) or changed (they get another value).
+fn default(d: &mut Diff<'_>, i: usize, name: &str, old: Option<&Value>, new: Option<&Value>) {
+    let at = format!("`{name}` (#{i})");
+    let sides = (old.map(python_literal), new.map(python_literal));
+    match (old, new) {
+        (None, Some(n)) => {
+            let message = format!("parameter {at} has a default now: {} (callers may omit it)", python_literal(n));
+            d.push(ChangeKind::DefaultAdded, Some(name.to_owned()), sides, message);
+        }
+        (Some(o), None) => {
+            let message = format!("parameter {at} lost its default {}: callers that omit it fail", python_literal(o));
+            d.push(ChangeKind::DefaultRemoved, Some(name.to_owned()), sides, message);
+        }
+        (Some(o), Some(n)) if o != n => {
+            let message = format!(
+                "parameter {at} default changed: {} -> {} (callers that omit it get another value)",
+                python_literal(o),
+                python_literal(n)
+            );
+            d.push(ChangeKind::DefaultChanged, Some(name.to_owned()), sides, message);
+        }
+        _ => {}
     }
 }
 

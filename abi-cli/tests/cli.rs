@@ -94,6 +94,7 @@ fn diff_classifies_every_category_and_exits_1_when_anything_breaks() {
         ("api.Shape.twin", "method_kind_changed", "breaking"),
         ("api.Shape.within", "param_narrowed", "breaking"),
         ("area", "docs_changed", "compatible"),
+        ("bump", "param_added_with_default", "compatible"),
         ("dropped", "export_removed", "breaking"),
         ("each", "callback_changed", "breaking"),
         ("extent", "struct_fields_changed", "breaking"),
@@ -104,8 +105,13 @@ fn diff_classifies_every_category_and_exits_1_when_anything_breaks() {
         ("need", "optional_made_required", "breaking"),
         ("norm", "struct_fields_changed", "breaking"),
         ("old_name", "export_renamed", "breaking"),
-        ("rename_param", "param_renamed", "compatible"),
+        ("pad", "default_removed", "breaking"),
+        ("pair_sum", "positional_param_renamed", "compatible"),
+        ("pair_sum", "positional_param_renamed", "compatible"),
+        ("rename_param", "param_renamed", "breaking"),
+        ("repeat", "default_added", "compatible"),
         ("result", "result_changed", "breaking"),
+        ("round_to", "default_changed", "breaking"),
         ("shrink", "param_removed", "breaking"),
         ("sides_of", "param_narrowed", "breaking"),
         ("small", "result_widened", "breaking"),
@@ -138,7 +144,16 @@ fn diff_classifies_every_category_and_exits_1_when_anything_breaks() {
         stdout.contains("BREAKING   version: global name changed: api.version -> api.release (callers looking up `api.version` find nothing) [global_renamed]"),
         "{stdout}"
     );
-    assert!(stdout.ends_with("22 breaking, 10 compatible change(s)\n"), "{stdout}");
+    // Defaults and keywords: the generated package takes parameters by name.
+    assert!(
+        stdout.contains("BREAKING   round_to: parameter `digits` (#1) default changed: 2 -> 3 (callers that omit it get another value) [default_changed]"),
+        "{stdout}"
+    );
+    assert!(
+        stdout.contains("compatible bump: parameter `by` (#1: int = 1) added with a default: old callers omit it [param_added_with_default]"),
+        "{stdout}"
+    );
+    assert!(stdout.ends_with("25 breaking, 13 compatible change(s)\n"), "{stdout}");
 }
 
 #[test]

@@ -160,6 +160,20 @@ pub fn is_c_identifier(s: &str) -> bool {
         && chars.all(|c| c == '_' || c.is_ascii_alphanumeric())
 }
 
+/// Python keywords, which no export, package or keyword argument can be named.
+const PYTHON_KEYWORDS: &[&str] = &[
+    "False", "None", "True", "and", "as", "assert", "async", "await", "break", "class", "continue", "def", "del",
+    "elif", "else", "except", "finally", "for", "from", "global", "if", "import", "in", "is", "lambda", "nonlocal",
+    "not", "or", "pass", "raise", "return", "try", "while", "with", "yield",
+];
+
+/// Whether `s` can name a Python function, package or keyword argument: a C identifier
+/// that is no Python keyword. The generated package takes parameters so named as
+/// keywords, so renaming one breaks callers (`abi diff`).
+pub fn is_python_identifier(s: &str) -> bool {
+    is_c_identifier(s) && !PYTHON_KEYWORDS.contains(&s)
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;

@@ -12,7 +12,7 @@ use abi_shared::vocab::{iree, SPELLINGS};
 
 /// Literals that match a spelling but mean something else, with the reason.
 const NOT_TYPE_SPELLINGS: &[(&str, &str, &str)] = &[
-    ("abi-cli/src/stubs/mod.rs", "None", "the Python keyword list"),
+    ("abi-shared/src/lib.rs", "None", "the Python keyword list"),
     ("abi-core/src/schema/metadata.rs", "None", "the Python literal of a `null` default"),
     ("abi-core/src/reflect/render.rs", "None", "the Python literal of a `null` default"),
     ("abi-macros/src/attr.rs", "None", "the Rust literal `None` a default may be"),

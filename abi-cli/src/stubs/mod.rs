@@ -15,12 +15,6 @@ use abi_shared::vocab::Kind;
 
 use crate::read::Listing;
 
-/// Python keywords and soft keywords an export or parameter name cannot be.
-const KEYWORDS: &[&str] = &[
-    "False", "None", "True", "and", "as", "assert", "async", "await", "break", "class", "continue", "def", "del",
-    "elif", "else", "except", "finally", "for", "from", "global", "if", "import", "in", "is", "lambda", "nonlocal",
-    "not", "or", "pass", "raise", "return", "try", "while", "with", "yield",
-];
 
 /// The package's files, by name inside the package folder: `__init__.py`, `__init__.pyi`
 /// and `py.typed`.
@@ -34,10 +28,7 @@ pub fn files(listing: &Listing, package: &str) -> Result<Vec<(&'static str, Stri
     ])
 }
 
-/// Whether `name` can be a Python identifier: a C identifier that is no keyword.
-fn is_python_name(name: &str) -> bool {
-    abi_shared::is_c_identifier(name) && !KEYWORDS.contains(&name)
-}
+use abi_shared::is_python_identifier as is_python_name;
 
 /// Refuses a package name Python cannot import.
 pub fn check_package_name(package: &str) -> Result<(), String> {
@@ -79,8 +70,7 @@ impl ClassNames {
             let name = short(&class.key);
             let taken = listing.exports.iter().any(|e| e.name == name)
                 || listing.classes.iter().any(|c| c.key != class.key && short(&c.key) == name)
-                || KEYWORDS.contains(&name.as_str())
-                || !abi_shared::is_c_identifier(&name);
+                || !is_python_name(&name);
             let name = if taken { class.key.replace(['.', '-'], "_") } else { name };
             names.insert(class.key.clone(), name);
         }
