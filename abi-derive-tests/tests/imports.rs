@@ -30,6 +30,30 @@ extern "C" {
     fn fast_add_or_local(a: i64, b: i64) -> i64;
 }
 
+/// Declarations that leave out trailing parameters the callee gives defaults.
+#[abi_core::import(Shortened)]
+extern "C" {
+    /// `show(x, digits=2, scale=1.0, unit="", plus=False, label=None)`, the first two only.
+    fn show(x: f64, digits: u8) -> String;
+    /// Every parameter.
+    #[abi(name = "show")]
+    fn show_all(x: f64, digits: u8, scale: f64, unit: &str, plus: bool, label: Option<String>) -> String;
+    /// `window_sums(xs, window=3)` with `xs` only.
+    fn window_sums(xs: Vec<f64>) -> Vec<f64>;
+}
+
+/// Leaving out a parameter that has no default is refused when bound.
+#[abi_core::import(TooShort)]
+extern "C" {
+    fn add(a: i64) -> i64;
+}
+
+/// More parameters than the callee takes, defaults or not, are refused too.
+#[abi_core::import(TooLong)]
+extern "C" {
+    fn window_sums(xs: Vec<f64>, window: Option<i64>, extra: i64) -> Vec<f64>;
+}
+
 #[abi_core::import(Missing)]
 extern "C" {
     fn add(a: i64, b: i64) -> i64;
@@ -153,4 +177,21 @@ fn linked_exports_and_global_registry_bind_too() {
     let e = e.unwrap_err();
     assert_eq!(e.kind(), "TypeError");
     assert!(e.message().contains("callback argument #0: expected int, got None"), "{}", e.message());
+}
+
+#[test]
+fn an_import_may_leave_out_trailing_parameters_that_have_defaults() {
+    let lib = mathlib();
+    let short = Shortened::bind(&lib).unwrap();
+    assert_eq!(short.show(2.5, 1).unwrap(), "2.5");
+    assert_eq!(short.show_all(2.5, 0, 2.0, "m", true, Some("L".into())).unwrap(), "L: +5m");
+    assert_eq!(short.window_sums(vec![1.0, 2.0, 3.0, 4.0]).unwrap(), vec![6.0, 9.0]);
+    let e = TooShort::bind(&lib).unwrap_err();
+    assert!(e.message().contains("it takes 2 arguments, not 1"), "{}", e.message());
+    let e = TooLong::bind(&lib).unwrap_err();
+    assert!(
+        e.message().contains("it takes 1 to 2 arguments (the rest have defaults), not 3"),
+        "{}",
+        e.message()
+    );
 }

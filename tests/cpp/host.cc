@@ -263,6 +263,12 @@ void Metadata(const ffi::Module& lib, const ffi::Module& math) {
   CHECK_EQ(std::string(doc.value()), std::string("Adds two integers."));
   CHECK(!lib->GetFunction("no_such_function").has_value());
   CHECK_EQ(Get(math, "divide")(7, 2).cast<int64_t>(), 3);
+  // Trailing parameters with defaults may be left out: the shim fills them.
+  CHECK_EQ(std::string(Get(math, "show")(2.5).cast<ffi::String>()), "2.50");
+  CHECK_EQ(std::string(Get(math, "show")(2.5, 0, 2.0, "m").cast<ffi::String>()), "5m");
+  CHECK_EQ(ExpectError("TypeError", [&] { Get(math, "show")(); }),
+           std::string("show(x: float, digits: int = 2, scale: float = 1.0, unit: str = \"\", plus: bool = False, "
+                       "label: Optional[str] = None) -> str takes 1 to 6 arguments, got 0: missing `x` (#0)"));
   std::cout << "ok  metadata and docs; missing functions are absent" << std::endl;
 }
 

@@ -288,3 +288,17 @@ def test_calls_mixing_success_and_failure_hold_no_memory(interop):
     # Well under one small object per call: nothing a call allocates outlives it.
     assert heap < 1, f"the C heap grows by {heap:.2f} bytes per call"
     assert blocks < 0.05, f"Python holds {blocks:.3f} more blocks per call"
+
+
+def test_trailing_defaults_may_be_omitted_through_tvm_ffi(mathlib):
+    # No generated package: tvm_ffi's Function passes what it is given; the shim fills the rest.
+    assert mathlib.show(2.5) == "2.50"
+    assert mathlib.show(2.5, 0, 2.0, "m", True) == "+5m"
+    assert list(mathlib.window_sums([1.0, 2.0, 3.0, 4.0])) == [6.0, 9.0]
+    assert list(mathlib.window_sums([1.0, 2.0], None)) == [3.0]
+    with pytest.raises(TypeError, match=r"takes 1 to 6 arguments, got 0: missing `x` \(#0\)$"):
+        mathlib.show()
+    with pytest.raises(TypeError, match=r"takes 1 to 2 arguments, got 3$"):
+        mathlib.window_sums([1.0], 2, 3)
+    meta = mathlib.get_function_metadata("show")
+    assert meta["abi.defaults"] == {"digits": 2, "scale": 1.0, "unit": "", "plus": False, "label": None}
