@@ -67,7 +67,13 @@ done
 # of the objects fixture. One BLAS thread and a fixed hash seed keep the counts exact.
 if [ -n "$tvm_ffi" ]; then
   cargo build --quiet --release -p abi-objects-lib
+  cargo build --quiet -p abi-cli
   objects_lib=$target/release/libabi_objects_lib.so
+  # The package `abi stubs` writes for it (the `py_*_pkg`/`_kw` cases call through it).
+  rm -rf "$out/py-package"
+  "$target/debug/abi" stubs "$objects_lib" --package counters_pkg -o "$out/py-package" >/dev/null
+  ln -s "$objects_lib" "$out/py-package/counters_pkg/"
+  export ABI_BENCH_PACKAGE_DIR=$out/py-package
   py_instructions() { # case iters -> total instructions executed
     local file="$out/cg.$1.$2"
     OPENBLAS_NUM_THREADS=1 OMP_NUM_THREADS=1 PYTHONHASHSEED=0 valgrind --tool=callgrind --callgrind-out-file="$file" \
