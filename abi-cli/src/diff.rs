@@ -251,7 +251,7 @@ fn params(d: &mut Diff<'_>, om: &Metadata, nm: &Metadata) {
 /// Parameter `i`'s change: its struct fields, its type (kind, then width), its name.
 fn param(d: &mut Diff<'_>, i: usize, (oname, oty): &(String, TypeSchema), (nname, nty): &(String, TypeSchema)) {
     let at = format!("`{nname}` (#{i})");
-    if let (TypeSchema::Struct(of), TypeSchema::Struct(nf)) = (oty, nty) {
+    if let (TypeSchema::Struct { fields: of, .. }, TypeSchema::Struct { fields: nf, .. }) = (oty, nty) {
         if let Some(what) = fields_changed(of, nf) {
             d.push(
                 ChangeKind::StructFieldsChanged,
@@ -318,7 +318,7 @@ fn default(d: &mut Diff<'_>, i: usize, name: &str, old: Option<&Value>, new: Opt
 
 /// The result's change: its struct fields, its type (kind, then width).
 fn result(d: &mut Diff<'_>, or: &TypeSchema, nr: &TypeSchema) {
-    if let (TypeSchema::Struct(of), TypeSchema::Struct(nf)) = (or, nr) {
+    if let (TypeSchema::Struct { fields: of, .. }, TypeSchema::Struct { fields: nf, .. }) = (or, nr) {
         if let Some(what) = fields_changed(of, nf) {
             d.push(
                 ChangeKind::StructFieldsChanged,

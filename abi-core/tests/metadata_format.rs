@@ -14,8 +14,9 @@ use abi_core::Metadata;
 
 /// The approved (format version, FNV-1a hash of the sample's metadata) pair. Version 1
 /// since typed tensors added `dtype` and `ndim` to `{"type":"ffi.Tensor"}` (keys readers
-/// of version 1 skip), and `abi.defaults` added parameter defaults (a key they skip too).
-const APPROVED: (u32, u64) = (1, 0x46ff_2bec_9f04_29fc);
+/// of version 1 skip), `abi.defaults` added parameter defaults and `abi.struct`/`abi.fields`
+/// named structs' names and fields in `type_schema` (keys they skip too).
+const APPROVED: (u32, u64) = (1, 0xcbdf_e22d_e03f_d4b9);
 
 static I64: TypeDesc = TypeDesc::Int { bits: 64, signed: true };
 static U8: TypeDesc = TypeDesc::Int { bits: 8, signed: false };
@@ -297,5 +298,29 @@ fn defaults_are_one_added_key_that_older_readers_ignore() {
     ] {
         let err = Metadata::parse(bad).unwrap_err();
         assert!(err.message().contains(says), "{}", err.message());
+    }
+}
+
+#[test]
+fn struct_names_are_keys_older_readers_skip() {
+    let f = FnDesc { name: "s", params: &STRUCTS, ret: &TypeDesc::None, doc: "", global: None };
+    let text = f.metadata_json();
+    assert!(text.contains(r#"\"abi.struct\":\"Point\",\"abi.fields\":[\"x\",\"y\"]"#), "{text}");
+    let meta = Metadata::parse(&text).unwrap();
+    let params = meta.params();
+    let abi_core::schema::TypeSchema::Struct { name, fields } = &params[0].1 else { panic!("{:?}", params[0]) };
+    assert_eq!((name.as_deref(), fields.len()), (Some("Point"), 2));
+    // Without the keys (an older writer), the struct is the tuple `iree.abi` names the fields of.
+    let stripped = text.replace(r#",\"abi.struct\":\"Point\",\"abi.fields\":[\"x\",\"y\"]"#, "");
+    let older = Metadata::parse(&stripped).unwrap();
+    let abi_core::schema::TypeSchema::Struct { name, fields } = &older.params()[0].1 else { panic!() };
+    assert_eq!((name.as_deref(), fields[0].0.as_str()), (None, "x"));
+    // Malformed keys are refused.
+    for bad in [
+        r#"{"type":"Tuple","args":[{"type":"int"}],"abi.struct":"P"}"#,
+        r#"{"type":"Tuple","args":[{"type":"int"}],"abi.struct":"P","abi.fields":["a","b"]}"#,
+        r#"{"type":"Tuple","args":[{"type":"int"}],"abi.struct":1,"abi.fields":["a"]}"#,
+    ] {
+        assert!(abi_core::schema::TypeSchema::parse(bad).is_err(), "{bad}");
     }
 }

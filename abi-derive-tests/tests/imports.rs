@@ -189,9 +189,5 @@ fn an_import_may_leave_out_trailing_parameters_that_have_defaults() {
     let e = TooShort::bind(&lib).unwrap_err();
     assert!(e.message().contains("it takes 2 arguments, not 1"), "{}", e.message());
     let e = TooLong::bind(&lib).unwrap_err();
-    assert!(
-        e.message().contains("it takes 1 to 2 arguments (the rest have defaults), not 3"),
-        "{}",
-        e.message()
-    );
+    assert!(e.message().contains("it takes 1 to 2 arguments (the rest have defaults), not 3"), "{}", e.message());
 }

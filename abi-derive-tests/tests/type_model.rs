@@ -121,7 +121,7 @@ fn the_model_carries_widths_field_names_and_tensor_types() {
 
     let e = abi_core::find_export("structs").unwrap();
     let p = Metadata::parse(e.metadata_json()).unwrap().type_schema.unwrap().params.remove(0);
-    let TypeSchema::Struct(fields) = p else { panic!("a named struct keeps its field names: {p:?}") };
+    let TypeSchema::Struct { fields, .. } = p else { panic!("a named struct keeps its field names: {p:?}") };
     assert_eq!(fields.iter().map(|(n, _)| n.as_str()).collect::<Vec<_>>(), ["x", "y"]);
 
     // A typed tensor through every route: its own type_schema keys, the iree.abi record

@@ -122,6 +122,11 @@ pub const DEFAULTS_KEY: &str = "abi.defaults";
 pub const TENSOR_DTYPE_KEY: &str = "dtype";
 /// See [`TENSOR_DTYPE_KEY`].
 pub const TENSOR_NDIM_KEY: &str = "ndim";
+/// The key a named struct's `type_schema` (`{"type":"Tuple","args":[...]}`, how it crosses)
+/// adds for its Rust name, so Python packages can give results named fields.
+pub const STRUCT_NAME_KEY: &str = "abi.struct";
+/// The key beside [`STRUCT_NAME_KEY`] listing the struct's field names in order.
+pub const STRUCT_FIELDS_KEY: &str = "abi.fields";
 
 /// The packed shim symbol of export `name`.
 pub fn shim(name: &str) -> String {

@@ -51,9 +51,13 @@ def test_struct_reflection(mathlib):
         "named", "m", ["sdict", ["label", "str"], ["at", ["sdict", ["x", "f64"], ["y", "f64"]]], ["w", "i32"]]
     ]
     schema = json.loads(meta["type_schema"])
+    point = {"type": "Tuple", "args": [{"type": "float"}, {"type": "float"}], "abi.struct": "Point", "abi.fields": ["x", "y"]}
     assert schema["named_args"]["params"][0] == {
         "type": "Tuple",
-        "args": [{"type": "ffi.String"}, {"type": "Tuple", "args": [{"type": "float"}, {"type": "float"}]}, {"type": "int"}],
+        "args": [{"type": "ffi.String"}, point, {"type": "int"}],
+        # A named struct says its name and fields; tvm_ffi's readers skip the keys.
+        "abi.struct": "Marker",
+        "abi.fields": ["label", "at", "w"],
     }
     flat = mathlib.get_function_metadata("norm_flat")
     assert flat["arg_names"] == ["p.x", "p.y"]

@@ -15,7 +15,6 @@ use abi_shared::vocab::Kind;
 
 use crate::read::Listing;
 
-
 /// The package's files, by name inside the package folder: `__init__.py`, `__init__.pyi`
 /// and `py.typed`.
 pub fn files(listing: &Listing, package: &str) -> Result<Vec<(&'static str, String)>, String> {

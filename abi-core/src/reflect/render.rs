@@ -202,7 +202,27 @@ pub const fn type_schema(w: &mut Writer, ty: &TypeDesc) {
                 type_schema(w, s.fields[i].ty);
                 i += 1;
             }
-            w.str("]}");
+            w.byte(b']');
+            // A named struct says its name and field names (tvm-ffi skips the keys).
+            if !s.tuple_like {
+                w.str(",\"");
+                w.str(abi_shared::STRUCT_NAME_KEY);
+                w.str("\":");
+                w.json_string(s.name);
+                w.str(",\"");
+                w.str(abi_shared::STRUCT_FIELDS_KEY);
+                w.str("\":[");
+                let mut i = 0;
+                while i < s.fields.len() {
+                    if i > 0 {
+                        w.byte(b',');
+                    }
+                    w.json_string(s.fields[i].name);
+                    i += 1;
+                }
+                w.byte(b']');
+            }
+            w.byte(b'}');
         }
         // The remaining kinds take no type arguments (widths, dtype and rank are not
         // published in `type_schema`).

@@ -204,7 +204,7 @@ fn structs() {
     check(
         &TypeDesc::Struct(&POINT),
         r#"["sdict",["x","f32"],["y","f32"]]"#,
-        r#"{"type":"Tuple","args":[{"type":"float"},{"type":"float"}]}"#,
+        r#"{"type":"Tuple","args":[{"type":"float"},{"type":"float"}],"abi.struct":"Point","abi.fields":["x","y"]}"#,
         "Point",
     );
     check(
@@ -216,7 +216,7 @@ fn structs() {
     check(
         &TypeDesc::Struct(&SEGMENT),
         r#"["sdict",["a",["sdict",["x","f32"],["y","f32"]]],["b",["sdict",["x","f32"],["y","f32"]]],["id","u32"]]"#,
-        r#"{"type":"Tuple","args":[{"type":"Tuple","args":[{"type":"float"},{"type":"float"}]},{"type":"Tuple","args":[{"type":"float"},{"type":"float"}]},{"type":"int"}]}"#,
+        r#"{"type":"Tuple","args":[{"type":"Tuple","args":[{"type":"float"},{"type":"float"}],"abi.struct":"Point","abi.fields":["x","y"]},{"type":"Tuple","args":[{"type":"float"},{"type":"float"}],"abi.struct":"Point","abi.fields":["x","y"]},{"type":"int"}],"abi.struct":"Segment","abi.fields":["a","b","id"]}"#,
         "Segment",
     );
     let quoted = iree(&TypeDesc::Struct(&QUOTED));

@@ -275,8 +275,9 @@ fn refine(t: &mut TypeSchema, r: &IreeType) {
                 *t = TypeSchema::Tuple(items);
                 return;
             }
-            *t = TypeSchema::Struct(
-                items
+            *t = TypeSchema::Struct {
+                name: None,
+                fields: items
                     .into_iter()
                     .zip(fields)
                     .map(|(mut item, (name, r))| {
@@ -284,7 +285,11 @@ fn refine(t: &mut TypeSchema, r: &IreeType) {
                         (name.clone(), item)
                     })
                     .collect(),
-            );
+            };
+        }
+        // Named in `type_schema` already: the record adds the fields' widths.
+        (TypeSchema::Struct { fields, .. }, IreeType::Struct(rs)) if fields.len() == rs.len() => {
+            fields.iter_mut().zip(rs).for_each(|((_, t), (_, r))| refine(t, r));
         }
         _ => {}
     }

@@ -56,8 +56,14 @@ pub enum TypeSchema {
     /// `Tuple[...]` (a tuple, or a struct whose field names are not known).
     Tuple(Vec<TypeSchema>),
     /// A struct with named fields, in declaration order: published as the `Tuple` of its
-    /// field types.
-    Struct(Vec<(String, TypeSchema)>),
+    /// field types, with its name and field names (`abi.struct`, `abi.fields`) or with the
+    /// field names only (from `iree.abi`).
+    Struct {
+        /// The Rust name, when published.
+        name: Option<String>,
+        /// The fields.
+        fields: Vec<(String, TypeSchema)>,
+    },
     /// `Variant[...]`: any one of its members.
     Variant(Vec<TypeSchema>),
     /// Any other key: an object class (`mylib.Counter`) or a type this build does not know,
@@ -310,7 +316,7 @@ impl TypeSchema {
                     TypeSchema::Map(it.next().unwrap_or_default(), it.next().unwrap_or_default())
                 }
             },
-            Kind::Tuple => TypeSchema::Tuple(args),
+            Kind::Tuple => read_struct(key, map, args)?,
             Kind::Variant => TypeSchema::Variant(args),
             Kind::Tensor if args.is_empty() => TypeSchema::Tensor(TensorType::read(key, map)?),
             other => match leaf(other) {
@@ -342,7 +348,7 @@ impl TypeSchema {
             TypeSchema::Optional(_) => Kind::Optional,
             TypeSchema::Array(_) => Kind::Array,
             TypeSchema::Map(..) => Kind::Map,
-            TypeSchema::Tuple(_) | TypeSchema::Struct(_) => Kind::Tuple,
+            TypeSchema::Tuple(_) | TypeSchema::Struct { .. } => Kind::Tuple,
             TypeSchema::Variant(_) => Kind::Variant,
             TypeSchema::Named { .. } => return None,
         })
@@ -356,14 +362,15 @@ impl TypeSchema {
             TypeSchema::Tuple(items) | TypeSchema::Variant(items) | TypeSchema::Named { args: items, .. } => {
                 items.iter().collect()
             }
-            TypeSchema::Struct(fields) => fields.iter().map(|(_, t)| t).collect(),
+            TypeSchema::Struct { fields, .. } => fields.iter().map(|(_, t)| t).collect(),
             _ => Vec::new(),
         }
     }
 
     /// Whether it is written with a list of type arguments (`Tuple[]` has an empty one).
     fn has_arg_list(&self) -> bool {
-        !self.args().is_empty() || matches!(self, TypeSchema::Tuple(_) | TypeSchema::Struct(_) | TypeSchema::Variant(_))
+        !self.args().is_empty()
+            || matches!(self, TypeSchema::Tuple(_) | TypeSchema::Struct { .. } | TypeSchema::Variant(_))
     }
 
     /// The element type of a tensor of `dtype` (one lane of an integer, float or bool).
@@ -428,6 +435,16 @@ impl TypeSchema {
             }
             out.push(']');
         }
+        if let TypeSchema::Struct { name: Some(name), fields } = self {
+            let names: Vec<Value> = fields.iter().map(|(n, _)| Value::String(n.clone())).collect();
+            out.push_str(&format!(
+                ",\"{}\":{},\"{}\":{}",
+                abi_shared::STRUCT_NAME_KEY,
+                Value::String(name.clone()),
+                abi_shared::STRUCT_FIELDS_KEY,
+                Value::Array(names)
+            ));
+        }
         out.push('}');
     }
 
@@ -451,6 +468,34 @@ impl TypeSchema {
             (_, Some(kind)) => kind.python().to_owned(),
             (_, None) => unreachable!("only Named has no kind"),
         }
+    }
+}
+
+/// A `Tuple`, or the named struct it is when `abi.struct` and `abi.fields` name it and its
+/// fields (one name per item).
+fn read_struct(key: &str, map: &Map<String, Value>, args: Vec<TypeSchema>) -> Result<TypeSchema, SchemaError> {
+    let (name, fields) = (map.get(abi_shared::STRUCT_NAME_KEY), map.get(abi_shared::STRUCT_FIELDS_KEY));
+    let (name, fields) = match (name, fields) {
+        (None, None) => return Ok(TypeSchema::Tuple(args)),
+        (Some(Value::String(name)), Some(Value::Array(fields))) => (name, fields),
+        _ => {
+            return Err(SchemaError::new(format!(
+                "`{key}` names a struct with a string `{}` and a list `{}`, or neither",
+                abi_shared::STRUCT_NAME_KEY,
+                abi_shared::STRUCT_FIELDS_KEY
+            )))
+        }
+    };
+    let names: Option<Vec<String>> = fields.iter().map(|f| f.as_str().map(str::to_owned)).collect();
+    match names {
+        Some(names) if names.len() == args.len() => {
+            Ok(TypeSchema::Struct { name: Some(name.clone()), fields: names.into_iter().zip(args).collect() })
+        }
+        _ => Err(SchemaError::new(format!(
+            "struct `{name}` lists {} field names for {} items",
+            fields.len(),
+            args.len()
+        ))),
     }
 }
 
@@ -557,9 +602,10 @@ impl From<&TypeDesc> for TypeSchema {
             TypeDesc::Map(k, v) => TypeSchema::Map(boxed(k), boxed(v)),
             TypeDesc::Tuple(items) => TypeSchema::Tuple(all(items)),
             TypeDesc::Struct(s) if s.tuple_like => TypeSchema::Tuple(s.fields.iter().map(|f| f.ty.into()).collect()),
-            TypeDesc::Struct(s) => {
-                TypeSchema::Struct(s.fields.iter().map(|f| (f.name.to_owned(), f.ty.into())).collect())
-            }
+            TypeDesc::Struct(s) => TypeSchema::Struct {
+                name: Some(s.name.to_owned()),
+                fields: s.fields.iter().map(|f| (f.name.to_owned(), f.ty.into())).collect(),
+            },
             TypeDesc::Class { key } => TypeSchema::Named { key: (*key).to_owned(), args: Vec::new() },
             TypeDesc::None => TypeSchema::None,
             TypeDesc::Bool => TypeSchema::Bool,
