@@ -138,7 +138,8 @@ fn wrong_shapes_are_type_errors_naming_the_struct() {
 fn reflection_uses_sdict_stuple_and_tuple_schema() {
     let meta = abi_core::find_export("relabel").unwrap().metadata_json();
     assert!(meta.contains(r#""iree.abi":{"a":[["named","l",["sdict",["label","str"],["at",["sdict",["x","f64"],["y","f64"]]],["w","i32"]]],["named","label","str"]]"#), "{meta}");
-    assert!(meta.contains(r#"{\"type\":\"Tuple\",\"args\":[{\"type\":\"ffi.String\"},{\"type\":\"Tuple\",\"args\":[{\"type\":\"float\"},{\"type\":\"float\"}]},{\"type\":\"int\"}]}"#), "{meta}");
+    // A named struct's schema is the tuple of its fields, with its name and field names.
+    assert!(meta.contains(r#"{\"type\":\"Tuple\",\"args\":[{\"type\":\"ffi.String\"},{\"type\":\"Tuple\",\"args\":[{\"type\":\"float\"},{\"type\":\"float\"}],\"abi.struct\":\"Point\",\"abi.fields\":[\"x\",\"y\"]},{\"type\":\"int\"}],\"abi.struct\":\"Labeled\",\"abi.fields\":[\"label\",\"at\",\"w\"]}"#), "{meta}");
     let meta = abi_core::find_export("swap").unwrap().metadata_json();
     assert!(meta.contains(r#""r":[["stuple","i64","i64"]]"#), "{meta}");
     let meta = abi_core::find_export("norm_flat").unwrap().metadata_json();

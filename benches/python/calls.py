@@ -20,6 +20,11 @@ CASES = [
     # instructions positionally and 630 with keywords on CPython 3.11.
     ("py_free_fn_pkg", "py_free_fn", "over<=400"),
     ("py_free_fn_kw", "py_free_fn", "over<=700"),
+    # A struct result (two fields): a tvm_ffi.Array from the library's function, a named
+    # tuple through the package's wrapper, which reads each field with one
+    # `ffi.ArrayGetItem` call (iterating the Array costs several calls per item).
+    ("py_struct_result", "py_free_fn", "-"),
+    ("py_struct_result_pkg", "py_struct_result", "over<=7500"),
 ]
 
 
@@ -39,7 +44,11 @@ def run(lib, case, iters):
     elif case == "py_field_get":
         for _ in range(iters):
             c.start
-    elif case in ("py_free_fn_pkg", "py_free_fn_kw"):
+    elif case == "py_struct_result":
+        read = mod.read_counter
+        for _ in range(iters):
+            read(c)
+    elif case in ("py_free_fn_pkg", "py_free_fn_kw", "py_struct_result_pkg"):
         import os
 
         sys.path.insert(0, os.environ["ABI_BENCH_PACKAGE_DIR"])
@@ -47,7 +56,12 @@ def run(lib, case, iters):
 
         wrapped = counters_pkg.counter_value
         assert wrapped(c) == wrapped(c=c) == 0
-        if case == "py_free_fn_pkg":
+        if case == "py_struct_result_pkg":
+            read = counters_pkg.read_counter
+            assert read(c).value == 0
+            for _ in range(iters):
+                read(c)
+        elif case == "py_free_fn_pkg":
             for _ in range(iters):
                 wrapped(c)
         else:

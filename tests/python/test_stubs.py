@@ -239,3 +239,44 @@ def test_names_python_cannot_take_stay_positional_only(tmp_path):
     assert ok.stdout == "5.0\n", ok.stderr
     refused = run([sys.executable, "-c", "import mathlib_py; mathlib_py.norm_flat(p_x=3.0, p_y=4.0)"], tmp_path)
     assert "positional-only arguments passed as keyword arguments: 'p_x, p_y'" in refused.stderr
+
+
+STRUCTS_GOOD = """\
+import mathlib_py
+from mathlib_py import Marker, Point
+
+c = mathlib_py.centroid([(0.0, 0.0), Point(2.0, 4.0)])
+assert c is not None
+x: float = c.x
+box = mathlib_py.bounds([Point(1.0, 5.0), Point(3.0, 2.0)])
+assert box is not None
+lo, hi = box
+corners: list[float] = [p.y for p in mathlib_py.corners(lo, hi)]
+m: Marker = mathlib_py.move_marker(("pin", Point(1.0, 2.0), 3), 1.0, 1.0, None)
+print(c, x, isinstance(c, tuple), box, corners, m.at.y, m.w, mathlib_py.centroid([]))
+"""
+
+STRUCTS_BAD = """\
+import mathlib_py
+
+c = mathlib_py.centroid([(0.0, 0.0)])
+assert c is not None
+c.z
+"""
+
+
+def test_struct_results_are_named_tuples(tmp_path):
+    package = make_package(tmp_path)
+    stub = (package / "__init__.pyi").read_text()
+    assert "class Point(NamedTuple):\n    x: float\n    y: float\n" in stub
+    assert "class Marker(NamedTuple):\n    label: str\n    at: Point\n    w: int\n" in stub
+    # Results are named tuples, through optionals, tuples and lists; arguments take any tuple.
+    assert "def centroid(points: Sequence[tuple[float, float]]) -> Optional[Point]:" in stub
+    assert "def bounds(points: Sequence[tuple[float, float]]) -> Optional[tuple[Point, Point]]:" in stub
+    assert "def corners(lo: tuple[float, float], hi: tuple[float, float]) -> Sequence[Point]:" in stub
+    out = run([sys.executable, "-c", STRUCTS_GOOD], tmp_path)
+    assert out.stdout == (
+        "Point(x=1.0, y=2.0) 1.0 True (Point(x=1.0, y=2.0), Point(x=3.0, y=5.0)) [2.0, 2.0, 5.0, 5.0] 3.0 3 None\n"
+    ), out.stderr
+    flagged = mypy_strict(tmp_path, STRUCTS_GOOD, STRUCTS_BAD)
+    assert 'bad.py:5: error: "Point" has no attribute "z"' in flagged

@@ -4,6 +4,7 @@
 //! `py.typed` tells type checkers to read them.
 
 mod package;
+mod records;
 mod signature;
 mod typed;
 

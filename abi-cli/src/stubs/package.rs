@@ -7,6 +7,7 @@ use std::collections::BTreeSet;
 
 use abi_core::schema::{Class, Method};
 
+use super::records::{Helpers, Records};
 use super::signature::{help_text, py_signature, with_tensor_notes, PySignature, Receiver};
 use super::{docstring, exposed, is_python_name, parents_first, py_list, py_str, ClassNames};
 use crate::read::Listing;
@@ -20,6 +21,7 @@ The library is loaded from this folder: the file named {lib_name}, or else the o
 shared library here.
 """
 
+from collections import namedtuple as _namedtuple
 from pathlib import Path
 
 import tvm_ffi
@@ -48,21 +50,28 @@ _lib = tvm_ffi.load_module(str(_library_path()))
 "#
     );
     let classes = ClassNames::new(listing);
-    let mut natives = Natives::new(listing, &classes);
+    let records = Records::new(listing, &classes);
+    let mut natives = Natives::new(listing, &classes, &records);
+    let mut helpers = Helpers::default();
+    let defs = records.py_defs();
+    if !defs.is_empty() {
+        out.push_str(&format!("\n{defs}"));
+    }
     for class in parents_first(&listing.classes) {
         out.push_str("\n\n");
-        out.push_str(&class_def(class, &classes, &mut natives));
+        out.push_str(&class_def(class, &classes, &records, &mut natives, &mut helpers));
     }
     for e in exposed(listing) {
         let name = e.name.as_str();
-        let sig = e.metadata.as_ref().and_then(|m| py_signature(m, Receiver::None, &classes));
+        let sig = e.metadata.as_ref().and_then(|m| py_signature(m, Receiver::None, &classes, &records));
         out.push_str("\n\n");
         match sig {
             Some(sig) => {
                 let native = natives.name(name);
                 out.push_str(&format!("{native} = _lib[{name:?}]\n\n\n"));
                 let help = help_text(e).unwrap_or_default();
-                out.push_str(&wrapper(name, &sig, &help, "", |args| format!("return {native}({args})")));
+                let convert = converter(&sig, &records, &mut helpers);
+                out.push_str(&wrapper(name, &sig, &help, "", convert, |args| format!("{native}({args})")));
             }
             // No published signature (a C++ library): the function itself, with its help.
             None => {
@@ -75,24 +84,49 @@ _lib = tvm_ffi.load_module(str(_library_path()))
     }
     let mut names: Vec<&str> = exposed(listing).map(|e| e.name.as_str()).collect();
     names.extend(listing.classes.iter().filter_map(|c| classes.get(&c.key)));
+    names.extend(records.names());
+    // The result converters the wrappers call (looked up when called, so defined last).
+    out.push_str(helpers.prelude());
+    out.push_str(&helpers.defs);
     out.push_str(&format!("\n\n__all__ = {}\n", py_list(&names)));
     out
 }
 
-/// `def name(params): """doc"""; <body(args)>`, indented by `indent`.
-fn wrapper(name: &str, sig: &PySignature, doc: &str, indent: &str, body: impl Fn(&str) -> String) -> String {
+/// The converter a wrapper applies to its result, if any.
+fn converter(sig: &PySignature, records: &Records, helpers: &mut Helpers) -> Option<String> {
+    sig.result.as_ref().and_then(|t| records.converter(t, helpers))
+}
+
+/// `def name(params): """doc"""; return <convert>(<call(args)>)` (a constructor returns
+/// nothing), indented by `indent`.
+fn wrapper(
+    name: &str,
+    sig: &PySignature,
+    doc: &str,
+    indent: &str,
+    convert: Option<String>,
+    call: impl Fn(&str) -> String,
+) -> String {
     let inner = format!("{indent}    ");
-    format!(
-        "{indent}def {name}({}):\n{}{inner}{}\n",
-        sig.def_params(false),
-        docstring(doc, &inner).unwrap_or_default(),
-        body(&sig.call_args())
-    )
+    let call = call(&sig.call_args());
+    let body = match convert {
+        // A constructor's call returns nothing to pass on.
+        None if sig.receiver == Receiver::Init => format!("{inner}{call}\n"),
+        None => format!("{inner}return {call}\n"),
+        Some(convert) => format!("{inner}return {convert}({call})\n"),
+    };
+    format!("{indent}def {name}({}):\n{}{body}", sig.def_params(false), docstring(doc, &inner).unwrap_or_default())
 }
 
 /// A registered class whose constructor and methods are wrappers taking keywords; the
 /// library's functions behind them are looked up once, after registration.
-fn class_def(class: &Class, classes: &ClassNames, natives: &mut Natives) -> String {
+fn class_def(
+    class: &Class,
+    classes: &ClassNames,
+    records: &Records,
+    natives: &mut Natives,
+    helpers: &mut Helpers,
+) -> String {
     let name = classes.get(&class.key).unwrap_or_default();
     let mut members = Vec::new();
     let mut bound: Vec<(String, &str)> = Vec::new();
@@ -105,16 +139,17 @@ fn class_def(class: &Class, classes: &ClassNames, natives: &mut Natives) -> Stri
         if !is_python_name(py_name) && py_name != "__init__" {
             continue;
         }
-        let Some(sig) = py_signature(&m.metadata, receiver, classes) else { continue };
+        let Some(sig) = py_signature(&m.metadata, receiver, classes, records) else { continue };
         let native = natives.name(&format!("{name}_{py_name}"));
         let doc = with_tensor_notes(&m.doc, Some(&m.metadata), receiver);
+        let convert = converter(&sig, records, helpers);
         let mut def = match receiver {
             // `__init_handle_by_constructor__(f, args...)`: the function, then the arguments.
-            Receiver::Init => wrapper(py_name, &sig, &doc, "    ", |args| {
+            Receiver::Init => wrapper(py_name, &sig, &doc, "    ", None, |args| {
                 let sep = if args.is_empty() { "" } else { ", " };
                 format!("self.__init_handle_by_constructor__({native}{sep}{args})")
             }),
-            _ => wrapper(py_name, &sig, &doc, "    ", |args| format!("return {native}({args})")),
+            _ => wrapper(py_name, &sig, &doc, "    ", convert, |args| format!("{native}({args})")),
         };
         if receiver == Receiver::Static {
             def = format!("    @staticmethod\n{def}");
@@ -153,11 +188,12 @@ struct Natives {
 }
 
 impl Natives {
-    fn new(listing: &Listing, classes: &ClassNames) -> Natives {
+    fn new(listing: &Listing, classes: &ClassNames, records: &Records) -> Natives {
         let mut taken: BTreeSet<String> = listing.exports.iter().map(|e| e.name.clone()).collect();
+        taken.extend(records.names().map(str::to_owned));
         taken.extend(listing.classes.iter().filter_map(|c| classes.get(&c.key)).map(str::to_owned));
         let mut param_names = |meta: &abi_core::schema::Metadata| {
-            if let Some(sig) = py_signature(meta, Receiver::None, classes) {
+            if let Some(sig) = py_signature(meta, Receiver::None, classes, records) {
                 taken.extend(sig.names().map(str::to_owned));
             }
         };

@@ -7,6 +7,7 @@ use std::collections::BTreeSet;
 use abi_core::schema::{Metadata, TypeSchema};
 use abi_shared::vocab::Kind;
 
+use super::records::Records;
 use super::{is_python_name, ClassNames};
 use crate::read::Export;
 
@@ -53,10 +54,18 @@ pub struct PySignature {
     pub params: Vec<PyParam>,
     /// The result annotation.
     pub ret: String,
+    /// The result's type, which the package's wrapper converts as [`Records::converter`]
+    /// says (`None` for a constructor).
+    pub result: Option<TypeSchema>,
 }
 
 /// The signature of published metadata, `None` without a `type_schema`.
-pub fn py_signature(meta: &Metadata, receiver: Receiver, classes: &ClassNames) -> Option<PySignature> {
+pub fn py_signature(
+    meta: &Metadata,
+    receiver: Receiver,
+    classes: &ClassNames,
+    records: &Records,
+) -> Option<PySignature> {
     let ret = &meta.type_schema.as_ref()?.ret;
     let skip = usize::from(receiver == Receiver::Instance);
     let defaults = meta.defaults();
@@ -76,12 +85,14 @@ pub fn py_signature(meta: &Metadata, receiver: Receiver, classes: &ClassNames) -
             };
             used.insert(name.clone());
             let default = defaults.get(i).and_then(|d| d.as_ref()).map(abi_core::schema::python_literal);
-            PyParam { name, keyword, annotation: annotation(&t, classes, Flow::In), default }
+            PyParam { name, keyword, annotation: annotation(&t, classes, records, Flow::In), default }
         })
         .collect();
-    let ret =
-        if receiver == Receiver::Init { Kind::None.stub().to_owned() } else { annotation(ret, classes, Flow::Out) };
-    Some(PySignature { receiver, params, ret })
+    let (ret, result) = match receiver {
+        Receiver::Init => (Kind::None.stub().to_owned(), None),
+        _ => (annotation(ret, classes, records, Flow::Result), Some(ret.clone())),
+    };
+    Some(PySignature { receiver, params, ret, result })
 }
 
 impl PySignature {
@@ -163,19 +174,29 @@ pub fn with_tensor_notes(doc: &str, meta: Option<&Metadata>, receiver: Receiver)
 }
 
 /// Which way a value crosses: into the library (an argument, a callback's result), where
-/// `tvm_ffi` converts any DLPack array to a tensor, or out of it (a result, a field, a
-/// callback's argument), where it is a `tvm_ffi.Tensor`.
+/// `tvm_ffi` converts any DLPack array to a tensor; out of it as `tvm_ffi` gives it (a
+/// field, a callback's argument), where it is a `tvm_ffi.Tensor` and a struct a sequence;
+/// or as a wrapper's result, which the wrapper converts (named tuples, tuples).
 #[derive(Clone, Copy, PartialEq, Debug)]
 pub enum Flow {
     In,
     Out,
+    Result,
 }
 
 impl Flow {
     fn reversed(self) -> Flow {
         match self {
             Flow::In => Flow::Out,
-            Flow::Out => Flow::In,
+            Flow::Out | Flow::Result => Flow::In,
+        }
+    }
+
+    /// Inside a function value, which no wrapper converts.
+    fn unconverted(self) -> Flow {
+        match self {
+            Flow::Result => Flow::Out,
+            other => other,
         }
     }
 }
@@ -188,16 +209,18 @@ pub const DLPACK_ARRAY: &str = "_DLPackArray";
 /// spellings of `abi_shared::vocab`): sequences for arrays, mappings for maps, tuples for
 /// structs, `tvm_ffi` classes for tensors (or any DLPack array going in), the package's
 /// classes for the object types the library declares, `tvm_ffi.Object` for others.
-pub fn annotation(t: &TypeSchema, classes: &ClassNames, flow: Flow) -> String {
-    let list =
-        |items: &[&TypeSchema], flow| items.iter().map(|t| annotation(t, classes, flow)).collect::<Vec<_>>().join(", ");
+pub fn annotation(t: &TypeSchema, classes: &ClassNames, records: &Records, flow: Flow) -> String {
+    let list = |items: &[&TypeSchema], flow| {
+        items.iter().map(|t| annotation(t, classes, records, flow)).collect::<Vec<_>>().join(", ")
+    };
     match (t, t.kind()) {
         (TypeSchema::Named { key, .. }, _) => classes.get(key).unwrap_or(Kind::Object.stub()).to_owned(),
+        (TypeSchema::Struct { name: Some(name), .. }, _) if flow == Flow::Result && records.has(name) => name.clone(),
         (TypeSchema::Function(Some(f)), _) => format!(
             "{}[[{}], {}]",
             Kind::Callable.stub(),
             list(&f.params.iter().collect::<Vec<_>>(), flow.reversed()),
-            annotation(&f.ret, classes, flow)
+            annotation(&f.ret, classes, records, flow.unconverted())
         ),
         (TypeSchema::Tensor(_), Some(kind)) if flow == Flow::In => {
             format!("{}[{}, {DLPACK_ARRAY}]", Kind::Variant.stub(), kind.stub())

@@ -182,6 +182,22 @@ pub fn centroid(points: Vec<Point>) -> Option<Point> {
     Some(Point { x: points.iter().map(|p| p.x).sum::<f64>() / n, y: points.iter().map(|p| p.y).sum::<f64>() / n })
 }
 
+/// The lower-left and upper-right corners of the box around `points`, or None for an empty
+/// list (in Python, a pair of `Point`s).
+#[abi_core::export_fn]
+pub fn bounds(points: Vec<Point>) -> Option<(Point, Point)> {
+    let first = *points.first()?;
+    Some(points.iter().fold((first, first), |(lo, hi), p| {
+        (Point { x: lo.x.min(p.x), y: lo.y.min(p.y) }, Point { x: hi.x.max(p.x), y: hi.y.max(p.y) })
+    }))
+}
+
+/// The four corners of the box from `lo` to `hi`, counter-clockwise from `lo`.
+#[abi_core::export_fn]
+pub fn corners(lo: Point, hi: Point) -> Vec<Point> {
+    vec![lo, Point { x: hi.x, y: lo.y }, hi, Point { x: lo.x, y: hi.y }]
+}
+
 /// `x` with `digits` decimals after scaling by `scale`, then `unit`; `plus` writes a `+`
 /// on positive values, and `label` comes first when given. Every parameter after `x` has a
 /// default, so callers name only what they change: `show(2.5, unit="m")`.

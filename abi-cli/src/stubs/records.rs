@@ -1,0 +1,212 @@
+//! Named tuples for the library's structs: a struct result crosses as a tuple of its
+//! fields (a `tvm_ffi.Array` in Python), so the package defines a `NamedTuple` per named
+//! struct its signatures mention (`Point(x, y)`) and its wrappers convert results into it,
+//! through optionals, lists, maps and tuples; as arguments, any tuple (a `Point` too) is
+//! accepted, as before.
+
+use std::collections::BTreeMap;
+
+use abi_core::schema::{Metadata, TypeSchema};
+
+use super::signature::{annotation, Flow};
+use super::{is_python_name, ClassNames};
+use crate::read::Listing;
+
+/// The structs that get a named tuple, by name, with their fields.
+#[derive(Debug, Default)]
+pub struct Records(BTreeMap<String, Vec<(String, TypeSchema)>>);
+
+impl Records {
+    /// Every named struct in the listing's signatures whose name and field names Python
+    /// can use and no export or class takes; a name two different structs share gets none.
+    pub fn new(listing: &Listing, classes: &ClassNames) -> Records {
+        let mut found: BTreeMap<String, Option<Vec<(String, TypeSchema)>>> = BTreeMap::new();
+        let mut visit = |meta: &Metadata| {
+            let Some(f) = &meta.type_schema else { return };
+            for t in f.params.iter().chain([&f.ret]) {
+                collect(t, &mut found);
+            }
+        };
+        listing.exports.iter().filter_map(|e| e.metadata.as_ref()).for_each(&mut visit);
+        listing.classes.iter().flat_map(|c| &c.methods).for_each(|m| visit(&m.metadata));
+        let taken = |name: &str| {
+            listing.exports.iter().any(|e| e.name == name)
+                || listing.classes.iter().any(|c| classes.get(&c.key) == Some(name))
+                || !is_python_name(name)
+                || name.starts_with('_')
+        };
+        let usable =
+            |fields: &[(String, TypeSchema)]| fields.iter().all(|(n, _)| is_python_name(n) && !n.starts_with('_'));
+        Records(
+            found
+                .into_iter()
+                .filter_map(|(name, fields)| Some((name, fields?)))
+                .filter(|(name, fields)| !taken(name) && usable(fields))
+                .collect(),
+        )
+    }
+
+    /// Whether struct `name` has a named tuple.
+    pub fn has(&self, name: &str) -> bool {
+        self.0.contains_key(name)
+    }
+
+    /// The names, for `__all__`.
+    pub fn names(&self) -> impl Iterator<Item = &str> {
+        self.0.keys().map(String::as_str)
+    }
+
+    /// The runtime definitions (`Point = _namedtuple("Point", ["x", "y"])`).
+    pub fn py_defs(&self) -> String {
+        let mut out = String::new();
+        for (name, fields) in &self.0 {
+            let names: Vec<String> = fields.iter().map(|(n, _)| format!("{n:?}")).collect();
+            out.push_str(&format!("{name} = _namedtuple({name:?}, [{}])\n", names.join(", ")));
+        }
+        out
+    }
+
+    /// The stub definitions (`class Point(NamedTuple): x: float ...`).
+    pub fn pyi_defs(&self, classes: &ClassNames) -> String {
+        let mut out = String::new();
+        for (name, fields) in &self.0 {
+            out.push_str(&format!("\n\nclass {name}(NamedTuple):\n"));
+            for (field, t) in fields {
+                out.push_str(&format!("    {field}: {}\n", annotation(t, classes, self, Flow::Result)));
+            }
+        }
+        out
+    }
+
+    /// The name of a function converting a value of type `t` as `tvm_ffi` returns it into
+    /// what the stubs promise (named tuples for structs, tuples for tuples, through
+    /// optionals, lists and maps), defining it in `helpers`; `None` when the value is that
+    /// already.
+    pub fn converter(&self, t: &TypeSchema, helpers: &mut Helpers) -> Option<String> {
+        let key = t.to_json();
+        if let Some(name) = helpers.names.get(&key) {
+            return Some(name.clone());
+        }
+        // Items are read with one `ffi.ArrayGetItem` call each: iterating a tvm_ffi.Array
+        // from Python costs several calls per item.
+        let body = match t {
+            TypeSchema::Tuple(_) | TypeSchema::Struct { .. } => {
+                let items: Vec<String> = t
+                    .args()
+                    .iter()
+                    .enumerate()
+                    .map(|(i, it)| match self.converter(it, helpers) {
+                        Some(f) => format!("{f}(_item(v, {i}))"),
+                        None => format!("_item(v, {i})"),
+                    })
+                    .collect();
+                match t {
+                    TypeSchema::Struct { name: Some(name), .. } if self.has(name) => {
+                        format!("{name}({})", items.join(", "))
+                    }
+                    _ => format!("({},)", items.join(", ")),
+                }
+            }
+            TypeSchema::Optional(inner) => {
+                let f = self.converter(inner, helpers)?;
+                format!("None if v is None else {f}(v)")
+            }
+            TypeSchema::Array(inner) => {
+                let f = self.converter(inner, helpers)?;
+                format!("[{f}(_item(v, i)) for i in range(_size(v))]")
+            }
+            TypeSchema::Map(_, value) => {
+                let f = self.converter(value, helpers)?;
+                format!("{{k: {f}(x) for k, x in v.items()}}")
+            }
+            _ => return None,
+        };
+        let name = format!("_as_{}", helpers.names.len());
+        helpers.defs.push_str(&format!("\n\ndef {name}(v):\n    return {body}\n"));
+        helpers.names.insert(key, name.clone());
+        Some(name)
+    }
+}
+
+/// The converter functions a package defines, one per type, named `_as_<n>`.
+#[derive(Debug, Default)]
+pub struct Helpers {
+    names: BTreeMap<String, String>,
+    /// Their definitions.
+    pub defs: String,
+}
+
+impl Helpers {
+    /// What the definitions need: the item and size getters of `tvm_ffi` arrays.
+    pub fn prelude(&self) -> &'static str {
+        if self.names.is_empty() {
+            ""
+        } else {
+            "\n_item = tvm_ffi.get_global_func(\"ffi.ArrayGetItem\")\n_size = tvm_ffi.get_global_func(\"ffi.ArraySize\")\n"
+        }
+    }
+}
+
+/// Records every named struct inside `t` (`None` for a name two field lists share).
+fn collect(t: &TypeSchema, found: &mut BTreeMap<String, Option<Vec<(String, TypeSchema)>>>) {
+    if let TypeSchema::Struct { name: Some(name), fields } = t {
+        match found.get(name) {
+            None => {
+                found.insert(name.clone(), Some(fields.clone()));
+            }
+            Some(Some(seen)) if seen != fields => {
+                found.insert(name.clone(), None);
+            }
+            Some(_) => {}
+        }
+    }
+    match t {
+        TypeSchema::Function(Some(f)) => f.params.iter().chain([&f.ret]).for_each(|t| collect(t, found)),
+        other => other.args().into_iter().for_each(|t| collect(t, found)),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn point(name: &str, fields: &[&str]) -> TypeSchema {
+        TypeSchema::Struct {
+            name: Some(name.into()),
+            fields: fields.iter().map(|f| (f.to_string(), TypeSchema::Float(None))).collect(),
+        }
+    }
+
+    #[test]
+    fn a_name_two_structs_share_gets_no_named_tuple() {
+        let mut found = BTreeMap::new();
+        collect(&TypeSchema::Array(Box::new(point("P", &["x", "y"]))), &mut found);
+        collect(&TypeSchema::Optional(Box::new(point("P", &["x", "y"]))), &mut found);
+        collect(&point("Q", &["a"]), &mut found);
+        collect(&point("Q", &["b"]), &mut found);
+        assert!(found["P"].is_some());
+        assert!(found["Q"].is_none());
+    }
+
+    #[test]
+    fn converters_are_defined_once_per_type_and_only_where_needed() {
+        let records = Records([("P".to_owned(), vec![("x".to_owned(), TypeSchema::Float(None))])].into());
+        let mut helpers = Helpers::default();
+        let list = TypeSchema::Array(Box::new(point("P", &["x"])));
+        assert_eq!(records.converter(&list, &mut helpers).as_deref(), Some("_as_1"));
+        assert_eq!(records.converter(&list, &mut helpers).as_deref(), Some("_as_1"));
+        assert_eq!(records.converter(&TypeSchema::Array(Box::new(TypeSchema::Str)), &mut helpers), None);
+        assert_eq!(
+            helpers.defs,
+            "\n\ndef _as_0(v):\n    return P(_item(v, 0))\n\n\ndef _as_1(v):\n    return [_as_0(_item(v, i)) for i in range(_size(v))]\n"
+        );
+        // A struct without a named tuple, and a tuple, become tuples.
+        let pair = TypeSchema::Tuple(vec![TypeSchema::Str, point("Other", &["z"])]);
+        let f = records.converter(&pair, &mut helpers).unwrap();
+        assert!(
+            helpers.defs.ends_with(&format!("def {f}(v):\n    return (_item(v, 0), _as_2(_item(v, 1)),)\n")),
+            "{}",
+            helpers.defs
+        );
+    }
+}
