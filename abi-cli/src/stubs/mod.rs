@@ -52,9 +52,17 @@ pub fn write(listing: &Listing, package: &str, out: &Path) -> Result<Vec<PathBuf
     Ok(written)
 }
 
-/// Exports Python can name as attributes.
+/// Exports the package makes attributes: those Python can name, except private names
+/// (a leading `_`, where the package keeps its own helpers) and the two modules it imports;
+/// the rest stay reachable as `_lib["name"]`.
 fn exposed(listing: &Listing) -> impl Iterator<Item = &crate::read::Export> {
-    listing.exports.iter().filter(|e| is_python_name(&e.name))
+    listing.exports.iter().filter(|e| is_public_name(&e.name))
+}
+
+/// A name the package may define at module level for the library (an export, a class, a
+/// named tuple) without clashing with its own.
+fn is_public_name(name: &str) -> bool {
+    is_python_name(name) && !name.starts_with('_') && !matches!(name, "Path" | "tvm_ffi")
 }
 
 /// The Python class name of each declared type key: the key's last part (`Counter` for
@@ -70,7 +78,7 @@ impl ClassNames {
             let name = short(&class.key);
             let taken = listing.exports.iter().any(|e| e.name == name)
                 || listing.classes.iter().any(|c| c.key != class.key && short(&c.key) == name)
-                || !is_python_name(&name);
+                || !is_public_name(&name);
             let name = if taken { class.key.replace(['.', '-'], "_") } else { name };
             names.insert(class.key.clone(), name);
         }

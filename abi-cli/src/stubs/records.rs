@@ -9,7 +9,7 @@ use std::collections::BTreeMap;
 use abi_core::schema::{Metadata, TypeSchema};
 
 use super::signature::{annotation, Flow};
-use super::{is_python_name, ClassNames};
+use super::{is_public_name, is_python_name, ClassNames};
 use crate::read::Listing;
 
 /// The structs that get a named tuple, by name, with their fields.
@@ -32,8 +32,7 @@ impl Records {
         let taken = |name: &str| {
             listing.exports.iter().any(|e| e.name == name)
                 || listing.classes.iter().any(|c| classes.get(&c.key) == Some(name))
-                || !is_python_name(name)
-                || name.starts_with('_')
+                || !is_public_name(name)
         };
         let usable =
             |fields: &[(String, TypeSchema)]| fields.iter().all(|(n, _)| is_python_name(n) && !n.starts_with('_'));
