@@ -76,7 +76,8 @@ pub fn py_signature(
         .enumerate()
         .skip(skip)
         .map(|(i, (published, t))| {
-            let keyword = is_python_name(&published) && published != "self";
+            // Names a C++ library does not publish are invented (`_0`): positional-only.
+            let keyword = meta.arg_names.is_some() && is_python_name(&published) && published != "self";
             let leaf = published.replace('.', "_");
             let name = if (keyword || is_python_name(&leaf)) && leaf != "self" && !used.contains(&leaf) {
                 leaf
