@@ -141,7 +141,10 @@ fn run(cli: Cli) -> Result<ExitCode, String> {
             for written in init_python::write(&dir, package.as_deref(), dist_name.as_deref(), force)? {
                 println!("wrote {}", written.display());
             }
-            println!("next: pip install {}", dir.display());
+            // A path pip reads as a folder, never as a name to look up on PyPI.
+            let folder =
+                if dir.is_absolute() || dir.starts_with(".") { dir.clone() } else { PathBuf::from(".").join(&dir) };
+            println!("next: pip install {}", folder.display());
             Ok(ExitCode::SUCCESS)
         }
         Command::Diff { old, new, json, no_load } => {

@@ -125,6 +125,9 @@ BAD_INPUT = [
     (["{lib}", "--package", "p", "--version", "1.0-beta"], "`1.0-beta` is not a PEP 440 version"),
     (["{lib}", "--package", "p", "--version", "1.0", "--dist-name", "geo kit"], "`geo kit` is not a distribution name"),
     (["{lib}", "--package", "p", "--version", "1.0", "--requires", ">=2"], "`>=2` is not a requirement"),
+    (["{lib}", "--package", "p", "--version", "1.0", "--requires", "numpy>=>1"], "`numpy>=>1` is not a requirement"),
+    (["{lib}", "--package", "p", "--version", "1.0", "--requires", "numpy; garbage marker"], "is not a requirement"),
+    (["{lib}", "--package", "", "--version", "1.0"], "`` is not a Python package name"),
     (["{lib}", "--package", "p", "--version", "1.0", "--platform-tag", "manylinux2014"], "is not a platform tag"),
     (["{lib}", "--package", "p", "--version", "1.0", "--platform-tag", "manylinux_2_17"], "does not fit manylinux_2_17: it needs GLIBC_2."),
 ]
@@ -215,6 +218,8 @@ def test_a_crate_folder_installs_with_pip_into_a_clean_venv(tmp_path, clean_venv
     crate = make_crate(tmp_path)
     made = abi("init-python", crate)
     assert made.returncode == 0, made.stderr
+    # The hint is a path pip reads as a folder, never a name it would look up on PyPI.
+    assert made.stdout.splitlines()[-1] == f"next: pip install {crate}"
     assert (crate / "pyproject.toml").exists() and (crate / "abi_build.py").exists()
     env = dict(os.environ, ABI=str(ABI), CARGO_TARGET_DIR=str(target_dir() / "own-crate"))
     installed = pip(clean_venv, "install", str(crate), env=env)
@@ -302,6 +307,11 @@ def test_without_abi_the_build_names_the_install_command(tmp_path, clean_venv):
     failed = pip(clean_venv, "install", str(crate), env=env)
     assert failed.returncode != 0
     assert "cargo install --path <abi checkout>/abi-cli" in failed.stdout + failed.stderr
+    # An ABI that points nowhere is named, not a traceback.
+    failed = pip(clean_venv, "install", str(crate), env=dict(env, ABI=str(tmp_path / "nope" / "abi")))
+    assert failed.returncode != 0
+    assert "is not an executable file" in failed.stdout + failed.stderr
+    assert "FileNotFoundError" not in failed.stdout + failed.stderr
 
 
 def test_init_python_keeps_existing_files_and_needs_a_crate(tmp_path):
@@ -310,5 +320,7 @@ def test_init_python_keeps_existing_files_and_needs_a_crate(tmp_path):
     again = abi("init-python", crate)
     assert again.returncode == 2 and "exists; pass --force" in again.stderr
     assert abi("init-python", crate, "--force").returncode == 0
+    relative = subprocess.run([str(ABI), "init-python", "geokit", "--force"], cwd=tmp_path, capture_output=True, text=True)
+    assert relative.stdout.splitlines()[-1] == "next: pip install ./geokit", relative.stderr
     nowhere = abi("init-python", tmp_path / "none")
     assert nowhere.returncode == 2 and "is not a crate folder" in nowhere.stderr

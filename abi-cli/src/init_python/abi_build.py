@@ -76,6 +76,8 @@ def _abi():
     """The `abi` command: $ABI, else the one on PATH."""
     explicit = os.environ.get("ABI")
     if explicit:
+        if not (os.path.isfile(explicit) and os.access(explicit, os.X_OK)):
+            raise SystemExit(f"abi_build: ABI={explicit} is not an executable file; point it at the `abi` command or unset it")
         return explicit
     found = shutil.which("abi")
     if found:

@@ -32,6 +32,7 @@ pub struct Request<'a> {
 
 /// Writes the wheel into `out`; returns its path.
 pub fn write(listing: &Listing, request: &Request<'_>, out: &Path) -> Result<PathBuf, String> {
+    crate::stubs::check_package_name(request.package)?;
     let dist_name = request.dist_name.unwrap_or(request.package);
     names::check_dist_name(dist_name)?;
     names::check_version(request.version)?;

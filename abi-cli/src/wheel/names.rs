@@ -72,18 +72,86 @@ fn split_suffix<'a>(s: &'a str, tag: &str) -> (&'a str, Option<&'a str>) {
     }
 }
 
-/// An extra requirement: a distribution name, then optionally extras, a version
-/// specifier or a marker, on one line.
+/// An extra requirement (PEP 508, without URLs): a distribution name, optional extras
+/// `[a,b]`, optional version specifiers (`>=1.26,<3`, each an operator and a version), and
+/// an optional environment marker after `;` (comparisons of a marker variable with a quoted
+/// string, joined by `and`/`or`), on one line.
 pub fn check_requirement(spec: &str) -> Result<(), String> {
+    let refuse = || {
+        Err(format!(
+            "`{spec}` is not a requirement (a distribution name, optional [extras], version specifiers and a `; marker`, e.g. `numpy>=1.26,<3`)"
+        ))
+    };
+    let (main, marker) = match spec.split_once(';') {
+        Some((m, k)) => (m, Some(k)),
+        None => (spec, None),
+    };
+    let main = main.trim();
     let name_end =
-        spec.find(|c: char| !(c.is_ascii_alphanumeric() || matches!(c, '-' | '_' | '.'))).unwrap_or(spec.len());
-    let rest = &spec[name_end..];
-    let rest_ok = rest.is_empty() || rest.starts_with(['[', '<', '>', '=', '!', '~', ';', ' ', '(', '@']);
-    if check_dist_name(&spec[..name_end]).is_ok() && rest_ok && !spec.chars().any(char::is_control) {
-        Ok(())
-    } else {
-        Err(format!("`{spec}` is not a requirement (a distribution name, optionally with a version specifier, e.g. `numpy>=1.26`)"))
+        main.find(|c: char| !(c.is_ascii_alphanumeric() || matches!(c, '-' | '_' | '.'))).unwrap_or(main.len());
+    if check_dist_name(&main[..name_end]).is_err() {
+        return refuse();
     }
+    let mut rest = main[name_end..].trim_start();
+    if let Some(after) = rest.strip_prefix('[') {
+        let Some((extras, tail)) = after.split_once(']') else { return refuse() };
+        if !extras.split(',').all(|e| check_dist_name(e.trim()).is_ok()) {
+            return refuse();
+        }
+        rest = tail.trim_start();
+    }
+    if !rest.is_empty() && !rest.split(',').all(|s| version_specifier(s.trim())) {
+        return refuse();
+    }
+    if marker.is_some_and(|m| !marker_ok(m)) {
+        return refuse();
+    }
+    Ok(())
+}
+
+/// `>=1.26`, `==1.*`, `~=2.1`, `!=3.0`, `===x`.
+fn version_specifier(s: &str) -> bool {
+    let op = ["===", "~=", "==", "!=", "<=", ">=", "<", ">"].into_iter().find(|op| s.starts_with(op));
+    let Some(op) = op else { return false };
+    let version = s[op.len()..].trim();
+    let version = version.strip_suffix(".*").filter(|_| matches!(op, "==" | "!=")).unwrap_or(version);
+    !version.is_empty()
+        && version.chars().all(|c| c.is_ascii_alphanumeric() || matches!(c, '.' | '+' | '-' | '_' | '!'))
+        && version.starts_with(|c: char| c.is_ascii_digit())
+}
+
+/// `python_version >= '3.10' and sys_platform == "linux"`: variable, operator, quoted string
+/// (either side), joined by `and`/`or`.
+fn marker_ok(marker: &str) -> bool {
+    const VARIABLES: &[&str] = &[
+        "python_version",
+        "python_full_version",
+        "os_name",
+        "sys_platform",
+        "platform_release",
+        "platform_system",
+        "platform_version",
+        "platform_machine",
+        "platform_python_implementation",
+        "implementation_name",
+        "implementation_version",
+        "extra",
+    ];
+    const OPS: &[&str] = &["===", "~=", "==", "!=", "<=", ">=", "<", ">", "not in", "in"];
+    let operand = |t: &str| {
+        let t = t.trim();
+        VARIABLES.contains(&t)
+            || (t.len() >= 2
+                && ((t.starts_with('\'') && t.ends_with('\'') && !t[1..t.len() - 1].contains('\''))
+                    || (t.starts_with('"') && t.ends_with('"') && !t[1..t.len() - 1].contains('"'))))
+    };
+    let comparison = |c: &str| {
+        OPS.iter().any(|op| {
+            c.split_once(&format!(" {op} ")).or_else(|| c.split_once(op)).is_some_and(|(l, r)| operand(l) && operand(r))
+        })
+    };
+    let marker = marker.trim();
+    !marker.is_empty() && marker.split(" or ").flat_map(|p| p.split(" and ")).all(comparison)
 }
 
 #[cfg(test)]
@@ -109,10 +177,17 @@ mod tests {
             assert!(check_dist_name(bad).is_err(), "{bad}");
         }
         assert_eq!(normalised_dist_name("Geo--Kit.Core_2"), "geo_kit_core_2");
-        for good in ["numpy", "numpy>=1.26", "numpy[typing] >=1.26,<3", "scipy; python_version>='3.10'"] {
+        for good in [
+            "numpy",
+            "numpy>=1.26",
+            "numpy[typing] >=1.26,<3",
+            "scipy; python_version>='3.10'",
+            "torch==2.*; sys_platform == \"linux\" and python_version >= '3.10'",
+        ] {
             assert!(check_requirement(good).is_ok(), "{good}");
         }
-        for bad in ["", ">=1", "numpy\nEvil: 1", "numpy#"] {
+        for bad in ["", ">=1", "numpy\nEvil: 1", "numpy#", "numpy>=>1", "numpy >=", "numpy; garbage marker", "numpy[a"]
+        {
             assert!(check_requirement(bad).is_err(), "{bad:?}");
         }
     }
