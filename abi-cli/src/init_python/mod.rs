@@ -42,13 +42,7 @@ pub fn write(
             }
         }
     }
-    let mut written = Vec::new();
-    for (name, text) in files {
-        let path = crate_dir.join(name);
-        std::fs::write(&path, text).map_err(|e| format!("cannot write {}: {e}", path.display()))?;
-        written.push(path);
-    }
-    Ok(written)
+    crate::stubs::write_files(crate_dir, files)
 }
 
 /// `pyproject.toml`: the backend kept in the folder, the distribution name, the package.

@@ -43,6 +43,14 @@ pub fn write(listing: &Listing, package: &str, out: &Path) -> Result<Vec<PathBuf
     let files = files(listing, package)?;
     let dir = out.join(package);
     std::fs::create_dir_all(&dir).map_err(|e| format!("cannot create {}: {e}", dir.display()))?;
+    write_files(&dir, files)
+}
+
+/// Writes each `(name, text)` into `dir`; returns the paths written.
+pub fn write_files(
+    dir: &Path,
+    files: impl IntoIterator<Item = (&'static str, String)>,
+) -> Result<Vec<PathBuf>, String> {
     let mut written = Vec::new();
     for (name, text) in files {
         let path = dir.join(name);

@@ -5,11 +5,11 @@
 
 use std::collections::BTreeSet;
 
-use abi_core::schema::{Class, Method};
+use abi_core::schema::Class;
 
 use super::records::{Helpers, Records};
-use super::signature::{help_text, py_signature, with_tensor_notes, PySignature, Receiver};
-use super::{docstring, exposed, is_python_name, parents_first, py_list, py_str, ClassNames};
+use super::signature::{help_text, method_receiver, py_signature, with_tensor_notes, PySignature, Receiver};
+use super::{docstring, exposed, parents_first, py_list, py_str, ClassNames};
 use crate::read::Listing;
 
 /// The module's text.
@@ -131,14 +131,7 @@ fn class_def(
     let mut members = Vec::new();
     let mut bound: Vec<(String, &str)> = Vec::new();
     for m in &class.methods {
-        let (py_name, receiver) = match (m.name.as_str(), m.is_static) {
-            (Method::INIT, _) => ("__init__", Receiver::Init),
-            (_, true) => (m.name.as_str(), Receiver::Static),
-            (_, false) => (m.name.as_str(), Receiver::Instance),
-        };
-        if !is_python_name(py_name) && py_name != "__init__" {
-            continue;
-        }
+        let Some((py_name, receiver)) = method_receiver(m) else { continue };
         let Some(sig) = py_signature(&m.metadata, receiver, classes, records) else { continue };
         let native = natives.name(&format!("{name}_{py_name}"));
         let doc = with_tensor_notes(&m.doc, Some(&m.metadata), receiver);

@@ -31,6 +31,17 @@ impl Receiver {
     }
 }
 
+/// How Python names a reflected method and treats its first parameter: `__init__` for the
+/// constructor; `None` when Python cannot name it.
+pub fn method_receiver(m: &abi_core::schema::Method) -> Option<(&str, Receiver)> {
+    let (py_name, receiver) = match (m.name.as_str(), m.is_static) {
+        (abi_core::schema::Method::INIT, _) => ("__init__", Receiver::Init),
+        (_, true) => (m.name.as_str(), Receiver::Static),
+        (_, false) => (m.name.as_str(), Receiver::Instance),
+    };
+    (receiver == Receiver::Init || is_python_name(py_name)).then_some((py_name, receiver))
+}
+
 /// One parameter.
 #[derive(Debug)]
 pub struct PyParam {

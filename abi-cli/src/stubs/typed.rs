@@ -1,12 +1,14 @@
 //! `__init__.pyi`: typed signatures (names, keywords, defaults, docstrings) of the
 //! package's functions and classes, for type checkers and editors.
 
-use abi_core::schema::{Class, Method};
+use abi_core::schema::Class;
 use abi_shared::vocab::Kind;
 
 use super::records::Records;
-use super::signature::{annotation, py_signature, with_tensor_notes, Flow, PySignature, Receiver, DLPACK_ARRAY};
-use super::{docstring, exposed, is_python_name, parents_first, py_list, ClassNames};
+use super::signature::{
+    annotation, method_receiver, py_signature, with_tensor_notes, Flow, PySignature, Receiver, DLPACK_ARRAY,
+};
+use super::{docstring, exposed, parents_first, py_list, ClassNames};
 use crate::read::Listing;
 
 /// The stub file's text.
@@ -56,14 +58,7 @@ fn stub_class(class: &Class, classes: &ClassNames, records: &Records) -> String 
         });
     }
     for m in &class.methods {
-        let (py_name, receiver) = match (m.name.as_str(), m.is_static) {
-            (Method::INIT, _) => ("__init__", Receiver::Init),
-            (_, true) => (m.name.as_str(), Receiver::Static),
-            (_, false) => (m.name.as_str(), Receiver::Instance),
-        };
-        if !is_python_name(py_name) && py_name != "__init__" {
-            continue;
-        }
+        let Some((py_name, receiver)) = method_receiver(m) else { continue };
         let decorator = if receiver == Receiver::Static { "    @staticmethod\n" } else { "" };
         let sig = py_signature(&m.metadata, receiver, classes, records);
         let doc = with_tensor_notes(&m.doc, Some(&m.metadata), receiver);
