@@ -37,13 +37,17 @@ pub use crate::runtime::object_types::obj::{check_init, Obj};
 
 pub use crate::iree::cconv::{
     bad_arg as iree_bad_arg, cconv as iree_cconv, cconv_len as iree_cconv_len, layout as iree_layout,
-    read_slot as iree_read_slot, write_slot as iree_write_slot, IreeArg, IreeKind, IreeReturn, IreeValue,
+    read_slot as iree_read_slot, write_slot as iree_write_slot, IreeArg, IreeKind, IreeReturn, IreeScalar, IreeValue,
+    Slot as IreeSlot,
 };
-pub use crate::iree::status::Location as IreeLocation;
+pub use crate::iree::hal::HalCall as IreeHalCall;
+pub use crate::iree::status::{Failure as IreeFailure, Location as IreeLocation};
 pub use crate::iree::vm::{
     Allocator as IreeAllocator, Module as IreeModule, Status as IreeStatus, StringPair as IreeStringPair,
 };
-pub use crate::iree::{iree_record, iree_record_len, text as iree_text, IreeFunction, IREE_FUNCTIONS};
+pub use crate::iree::{
+    any_ref as iree_any_ref, iree_record, iree_record_len, text as iree_text, IreeFunction, IREE_FUNCTIONS,
+};
 
 /// A plain parameter's description: `param` is its type's `FromArg::PARAM`.
 pub const fn plain(name: &'static str, param: (&'static TypeDesc, bool, Access)) -> ParamDesc {

@@ -6,7 +6,8 @@
 use std::ptr::null_mut;
 
 use abi_core::iree::abi::{
-    linkage, Allocator, ByteSpan, Function, FunctionCall, FunctionSignature, Module, Status, StringPair, StringView,
+    linkage, Allocator, ByteSpan, Dependency, Function, FunctionCall, FunctionSignature, Module, Status, StringPair,
+    StringView, DEPENDENCY_REQUIRED,
 };
 use abi_core::iree::status::{code, status_code, take_message};
 use abi_derive_tests::fixture_library;
@@ -96,8 +97,107 @@ fn creation_refuses_other_versions_and_unknown_parameters() {
     let (c, message) = kit.create(1, &[("abi.colour", "red")]).unwrap_err();
     assert_eq!(c, code::INVALID_ARGUMENT);
     assert!(message.unwrap().contains("unknown parameter `abi.colour`"));
-    // Keys outside `abi.` belong to others; `abi.messages` is known.
-    release(kit.create(1, &[("other", "x"), ("abi.messages", "off")]).unwrap());
+    // Keys outside `abi.` belong to others; `abi.messages` and `abi.mapping` are known.
+    release(kit.create(1, &[("other", "x"), ("abi.messages", "off"), ("abi.mapping", "off")]).unwrap());
+    let (c, message) = kit.create(1, &[("abi.mapping", "sometimes")]).unwrap_err();
+    assert_eq!(c, code::INVALID_ARGUMENT);
+    assert_eq!(message.as_deref(), Some("module `kit`: `abi.mapping` is `on` or `off`, not `sometimes`"));
+}
+
+unsafe extern "C" fn record_dependency(user_data: *mut std::ffi::c_void, d: *const Dependency) -> Status {
+    // SAFETY: `user_data` is the test's Vec; `d` is valid for the call.
+    unsafe {
+        let name = String::from_utf8_lossy((*d).name.bytes()).into_owned();
+        (*user_data.cast::<Vec<(String, u32, u32)>>()).push((name, (*d).minimum_version, (*d).flags));
+    }
+    0
+}
+
+#[test]
+fn a_module_with_tensor_functions_depends_on_hal_and_declares_its_imports() {
+    let kit = kit();
+    let m = kit.create(1, &[]).unwrap();
+    let mut deps: Vec<(String, u32, u32)> = Vec::new();
+    // SAFETY: a live module; the callback's user data is `deps`.
+    let status = unsafe { ((*m).enumerate_dependencies)((*m).self_, Some(record_dependency), (&raw mut deps).cast()) };
+    assert_eq!(status, 0);
+    assert_eq!(deps, [("hal".to_owned(), 6, DEPENDENCY_REQUIRED)]);
+    // SAFETY: a live module.
+    let count = unsafe { ((*m).signature)((*m).self_) }.import_function_count;
+    let mut imports = Vec::new();
+    for ordinal in 0..count {
+        let (mut name, mut sig) = (view(""), FunctionSignature { calling_convention: view("") });
+        // SAFETY: a live module; outputs are writable.
+        let status =
+            unsafe { ((*m).get_function)((*m).self_, linkage::IMPORT, ordinal, null_mut(), &mut name, &mut sig) };
+        assert_eq!(status, 0);
+        // SAFETY: views of static texts.
+        let (name, cconv) = unsafe { (name.bytes(), sig.calling_convention.bytes()) };
+        imports.push(format!("{} {}", String::from_utf8_lossy(name), String::from_utf8_lossy(cconv)));
+    }
+    assert!(imports.contains(&"hal.buffer_view.dim 0ri_I".to_owned()), "{imports:?}");
+    assert!(imports.contains(&"hal.allocator.allocate 0rIiiI_r".to_owned()), "{imports:?}");
+    // One past the last import.
+    // SAFETY: a live module; nothing is written on failure.
+    let past = unsafe { ((*m).get_function)((*m).self_, linkage::IMPORT, count, null_mut(), null_mut(), null_mut()) };
+    assert_eq!(status_code(past), code::OUT_OF_RANGE);
+    // A HAL function with another calling convention (another IREE version) is refused,
+    // naming it.
+    let fake = Function { module: m, linkage: linkage::EXPORT as u16, ordinal: 0 };
+    let other = FunctionSignature { calling_convention: view("0rI_I") };
+    let dim = imports.iter().position(|i| i.starts_with("hal.buffer_view.dim ")).unwrap();
+    // SAFETY: a live module; valid function and signature.
+    let (c, message) = outcome(unsafe { ((*m).resolve_import)((*m).self_, null_mut(), dim, &fake, &other) });
+    assert_eq!(c, code::FAILED_PRECONDITION);
+    assert_eq!(
+        message.as_deref(),
+        Some("module `kit`: hal.buffer_view.dim has calling convention 0rI_I in the loaded HAL module, but this module was built for 0ri_I (IREE 3.13)")
+    );
+    // A null reference where a tensor goes is refused.
+    let total = lookup(m, "total", Some("0r_f")).unwrap();
+    let (c, message) = call(m, total, &mut [0u8; 16], &mut [0u8; 4]);
+    assert_eq!(c, code::INVALID_ARGUMENT);
+    assert_eq!(
+        message.as_deref(),
+        Some("kit.total: TypeError: argument `x` (#0): expected a tensor (a `hal.buffer_view`), got a null reference")
+    );
+    // A reference of another type too, named by its descriptor.
+    #[repr(C, align(8))]
+    struct Descriptor {
+        destroy: usize,
+        type_name: StringView,
+        counter_offset: usize,
+    }
+    // SAFETY: only read by the module, as a descriptor.
+    unsafe impl Sync for Descriptor {}
+    static BUFFER: Descriptor =
+        Descriptor { destroy: 0, type_name: StringView { data: b"hal.buffer".as_ptr(), size: 10 }, counter_offset: 0 };
+    static VIEW: Descriptor = Descriptor {
+        destroy: 0,
+        type_name: StringView { data: b"hal.buffer_view".as_ptr(), size: 15 },
+        counter_offset: 0,
+    };
+    let object = [1u64; 4];
+    let reference = |d: &Descriptor| {
+        let mut slot = [0u8; 16];
+        slot[..8].copy_from_slice(&(object.as_ptr() as usize).to_le_bytes());
+        slot[8..].copy_from_slice(&(d as *const Descriptor as usize).to_le_bytes());
+        slot
+    };
+    let (c, message) = call(m, total, &mut reference(&BUFFER), &mut [0u8; 4]);
+    assert_eq!(c, code::INVALID_ARGUMENT);
+    assert_eq!(
+        message.as_deref(),
+        Some("kit.total: TypeError: argument `x` (#0): expected a tensor (a `hal.buffer_view`), got a `hal.buffer`")
+    );
+    // Called before its imports are resolved, a tensor function says so (never a crash).
+    let (c, message) = call(m, total, &mut reference(&VIEW), &mut [0u8; 4]);
+    assert_eq!(c, code::INTERNAL);
+    assert_eq!(
+        message.as_deref(),
+        Some("kit.total: RuntimeError: argument `x` (#0): the module's HAL imports are not resolved: load it with the HAL module (iree-run-module does)")
+    );
+    release(m);
 }
 
 #[test]
@@ -202,7 +302,10 @@ fn lookups_answer_unknown_names_with_a_bare_code_and_check_the_convention() {
             "mix 0iIf_fI",
             "pair 0v_ii",
             "pick 0i_F",
+            "row_sums 0r_rI",
+            "scaled 0rf_r",
             "tick 0v_v",
+            "total 0r_f",
             "unlucky 0i_i",
             "widen 0iii_I"
         ]

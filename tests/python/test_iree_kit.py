@@ -49,3 +49,17 @@ def test_metadata_carries_the_iree_record(kit):
         "r": [["stuple", "f32", "i64"]],
         "v": 1,
     }
+
+
+def test_the_tensor_functions_take_numpy_arrays(kit):
+    # The same functions an IREE program passes tensors to take DLPack tensors here.
+    np = pytest.importorskip("numpy")
+    assert kit.total(np.array([1.0, 2.0, 3.5], dtype=np.float32)) == 6.5
+    assert kit.total(np.zeros(0, dtype=np.float32)) == 0.0
+    x = np.arange(6, dtype=np.float32).reshape(2, 3)
+    np.testing.assert_array_equal(np.from_dlpack(kit.scaled(x, 2.0)), x * 2)
+    sums, rows = kit.row_sums(np.array([[1, 2], [3, 4], [5, 6]], dtype=np.int32))
+    np.testing.assert_array_equal(np.from_dlpack(sums), np.array([3, 7, 11], dtype=np.int64))
+    assert rows == 3
+    with pytest.raises(TypeError, match=r"argument `x` \(#0\).*expected a tensor of dtype float32 and rank 1"):
+        kit.total(np.zeros((2, 2), dtype=np.float32))

@@ -1,8 +1,12 @@
-//! IREE's calling convention for scalars: which Rust types cross (`IreeArg`, `IreeReturn`),
-//! their letters (`i` i32, `I` i64, `f` f32, `F` f64; bool, i8 and i16 promoted to `i`),
-//! the canonical string (`0ii_i`, `0v_v`), and the buffer layout (natural alignment, the
-//! total padded to the largest alignment), all computed at compile time.
+//! IREE's calling convention: which Rust types cross (`IreeArg`, `IreeReturn`), their
+//! letters (`i` i32, `I` i64, `f` f32, `F` f64, `r` a reference; bool, i8 and i16 promoted
+//! to `i`; tensors are `r`, see `tensors`), the canonical string (`0ii_i`, `0r_f`), and the
+//! buffer layout (natural alignment, the total padded to the largest alignment), all
+//! computed at compile time.
 
+use crate::iree::hal::HalCall;
+use crate::iree::refs::{RawRef, VmRef};
+use crate::iree::status::Failure;
 use crate::value::error::{Error, Result};
 
 /// A value's slot in an argument or result buffer.
@@ -16,6 +20,8 @@ pub enum IreeKind {
     F32,
     /// `F`: f64.
     F64,
+    /// `r`: a reference (`iree_vm_ref_t`, 16 bytes): tensors travel as `!hal.buffer_view`.
+    Ref,
 }
 
 impl IreeKind {
@@ -26,61 +32,134 @@ impl IreeKind {
             IreeKind::I64 => b'I',
             IreeKind::F32 => b'f',
             IreeKind::F64 => b'F',
+            IreeKind::Ref => b'r',
         }
     }
 
-    /// Size in bytes, which is also the alignment.
+    /// Size in bytes.
     pub const fn size(self) -> usize {
         match self {
             IreeKind::I32 | IreeKind::F32 => 4,
             IreeKind::I64 | IreeKind::F64 => 8,
+            IreeKind::Ref => 16,
+        }
+    }
+
+    /// Alignment in bytes.
+    pub const fn align(self) -> usize {
+        match self {
+            IreeKind::Ref => 8,
+            k => k.size(),
         }
     }
 }
 
-/// A type an IREE function takes: decoded from its slot's bits (zero-extended to 64).
+/// A type an IREE function takes: a scalar decoded from its slot, or a tensor checked and
+/// mapped from the `!hal.buffer_view` its slot refers to. What the call keeps while the
+/// function runs (a mapping) is `Held`; the parameter borrows it.
 #[diagnostic::on_unimplemented(
     message = "`{Self}` cannot be a parameter of an `iree` export",
-    label = "IREE's calling convention carries bool, i8, i16, i32, i64, f32 and f64 only",
-    note = "without linking IREE a module cannot take strings, tensors, structs or callbacks, and the convention has no unsigned integers or half floats"
+    label = "IREE's calling convention carries bool, i8, i16, i32, i64, f32, f64 and tensors (`HostTensor<T, N>`)",
+    note = "without linking IREE a module cannot take strings, structs or callbacks, the convention has no unsigned integers or half floats, and program tensors are read-only (`HostTensor`, not `HostTensorMut`)"
 )]
-pub trait IreeArg: Sized {
+pub trait IreeArg<'a>: Sized {
+    /// Its slot.
+    const KIND: IreeKind;
+    /// What the call holds for it while the function runs.
+    type Held;
+    /// Reads its slot.
+    ///
+    /// # Safety
+    /// `slot` has `KIND.size()` readable bytes, valid for the call `cx` belongs to.
+    unsafe fn hold(cx: &HalCall<'_>, slot: *const u8) -> core::result::Result<Self::Held, Failure>;
+    /// The parameter, borrowing what was held.
+    fn view(held: &'a mut Self::Held) -> core::result::Result<Self, Failure>;
+}
+
+/// A scalar an IREE function takes: decoded from its slot's bits (zero-extended to 64).
+#[diagnostic::on_unimplemented(
+    message = "`{Self}` cannot be a parameter of an `iree` export",
+    label = "IREE's calling convention carries bool, i8, i16, i32, i64, f32, f64 and tensors (`HostTensor<T, N>`)",
+    note = "without linking IREE a module cannot take strings, structs or callbacks, the convention has no unsigned integers or half floats, and program tensors are read-only (`HostTensor`, not `HostTensorMut`)"
+)]
+pub trait IreeScalar: Sized + Copy {
     /// Its slot.
     const KIND: IreeKind;
     /// The value from its slot's bits; a message when they are out of the type's range.
     fn from_bits(bits: u64) -> core::result::Result<Self, String>;
 }
 
-/// A scalar an IREE function returns: encoded into its slot's bits.
+/// What a result slot receives: bits, or a reference moved to the caller.
+#[derive(Debug)]
+pub enum Slot {
+    /// A scalar's bits.
+    Bits(u64),
+    /// An owned reference (a tensor's buffer view).
+    Ref(VmRef),
+}
+
+/// A value an IREE function returns: a scalar encoded into its slot's bits, or a tensor
+/// copied into a new buffer view on the program's device.
 #[diagnostic::on_unimplemented(
     message = "`{Self}` cannot be a result of an `iree` export",
-    label = "IREE's calling convention carries bool, i8, i16, i32, i64, f32 and f64 only",
-    note = "results are a scalar, a tuple of scalars, `()`, or an `abi_core::Result` of one of those"
+    label = "IREE's calling convention carries bool, i8, i16, i32, i64, f32, f64 and tensors (`abi_core::Tensor`)",
+    note = "results are a scalar, a `Tensor`, a tuple of those, `()`, or an `abi_core::Result` of one of those"
 )]
 pub trait IreeValue {
     /// Its slot.
     const KIND: IreeKind;
-    /// Its slot's bits.
-    fn into_bits(self) -> u64;
+    /// Its slot's content.
+    fn into_slot(self, cx: &HalCall<'_>) -> core::result::Result<Slot, Failure>;
 }
 
-/// What an IREE function returns: `()`, a scalar, a tuple of scalars (several results), or
-/// an `abi_core::Result` of one of those (an `Err` becomes a failed status).
+/// What an IREE function returns: `()`, a scalar or tensor, a tuple of those (several
+/// results), or an `abi_core::Result` of one of those (an `Err` becomes a failed status).
 #[diagnostic::on_unimplemented(
     message = "`{Self}` cannot be the result of an `iree` export",
-    label = "IREE's calling convention carries bool, i8, i16, i32, i64, f32 and f64 only",
-    note = "results are a scalar, a tuple of scalars, `()`, or an `abi_core::Result` of one of those"
+    label = "IREE's calling convention carries bool, i8, i16, i32, i64, f32, f64 and tensors (`abi_core::Tensor`)",
+    note = "results are a scalar, a `Tensor`, a tuple of those, `()`, or an `abi_core::Result` of one of those"
 )]
 pub trait IreeReturn {
     /// The result slots.
     const KINDS: &'static [IreeKind];
-    /// Writes each result's bits into `out` (`KINDS.len()` entries).
-    fn into_slots(self, out: &mut [u64]) -> Result<()>;
+    /// Each result's slot content into `out` (`KINDS.len()` entries), all or none: a
+    /// failure drops (releases) the references already made.
+    fn into_slots(self, cx: &HalCall<'_>, out: &mut [Slot]) -> core::result::Result<(), Failure>;
 }
+
+impl<'a, T: IreeScalar> IreeArg<'a> for T {
+    const KIND: IreeKind = <T as IreeScalar>::KIND;
+    type Held = T;
+    #[inline(always)]
+    unsafe fn hold(_: &HalCall<'_>, slot: *const u8) -> core::result::Result<T, Failure> {
+        // SAFETY: the caller's contract.
+        let bits = unsafe { read_slot(slot, 0, <T as IreeScalar>::KIND) };
+        T::from_bits(bits).map_err(|m| Failure::Error(Error::value_error(m)))
+    }
+    #[inline(always)]
+    fn view(held: &'a mut T) -> core::result::Result<T, Failure> {
+        Ok(*held)
+    }
+}
+
+/// `IreeReturn` for a type that is one result.
+macro_rules! single_result {
+    ($t:ty) => {
+        impl IreeReturn for $t {
+            const KINDS: &'static [IreeKind] = &[<$t as IreeValue>::KIND];
+            #[inline(always)]
+            fn into_slots(self, cx: &HalCall<'_>, out: &mut [Slot]) -> core::result::Result<(), Failure> {
+                out[0] = self.into_slot(cx)?;
+                Ok(())
+            }
+        }
+    };
+}
+pub(crate) use single_result;
 
 macro_rules! scalar {
     ($t:ty, $kind:ident, |$b:ident| $from:expr, |$v:ident| $into:expr) => {
-        impl IreeArg for $t {
+        impl IreeScalar for $t {
             const KIND: IreeKind = IreeKind::$kind;
             #[inline(always)]
             fn from_bits($b: u64) -> core::result::Result<$t, String> {
@@ -90,19 +169,12 @@ macro_rules! scalar {
         impl IreeValue for $t {
             const KIND: IreeKind = IreeKind::$kind;
             #[inline(always)]
-            fn into_bits(self) -> u64 {
+            fn into_slot(self, _: &HalCall<'_>) -> core::result::Result<Slot, Failure> {
                 let $v = self;
-                $into
+                Ok(Slot::Bits($into))
             }
         }
-        impl IreeReturn for $t {
-            const KINDS: &'static [IreeKind] = &[IreeKind::$kind];
-            #[inline(always)]
-            fn into_slots(self, out: &mut [u64]) -> Result<()> {
-                out[0] = self.into_bits();
-                Ok(())
-            }
-        }
+        single_result!($t);
     };
 }
 
@@ -141,7 +213,7 @@ scalar!(
 impl IreeReturn for () {
     const KINDS: &'static [IreeKind] = &[];
     #[inline(always)]
-    fn into_slots(self, _: &mut [u64]) -> Result<()> {
+    fn into_slots(self, _: &HalCall<'_>, _: &mut [Slot]) -> core::result::Result<(), Failure> {
         Ok(())
     }
 }
@@ -149,8 +221,8 @@ impl IreeReturn for () {
 impl<T: IreeReturn> IreeReturn for Result<T> {
     const KINDS: &'static [IreeKind] = T::KINDS;
     #[inline(always)]
-    fn into_slots(self, out: &mut [u64]) -> Result<()> {
-        self?.into_slots(out)
+    fn into_slots(self, cx: &HalCall<'_>, out: &mut [Slot]) -> core::result::Result<(), Failure> {
+        self?.into_slots(cx, out)
     }
 }
 
@@ -159,8 +231,8 @@ macro_rules! tuple {
         impl<$($t: IreeValue),+> IreeReturn for ($($t,)+) {
             const KINDS: &'static [IreeKind] = &[$($t::KIND),+];
             #[inline(always)]
-            fn into_slots(self, out: &mut [u64]) -> Result<()> {
-                $(out[$i] = self.$i.into_bits();)+
+            fn into_slots(self, cx: &HalCall<'_>, out: &mut [Slot]) -> core::result::Result<(), Failure> {
+                $(out[$i] = self.$i.into_slot(cx)?;)+
                 Ok(())
             }
         }
@@ -183,12 +255,12 @@ pub const fn layout<const N: usize>(kinds: &[IreeKind]) -> ([usize; N], usize) {
     let mut offsets = [0usize; N];
     let (mut at, mut align, mut i) = (0usize, 1usize, 0);
     while i < N {
-        let size = kinds[i].size();
-        at = at.next_multiple_of(size);
+        let (size, a) = (kinds[i].size(), kinds[i].align());
+        at = at.next_multiple_of(a);
         offsets[i] = at;
         at += size;
-        if size > align {
-            align = size;
+        if a > align {
+            align = a;
         }
         i += 1;
     }
@@ -235,7 +307,7 @@ const fn write_letters(out: &mut [u8], mut at: usize, kinds: &[IreeKind]) -> usi
     at
 }
 
-/// The bits of the slot of `kind` at `offset` (zero-extended).
+/// The bits of the scalar slot of `kind` at `offset` (zero-extended).
 ///
 /// # Safety
 /// `buf` has at least `offset + kind.size()` readable bytes.
@@ -245,30 +317,40 @@ pub unsafe fn read_slot(buf: *const u8, offset: usize, kind: IreeKind) -> u64 {
     unsafe {
         match kind {
             IreeKind::I32 | IreeKind::F32 => u64::from(buf.add(offset).cast::<u32>().read_unaligned()),
-            IreeKind::I64 | IreeKind::F64 => buf.add(offset).cast::<u64>().read_unaligned(),
+            IreeKind::I64 | IreeKind::F64 | IreeKind::Ref => buf.add(offset).cast::<u64>().read_unaligned(),
         }
     }
 }
 
-/// Writes the bits of the slot of `kind` at `offset`.
+/// Writes a result slot of `kind` at `offset`; a reference moves to the caller.
 ///
 /// # Safety
-/// `buf` has at least `offset + kind.size()` writable bytes.
+/// `buf` has at least `offset + kind.size()` writable bytes, and `slot` matches `kind`.
 #[inline(always)]
-pub unsafe fn write_slot(buf: *mut u8, offset: usize, kind: IreeKind, bits: u64) {
+pub unsafe fn write_slot(buf: *mut u8, offset: usize, kind: IreeKind, slot: Slot) {
     // SAFETY: the caller's contract.
     unsafe {
-        match kind {
-            IreeKind::I32 | IreeKind::F32 => buf.add(offset).cast::<u32>().write_unaligned(bits as u32),
-            IreeKind::I64 | IreeKind::F64 => buf.add(offset).cast::<u64>().write_unaligned(bits),
+        match (kind, slot) {
+            (IreeKind::I32 | IreeKind::F32, Slot::Bits(bits)) => {
+                buf.add(offset).cast::<u32>().write_unaligned(bits as u32)
+            }
+            (IreeKind::I64 | IreeKind::F64, Slot::Bits(bits)) => buf.add(offset).cast::<u64>().write_unaligned(bits),
+            (_, Slot::Ref(r)) => buf.add(offset).cast::<RawRef>().write_unaligned(r.into_raw()),
+            (IreeKind::Ref, Slot::Bits(_)) => unreachable!("a reference slot gets a reference"),
         }
     }
 }
 
-/// The error of an argument whose bits do not decode.
+/// The failure of an argument that does not convert: its error names the argument; a HAL
+/// status passes through.
 #[cold]
-pub fn bad_arg(name: &str, index: usize, message: String) -> Error {
-    Error::value_error(format!("argument `{name}` (#{index}): {message}"))
+pub fn bad_arg(name: &str, index: usize, failure: Failure) -> Failure {
+    match failure {
+        Failure::Error(e) => {
+            Failure::Error(Error::new(e.kind(), format!("argument `{name}` (#{index}): {}", e.message())))
+        }
+        status => status,
+    }
 }
 
 #[cfg(test)]
@@ -287,7 +369,8 @@ mod tests {
         assert_eq!(bool::from_bits(u32::MAX as u64), Ok(true));
         assert_eq!(bool::from_bits(2), Err("2 is not a bool (0, or 1 / -1)".to_owned()));
         // Results are sign-extended into the i32 slot.
-        assert_eq!((-3i8).into_bits(), u64::from((-3i32) as u32));
+        let cx = HalCall::new(None, core::ptr::null_mut(), false);
+        assert!(matches!((-3i8).into_slot(&cx), Ok(Slot::Bits(b)) if b == u64::from((-3i32) as u32)));
     }
 
     #[test]
@@ -296,6 +379,10 @@ mod tests {
         assert_eq!(layout::<3>(&[I32, I64, F32]), ([0, 8, 16], 24));
         assert_eq!(layout::<2>(&[F32, I64]), ([0, 8], 16));
         assert_eq!(layout::<0>(&[]), ([], 0));
+        // A reference is 16 bytes, 8-aligned (`iree_vm_ref_t`).
+        assert_eq!(layout::<3>(&[Ref, I64, I32]), ([0, 16, 24], 32));
+        assert_eq!(layout::<2>(&[I32, Ref]), ([0, 8], 24));
+        assert_eq!(&cconv::<4>(&[Ref], &[F32]), b"0r_f");
         assert_eq!(&cconv::<5>(&[I32, I32], &[I32]), b"0ii_i");
         assert_eq!(&cconv::<7>(&[I32, I64, F32], &[F32, I64]), b"0iIf_fI");
         assert_eq!(cconv_len(&[], &[]), 4);

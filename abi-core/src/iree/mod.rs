@@ -1,9 +1,15 @@
 //! IREE VM modules from the same functions (`#[export_fn(iree)]` and `iree_module!`): a
 //! library that links no IREE code becomes a dynamic module `iree-run-module` loads, whose
-//! functions a compiled IREE program imports by name (docs/IREE-DYNAMIC-MODULE.md). Scalars
-//! only: the calling convention (`cconv`), the interface structs (`abi`), statuses with
-//! messages (`status`), and the module itself (`module`).
+//! functions a compiled IREE program imports by name (docs/IREE-DYNAMIC-MODULE.md): the
+//! calling convention (`cconv`), the interface structs (`vm`), statuses with messages
+//! (`status`), the module itself (`module`), and for tensors the HAL module's functions it
+//! imports (`hal`), VM references (`refs`), buffer bytes (`buffer`) and the tensor
+//! conversions (`tensors`).
 
+pub mod buffer;
+pub mod hal;
+pub mod refs;
+pub mod tensors;
 pub mod vm;
 
 /// The old name of [`vm`], kept so code written against it still builds.
@@ -16,7 +22,6 @@ pub mod status;
 use crate::reflect::render::fn_iree_module_record;
 use crate::reflect::writer::Writer;
 use crate::reflect::FnDesc;
-use crate::value::error::Result;
 
 /// One function of the module: an `#[export_fn(iree)]`, collected at link time.
 #[derive(Debug)]
@@ -33,11 +38,18 @@ pub struct IreeFunction {
     pub iree_abi: &'static str,
     /// Where the function is defined (statuses name it).
     pub at: status::Location,
+    /// Whether it takes or returns tensors (the module then imports the HAL functions).
+    pub uses_hal: bool,
     /// Decodes the arguments, calls, encodes the results.
     ///
     /// # Safety
-    /// `args` has `args_size` readable bytes and `results` `results_size` writable ones.
-    pub call: unsafe fn(args: *const u8, results: *mut u8) -> Result<()>,
+    /// `args` has `args_size` readable bytes and `results` `results_size` writable ones,
+    /// both valid for the call `cx` belongs to.
+    pub call: unsafe fn(
+        cx: &hal::HalCall<'_>,
+        args: *const u8,
+        results: *mut u8,
+    ) -> core::result::Result<(), status::Failure>,
 }
 
 #[doc(hidden)]
@@ -59,6 +71,18 @@ pub const fn iree_record<const N: usize>(f: &FnDesc) -> [u8; N] {
     fn_iree_module_record(&mut w, f);
     assert!(w.len() == N, "record length changed between passes");
     buf
+}
+
+/// Whether any of `kinds` is a reference (a tensor).
+pub const fn any_ref(kinds: &[cconv::IreeKind]) -> bool {
+    let mut i = 0;
+    while i < kinds.len() {
+        if matches!(kinds[i], cconv::IreeKind::Ref) {
+            return true;
+        }
+        i += 1;
+    }
+    false
 }
 
 /// A compile-time text as `&str` (for generated statics).

@@ -1,21 +1,23 @@
 //! The module `iree_module!` creates: the interface entries IREE calls (lookup by name with
 //! the calling convention checked, calls with their buffers checked against the
 //! convention's sizes before use), errors and panics turned into statuses, and creation
-//! with its version and parameter checks. Nothing unwinds into the host.
+//! with its version and parameter checks. Nothing unwinds into the host. When a function
+//! takes or returns tensors, the module depends on `hal` and imports its functions
+//! (`hal::IMPORTS`), resolved at load.
 
 use core::ffi::c_void;
 use core::sync::atomic::AtomicI32;
 use std::panic::{catch_unwind, AssertUnwindSafe};
 
-use crate::iree::status::{code, failure, from_error, here, Messages};
+use crate::iree::hal::{self, HalCall, Resolved, IMPORTS};
+use crate::iree::status::{code, failure, from_error, here, Failure, Messages};
 use crate::iree::vm::{
-    linkage, Allocator, ByteSpan, Function, FunctionCall, FunctionSignature, Module, ModuleSignature, Status,
-    StringPair, StringView,
+    linkage, Allocator, ByteSpan, Dependency, DependencyCallback, Function, FunctionCall, FunctionSignature, Module,
+    ModuleSignature, Status, StringPair, StringView, DEPENDENCY_REQUIRED,
 };
 use crate::iree::{IreeFunction, IREE_FUNCTIONS};
 use crate::runtime::calls::boundary::panic_message;
 use crate::runtime::process::linked::linked;
-use crate::value::error::Error;
 
 /// The interface version this module implements (`IREE_VM_DYNAMIC_MODULE_VERSION_0_1`).
 pub const INTERFACE_VERSION: u32 = 1;
@@ -23,13 +25,27 @@ pub const INTERFACE_VERSION: u32 = 1;
 /// The module parameter choosing how failures are reported.
 pub const MESSAGES_PARAM: &str = "abi.messages";
 
+/// The module parameter choosing how tensor bytes move (`on`: mapped, `off`: copied through
+/// `hal.buffer.load`/`store`).
+pub const MAPPING_PARAM: &str = "abi.mapping";
+
 /// The interface and the state behind it, in one allocation.
 #[repr(C)]
 struct ModuleBox {
     iface: Module,
     name: &'static str,
     functions: Vec<&'static IreeFunction>,
+    params: Params,
+    /// Whether a function takes or returns tensors: the module then imports HAL functions.
+    uses_hal: bool,
+    imports: Resolved,
+}
+
+/// The module's parameters (`lib.so@entry?abi.messages=off&abi.mapping=off`).
+#[derive(Clone, Copy, Debug)]
+struct Params {
     messages: Messages,
+    mapping: bool,
 }
 
 /// Creates the module `name` (what `iree_module!`'s entry point runs).
@@ -57,14 +73,17 @@ pub unsafe fn create(
             return failure(code::FAILED_PRECONDITION, &message, at, Messages::InStatus);
         }
         // SAFETY: the caller's contract.
-        let messages = match unsafe { parse_params(name, param_count, params) } {
-            Ok(m) => m,
+        let params = match unsafe { parse_params(name, param_count, params) } {
+            Ok(p) => p,
             Err(message) => return failure(code::INVALID_ARGUMENT, &message, at, Messages::InStatus),
         };
         let mut functions: Vec<&'static IreeFunction> = linked(|| &IREE_FUNCTIONS).iter().collect();
         // By name: ordinals must not depend on the linker's order.
         functions.sort_by_key(|f| f.name);
-        let module = Box::into_raw(Box::new(ModuleBox { iface: interface(), name, functions, messages }));
+        let uses_hal = functions.iter().any(|f| f.uses_hal);
+        let imports = Resolved::default();
+        let module =
+            Box::into_raw(Box::new(ModuleBox { iface: interface(), name, functions, params, uses_hal, imports }));
         // SAFETY: just allocated; `self_` lets every entry find the box.
         unsafe {
             (*module).iface.self_ = module.cast();
@@ -78,11 +97,12 @@ pub unsafe fn create(
     })
 }
 
-/// `abi.messages=on|off`; other `abi.*` keys are refused, other keys left to their owners.
-unsafe fn parse_params(name: &str, count: usize, params: *const StringPair) -> Result<Messages, String> {
-    let mut messages = Messages::InStatus;
+/// `abi.messages=on|off` and `abi.mapping=on|off`; other `abi.*` keys are refused, other
+/// keys left to their owners.
+unsafe fn parse_params(name: &str, count: usize, params: *const StringPair) -> Result<Params, String> {
+    let mut out = Params { messages: Messages::InStatus, mapping: true };
     if count == 0 || params.is_null() {
-        return Ok(messages);
+        return Ok(out);
     }
     // SAFETY: the caller's contract.
     let params = unsafe { core::slice::from_raw_parts(params, count) };
@@ -93,18 +113,23 @@ unsafe fn parse_params(name: &str, count: usize, params: *const StringPair) -> R
         if !key.starts_with("abi.") {
             continue;
         }
-        if key != MESSAGES_PARAM {
-            return Err(format!("module `{name}`: unknown parameter `{key}` (known: `{MESSAGES_PARAM}=on|off`)"));
+        if key != MESSAGES_PARAM && key != MAPPING_PARAM {
+            return Err(format!(
+                "module `{name}`: unknown parameter `{key}` (known: `{MESSAGES_PARAM}=on|off`, `{MAPPING_PARAM}=on|off`)"
+            ));
         }
-        messages = match &*value {
-            "on" | "true" | "1" => Messages::InStatus,
-            "off" | "false" | "0" => Messages::Stderr,
-            other => {
-                return Err(format!("module `{name}`: `{MESSAGES_PARAM}` is `on` or `off`, not `{other}`"));
-            }
+        let on = match &*value {
+            "on" | "true" | "1" => true,
+            "off" | "false" | "0" => false,
+            other => return Err(format!("module `{name}`: `{key}` is `on` or `off`, not `{other}`")),
         };
+        if key == MESSAGES_PARAM {
+            out.messages = if on { Messages::InStatus } else { Messages::Stderr };
+        } else {
+            out.mapping = on;
+        }
     }
-    Ok(messages)
+    Ok(out)
 }
 
 fn interface() -> Module {
@@ -154,18 +179,47 @@ unsafe extern "C" fn module_name(self_: *mut c_void) -> StringView {
 }
 
 unsafe extern "C" fn signature(self_: *mut c_void) -> ModuleSignature {
+    // SAFETY: a live module.
+    let m = unsafe { this(self_) };
     ModuleSignature {
         version: 0,
         attr_count: 0,
-        import_function_count: 0,
-        // SAFETY: a live module.
-        export_function_count: unsafe { this(self_) }.functions.len(),
+        import_function_count: m.import_count(),
+        export_function_count: m.functions.len(),
         internal_function_count: 0,
     }
 }
 
-unsafe extern "C" fn enumerate_dependencies(_: *mut c_void, _: *const c_void, _: *mut c_void) -> Status {
-    bare(code::OK)
+impl ModuleBox {
+    fn import_count(&self) -> usize {
+        if self.uses_hal {
+            IMPORTS.len()
+        } else {
+            0
+        }
+    }
+}
+
+/// `hal`, when a function takes or returns tensors: the host loads it first.
+unsafe extern "C" fn enumerate_dependencies(
+    self_: *mut c_void,
+    callback: Option<DependencyCallback>,
+    user_data: *mut c_void,
+) -> Status {
+    // SAFETY: a live module.
+    let m = unsafe { this(self_) };
+    match callback {
+        Some(callback) if m.uses_hal => {
+            let hal = Dependency {
+                name: StringView::of(hal::MODULE),
+                minimum_version: hal::MINIMUM_VERSION,
+                flags: DEPENDENCY_REQUIRED,
+            };
+            // SAFETY: the host's callback, with a dependency valid for the call.
+            unsafe { callback(user_data, &hal) }
+        }
+        _ => bare(code::OK),
+    }
 }
 
 unsafe extern "C" fn get_module_attr(_: *mut c_void, _: usize, _: *mut StringPair) -> Status {
@@ -201,7 +255,7 @@ unsafe extern "C" fn lookup_function(
             f.cconv,
             String::from_utf8_lossy(expected)
         );
-        return failure(code::INVALID_ARGUMENT, &message, f.at, m.messages);
+        return failure(code::INVALID_ARGUMENT, &message, f.at, m.params.messages);
     }
     if !out.is_null() {
         // SAFETY: writable when not null.
@@ -224,8 +278,16 @@ unsafe extern "C" fn get_function(
 ) -> Status {
     // SAFETY: a live module.
     let m = unsafe { this(self_) };
-    let Some(f) = m.functions.get(ordinal).filter(|_| is_export(link)) else {
-        return bare(code::OUT_OF_RANGE);
+    let (name, cconv) = if link == linkage::IMPORT {
+        match IMPORTS.get(ordinal).filter(|_| ordinal < m.import_count()) {
+            Some(i) => (i.name, i.cconv),
+            None => return bare(code::OUT_OF_RANGE),
+        }
+    } else {
+        match m.functions.get(ordinal).filter(|_| is_export(link)) {
+            Some(f) => (f.name, f.cconv),
+            None => return bare(code::OUT_OF_RANGE),
+        }
     };
     // SAFETY: each output is writable when not null.
     unsafe {
@@ -233,10 +295,10 @@ unsafe extern "C" fn get_function(
             out.write(function(self_, link, ordinal));
         }
         if !out_name.is_null() {
-            out_name.write(StringView::of(f.name));
+            out_name.write(StringView::of(name));
         }
         if !out_sig.is_null() {
-            out_sig.write(FunctionSignature { calling_convention: StringView::of(f.cconv) });
+            out_sig.write(FunctionSignature { calling_convention: StringView::of(cconv) });
         }
     }
     bare(code::OK)
@@ -289,14 +351,29 @@ unsafe extern "C" fn fork_state(self_: *mut c_void, _: *mut c_void, a: Allocator
     unsafe { alloc_state(self_, a, out) }
 }
 
+/// Stores a resolved HAL function, refusing one whose calling convention is not the one
+/// this module was built for (another IREE version), with a message naming it.
 unsafe extern "C" fn resolve_import(
+    self_: *mut c_void,
     _: *mut c_void,
-    _: *mut c_void,
-    _: usize,
-    _: *const Function,
-    _: *const FunctionSignature,
+    ordinal: usize,
+    function: *const Function,
+    signature: *const FunctionSignature,
 ) -> Status {
-    bare(code::OUT_OF_RANGE)
+    // SAFETY: a live module.
+    let m = unsafe { this(self_) };
+    // SAFETY: the host's pointers are valid for the call, or null.
+    let (function, cconv) = unsafe { (function.as_ref(), signature.as_ref().map(|s| s.calling_convention.bytes())) };
+    let Some(&function) = function.filter(|f| !f.module.is_null()) else {
+        let message = format!("module `{}`: import #{ordinal} resolved to no function", m.name);
+        return failure(code::INVALID_ARGUMENT, &message, here!(), m.params.messages);
+    };
+    match m.imports.resolve(ordinal, function, cconv.unwrap_or_default()) {
+        Ok(()) => bare(code::OK),
+        Err(why) => {
+            failure(code::FAILED_PRECONDITION, &format!("module `{}`: {why}", m.name), here!(), m.params.messages)
+        }
+    }
 }
 
 unsafe extern "C" fn notify(_: *mut c_void, _: *mut c_void, _: i32) -> Status {
@@ -307,7 +384,7 @@ unsafe extern "C" fn resume_call(_: *mut c_void, _: *mut c_void, _: ByteSpan) ->
     bare(code::UNIMPLEMENTED)
 }
 
-unsafe extern "C" fn begin_call(self_: *mut c_void, _stack: *mut c_void, call: FunctionCall) -> Status {
+unsafe extern "C" fn begin_call(self_: *mut c_void, stack: *mut c_void, call: FunctionCall) -> Status {
     // SAFETY: a live module.
     let m = unsafe { this(self_) };
     let Some(&f) = m.functions.get(usize::from(call.function.ordinal)) else {
@@ -318,9 +395,11 @@ unsafe extern "C" fn begin_call(self_: *mut c_void, _stack: *mut c_void, call: F
     if !(fits(args, f.args_size) && fits(results, f.results_size)) {
         return bad_buffers(m, f, args, results);
     }
+    let cx = HalCall::new(m.imports.get(), stack, m.params.mapping);
     // The fast path stops here on success: failures are formatted out of line.
-    // SAFETY: both buffers have the sizes the calling convention gives.
-    match catch_unwind(AssertUnwindSafe(|| unsafe { (f.call)(args.data, results.data) })) {
+    // SAFETY: both buffers have the sizes the calling convention gives; `stack` is the
+    // call's, for the imports.
+    match catch_unwind(AssertUnwindSafe(|| unsafe { (f.call)(&cx, args.data, results.data) })) {
         Ok(Ok(())) => bare(code::OK),
         Ok(Err(e)) => failed(m, f, e),
         Err(payload) => panicked(m, f, payload),
@@ -329,8 +408,12 @@ unsafe extern "C" fn begin_call(self_: *mut c_void, _stack: *mut c_void, call: F
 
 #[cold]
 #[inline(never)]
-fn failed(m: &ModuleBox, f: &IreeFunction, e: Error) -> Status {
-    from_error(&e, &format!("{}.{}", m.name, f.name), f.at, m.messages)
+fn failed(m: &ModuleBox, f: &IreeFunction, failure: Failure) -> Status {
+    match failure {
+        Failure::Error(e) => from_error(&e, &format!("{}.{}", m.name, f.name), f.at, m.params.messages),
+        // A HAL import's own status, with IREE's message and context.
+        Failure::Status(status) => status,
+    }
 }
 
 #[cold]
@@ -339,7 +422,7 @@ fn panicked(m: &ModuleBox, f: &IreeFunction, payload: Box<dyn core::any::Any + S
     let message = format!("{}.{} panicked: {}", m.name, f.name, panic_message(&*payload));
     // Dropping a payload can itself panic; never let that unwind into C.
     let _ = catch_unwind(AssertUnwindSafe(move || drop(payload)));
-    failure(code::INTERNAL, &message, f.at, m.messages)
+    failure(code::INTERNAL, &message, f.at, m.params.messages)
 }
 
 #[cold]
@@ -361,7 +444,7 @@ fn bad_buffers(m: &ModuleBox, f: &IreeFunction, args: ByteSpan, results: ByteSpa
 
 #[cold]
 fn bad_call(m: &ModuleBox, message: String) -> Status {
-    failure(code::INVALID_ARGUMENT, &message, here!(), m.messages)
+    failure(code::INVALID_ARGUMENT, &message, here!(), m.params.messages)
 }
 
 #[cold]

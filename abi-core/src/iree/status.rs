@@ -104,6 +104,22 @@ pub fn failure(code: u32, message: &str, at: Location, mode: Messages) -> Status
     })
 }
 
+/// Why an IREE call failed: an error of the function (or of its arguments), or the status
+/// of a HAL import, passed through unchanged (it carries IREE's own message and context).
+#[derive(Debug)]
+pub enum Failure {
+    /// An error to report as a status of this module.
+    Error(Error),
+    /// A failed status from an imported HAL function.
+    Status(Status),
+}
+
+impl From<Error> for Failure {
+    fn from(e: Error) -> Failure {
+        Failure::Error(e)
+    }
+}
+
 /// `failure` for an error returned by (or raised in) a function.
 pub fn from_error(e: &Error, what: &str, at: Location, mode: Messages) -> Status {
     failure(code_of(e.kind()), &format!("{what}: {}: {}", e.kind(), e.message()), at, mode)

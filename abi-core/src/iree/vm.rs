@@ -71,6 +71,8 @@ pub struct Allocator {
 
 /// `iree_vm_function_linkage_t` values.
 pub mod linkage {
+    /// A function the module imports from another module.
+    pub const IMPORT: u32 = 1;
     /// An exported function.
     pub const EXPORT: u32 = 2;
     /// An exported function the host may do without (`__init`, `__deinit`).
@@ -88,6 +90,24 @@ pub struct Function {
     /// Its index among the module's exports.
     pub ordinal: u16,
 }
+
+/// `iree_vm_module_dependency_t`: a module this one needs loaded before it.
+#[repr(C)]
+#[derive(Clone, Copy, Debug)]
+pub struct Dependency {
+    /// The module's name (`hal`).
+    pub name: StringView,
+    /// The oldest version that serves.
+    pub minimum_version: u32,
+    /// [`DEPENDENCY_REQUIRED`] or optional.
+    pub flags: u32,
+}
+
+/// `IREE_VM_MODULE_DEPENDENCY_FLAG_REQUIRED`.
+pub const DEPENDENCY_REQUIRED: u32 = 1;
+
+/// `iree_vm_module_dependency_callback_t`.
+pub type DependencyCallback = unsafe extern "C" fn(user_data: *mut c_void, dependency: *const Dependency) -> Status;
 
 /// `iree_vm_function_signature_t`.
 #[repr(C)]
@@ -141,8 +161,8 @@ pub struct Module {
     pub name: unsafe extern "C" fn(SelfPtr) -> StringView,
     /// Function counts.
     pub signature: unsafe extern "C" fn(SelfPtr) -> ModuleSignature,
-    /// Modules this one needs (none).
-    pub enumerate_dependencies: unsafe extern "C" fn(SelfPtr, *const c_void, *mut c_void) -> Status,
+    /// Modules this one needs (`hal` when a function takes or returns tensors).
+    pub enumerate_dependencies: unsafe extern "C" fn(SelfPtr, Option<DependencyCallback>, *mut c_void) -> Status,
     /// Module attributes (none).
     pub get_module_attr: unsafe extern "C" fn(SelfPtr, usize, *mut StringPair) -> Status,
     /// Finds a function by name, checking the calling convention the caller expects.
@@ -161,7 +181,7 @@ pub struct Module {
     pub free_state: unsafe extern "C" fn(SelfPtr, *mut c_void),
     /// Copies per-context state.
     pub fork_state: unsafe extern "C" fn(SelfPtr, *mut c_void, Allocator, *mut *mut c_void) -> Status,
-    /// Resolves one of the module's imports (it has none).
+    /// Resolves one of the module's imports (the HAL functions tensors need).
     pub resolve_import:
         unsafe extern "C" fn(SelfPtr, *mut c_void, usize, *const Function, *const FunctionSignature) -> Status,
     /// Lifecycle signals.
@@ -179,6 +199,7 @@ static_assertions::const_assert_eq!(core::mem::size_of::<Allocator>(), 16);
 static_assertions::const_assert_eq!(core::mem::size_of::<Function>(), 16);
 static_assertions::const_assert_eq!(core::mem::size_of::<ModuleSignature>(), 40);
 static_assertions::const_assert_eq!(core::mem::size_of::<FunctionCall>(), 48);
+static_assertions::const_assert_eq!(core::mem::size_of::<Dependency>(), 24);
 static_assertions::const_assert_eq!(core::mem::size_of::<Module>(), 144);
 static_assertions::const_assert_eq!(core::mem::offset_of!(Module, ref_count), 8);
 static_assertions::const_assert_eq!(core::mem::offset_of!(Module, get_function_attr), 72);

@@ -33,12 +33,21 @@ fn host_data<T: Element>(view: &TensorView<'_>, rank: usize) -> Result<*mut T> {
 #[cold]
 #[inline(never)]
 fn wrong_type<T: Element>(view: &TensorView<'_>, rank: usize) -> Error {
+    wrong_type_message(T::DTYPE, rank, &view.dtype(), view.ndim(), view.shape())
+}
+
+/// The TypeError of a tensor whose element type or rank is not the parameter's, in both
+/// worlds (TVM FFI and IREE).
+#[cold]
+pub(crate) fn wrong_type_message(
+    want: DataType,
+    rank: usize,
+    got: &dyn fmt::Display,
+    got_rank: usize,
+    shape: &[i64],
+) -> Error {
     Error::type_error(format!(
-        "expected a tensor of dtype {} and rank {rank}, got dtype {} and rank {} (shape {:?})",
-        T::DTYPE,
-        view.dtype(),
-        view.ndim(),
-        view.shape()
+        "expected a tensor of dtype {want} and rank {rank}, got dtype {got} and rank {got_rank} (shape {shape:?})"
     ))
 }
 

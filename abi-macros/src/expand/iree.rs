@@ -1,8 +1,9 @@
 //! The IREE half of `#[export_fn(iree)]`: the calling convention and buffer layout computed
 //! at compile time from each parameter's `IreeArg` and the result's `IreeReturn` (a type
-//! IREE cannot carry fails that bound, spanned on it), the function that decodes the
-//! argument buffer, calls and encodes the results, and the module entry collected at link
-//! time. Emitted inside the export's `const _` block, next to its `DESC`.
+//! IREE cannot carry fails that bound, spanned on it), the function that holds each
+//! argument (a scalar's value, a tensor's mapped buffer), calls with views of them and
+//! encodes the results, and the module entry collected at link time. Emitted inside the
+//! export's `const _` block, next to its `DESC`.
 
 use proc_macro2::{Span, TokenStream};
 use quote::{quote, quote_spanned};
@@ -19,15 +20,25 @@ pub fn entry(f: &ExportFn) -> TokenStream {
     let ret_span = f.ret.as_ref().map_or_else(Span::call_site, |t| t.span());
     let kinds = f.params.iter().map(|p| {
         let ty = strip_lifetimes(&p.ty);
-        quote_spanned!(p.ty.span()=> <#ty as __abi::IreeArg>::KIND)
+        quote_spanned!(p.ty.span()=> <#ty as __abi::IreeArg<'_>>::KIND)
     });
-    let reads = f.params.iter().enumerate().map(|(i, p)| {
+    let held: Vec<_> = (0..n).map(|i| quote::format_ident!("held{}", i)).collect();
+    let holds = f.params.iter().zip(&held).enumerate().map(|(i, (p, h))| {
         let (ty, pname) = (strip_lifetimes(&p.ty), p.name.to_string());
         quote_spanned! {p.ty.span()=>
             // SAFETY: the module checked the buffer's size against the layout.
-            match <#ty as __abi::IreeArg>::from_bits(unsafe { __abi::iree_read_slot(args, IREE_ARGS.0[#i], IREE_ARG_KINDS[#i]) }) {
+            let mut #h = match unsafe { <#ty as __abi::IreeArg<'_>>::hold(cx, args.add(IREE_ARGS.0[#i])) } {
                 ::core::result::Result::Ok(v) => v,
-                ::core::result::Result::Err(m) => return ::core::result::Result::Err(__abi::iree_bad_arg(#pname, #i, m)),
+                ::core::result::Result::Err(e) => return ::core::result::Result::Err(__abi::iree_bad_arg(#pname, #i, e)),
+            };
+        }
+    });
+    let views = f.params.iter().zip(&held).enumerate().map(|(i, (p, h))| {
+        let (ty, pname) = (strip_lifetimes(&p.ty), p.name.to_string());
+        quote_spanned! {p.ty.span()=>
+            match <#ty as __abi::IreeArg<'_>>::view(&mut #h) {
+                ::core::result::Result::Ok(v) => v,
+                ::core::result::Result::Err(e) => return ::core::result::Result::Err(__abi::iree_bad_arg(#pname, #i, e)),
             }
         }
     });
@@ -45,15 +56,15 @@ pub fn entry(f: &ExportFn) -> TokenStream {
         const IREE_ABI_LEN: usize = __abi::iree_record_len(&DESC);
         const IREE_ABI: [u8; IREE_ABI_LEN] = __abi::iree_record::<IREE_ABI_LEN>(&DESC);
 
-        unsafe fn iree_call(args: *const u8, results: *mut u8) -> __abi::Result<()> {
-            let value = #fn_ident(#(#reads),*);
-            let mut slots = [0u64; IREE_R];
-            #into_slots(value, &mut slots)?;
-            let mut i = 0;
-            while i < IREE_R {
-                // SAFETY: the module checked the buffer's size against the layout.
-                unsafe { __abi::iree_write_slot(results, IREE_RESULTS.0[i], IREE_RESULT_KINDS[i], slots[i]) };
-                i += 1;
+        unsafe fn iree_call(cx: &__abi::IreeHalCall<'_>, args: *const u8, results: *mut u8) -> ::core::result::Result<(), __abi::IreeFailure> {
+            #(#holds)*
+            let value = #fn_ident(#(#views),*);
+            let mut slots = [const { __abi::IreeSlot::Bits(0) }; IREE_R];
+            #into_slots(value, cx, &mut slots)?;
+            for (i, slot) in slots.into_iter().enumerate() {
+                // SAFETY: the module checked the buffer's size against the layout; each slot
+                // has its kind.
+                unsafe { __abi::iree_write_slot(results, IREE_RESULTS.0[i], IREE_RESULT_KINDS[i], slot) };
             }
             ::core::result::Result::Ok(())
         }
@@ -67,6 +78,7 @@ pub fn entry(f: &ExportFn) -> TokenStream {
             results_size: IREE_RESULTS.1,
             iree_abi: __abi::iree_text(&IREE_ABI),
             at: __abi::IreeLocation { file: ::core::concat!(::core::file!(), "\0"), line: ::core::line!() },
+            uses_hal: __abi::iree_any_ref(IREE_ARG_KINDS) || __abi::iree_any_ref(IREE_RESULT_KINDS),
             call: iree_call,
         };
     }

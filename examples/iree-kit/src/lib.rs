@@ -1,9 +1,11 @@
-//! Scalar functions usable from both worlds: each `#[export_fn(iree)]` is a TVM FFI export
+//! Functions usable from both worlds: each `#[export_fn(iree)]` is a TVM FFI export
 //! (`tvm_ffi.load_module("libiree_kit.so").add_i32(40, 2)`) and a function of the IREE VM
 //! module `kit` (`iree-run-module --module=libiree_kit.so --module=prog.vmfb`, where the
-//! program declares `func.func private @kit.add_i32(i32, i32) -> i32`).
+//! program declares `func.func private @kit.add_i32(i32, i32) -> i32`). Tensors cross too:
+//! an IREE program passes `tensor<?xf32>` where a function takes `HostTensor<'_, f32, 1>`,
+//! and gets a `Tensor` result back as a tensor of its own.
 
-use abi_core::{Error, Result};
+use abi_core::{Error, HostTensor, Result, Tensor};
 
 abi_core::iree_module!("kit");
 
@@ -89,4 +91,27 @@ static TICKS: std::sync::atomic::AtomicI64 = std::sync::atomic::AtomicI64::new(0
 fn unlucky(x: i32) -> i32 {
     assert!(x != 13, "13 is unlucky");
     x
+}
+
+/// Sum of a float32 vector (an IREE program passes `tensor<?xf32>`).
+#[abi_core::export_fn(iree)]
+fn total(x: HostTensor<'_, f32, 1>) -> f32 {
+    x.as_slice().iter().sum()
+}
+
+/// A new tensor for the program: each element times `k` (`tensor<?x?xf32>` result).
+#[abi_core::export_fn(iree)]
+fn scaled(x: HostTensor<'_, f32, 2>, k: f32) -> Result<Tensor> {
+    let data = x.as_slice().iter().map(|v| v * k).collect();
+    Tensor::from_vec(data, x.shape())
+}
+
+/// Row sums of an int32 matrix, as an int64 vector, and the number of rows.
+#[abi_core::export_fn(iree)]
+fn row_sums(m: HostTensor<'_, i32, 2>) -> Result<(Tensor, i64)> {
+    let [rows, cols] = m.dims();
+    let sums: Vec<i64> = m.as_slice().chunks(cols.max(1)).map(|r| r.iter().map(|&v| i64::from(v)).sum()).collect();
+    // A matrix with no columns still has `rows` (zero) sums.
+    let sums = if cols == 0 { vec![0; rows] } else { sums };
+    Ok((Tensor::from_vec(sums, &[rows as i64])?, rows as i64))
 }

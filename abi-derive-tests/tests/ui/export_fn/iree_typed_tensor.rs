@@ -1,8 +1,20 @@
-// Typed tensors are TVM FFI parameters; an `iree` export cannot take them (yet).
+// An `iree` export takes tensors as `HostTensor` (read: program tensors are values, and its
+// module maps them into host memory). Tensors written in place, device tensors and untyped
+// views are TVM FFI parameters only: each is an error on that parameter.
 
 #[abi_core::export_fn(iree)]
-fn total(x: abi_core::HostTensor<'_, f32, 1>) -> f32 {
-    x.as_slice().iter().sum()
+fn in_place(x: abi_core::HostTensorMut<'_, f32, 1>) {
+    let _ = x;
+}
+
+#[abi_core::export_fn(iree)]
+fn on_device(x: abi_core::DeviceTensor<'_, f32, 1>) -> i64 {
+    x.numel() as i64
+}
+
+#[abi_core::export_fn(iree)]
+fn untyped(x: abi_core::TensorView<'_>) -> i64 {
+    x.numel() as i64
 }
 
 fn main() {}

@@ -1,5 +1,5 @@
 // Parameters IREE's calling convention cannot carry: unsigned integers, half floats,
-// strings, tensors. Each is an error on that parameter.
+// strings. Each is an error on that parameter.
 
 #[abi_core::export_fn(iree)]
 fn unsigned(a: i32, b: u32) -> i32 {
