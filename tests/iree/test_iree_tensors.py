@@ -10,7 +10,7 @@ import subprocess
 
 import pytest
 
-from test_iree import BIN, HERE, LIB, TOOLS, valgrind  # noqa: F401 (a fixture)
+from test_iree import BIN, HERE, LIB, TOOLS, readme_excerpt, valgrind  # noqa: F401 (a fixture)
 
 BACKENDS = ["vmvx", "llvm-cpu"]
 
@@ -141,3 +141,38 @@ def test_the_mapping_parameter_is_checked(tensor_programs, query, says):
     out = run(tensor_programs, "total", "3xf32=1,2,3", module=f"{LIB}@iree_vm_dynamic_module_create?{query}")
     assert out.returncode != 0
     assert f"INVALID_ARGUMENT; {says}" in out.stderr, out.stderr
+
+
+@pytest.mark.parametrize(
+    "marker, program, function, inputs",
+    [
+        (
+            "iree-run-module --function=scaled_doubled --input=2x3xf32=1,2,3,4,5,6 --input=10",
+            "tensors",
+            "scaled_doubled",
+            ["2x3xf32=1,2,3,4,5,6", "10"],
+        ),
+        (
+            "iree-run-module --function=total_of_matrix --input=2x2xf32=1,2,3,4",
+            "tensor_mismatch",
+            "total_of_matrix",
+            ["2x2xf32=1,2,3,4"],
+        ),
+    ],
+)
+def test_the_readme_tensor_excerpts_are_real_output(tensor_programs, marker, program, function, inputs):
+    out = run(tensor_programs, function, *inputs, program=program)
+    real = (out.stdout + out.stderr).splitlines()
+    for line in readme_excerpt(marker).splitlines():
+        assert line in real, f"README line {line!r} not in:\n{out.stdout + out.stderr}"
+
+
+def test_the_readme_tensor_code_is_the_tested_code():
+    """The README's tensor section shows lines of examples/iree-kit and tests/iree/tensors.mlir."""
+    root = HERE.parents[1]
+    section = (root / "README.md").read_text().split("### Tensors in IREE programs", 1)[1]
+    for fence, source in [("```rust\n", root / "examples/iree-kit/src/lib.rs"), ("```mlir\n", HERE / "tensors.mlir")]:
+        block = section.split(fence, 1)[1].split("```", 1)[0]
+        tested = source.read_text()
+        for line in block.splitlines():
+            assert line.strip() in tested, f"README line not in {source}: {line.strip()}"

@@ -5,7 +5,8 @@
 //! an IREE program passes `tensor<?xf32>` where a function takes `HostTensor<'_, f32, 1>`,
 //! and gets a `Tensor` result back as a tensor of its own.
 
-use abi_core::{Error, HostTensor, Result, Tensor};
+use abi_core::{Error, Result};
+use abi_core::{HostTensor, Tensor};
 
 abi_core::iree_module!("kit");
 
