@@ -119,7 +119,7 @@ pub struct HalCall<'m> {
     hal: Option<&'m Hal>,
     stack: *mut c_void,
     /// Whether buffers may be mapped through the pinned layout (`abi.mapping`).
-    pub mapping: bool,
+    pub(crate) mapping: bool,
 }
 
 #[repr(C)]
