@@ -152,6 +152,7 @@ struct Checked {
 ///
 /// # Safety
 /// `buffer` is a live `hal.buffer` reference.
+#[inline(always)]
 unsafe fn checked(cx: &HalCall<'_>, buffer: &VmRef) -> Result<Option<Checked>, Failure> {
     if !cx.mapping {
         return Ok(None);
@@ -208,6 +209,7 @@ fn too_short(have: u64, need: u64) -> Failure {
     Failure::Error(Error::value_error(format!("the tensor's buffer holds {have} bytes, its shape needs {need}")))
 }
 
+#[inline(always)]
 /// Maps `length` bytes as `iree_hal_buffer_map_range` does: the fields its prepare step
 /// fills in, then the driver's `map_range`.
 fn map(c: &Checked, access: u16, length: u64) -> Result<Mapping, Failure> {
@@ -239,6 +241,7 @@ fn map(c: &Checked, access: u16, length: u64) -> Result<Mapping, Failure> {
 ///
 /// # Safety
 /// `buffer` is a live `hal.buffer` reference of the call `cx` belongs to.
+#[inline(always)]
 pub unsafe fn read(cx: &HalCall<'_>, buffer: VmRef, length: u64) -> Result<ReadBytes, Failure> {
     if length == 0 {
         return Ok(ReadBytes { data: core::ptr::null(), route: ReadRoute::Empty, _buffer: buffer });

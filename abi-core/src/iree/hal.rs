@@ -94,7 +94,7 @@ impl Resolved {
         pending.resize(IMPORTS.len(), None);
         pending[ordinal] = Some(function);
         if pending.iter().all(Option::is_some) {
-            let functions = pending.iter().map(|f| f.expect("checked")).collect();
+            let functions = core::array::from_fn(|i| pending[i].expect("checked"));
             let _ = self.ready.set(Hal { functions });
         }
         Ok(())
@@ -109,8 +109,10 @@ impl Resolved {
 /// The resolved HAL functions.
 #[derive(Debug)]
 pub struct Hal {
-    functions: Vec<Function>,
+    functions: [Function; IMPORT_COUNT],
 }
+
+const IMPORT_COUNT: usize = IMPORTS.len();
 
 /// What a function running in an IREE call can reach: the HAL imports (when the module
 /// has them) and the VM stack of the call, which calls into them must use.
@@ -180,25 +182,35 @@ const RESULT_USAGE: u32 = 0x3 | 0xC00 | (1 << 24) | (1 << 28);
 /// `IREE_HAL_ENCODING_TYPE_DENSE_ROW_MAJOR`.
 const DENSE_ROW_MAJOR: i32 = 1;
 
+#[cold]
+#[inline(never)]
+fn unresolved() -> Failure {
+    Failure::Error(Error::runtime_error(
+        "the module's HAL imports are not resolved: load it with the HAL module (iree-run-module does)",
+    ))
+}
+
 impl<'m> HalCall<'m> {
     /// The context of a call `begin_call` received.
     pub fn new(hal: Option<&'m Hal>, stack: *mut c_void, mapping: bool) -> HalCall<'m> {
         HalCall { hal, stack, mapping }
     }
 
+    #[inline(always)]
     fn hal(&self) -> Result<&'m Hal, Failure> {
-        self.hal.ok_or_else(|| {
-            Failure::Error(Error::runtime_error(
-                "the module's HAL imports are not resolved: load it with the HAL module (iree-run-module does)",
-            ))
-        })
+        match self.hal {
+            Some(hal) => Ok(hal),
+            None => Err(unresolved()),
+        }
     }
 
     /// Calls import `which` with `args`, filling `results`.
+    #[inline(always)]
     fn call<A, R>(&self, which: Ordinal, args: &A, results: &mut R) -> Result<(), Failure> {
         self.call_bytes(which, (args as *const A).cast(), size_of::<A>(), results, size_of::<R>())
     }
 
+    #[inline(always)]
     fn call_bytes<R>(
         &self,
         which: Ordinal,
@@ -226,6 +238,7 @@ impl<'m> HalCall<'m> {
         Ok(())
     }
 
+    #[inline(always)]
     fn call_ref<A>(&self, which: Ordinal, args: &A) -> Result<VmRef, Failure> {
         let mut out = RawRef::NULL;
         self.call(which, args, &mut out)?;
@@ -234,6 +247,7 @@ impl<'m> HalCall<'m> {
     }
 
     /// `hal.buffer_view.element_type`.
+    #[inline(always)]
     pub fn element_type(&self, view: RawRef) -> Result<u32, Failure> {
         let mut out = 0i32;
         self.call(Ordinal::ELEMENT_TYPE, &view, &mut out)?;
@@ -241,6 +255,7 @@ impl<'m> HalCall<'m> {
     }
 
     /// `hal.buffer_view.rank`.
+    #[inline(always)]
     pub fn rank(&self, view: RawRef) -> Result<usize, Failure> {
         let mut out = 0i32;
         self.call(Ordinal::RANK, &view, &mut out)?;
@@ -248,6 +263,7 @@ impl<'m> HalCall<'m> {
     }
 
     /// `hal.buffer_view.dim`.
+    #[inline(always)]
     pub fn dim(&self, view: RawRef, i: usize) -> Result<i64, Failure> {
         let mut out = 0i64;
         self.call(Ordinal::DIM, &RefI32 { r: view, i: i as i32 }, &mut out)?;
@@ -255,11 +271,13 @@ impl<'m> HalCall<'m> {
     }
 
     /// `hal.buffer_view.buffer` (owned).
+    #[inline(always)]
     pub fn buffer(&self, view: RawRef) -> Result<VmRef, Failure> {
         self.call_ref(Ordinal::VIEW_BUFFER, &view)
     }
 
     /// `hal.buffer.length`.
+    #[inline(always)]
     pub fn length(&self, buffer: RawRef) -> Result<u64, Failure> {
         let mut out = 0i64;
         self.call(Ordinal::BUFFER_LENGTH, &buffer, &mut out)?;

@@ -4,6 +4,8 @@
 //! on the program's device 0 and moved to the program as a new buffer view. HAL element
 //! types and DLPack dtypes are mapped here.
 
+use core::sync::atomic::{AtomicUsize, Ordering};
+
 use crate::ffi::{code, DLTensor, DataType, Device};
 use crate::iree::buffer::{self, ReadBytes};
 use crate::iree::cconv::{single_result, IreeArg, IreeKind, IreeReturn, IreeValue, Slot};
@@ -71,6 +73,7 @@ pub fn dtype_of(element_type: u32, expected: DataType) -> Option<DataType> {
 pub struct TensorHold<const N: usize> {
     shape: [i64; N],
     dl: DLTensor,
+    numel: usize,
     _bytes: ReadBytes,
 }
 
@@ -78,11 +81,12 @@ impl<'a, T: Element, const N: usize> IreeArg<'a> for HostTensor<'a, T, N> {
     const KIND: IreeKind = IreeKind::Ref;
     type Held = TensorHold<N>;
 
+    #[inline(always)]
     unsafe fn hold(cx: &HalCall<'_>, slot: *const u8) -> Result<TensorHold<N>, Failure> {
         // SAFETY: the caller's contract: a `r` slot of the call.
         let view = unsafe { RawRef::read(slot) };
         // SAFETY: the program passed a live reference (or null) for the call.
-        if unsafe { view.type_name() } != BUFFER_VIEW.as_bytes() {
+        if !unsafe { is_buffer_view(view) } {
             return Err(not_a_buffer_view(view));
         }
         let (element, rank) = (cx.element_type(view)?, cx.rank(view)?);
@@ -93,10 +97,13 @@ impl<'a, T: Element, const N: usize> IreeArg<'a> for HostTensor<'a, T, N> {
         for (i, d) in shape.iter_mut().enumerate() {
             *d = cx.dim(view, i)?;
         }
-        let bytes = byte_length(&shape, size_of::<T>())?;
+        let length = byte_length(&shape, size_of::<T>())?;
         let buffer = cx.buffer(view)?;
         // SAFETY: a live buffer of this call.
-        let bytes = unsafe { buffer::read(cx, buffer, bytes) }?;
+        let bytes = unsafe { buffer::read(cx, buffer, length) }?;
+        if !bytes.data().cast::<T>().is_aligned() {
+            return Err(misaligned::<T>());
+        }
         let dl = DLTensor {
             data: bytes.data().cast_mut().cast(),
             device: Device::CPU,
@@ -106,20 +113,60 @@ impl<'a, T: Element, const N: usize> IreeArg<'a> for HostTensor<'a, T, N> {
             strides: core::ptr::null_mut(),
             byte_offset: 0,
         };
-        Ok(TensorHold { shape, dl, _bytes: bytes })
+        let numel = length as usize / size_of::<T>().max(1);
+        Ok(TensorHold { shape, dl, numel, _bytes: bytes })
     }
 
+    #[inline(always)]
     fn view(held: &'a mut TensorHold<N>) -> Result<HostTensor<'a, T, N>, Failure> {
         held.dl.shape = held.shape.as_mut_ptr();
-        // SAFETY: the DLTensor, its dims and its bytes live in `held`, borrowed for 'a; the
-        // bytes stay mapped until `held` drops and the program does not write them meanwhile
-        // (IREE's synchronous calling convention).
-        let view = unsafe { TensorView::from_dl(&held.dl) };
-        Ok(HostTensor::new(view)?)
+        let data = match held.numel {
+            0 => &[],
+            // SAFETY: `hold` mapped (or copied) `numel` elements of `T` at `data`, aligned,
+            // alive and unchanged while `held` is (IREE's synchronous calling convention).
+            n => unsafe { core::slice::from_raw_parts(held.dl.data.cast::<T>(), n) },
+        };
+        // SAFETY: the DLTensor and its dims live in `held`, borrowed for 'a; `hold` checked
+        // the element type and rank against the buffer view, and the elements are compact.
+        unsafe { Ok(HostTensor::from_checked(TensorView::from_dl(&held.dl), data)) }
     }
 }
 
+#[cold]
+#[inline(never)]
+fn misaligned<T>() -> Failure {
+    Failure::Error(Error::value_error(format!(
+        "the tensor's data is not aligned to {} bytes (a subspan at an odd offset)",
+        align_of::<T>()
+    )))
+}
+
+/// The type of the last reference found to be a `hal.buffer_view`: a type is registered
+/// once per process, so later arguments compare one word instead of the name.
+static BUFFER_VIEW_TYPE: AtomicUsize = AtomicUsize::new(0);
+
+/// Whether `r` is a non-null `hal.buffer_view`.
+///
+/// # Safety
+/// `r` is null or a live reference.
+#[inline(always)]
+unsafe fn is_buffer_view(r: RawRef) -> bool {
+    if r.ptr.is_null() {
+        return false;
+    }
+    if r.type_ == BUFFER_VIEW_TYPE.load(Ordering::Relaxed) {
+        return true;
+    }
+    // SAFETY: the caller's contract.
+    let named = unsafe { r.type_name() } == BUFFER_VIEW.as_bytes();
+    if named {
+        BUFFER_VIEW_TYPE.store(r.type_, Ordering::Relaxed);
+    }
+    named
+}
+
 /// Bytes of `shape` elements of `size` bytes; an error for negative extents or overflow.
+#[inline]
 fn byte_length(shape: &[i64], size: usize) -> Result<u64, Failure> {
     let n = shape.iter().try_fold(size as u64, |acc, &d| u64::try_from(d).ok().and_then(|d| acc.checked_mul(d)));
     n.ok_or_else(|| {

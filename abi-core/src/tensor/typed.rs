@@ -74,6 +74,16 @@ impl<'a, T: Element, const N: usize> HostTensor<'a, T, N> {
         Ok(HostTensor { view, data })
     }
 
+    /// A view already checked by the caller (an IREE call checks element type and rank
+    /// against the buffer view, and the bytes against the shape).
+    ///
+    /// # Safety
+    /// `view` has element type `T`, rank `N`, is compact row-major in host memory, and
+    /// `data` holds exactly its elements, unchanged for 'a.
+    pub(crate) unsafe fn from_checked(view: TensorView<'a>, data: &'a [T]) -> HostTensor<'a, T, N> {
+        HostTensor { view, data }
+    }
+
     /// The elements, row-major.
     pub fn as_slice(&self) -> &'a [T] {
         self.data
