@@ -35,7 +35,7 @@ def functions(n):
 def abi_source(n):
     out = [f"//! Generated: {n} exports through `#[abi_core::export_fn]` (benches/build/gen.py).\n"]
     for i, params, ret, body in functions(n):
-        out.append(f"\n/// Function {i}.\n#[abi_core::export_fn]\npub fn f{i}({params}) -> {ret} {{\n    {body}\n}}\n")
+        out.append(f"\n/// Function {i}.\n#[abi_core::export_fn]\npub fn fn_{i}({params}) -> {ret} {{\n    {body}\n}}\n")
     return "".join(out)
 
 
@@ -45,10 +45,10 @@ def pyo3_source(n, module):
         "#![allow(clippy::useless_conversion)]\n\nuse pyo3::prelude::*;\n",
     ]
     for i, params, ret, body in functions(n):
-        out.append(f"\n/// Function {i}.\n#[pyfunction]\npub fn f{i}({params}) -> {ret} {{\n    {body}\n}}\n")
+        out.append(f"\n/// Function {i}.\n#[pyfunction]\npub fn fn_{i}({params}) -> {ret} {{\n    {body}\n}}\n")
     out.append(f"\n#[pymodule]\nfn {module}(m: &Bound<'_, PyModule>) -> PyResult<()> {{\n")
     for i in range(n):
-        out.append(f"    m.add_function(wrap_pyfunction!(f{i}, m)?)?;\n")
+        out.append(f"    m.add_function(wrap_pyfunction!(fn_{i}, m)?)?;\n")
     out.append("    let _ = m;\n    Ok(())\n}\n")
     return "".join(out)
 

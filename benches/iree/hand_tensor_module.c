@@ -243,33 +243,44 @@ static float sum_f32(const float* p, size_t n) {
   return s;
 }
 
-/* The mapped part of total: the buffer ref is owned by the caller, which releases it. */
-static iree_status_t total_of_buffer(hal_buffer_t* buffer, uint64_t length, int64_t dim, float* out) {
+/* The mapped part of total: the buffer ref is owned by the caller, which releases it. As
+ * iree_hal_buffer_map_range/unmap_range do: a scoped mapping takes a reference to the
+ * buffer, the driver may swap mapping.buffer for the buffer backing the bytes (a transient
+ * buffer hands over its committed one), and unmapping goes through that buffer's vtable
+ * and releases it. */
+static iree_status_t total_of_buffer(ref_t buffer_ref, uint64_t length, int64_t dim, float* out) {
+  hal_buffer_t* buffer = buffer_ref.ptr;
   if (length != buffer->byte_length) return INTERNAL; /* the mirrored layout is wrong */
   if ((uint64_t)dim > length / sizeof(float)) return OUT_OF_RANGE;
   if (!(buffer->memory_type & MEMORY_TYPE_HOST_VISIBLE)) return INVALID_ARGUMENT;
   if (!(buffer->allowed_access & MEMORY_ACCESS_READ)) return INVALID_ARGUMENT;
   const hal_buffer_vtable_t* vt = buffer->resource.vtable;
-  /* What iree_hal_buffer_map_range does for a scoped read of the whole buffer (the caller's
-   * owned ref stands in for the retain a scoped mapping takes). */
   hal_buffer_mapping_t mapping;
   memset(&mapping, 0, sizeof mapping);
+  __atomic_fetch_add((int32_t*)buffer + (buffer_ref.type & 7), 1, __ATOMIC_RELAXED);
   mapping.buffer = buffer;
   mapping.impl.byte_offset = buffer->byte_offset;
   mapping.impl.allowed_access = MEMORY_ACCESS_READ;
   mapping.contents.data_length = length;
   iree_status_t status = vt->map_range(buffer, MAPPING_MODE_SCOPED, MEMORY_ACCESS_READ,
                                        mapping.impl.byte_offset, mapping.contents.data_length, &mapping);
-  if (status) return status;
+  if (status) {
+    ref_release(buffer_ref);
+    return status;
+  }
   const uint8_t* data = mapping.contents.data;
   if (!data || mapping.contents.data_length < (uint64_t)dim * sizeof(float) || ((uintptr_t)data & (sizeof(float) - 1)))
     status = INTERNAL;
   else
     *out = sum_f32((const float*)data, (size_t)dim);
+  hal_buffer_t* held = mapping.buffer;
   if (data) {
-    iree_status_t unmapped = vt->unmap_range(buffer, mapping.impl.byte_offset, mapping.contents.data_length, &mapping);
+    const hal_buffer_vtable_t* held_vt = held->resource.vtable;
+    iree_status_t unmapped = held_vt->unmap_range(held, mapping.impl.byte_offset,
+                                                  mapping.contents.data_length, &mapping);
     if (!status) status = unmapped;
   }
+  ref_release((ref_t){held, buffer_ref.type});
   return status;
 }
 
@@ -301,7 +312,7 @@ static iree_status_t begin_call(void* self, void* stack, function_call_t call) {
   int64_t length = 0;
   float total = 0.0f;
   status = call_import(&m->imports[BUFFER_LENGTH], stack, &buffer_ref, sizeof buffer_ref, &length, sizeof length);
-  if (!status) status = total_of_buffer(buffer_ref.ptr, (uint64_t)length, dim, &total);
+  if (!status) status = total_of_buffer(buffer_ref, (uint64_t)length, dim, &total);
   ref_release(buffer_ref);
   if (!status) memcpy(call.results.data, &total, sizeof total);
   return status;

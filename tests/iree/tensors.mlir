@@ -42,3 +42,19 @@ func.func @many(%x: tensor<?x?xf32>, %v: tensor<?xf32>, %n: i32) -> (tensor<?x?x
   }
   return %r#0, %r#1 : tensor<?x?xf32>, f32
 }
+
+// Tensors the program computes (on local-task, transient buffers backed by another buffer
+// once committed), passed to `total` n times.
+func.func @computed(%v: tensor<?xf32>, %n: i32) -> f32 {
+  %c0 = arith.constant 0 : index
+  %c1 = arith.constant 1 : index
+  %nn = arith.index_cast %n : i32 to index
+  %zero = arith.constant 0.0 : f32
+  %r = scf.for %i = %c0 to %nn step %c1 iter_args(%sum = %zero) -> (f32) {
+    %w = arith.addf %v, %v : tensor<?xf32>
+    %t = func.call @kit.total(%w) : (tensor<?xf32>) -> f32
+    %s = arith.addf %sum, %t : f32
+    scf.yield %s : f32
+  }
+  return %r : f32
+}

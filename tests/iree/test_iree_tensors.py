@@ -85,6 +85,10 @@ COPIED = f"{LIB}@iree_vm_dynamic_module_create?abi.mapping=off"
         ("total", ["0xf32"], ["f32=-0"]),
         ("scaled", ["0x3xf32", "2"], ["0x3xf32="]),
         ("row_sums", ["2x0xi32"], ["2xi64=0 0", "i64=2"]),
+        # Tensors the program computes: on local-task, transient buffers whose driver hands
+        # the mapping to the committed buffer behind them.
+        ("computed", ["3xf32=1,2,3", "50"], ["f32=600"]),
+        ("many", ["2x2xf32=1,2,3,4", "3xf32=1,2,3", "50"], ["2x2xf32=[1 2][3 4]", "f32=300"]),
     ],
 )
 def test_tensors_in_and_out(tensor_programs, backend, device, module, function, inputs, expected):
@@ -116,14 +120,23 @@ def test_a_wrong_dtype_or_rank_is_refused_naming_the_parameter(tensor_programs, 
     assert "examples/iree-kit/src/lib.rs:" in out.stderr, out.stderr
 
 
+@pytest.mark.parametrize("device", ["local-sync", "local-task"])
 @pytest.mark.parametrize("module", [MAPPED, COPIED], ids=["mapped", "copied"])
-def test_many_calls_under_valgrind_leave_nothing_behind(tensor_programs, valgrind, module):
-    """1,000 calls of `scaled` (a new result buffer each) and of `total` in one run: clean
-    under valgrind, and the heap in use at exit is the same as after 10 calls."""
+@pytest.mark.parametrize(
+    "function, inputs, expected",
+    [
+        ("many", ["2x2xf32=1,2,3,4", "3xf32=1,2,3"], lambda n: ["2x2xf32=[1 2][3 4]", f"f32={6 * n}"]),
+        ("computed", ["3xf32=1,2,3"], lambda n: [f"f32={12 * n}"]),
+    ],
+)
+def test_many_calls_under_valgrind_leave_nothing_behind(tensor_programs, valgrind, device, module, function, inputs, expected):
+    """1,000 calls in one run (`many`: `scaled`, a new result buffer each, and `total`;
+    `computed`: `total` of a tensor the program computes): clean under valgrind, and the
+    heap in use at exit is the same as after 10 calls."""
     in_use = {}
     for n in [10, 1000]:
-        out = run(tensor_programs, "many", "2x2xf32=1,2,3,4", "3xf32=1,2,3", str(n), module=module, prefix=valgrind)
-        assert tensor_results(out) == ["2x2xf32=[1 2][3 4]", f"f32={6 * n}"]
+        out = run(tensor_programs, function, *inputs, str(n), device=device, module=module, prefix=valgrind)
+        assert tensor_results(out) == expected(n)
         assert "ERROR SUMMARY: 0 errors" in out.stderr, out.stderr
         in_use[n] = re.search(r"in use at exit: ([\d,]+) bytes in ([\d,]+) blocks", out.stderr).groups()
     assert in_use[10] == in_use[1000], in_use

@@ -15,7 +15,7 @@ use core::ffi::c_void;
 use std::sync::Once;
 
 use crate::iree::hal::{HalCall, HOST_COHERENT, HOST_VISIBLE};
-use crate::iree::refs::VmRef;
+use crate::iree::refs::{RawRef, VmRef};
 use crate::iree::status::Failure;
 use crate::iree::vm::{ByteSpan, Status};
 use crate::value::error::Error;
@@ -45,13 +45,18 @@ struct Buffer {
     flags: u32,
 }
 
-/// `iree_hal_buffer_mapping_impl_t`.
+/// `iree_hal_buffer_mapping_impl_t`. Its `uint32_t is_persistent : 1` follows a 16-bit
+/// field, so C packs it into bit 16 of the word at offset 8 (byte 10), and
+/// `reserved_flags : 31`, which would cross that word, starts the next one: the bit lives
+/// in `persistent` here, never in padding (a driver reads it: valgrind caught it
+/// uninitialised when it was padding).
 #[repr(C)]
 #[derive(Default)]
 struct MappingImpl {
     byte_offset: u64,
     allowed_access: u16,
-    flags: u32,
+    persistent: u16,
+    reserved_flags: u32,
     reserved: u64,
 }
 
@@ -83,6 +88,7 @@ static_assertions::const_assert_eq!(core::mem::offset_of!(Buffer, byte_length), 
 static_assertions::const_assert_eq!(core::mem::offset_of!(Buffer, memory_type), 84);
 static_assertions::const_assert_eq!(core::mem::size_of::<Buffer>(), 104);
 static_assertions::const_assert_eq!(core::mem::size_of::<Mapping>(), 48);
+static_assertions::const_assert_eq!(core::mem::offset_of!(MappingImpl, persistent), 10);
 static_assertions::const_assert_eq!(core::mem::size_of::<Vtable>(), 48);
 
 /// `IREE_HAL_MAPPING_MODE_SCOPED`.
@@ -100,7 +106,8 @@ pub struct ReadBytes {
 }
 
 enum ReadRoute {
-    Mapped { unmap: UnmapRange, mapping: Mapping },
+    // Unmapped (and its reference released) when dropped.
+    Mapped(#[allow(dead_code)] Mapped),
     // Owns the copied bytes `data` points into.
     Copied(#[allow(dead_code)] Vec<u64>),
     Empty,
@@ -109,7 +116,7 @@ enum ReadRoute {
 impl core::fmt::Debug for ReadBytes {
     fn fmt(&self, f: &mut core::fmt::Formatter<'_>) -> core::fmt::Result {
         let route = match self.route {
-            ReadRoute::Mapped { .. } => "mapped",
+            ReadRoute::Mapped(_) => "mapped",
             ReadRoute::Copied(_) => "copied",
             ReadRoute::Empty => "empty",
         };
@@ -124,14 +131,52 @@ impl ReadBytes {
     }
 }
 
-impl Drop for ReadBytes {
-    fn drop(&mut self) {
-        if let ReadRoute::Mapped { unmap, mapping } = &mut self.route {
-            let (buffer, offset, length) = (mapping.buffer, mapping.impl_.byte_offset, mapping.contents.data_length);
-            // SAFETY: the mapping `read` made, undone once; the buffer is still held. A
-            // failed unmap of a read mapping loses nothing (CPU drivers never fail it).
-            let _ = unsafe { unmap(buffer, offset, length as u64, mapping) };
+/// A scoped mapping made as `iree_hal_buffer_map_range` makes one: it holds a reference to
+/// `mapping.buffer`, which the driver may have swapped for the buffer really backing the
+/// bytes (a transient buffer hands over its committed backing buffer); unmapping goes
+/// through that buffer's vtable and releases it, as `iree_hal_buffer_unmap_range` does.
+struct Mapped {
+    mapping: Mapping,
+    /// The VM type of `hal.buffer` references, to release `mapping.buffer` through.
+    buffer_type: usize,
+}
+
+impl Mapped {
+    /// The vtable of the buffer the mapping holds.
+    fn vtable(&self) -> &Vtable {
+        // SAFETY: `mapping.buffer` is a live buffer (referenced by the mapping) whose
+        // resource starts with its vtable (the checked layout).
+        unsafe { &*(*self.mapping.buffer).resource.vtable }
+    }
+
+    /// Unmaps and releases; the unmap's status.
+    fn unmap(mut self) -> Status {
+        let status = self.unmap_in_place();
+        core::mem::forget(self);
+        status
+    }
+
+    fn unmap_in_place(&mut self) -> Status {
+        let mut status = 0;
+        if !self.mapping.contents.data.is_null() {
+            if let Some(unmap) = self.vtable().unmap_range {
+                let m = &mut self.mapping;
+                let (buffer, offset, length) = (m.buffer, m.impl_.byte_offset, m.contents.data_length as u64);
+                // SAFETY: the driver's entry of the buffer the mapping holds, undoing it once.
+                status = unsafe { unmap(buffer, offset, length, m) };
+            }
         }
+        // SAFETY: the reference the mapping held (taken in `map`, or handed over by the
+        // driver), of the `hal.buffer` VM type.
+        drop(unsafe { VmRef::from_owned(RawRef { ptr: self.mapping.buffer.cast(), type_: self.buffer_type }) });
+        status
+    }
+}
+
+impl Drop for Mapped {
+    fn drop(&mut self) {
+        // A failed unmap of a read mapping loses nothing (CPU drivers never fail it).
+        let _ = self.unmap_in_place();
     }
 }
 
@@ -142,10 +187,8 @@ struct Checked {
     byte_offset: u64,
     byte_length: u64,
     memory_type: u32,
+    buffer_type: usize,
     map: MapRange,
-    unmap: UnmapRange,
-    invalidate: Option<SyncRange>,
-    flush: Option<SyncRange>,
 }
 
 /// The mirrored buffer of `buffer`, when mapping is allowed and the canary agrees.
@@ -166,15 +209,13 @@ unsafe fn checked(cx: &HalCall<'_>, buffer: &VmRef) -> Result<Option<Checked>, F
     match vtable {
         Some(vt) if b.byte_length == length && fits && !b.allocated_buffer.is_null() => {
             match (vt.map_range, vt.unmap_range) {
-                (Some(map), Some(unmap)) => Ok(Some(Checked {
+                (Some(map), Some(_)) => Ok(Some(Checked {
                     ptr: buffer.raw().ptr.cast(),
                     byte_offset: b.byte_offset,
                     byte_length: b.byte_length,
                     memory_type: b.memory_type,
+                    buffer_type: buffer.raw().type_,
                     map,
-                    unmap,
-                    invalidate: vt.invalidate_range,
-                    flush: vt.flush_range,
                 })),
                 _ => Ok(layout_differs()),
             }
@@ -209,32 +250,49 @@ fn too_short(have: u64, need: u64) -> Failure {
     Failure::Error(Error::value_error(format!("the tensor's buffer holds {have} bytes, its shape needs {need}")))
 }
 
-#[inline(always)]
 /// Maps `length` bytes as `iree_hal_buffer_map_range` does: the fields its prepare step
-/// fills in, then the driver's `map_range`.
-fn map(c: &Checked, access: u16, length: u64) -> Result<Mapping, Failure> {
+/// fills in and the reference it takes for a scoped mapping, then the driver's
+/// `map_range`, then (memory that is not coherent) an invalidation.
+#[inline(always)]
+fn map(c: &Checked, buffer: &VmRef, access: u16, length: u64) -> Result<Mapped, Failure> {
     if c.memory_type & HOST_VISIBLE == 0 {
         return Err(not_host_visible(c.memory_type));
     }
     if c.byte_length < length {
         return Err(too_short(c.byte_length, length));
     }
-    let mut mapping = Mapping {
-        contents: ByteSpan { data: core::ptr::null_mut(), data_length: length as usize },
-        buffer: c.ptr,
-        impl_: MappingImpl { byte_offset: c.byte_offset, allowed_access: access, ..MappingImpl::default() },
+    // SAFETY: a live buffer; the new reference belongs to the mapping from here on.
+    let held = unsafe { VmRef::retain(buffer.raw()) }.into_raw();
+    let mut mapped = Mapped {
+        mapping: Mapping {
+            contents: ByteSpan { data: core::ptr::null_mut(), data_length: length as usize },
+            buffer: held.ptr.cast(),
+            impl_: MappingImpl { byte_offset: c.byte_offset, allowed_access: access, ..MappingImpl::default() },
+        },
+        buffer_type: c.buffer_type,
     };
     // SAFETY: the driver's own entry for this buffer, with a range inside it.
-    let status = unsafe { (c.map)(c.ptr, SCOPED, access, c.byte_offset, length, &mut mapping) };
+    let status = unsafe { (c.map)(c.ptr, SCOPED, access, c.byte_offset, length, &mut mapped.mapping) };
     if status != 0 {
+        // Nothing is mapped: only the reference goes (what `iree_hal_buffer_map_range` does).
+        mapped.mapping.contents.data = core::ptr::null_mut();
+        drop(mapped);
         return Err(Failure::Status(status));
     }
-    if mapping.contents.data.is_null() || (mapping.contents.data_length as u64) < length {
-        // SAFETY: undoes the mapping just made.
-        let _ = unsafe { (c.unmap)(c.ptr, c.byte_offset, mapping.contents.data_length as u64, &mut mapping) };
+    if mapped.mapping.contents.data.is_null() || (mapped.mapping.contents.data_length as u64) < length {
         return Err(Failure::Error(Error::runtime_error("the HAL mapped fewer bytes than asked")));
     }
-    Ok(mapping)
+    if c.memory_type & HOST_COHERENT == 0 && access & READ != 0 {
+        if let Some(invalidate) = mapped.vtable().invalidate_range {
+            let m = &mapped.mapping;
+            // SAFETY: the entry of the buffer the mapping holds, on the mapped range.
+            let status = unsafe { invalidate(m.buffer, m.impl_.byte_offset, length) };
+            if status != 0 {
+                return Err(Failure::Status(status));
+            }
+        }
+    }
+    Ok(mapped)
 }
 
 /// The first `length` bytes of `buffer`, to read while the result lives.
@@ -250,22 +308,8 @@ pub unsafe fn read(cx: &HalCall<'_>, buffer: VmRef, length: u64) -> Result<ReadB
     let Some(c) = (unsafe { checked(cx, &buffer) })? else {
         return copy_out(cx, buffer, length);
     };
-    let mapping = map(&c, READ, length)?;
-    let bytes = ReadBytes {
-        data: mapping.contents.data,
-        route: ReadRoute::Mapped { unmap: c.unmap, mapping },
-        _buffer: buffer,
-    };
-    if c.memory_type & HOST_COHERENT == 0 {
-        if let Some(invalidate) = c.invalidate {
-            // SAFETY: the driver's entry, on the range just mapped (unmapped when `bytes` drops).
-            let status = unsafe { invalidate(c.ptr, c.byte_offset, length) };
-            if status != 0 {
-                return Err(Failure::Status(status));
-            }
-        }
-    }
-    Ok(bytes)
+    let mapped = map(&c, &buffer, READ, length)?;
+    Ok(ReadBytes { data: mapped.mapping.contents.data, route: ReadRoute::Mapped(mapped), _buffer: buffer })
 }
 
 /// The copied route for reading: `hal.buffer.load`, 4 bytes a call.
@@ -296,19 +340,18 @@ pub unsafe fn write(cx: &HalCall<'_>, buffer: &VmRef, data: &[u8]) -> Result<(),
     let Some(c) = (unsafe { checked(cx, buffer) })? else {
         return copy_in(cx, buffer, data);
     };
-    let mut mapping = map(&c, DISCARD_WRITE, length)?;
+    let mapped = map(&c, buffer, DISCARD_WRITE, length)?;
+    let m = &mapped.mapping;
     // SAFETY: `length` writable bytes, mapped for writing, not overlapping `data`.
-    unsafe { core::ptr::copy_nonoverlapping(data.as_ptr(), mapping.contents.data, data.len()) };
-    let mut status = 0;
+    unsafe { core::ptr::copy_nonoverlapping(data.as_ptr(), m.contents.data, data.len()) };
+    let mut flushed = 0;
     if c.memory_type & HOST_COHERENT == 0 {
-        if let Some(flush) = c.flush {
-            // SAFETY: the driver's entry, on the range just written.
-            status = unsafe { flush(c.ptr, c.byte_offset, length) };
+        if let Some(flush) = mapped.vtable().flush_range {
+            // SAFETY: the entry of the buffer the mapping holds, on the range just written.
+            flushed = unsafe { flush(m.buffer, m.impl_.byte_offset, length) };
         }
     }
-    // SAFETY: undoes the mapping above.
-    let unmapped = unsafe { (c.unmap)(c.ptr, c.byte_offset, mapping.contents.data_length as u64, &mut mapping) };
-    match (status, unmapped) {
+    match (flushed, mapped.unmap()) {
         (0, 0) => Ok(()),
         (0, s) | (s, _) => Err(Failure::Status(s)),
     }

@@ -1,0 +1,265 @@
+#!/usr/bin/env bash
+# Build-cost benchmark (issue 29): what `#[abi_core::export_fn]` costs per export at build
+# time and in the library, next to PyO3 with the same functions.
+#
+# Generates (benches/build/gen.py) crates with N = 0 and N = 200 functions cycling six
+# signature shapes, for two variants: `abi` (cdylib on ../abi-core, #[abi_core::export_fn])
+# and `pyo3` (cdylib on PyO3 from crates.io, #[pyfunction] + one #[pymodule]). Everything is
+# generated and built under $(scripts/target-dir.sh)/bench-build, never in the checkout;
+# each crate is its own workspace with cargo's default release profile, and the two crates
+# of a variant share one CARGO_TARGET_DIR so dependencies are built once. It measures:
+#   - release rebuild time after touching src/lib.rs (dependencies built): BENCH_BUILD_RUNS
+#     (default 3) pairs, abi and pyo3 alternating (the first of a pair alternates too);
+#     medians and the median of the per-pair ratios abi/pyo3, for N = 200 and N = 0;
+#   - stripped .so bytes (a `strip`ped copy) and bytes per export = (size200 - size0) / 200;
+#   - LLVM IR lines per export (`cargo llvm-lines --release`, unoptimised IR, deterministic)
+#     = (lines200 - lines0) / 200, and the top 10 functions of the abi N = 200 crate.
+# Writes $out/results.tsv (metric, variant, value, unit) and prints a table. Times are
+# noisy on shared 2-core machines: they are reported, never asserted.
+#
+#   --check   abi only, no timing, no PyO3: stripped bytes and IR lines per export against
+#             benches/build/budgets.txt; exits 1 when one is over.
+#
+# Environment: BENCH_BUILD_RUNS (pairs, default 3), BENCH_BUILD_N (default 200),
+# BENCH_BUILD_PYO3 (PyO3 version, default 0.30.1), PYO3_PYTHON (default .venv/bin/python,
+# else python3), ABI_TARGET_DIR (instead of scripts/target-dir.sh).
+set -euo pipefail
+root=$(cd "$(dirname "$0")/.." && pwd)
+cd "$root"
+
+check=0
+for arg in "$@"; do
+  case "$arg" in
+    --check) check=1 ;;
+    -h | --help) sed -n '2,/^set -euo/p' "$0" | sed '$d; s/^# \{0,1\}//'; exit 0 ;;
+    *) echo "usage: scripts/bench-build.sh [--check]" >&2; exit 2 ;;
+  esac
+done
+
+runs=${BENCH_BUILD_RUNS:-3}
+n=${BENCH_BUILD_N:-200}
+pyo3_version=${BENCH_BUILD_PYO3:-0.30.1}
+budgets=$root/benches/build/budgets.txt
+gen=$root/benches/build/gen.py
+[[ "$runs" =~ ^[1-9][0-9]*$ ]] || { echo "error: BENCH_BUILD_RUNS must be a positive integer, got '$runs'" >&2; exit 2; }
+[[ "$n" =~ ^[1-9][0-9]*$ ]] || { echo "error: BENCH_BUILD_N must be a positive integer, got '$n'" >&2; exit 2; }
+
+for tool in python3 strip cargo; do
+  command -v "$tool" >/dev/null || { echo "error: '$tool' is required and not on PATH" >&2; exit 1; }
+done
+target=${ABI_TARGET_DIR:-$("$root/scripts/target-dir.sh")}
+out=$target/bench-build
+mkdir -p "$out/stripped"
+
+pyo3_python=""
+variants=(abi)
+[ "$check" = 1 ] || variants=(abi pyo3)
+
+# --- timing helpers -------------------------------------------------------------------
+now() { date +%s.%N; }
+secs() { python3 -c 'import sys; print(f"{float(sys.argv[2]) - float(sys.argv[1]):.2f}")' "$1" "$2"; }
+step_name="" step_start=""
+step() { # name: ends the previous step (printing its duration) and starts this one
+  step_end
+  step_name=$1 step_start=$(now)
+  echo "== $step_name" >&2
+}
+step_end() {
+  [ -z "$step_name" ] || echo "   ($step_name: $(secs "$step_start" "$(now)") s)" >&2
+  step_name=""
+}
+total_start=$(now)
+
+# --- the crates -----------------------------------------------------------------------
+crate_dir() { echo "$out/$1/n$2"; }                  # variant n
+so_path() { echo "$out/$1/target/release/libbench_$1_n$2.so"; }
+cargo_in() { # variant n cargo-args...: cargo in that crate with its variant's target dir
+  local variant=$1 count=$2
+  shift 2
+  (
+    cd "$(crate_dir "$variant" "$count")"
+    export CARGO_TARGET_DIR="$out/$variant/target"
+    [ "$variant" != pyo3 ] || export PYO3_PYTHON="$pyo3_python"
+    cargo "$@"
+  )
+}
+
+if [ "$check" = 0 ]; then
+  pyo3_python=${PYO3_PYTHON:-}
+  if [ -z "$pyo3_python" ]; then
+    if [ -x "$root/.venv/bin/python" ]; then
+      pyo3_python=$root/.venv/bin/python
+    else
+      pyo3_python=$(command -v python3)
+      echo "note: no .venv (scripts/setup-venv.sh): PyO3 configures against $pyo3_python" >&2
+    fi
+  fi
+  [ -x "$pyo3_python" ] || { echo "error: PYO3_PYTHON=$pyo3_python is not an executable interpreter" >&2; exit 1; }
+fi
+
+step "tools"
+if ! cargo llvm-lines --version >/dev/null 2>&1; then
+  echo "   installing cargo-llvm-lines (cargo install cargo-llvm-lines --locked)" >&2
+  cargo install cargo-llvm-lines --locked --quiet ||
+    { echo "error: could not install cargo-llvm-lines" >&2; exit 1; }
+fi
+
+step "generate crates (N = 0 and $n) under $out"
+for variant in "${variants[@]}"; do
+  for count in 0 "$n"; do
+    python3 "$gen" "$variant" "$count" "$(crate_dir "$variant" "$count")" \
+      --abi-core "$root/abi-core" --pyo3-version "$pyo3_version" --lockfile "$root/Cargo.lock"
+  done
+done
+
+for variant in "${variants[@]}"; do
+  step "release build: $variant (dependencies once, then both crates)"
+  for count in 0 "$n"; do
+    cargo_in "$variant" "$count" build --release --quiet ||
+      { echo "error: the generated $variant crate (N = $count) does not build: $(crate_dir "$variant" "$count")" >&2; exit 1; }
+    [ -f "$(so_path "$variant" "$count")" ] || { echo "error: no $(so_path "$variant" "$count") after the build" >&2; exit 1; }
+  done
+done
+
+# --- results --------------------------------------------------------------------------
+tsv=$out/results.tsv
+: > "$tsv.tmp"
+record() { printf '%s\t%s\t%s\t%s\n' "$1" "$2" "$3" "$4" >> "$tsv.tmp"; } # metric variant value unit
+per_export() { python3 -c 'import sys; print(f"{(int(sys.argv[2]) - int(sys.argv[1])) / int(sys.argv[3]):.1f}")' "$1" "$2" "$n"; }
+
+step "stripped sizes"
+for variant in "${variants[@]}"; do
+  for count in 0 "$n"; do
+    copy=$out/stripped/libbench_${variant}_n$count.so
+    cp "$(so_path "$variant" "$count")" "$copy"
+    strip "$copy"
+    record "stripped_bytes_n$count" "$variant" "$(stat -c %s "$copy")" bytes
+  done
+done
+
+value() { awk -F'\t' -v m="$1" -v v="$2" '$1 == m && $2 == v { print $3 }' "$tsv.tmp"; }
+for variant in "${variants[@]}"; do
+  record stripped_bytes_per_export "$variant" \
+    "$(per_export "$(value stripped_bytes_n0 "$variant")" "$(value "stripped_bytes_n$n" "$variant")")" bytes
+done
+
+if [ "$check" = 0 ]; then
+  step "release rebuild times: $runs pairs (N = $n, then N = 0)"
+  samples=$out/rebuild-samples.tsv
+  : > "$samples"
+  rebuild() { # variant count -> seconds of `cargo build --release` after touching src/lib.rs
+    # Dependencies first, untimed (abi-core may be edited while this runs); a sample in which
+    # cargo compiled anything but the touched crate is thrown away and taken again.
+    local start t log=$out/rebuild.log attempt
+    for attempt in 1 2 3 4; do
+      cargo_in "$1" "$2" build --release --quiet
+      touch "$(crate_dir "$1" "$2")/src/lib.rs"
+      start=$(now)
+      cargo_in "$1" "$2" build --release 2> "$log" || { cat "$log" >&2; exit 1; }
+      t=$(secs "$start" "$(now)")
+      if [ "$(grep -c '^ *Compiling ' "$log")" = 1 ]; then
+        echo "$t"
+        return
+      fi
+      echo "   ($1 N = $2: a dependency changed during the run, sample discarded)" >&2
+    done
+    echo "error: dependencies of the $1 crate keep changing: no clean rebuild sample" >&2
+    exit 1
+  }
+  for count in "$n" 0; do
+    for ((k = 1; k <= runs; k++)); do
+      order=(abi pyo3)
+      [ $((k % 2)) = 1 ] || order=(pyo3 abi)
+      for variant in "${order[@]}"; do
+        t=$(rebuild "$variant" "$count")
+        printf '%s\t%s\t%s\t%s\n' "$count" "$k" "$variant" "$t" >> "$samples"
+        echo "   N = $count pair $k: $variant $t s" >&2
+      done
+    done
+  done
+  python3 - "$samples" "$n" >> "$tsv.tmp" <<'PY'
+import statistics, sys
+rows = [line.split("\t") for line in open(sys.argv[1]).read().splitlines()]
+for count in (sys.argv[2], "0"):
+    t = {(k, v): float(s) for c, k, v, s in rows if c == count}
+    pairs = sorted({k for k, _ in t})
+    for v in ("abi", "pyo3"):
+        print(f"rebuild_s_n{count}\t{v}\t{statistics.median(t[k, v] for k in pairs):.2f}\ts")
+    ratio = statistics.median(t[k, "abi"] / t[k, "pyo3"] for k in pairs)
+    print(f"rebuild_ratio_n{count}\tabi/pyo3\t{ratio:.2f}\tx")
+PY
+fi
+
+step "LLVM IR lines (cargo llvm-lines --release, unoptimised IR)"
+for variant in "${variants[@]}"; do
+  for count in 0 "$n"; do
+    lines_file=$out/llvm-lines.$variant.n$count.txt
+    cargo_in "$variant" "$count" llvm-lines --release --lib > "$lines_file" 2> "$out/llvm-lines.log" ||
+      { cat "$out/llvm-lines.log" >&2; echo "error: cargo llvm-lines failed for the $variant crate (N = $count)" >&2; exit 1; }
+    total=$(awk '/\(TOTAL\)/ { print $1; exit }' "$lines_file")
+    [ -n "$total" ] || { echo "error: no (TOTAL) line in $lines_file" >&2; exit 1; }
+    record "ir_lines_n$count" "$variant" "$total" lines
+  done
+  record ir_lines_per_export "$variant" \
+    "$(per_export "$(value ir_lines_n0 "$variant")" "$(value "ir_lines_n$n" "$variant")")" lines
+done
+# The top 10 functions by IR lines in the abi N crate (where to cut).
+awk 'f && NF { print; if (++c == 10) exit } /\(TOTAL\)/ { f = 1 }' "$out/llvm-lines.abi.n$n.txt" > "$out/llvm-lines-top.abi.n$n.txt"
+
+if [ "$check" = 0 ]; then
+  for metric in stripped_bytes_per_export ir_lines_per_export; do
+    record "${metric}_ratio" abi/pyo3 \
+      "$(python3 -c 'import sys; print(f"{float(sys.argv[1]) / float(sys.argv[2]):.2f}")' "$(value "$metric" abi)" "$(value "$metric" pyo3)")" x
+  done
+fi
+step_end
+mv "$tsv.tmp" "$tsv"
+
+# --- report ---------------------------------------------------------------------------
+python3 - "$tsv" "$n" "$check" <<'PY'
+import sys
+tsv, n, check = sys.argv[1], sys.argv[2], sys.argv[3] == "1"
+r = {}
+for line in open(tsv).read().splitlines():
+    m, v, val, _ = line.split("\t")
+    r[m, v] = val
+g = lambda m, v: r.get((m, v), "-")
+cols = [("rebuild N=%s (s)" % n, "rebuild_s_n" + n), ("rebuild N=0 (s)", "rebuild_s_n0"),
+        ("stripped N=0 (B)", "stripped_bytes_n0"), ("stripped N=%s (B)" % n, "stripped_bytes_n" + n),
+        ("B/export", "stripped_bytes_per_export"), ("IR lines N=0", "ir_lines_n0"),
+        ("IR lines N=%s" % n, "ir_lines_n" + n), ("IR lines/export", "ir_lines_per_export")]
+if check:
+    cols = [c for c in cols if not c[1].startswith("rebuild")]
+print("| variant | " + " | ".join(c[0] for c in cols) + " |")
+print("|---|" + "---:|" * len(cols))
+for v in (["abi"] if check else ["abi", "pyo3"]):
+    print(f"| {v} | " + " | ".join(g(c[1], v) for c in cols) + " |")
+if not check:
+    ratio = {"rebuild_s_n" + n: g("rebuild_ratio_n" + n, "abi/pyo3"), "rebuild_s_n0": g("rebuild_ratio_n0", "abi/pyo3"),
+             "stripped_bytes_per_export": g("stripped_bytes_per_export_ratio", "abi/pyo3"),
+             "ir_lines_per_export": g("ir_lines_per_export_ratio", "abi/pyo3")}
+    print("| abi/pyo3 | " + " | ".join(ratio.get(c[1], "") for c in cols) + " |")
+    print("\n(rebuild: median of paired runs; the ratio is the median of the per-pair ratios)")
+PY
+echo "results: $tsv; top IR functions (abi, N = $n): $out/llvm-lines-top.abi.n$n.txt" >&2
+
+if [ "$check" = 1 ]; then
+  [ -f "$budgets" ] || { echo "error: no budgets file $budgets" >&2; exit 1; }
+  fail=0
+  while read -r metric budget _; do
+    case "$metric" in '' | '#'*) continue ;; esac
+    got=$(awk -F'\t' -v m="$metric" '$1 == m && $2 == "abi" { print $3 }' "$tsv")
+    if [ -z "$got" ]; then
+      echo "FAIL: budget '$metric' names no measured metric (see $tsv)" >&2
+      fail=1
+    elif python3 -c 'import sys; sys.exit(float(sys.argv[1]) > float(sys.argv[2]))' "$got" "$budget"; then
+      echo "ok: $metric = $got (budget $budget)"
+    else
+      echo "FAIL: $metric = $got is over its budget of $budget (benches/build/budgets.txt)" >&2
+      fail=1
+    fi
+  done < "$budgets"
+  echo "bench-build --check: $(secs "$total_start" "$(now)") s" >&2
+  exit "$fail"
+fi
+echo "bench-build: $(secs "$total_start" "$(now)") s" >&2
