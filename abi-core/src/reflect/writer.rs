@@ -69,9 +69,32 @@ impl<'b> Writer<'b> {
         self.emit(b, level - 1);
     }
 
+    /// Writes bytes that no escaping level changes (no `"` or `\\`), in one copy: const
+    /// evaluation runs every export's renderers at compile time, so this is build time.
+    const fn plain(&mut self, b: &[u8]) {
+        let end = self.len + b.len();
+        if end <= self.buf.len() {
+            // SAFETY: `len + b.len() <= buf.len()`, and `b` cannot overlap the exclusively
+            // borrowed buffer.
+            unsafe { core::ptr::copy_nonoverlapping(b.as_ptr(), self.buf.as_mut_ptr().add(self.len), b.len()) };
+        } else if self.len < self.buf.len() {
+            // Past the end of a buffer too short: keep what fits, count the rest.
+            let mut i = 0;
+            while self.len + i < self.buf.len() {
+                self.buf[self.len + i] = b[i];
+                i += 1;
+            }
+        }
+        self.len = end;
+    }
+
     /// Writes structural text (identifiers, punctuation).
     pub const fn str(&mut self, s: &str) {
         let b = s.as_bytes();
+        if self.level == 0 || !has_quote_or_backslash(b) {
+            self.plain(b);
+            return;
+        }
         let mut i = 0;
         while i < b.len() {
             self.byte(b[i]);
@@ -85,6 +108,18 @@ impl<'b> Writer<'b> {
         let b = s.as_bytes();
         let mut i = 0;
         while i < b.len() {
+            // A run of bytes JSON keeps as they are, in one copy.
+            let mut end = i;
+            while end < b.len() && !matches!(b[end], b'"' | b'\\' | 0..=0x1f) {
+                end += 1;
+            }
+            if end > i {
+                let (_, rest) = b.split_at(i);
+                let (run, _) = rest.split_at(end - i);
+                self.plain(run);
+                i = end;
+                continue;
+            }
             let c = b[i];
             match c {
                 b'"' | b'\\' => {
@@ -113,5 +148,67 @@ impl<'b> Writer<'b> {
             self.uint(n / 10);
         }
         self.byte(b'0' + (n % 10) as u8);
+    }
+}
+
+const fn has_quote_or_backslash(b: &[u8]) -> bool {
+    let mut i = 0;
+    while i < b.len() {
+        if b[i] == b'"' || b[i] == b'\\' {
+            return true;
+        }
+        i += 1;
+    }
+    false
+}
+
+#[cfg(test)]
+mod tests {
+    use super::Writer;
+
+    fn render(f: impl Fn(&mut Writer<'_>)) -> String {
+        Writer::render(f)
+    }
+
+    #[test]
+    fn bulk_copies_escape_like_byte_by_byte_writes() {
+        let texts = ["plain", "with \"quotes\"", "back\\slash", "", "tab\there\n", "\u{1}ctl", "mixed \"a\" and \\ b"];
+        for t in texts {
+            for level in 0..3 {
+                let bulk = render(|w| {
+                    (0..level).for_each(|_| w.push_level());
+                    w.str(t);
+                    w.json_string(t);
+                });
+                let slow = render(|w| {
+                    (0..level).for_each(|_| w.push_level());
+                    t.bytes().for_each(|b| w.byte(b));
+                    w.byte(b'"');
+                    for c in t.bytes() {
+                        match c {
+                            b'"' | b'\\' => {
+                                w.byte(b'\\');
+                                w.byte(c);
+                            }
+                            b'\n' => "\\n".bytes().for_each(|b| w.byte(b)),
+                            b'\t' => "\\t".bytes().for_each(|b| w.byte(b)),
+                            0..=0x1f => format!("\\u{:04x}", c).bytes().for_each(|b| w.byte(b)),
+                            _ => w.byte(c),
+                        }
+                    }
+                    w.byte(b'"');
+                });
+                assert_eq!(bulk, slow, "{t:?} at level {level}");
+            }
+        }
+    }
+
+    #[test]
+    fn a_short_buffer_keeps_what_fits_and_counts_the_rest() {
+        let mut buf = [0u8; 4];
+        let mut w = Writer::new(&mut buf);
+        w.str("abcdef");
+        assert_eq!(w.len(), 6);
+        assert_eq!(&buf, b"abcd");
     }
 }
