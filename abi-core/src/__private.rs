@@ -69,6 +69,64 @@ pub type ResultPtr = *mut RawAny;
 use crate::ffi::type_index as ti;
 use crate::value::array::{seq_slice, Array};
 
+/// Room for an export's texts rendered in one pass: most fit; longer ones are rendered
+/// again at their length.
+pub const RENDER_ROOM: usize = 4096;
+
+/// An export's texts rendered once at compile time into [`RENDER_ROOM`] bytes, so the
+/// length and the bytes come from one rendering (const evaluation of the renderers is most
+/// of what an export costs to compile).
+#[derive(Debug)]
+pub struct RenderedTexts {
+    buf: [u8; RENDER_ROOM],
+    len: usize,
+}
+
+/// Renders `f`'s texts once (see [`RenderedTexts`]).
+pub const fn render_export_texts(f: &FnDesc) -> RenderedTexts {
+    let mut buf = [0u8; RENDER_ROOM];
+    let mut json = Writer::new(&mut buf);
+    fn_metadata_json(&mut json, f);
+    let at = json.len() + 1;
+    let sig = if at <= RENDER_ROOM {
+        let (_, rest) = buf.split_at_mut(at);
+        let mut sig = Writer::new(rest);
+        fn_signature_text(&mut sig, f);
+        sig.len()
+    } else {
+        let mut sig = Writer::new(&mut []);
+        fn_signature_text(&mut sig, f);
+        sig.len()
+    };
+    RenderedTexts { buf, len: at + sig + 1 }
+}
+
+impl RenderedTexts {
+    /// Length of the texts (see [`export_texts_len`]).
+    pub const fn len(&self) -> usize {
+        self.len
+    }
+
+    /// Whether there are none (never: both texts end in NUL).
+    pub const fn is_empty(&self) -> bool {
+        self.len == 0
+    }
+
+    /// The texts as `N` (= [`len`](RenderedTexts::len)) bytes: the rendering itself, or a
+    /// second rendering when they did not fit the room.
+    pub const fn texts<const N: usize>(&self, f: &FnDesc) -> [u8; N] {
+        assert!(N == self.len, "texts length changed between passes");
+        if N > RENDER_ROOM {
+            return export_texts::<N>(f);
+        }
+        let mut out = [0u8; N];
+        let (head, _) = self.buf.split_at(N);
+        // SAFETY: `head` and `out` are both `N` bytes and distinct.
+        unsafe { core::ptr::copy_nonoverlapping(head.as_ptr(), out.as_mut_ptr(), N) };
+        out
+    }
+}
+
 /// Length of an export's texts: the metadata JSON, NUL, the signature text quoted in
 /// error messages, NUL (one static, [`StaticStr::with_trailer`]).
 pub const fn export_texts_len(f: &FnDesc) -> usize {
@@ -129,4 +187,45 @@ pub fn struct_any(fields: Vec<Any>) -> Any {
 pub unsafe fn return_static_str(s: &'static StaticStr, result: *mut RawAny) -> i32 {
     // SAFETY: forwarded from the caller.
     unsafe { ffi_boundary(result, || Ok(Any::from_raw(s.to_raw_any()))) }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::reflect::{ParamDesc, TypeDesc};
+
+    const I64: TypeDesc = TypeDesc::Int { bits: 64, signed: true };
+    const PARAMS: &[ParamDesc] = &[ParamDesc::new("a", &I64), ParamDesc::new("b", &I64)];
+    const LONG_NAME: &str = match core::str::from_utf8(&[b'x'; 5000]) {
+        Ok(s) => s,
+        Err(_) => panic!(),
+    };
+
+    fn both(f: &FnDesc) {
+        let rendered = render_export_texts(f);
+        assert_eq!(rendered.len(), export_texts_len(f));
+        let once = Writer::render(|w| {
+            fn_metadata_json(w, f);
+            w.byte(0);
+            fn_signature_text(w, f);
+            w.byte(0);
+        });
+        match rendered.len() {
+            n if n <= RENDER_ROOM => assert_eq!(&rendered.buf[..n], once.as_bytes()),
+            _ => assert!(rendered.len() > RENDER_ROOM),
+        }
+    }
+
+    #[test]
+    fn one_rendering_gives_the_texts_of_two_and_long_ones_fall_back() {
+        both(&FnDesc::new("add", PARAMS, &I64, "Adds."));
+        // Texts longer than the room (a 5,000-byte parameter name): the length is still
+        // exact, and `texts` renders again.
+        static LONG: FnDesc = FnDesc::new("add", &[ParamDesc::new(LONG_NAME, &I64)], &I64, "");
+        both(&LONG);
+        const N: usize = render_export_texts(&LONG).len();
+        const TEXTS: [u8; N] = render_export_texts(&LONG).texts::<N>(&LONG);
+        assert_eq!(TEXTS, export_texts::<N>(&LONG));
+        const { assert!(N > RENDER_ROOM) };
+    }
 }

@@ -82,9 +82,9 @@ pub fn entry(e: &Entry) -> TokenStream {
         const DESC: __abi::FnDesc = __abi::FnDesc::new(#name, &[#(#descs),*], #ret_desc, #doc)#global;
         const N: usize = DESC.slot_count();
         const FAST: bool = DESC.fast_path();
-        const LEN: usize = __abi::export_texts_len(&DESC);
+        const RENDERED: __abi::RenderedTexts = __abi::render_export_texts(&DESC);
         #texts_attrs
-        static TEXTS: [u8; LEN] = __abi::export_texts::<LEN>(&DESC);
+        static TEXTS: [u8; RENDERED.len()] = RENDERED.texts(&DESC);
         static META: __abi::StaticStr = __abi::StaticStr::with_trailer(&TEXTS);
 
         #[inline(always)]
