@@ -297,6 +297,7 @@ fn lookups_answer_unknown_names_with_a_bare_code_and_check_the_convention() {
         [
             "add_i32 0ii_i",
             "checked 0I_I",
+            "halve 0I_I",
             "is_positive 0F_i",
             "lookup 0i_I",
             "mix 0iIf_fI",

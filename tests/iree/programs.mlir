@@ -10,6 +10,7 @@ func.func private @kit.is_positive(f64) -> i1
 func.func private @kit.pair() -> (i32, i32)
 func.func private @kit.tick() -> ()
 func.func private @kit.unlucky(i32) -> i32
+func.func private @kit.halve(i64) -> i64
 
 func.func @add(%a: i32, %b: i32) -> i32 {
   %r = call @kit.add_i32(%a, %b) : (i32, i32) -> i32
@@ -59,6 +60,11 @@ func.func @pair() -> (i32, i32) {
 func.func @unlucky(%x: i32) -> i32 {
   %r = call @kit.unlucky(%x) : (i32) -> i32
   return %r : i32
+}
+
+func.func @halve(%x: i64) -> i64 {
+  %r = call @kit.halve(%x) : (i64) -> i64
+  return %r : i64
 }
 
 // Many calls in one run: sum of 0..n-1 through add_i32, and `tick` n times.

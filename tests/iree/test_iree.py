@@ -99,6 +99,7 @@ def results(out):
         ("is_positive", ["-2.5"], ["i32=0"]),
         ("pair", [], ["i32=7", "i32=-7"]),
         ("unlucky", ["12"], ["i32=12"]),
+        ("halve", ["42"], ["i64=21"]),
     ],
 )
 def test_results(programs, function, inputs, expected):
@@ -117,6 +118,8 @@ def test_many_calls_in_one_run(programs):
         ("pick", ["9"], "OUT_OF_RANGE; kit.pick: IndexError: index 9 is out of range for 3 values;"),
         ("lookup", ["7"], "NOT_FOUND; kit.lookup: KeyError: no value under key 7;"),
         ("unlucky", ["13"], "INTERNAL; kit.unlucky panicked: 13 is unlucky;"),
+        # The library's own error type, converted.
+        ("halve", ["7"], "INVALID_ARGUMENT; kit.halve: ValueError: 7 is odd;"),
     ],
 )
 def test_errors_are_statuses_with_messages(programs, function, inputs, status):

@@ -7,7 +7,7 @@
 use crate::iree::hal::HalCall;
 use crate::iree::refs::{RawRef, VmRef};
 use crate::iree::status::Failure;
-use crate::value::error::{Error, Result};
+use crate::value::error::Error;
 
 /// A value's slot in an argument or result buffer.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -103,7 +103,7 @@ pub enum Slot {
 #[diagnostic::on_unimplemented(
     message = "`{Self}` cannot be a result of an `iree` export",
     label = "IREE's calling convention carries bool, i8, i16, i32, i64, f32, f64 and tensors (`abi_core::Tensor`)",
-    note = "results are a scalar, a `Tensor`, a tuple of those, `()`, or an `abi_core::Result` of one of those"
+    note = "results are a scalar, a `Tensor`, a tuple of those, `()`, or a `Result` of one of those whose error converts to `abi_core::Error`"
 )]
 pub trait IreeValue {
     /// Its slot.
@@ -117,7 +117,7 @@ pub trait IreeValue {
 #[diagnostic::on_unimplemented(
     message = "`{Self}` cannot be the result of an `iree` export",
     label = "IREE's calling convention carries bool, i8, i16, i32, i64, f32, f64 and tensors (`abi_core::Tensor`)",
-    note = "results are a scalar, a `Tensor`, a tuple of those, `()`, or an `abi_core::Result` of one of those"
+    note = "results are a scalar, a `Tensor`, a tuple of those, `()`, or a `Result` of one of those whose error converts to `abi_core::Error`"
 )]
 pub trait IreeReturn {
     /// The result slots.
@@ -218,11 +218,16 @@ impl IreeReturn for () {
     }
 }
 
-impl<T: IreeReturn> IreeReturn for Result<T> {
+/// A `Result` whose error converts to [`Error`] (as an export's may): an `Err` is a failed
+/// status of its kind.
+impl<T: IreeReturn, E: Into<Error>> IreeReturn for core::result::Result<T, E> {
     const KINDS: &'static [IreeKind] = T::KINDS;
     #[inline(always)]
     fn into_slots(self, cx: &HalCall<'_>, out: &mut [Slot]) -> core::result::Result<(), Failure> {
-        self?.into_slots(cx, out)
+        match self {
+            Ok(value) => value.into_slots(cx, out),
+            Err(e) => Err(Failure::Error(e.into())),
+        }
     }
 }
 

@@ -116,3 +116,23 @@ fn row_sums(m: HostTensor<'_, i32, 2>) -> Result<(Tensor, i64)> {
     let sums = if cols == 0 { vec![0; rows] } else { sums };
     Ok((Tensor::from_vec(sums, &[rows as i64])?, rows as i64))
 }
+
+/// Why `halve` refuses a number: an error type of the library's own.
+#[derive(Debug)]
+pub struct Odd(i64);
+
+impl From<Odd> for Error {
+    fn from(odd: Odd) -> Error {
+        Error::value_error(format!("{} is odd", odd.0))
+    }
+}
+
+/// Half of an even number; any error type that converts to `abi_core::Error` may be returned
+/// (here a ValueError, INVALID_ARGUMENT under IREE).
+#[abi_core::export_fn(iree)]
+fn halve(x: i64) -> std::result::Result<i64, Odd> {
+    if x % 2 != 0 {
+        return Err(Odd(x));
+    }
+    Ok(x / 2)
+}
