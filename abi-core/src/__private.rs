@@ -37,8 +37,8 @@ pub use crate::runtime::object_types::obj::{check_init, Obj};
 
 pub use crate::iree::cconv::{
     bad_arg as iree_bad_arg, cconv as iree_cconv, cconv_len as iree_cconv_len, layout as iree_layout,
-    read_slot as iree_read_slot, write_slot as iree_write_slot, IreeArg, IreeKind, IreeReturn, IreeScalar, IreeValue,
-    Slot as IreeSlot,
+    read_slot as iree_read_slot, release_slots as iree_release_slots, write_slot as iree_write_slot, IreeArg, IreeKind,
+    IreeReturn, IreeScalar, IreeValue, Slot as IreeSlot,
 };
 pub use crate::iree::hal::HalCall as IreeHalCall;
 pub use crate::iree::status::{Failure as IreeFailure, Location as IreeLocation};

@@ -14,7 +14,7 @@
 use core::ffi::c_void;
 use std::sync::Once;
 
-use crate::iree::hal::{HalCall, HOST_COHERENT, HOST_VISIBLE};
+use crate::iree::hal::{Bound, HOST_COHERENT, HOST_VISIBLE};
 use crate::iree::refs::{RawRef, VmRef};
 use crate::iree::status::Failure;
 use crate::iree::vm::{ByteSpan, Status};
@@ -196,8 +196,8 @@ struct Checked {
 /// # Safety
 /// `buffer` is a live `hal.buffer` reference.
 #[inline(always)]
-unsafe fn checked(cx: &HalCall<'_>, buffer: &VmRef) -> Result<Option<Checked>, Failure> {
-    if !cx.mapping {
+unsafe fn checked(cx: &Bound<'_>, buffer: &VmRef) -> Result<Option<Checked>, Failure> {
+    if !cx.mapping() {
         return Ok(None);
     }
     let length = cx.length(buffer.raw())?;
@@ -300,7 +300,7 @@ fn map(c: &Checked, buffer: &VmRef, access: u16, length: u64) -> Result<Mapped, 
 /// # Safety
 /// `buffer` is a live `hal.buffer` reference of the call `cx` belongs to.
 #[inline(always)]
-pub unsafe fn read(cx: &HalCall<'_>, buffer: VmRef, length: u64) -> Result<ReadBytes, Failure> {
+pub unsafe fn read(cx: &Bound<'_>, buffer: VmRef, length: u64) -> Result<ReadBytes, Failure> {
     if length == 0 {
         return Ok(ReadBytes { data: core::ptr::null(), route: ReadRoute::Empty, _buffer: buffer });
     }
@@ -313,7 +313,7 @@ pub unsafe fn read(cx: &HalCall<'_>, buffer: VmRef, length: u64) -> Result<ReadB
 }
 
 /// The copied route for reading: `hal.buffer.load`, 4 bytes a call.
-fn copy_out(cx: &HalCall<'_>, buffer: VmRef, length: u64) -> Result<ReadBytes, Failure> {
+fn copy_out(cx: &Bound<'_>, buffer: VmRef, length: u64) -> Result<ReadBytes, Failure> {
     let mut words = vec![0u64; length.div_ceil(8) as usize];
     let bytes = words.as_mut_ptr().cast::<u8>();
     let mut at = 0u64;
@@ -331,7 +331,7 @@ fn copy_out(cx: &HalCall<'_>, buffer: VmRef, length: u64) -> Result<ReadBytes, F
 ///
 /// # Safety
 /// `buffer` is a live `hal.buffer` reference of the call `cx` belongs to.
-pub unsafe fn write(cx: &HalCall<'_>, buffer: &VmRef, data: &[u8]) -> Result<(), Failure> {
+pub unsafe fn write(cx: &Bound<'_>, buffer: &VmRef, data: &[u8]) -> Result<(), Failure> {
     let length = data.len() as u64;
     if length == 0 {
         return Ok(());
@@ -358,7 +358,7 @@ pub unsafe fn write(cx: &HalCall<'_>, buffer: &VmRef, data: &[u8]) -> Result<(),
 }
 
 /// The copied route for writing: `hal.buffer.store`, 4 bytes a call.
-fn copy_in(cx: &HalCall<'_>, buffer: &VmRef, data: &[u8]) -> Result<(), Failure> {
+fn copy_in(cx: &Bound<'_>, buffer: &VmRef, data: &[u8]) -> Result<(), Failure> {
     for (i, chunk) in data.chunks(4).enumerate() {
         let mut word = [0u8; 4];
         word[..chunk.len()].copy_from_slice(chunk);

@@ -89,13 +89,26 @@ pub trait IreeScalar: Sized + Copy {
     fn from_bits(bits: u64) -> core::result::Result<Self, String>;
 }
 
-/// What a result slot receives: bits, or a reference moved to the caller.
-#[derive(Debug)]
+/// What a result slot receives: bits, or a reference moved to the caller. Plain data, so
+/// the scalar path has nothing to drop: a reference made for a call that then fails is
+/// released by [`release_slots`].
+#[derive(Clone, Copy, Debug)]
 pub enum Slot {
     /// A scalar's bits.
     Bits(u64),
     /// An owned reference (a tensor's buffer view).
-    Ref(VmRef),
+    Ref(RawRef),
+}
+
+/// Releases the references among `slots` (results made before a later one failed).
+#[cold]
+pub fn release_slots(slots: &[Slot]) {
+    for slot in slots {
+        if let Slot::Ref(r) = *slot {
+            // SAFETY: a reference `into_slot` made and nobody received.
+            drop(unsafe { VmRef::from_owned(r) });
+        }
+    }
 }
 
 /// A value an IREE function returns: a scalar encoded into its slot's bits, or a tensor
@@ -340,7 +353,7 @@ pub unsafe fn write_slot(buf: *mut u8, offset: usize, kind: IreeKind, slot: Slot
                 buf.add(offset).cast::<u32>().write_unaligned(bits as u32)
             }
             (IreeKind::I64 | IreeKind::F64, Slot::Bits(bits)) => buf.add(offset).cast::<u64>().write_unaligned(bits),
-            (_, Slot::Ref(r)) => buf.add(offset).cast::<RawRef>().write_unaligned(r.into_raw()),
+            (_, Slot::Ref(r)) => buf.add(offset).cast::<RawRef>().write_unaligned(r),
             (IreeKind::Ref, Slot::Bits(_)) => unreachable!("a reference slot gets a reference"),
         }
     }
@@ -374,7 +387,8 @@ mod tests {
         assert_eq!(bool::from_bits(u32::MAX as u64), Ok(true));
         assert_eq!(bool::from_bits(2), Err("2 is not a bool (0, or 1 / -1)".to_owned()));
         // Results are sign-extended into the i32 slot.
-        let cx = HalCall::new(None, core::ptr::null_mut(), false);
+        let imports = crate::iree::hal::Resolved::new(true);
+        let cx = HalCall::new(&imports, core::ptr::null_mut());
         assert!(matches!((-3i8).into_slot(&cx), Ok(Slot::Bits(b)) if b == u64::from((-3i32) as u32)));
     }
 

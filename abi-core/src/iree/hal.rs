@@ -53,11 +53,14 @@ pub const MODULE: &str = "hal";
 /// `hal` version 6 is the oldest with every import above (3.13 reports 7).
 pub const MINIMUM_VERSION: u32 = 6;
 
-/// The resolved imports: collected one by one at load, published once all are in.
+/// The resolved imports: collected one by one at load, published once all are in; and
+/// how tensor bytes move (`abi.mapping`).
 #[derive(Debug, Default)]
 pub struct Resolved {
     pending: Mutex<Vec<Option<Function>>>,
     ready: OnceLock<Hal>,
+    /// Whether buffers may be mapped through the pinned layout.
+    mapping: bool,
 }
 
 // SAFETY: the functions point into the HAL module, which outlives every context using it;
@@ -67,6 +70,11 @@ unsafe impl Send for Resolved {}
 unsafe impl Sync for Resolved {}
 
 impl Resolved {
+    /// No imports yet; `mapping` as the module parameter says.
+    pub fn new(mapping: bool) -> Resolved {
+        Resolved { mapping, ..Resolved::default() }
+    }
+
     /// Records import `ordinal`, after checking the convention the host resolved it to.
     /// The error names the import and both conventions.
     pub fn resolve(&self, ordinal: usize, function: Function, cconv: &[u8]) -> Result<(), String> {
@@ -114,14 +122,13 @@ pub struct Hal {
 
 const IMPORT_COUNT: usize = IMPORTS.len();
 
-/// What a function running in an IREE call can reach: the HAL imports (when the module
-/// has them) and the VM stack of the call, which calls into them must use.
+/// What a function running in an IREE call can reach: the module's HAL imports and the VM
+/// stack of the call, which calls into them must use. Two words, passed in registers.
 #[derive(Clone, Copy, Debug)]
 pub struct HalCall<'m> {
-    hal: Option<&'m Hal>,
+    /// Read when a HAL function is first called: scalar calls never touch it.
+    imports: &'m Resolved,
     stack: *mut c_void,
-    /// Whether buffers may be mapped through the pinned layout (`abi.mapping`).
-    pub(crate) mapping: bool,
 }
 
 #[repr(C)]
@@ -192,16 +199,32 @@ fn unresolved() -> Failure {
 
 impl<'m> HalCall<'m> {
     /// The context of a call `begin_call` received.
-    pub fn new(hal: Option<&'m Hal>, stack: *mut c_void, mapping: bool) -> HalCall<'m> {
-        HalCall { hal, stack, mapping }
+    pub fn new(imports: &'m Resolved, stack: *mut c_void) -> HalCall<'m> {
+        HalCall { imports, stack }
     }
 
+    /// The resolved imports, to call (once per tensor, not once per import call).
     #[inline(always)]
-    fn hal(&self) -> Result<&'m Hal, Failure> {
-        match self.hal {
-            Some(hal) => Ok(hal),
+    pub fn bind(&self) -> Result<Bound<'m>, Failure> {
+        match self.imports.get() {
+            Some(hal) => Ok(Bound { hal, stack: self.stack, mapping: self.imports.mapping }),
             None => Err(unresolved()),
         }
+    }
+}
+
+/// The HAL functions of a call in progress, resolved.
+#[derive(Clone, Copy, Debug)]
+pub struct Bound<'m> {
+    hal: &'m Hal,
+    stack: *mut c_void,
+    mapping: bool,
+}
+
+impl Bound<'_> {
+    /// Whether buffers may be mapped through the pinned layout (`abi.mapping`).
+    pub fn mapping(&self) -> bool {
+        self.mapping
     }
 
     /// Calls import `which` with `args`, filling `results`.
@@ -219,7 +242,7 @@ impl<'m> HalCall<'m> {
         results: &mut R,
         results_len: usize,
     ) -> Result<(), Failure> {
-        let function = self.hal()?.functions[which as usize];
+        let function = self.hal.functions[which as usize];
         let call = FunctionCall {
             function,
             arguments: ByteSpan { data: args.cast_mut(), data_length: args_len },

@@ -45,11 +45,8 @@ pub struct IreeFunction {
     /// # Safety
     /// `args` has `args_size` readable bytes and `results` `results_size` writable ones,
     /// both valid for the call `cx` belongs to.
-    pub call: unsafe fn(
-        cx: &hal::HalCall<'_>,
-        args: *const u8,
-        results: *mut u8,
-    ) -> core::result::Result<(), status::Failure>,
+    pub call:
+        unsafe fn(cx: hal::HalCall<'_>, args: *const u8, results: *mut u8) -> core::result::Result<(), status::Failure>,
 }
 
 #[doc(hidden)]

@@ -81,7 +81,7 @@ pub unsafe fn create(
         // By name: ordinals must not depend on the linker's order.
         functions.sort_by_key(|f| f.name);
         let uses_hal = functions.iter().any(|f| f.uses_hal);
-        let imports = Resolved::default();
+        let imports = Resolved::new(params.mapping);
         let module =
             Box::into_raw(Box::new(ModuleBox { iface: interface(), name, functions, params, uses_hal, imports }));
         // SAFETY: just allocated; `self_` lets every entry find the box.
@@ -395,11 +395,11 @@ unsafe extern "C" fn begin_call(self_: *mut c_void, stack: *mut c_void, call: Fu
     if !(fits(args, f.args_size) && fits(results, f.results_size)) {
         return bad_buffers(m, f, args, results);
     }
-    let cx = HalCall::new(m.imports.get(), stack, m.params.mapping);
+    let cx = HalCall::new(&m.imports, stack);
     // The fast path stops here on success: failures are formatted out of line.
     // SAFETY: both buffers have the sizes the calling convention gives; `stack` is the
     // call's, for the imports.
-    match catch_unwind(AssertUnwindSafe(|| unsafe { (f.call)(&cx, args.data, results.data) })) {
+    match catch_unwind(AssertUnwindSafe(|| unsafe { (f.call)(cx, args.data, results.data) })) {
         Ok(Ok(())) => bare(code::OK),
         Ok(Err(e)) => failed(m, f, e),
         Err(payload) => panicked(m, f, payload),

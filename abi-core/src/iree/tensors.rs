@@ -9,7 +9,7 @@ use core::sync::atomic::{AtomicUsize, Ordering};
 use crate::ffi::{code, DLTensor, DataType, Device};
 use crate::iree::buffer::{self, ReadBytes};
 use crate::iree::cconv::{single_result, IreeArg, IreeKind, IreeReturn, IreeValue, Slot};
-use crate::iree::hal::HalCall;
+use crate::iree::hal::{Bound, HalCall};
 use crate::iree::refs::{RawRef, VmRef};
 use crate::iree::status::Failure;
 use crate::tensor::typed::wrong_type_message;
@@ -89,6 +89,7 @@ impl<'a, T: Element, const N: usize> IreeArg<'a> for HostTensor<'a, T, N> {
         if !unsafe { is_buffer_view(view) } {
             return Err(not_a_buffer_view(view));
         }
+        let cx = &cx.bind()?;
         let (element, rank) = (cx.element_type(view)?, cx.rank(view)?);
         if rank != N || dtype_of(element, T::DTYPE) != Some(T::DTYPE) {
             return Err(wrong_tensor(cx, view, T::DTYPE, N, element, rank));
@@ -189,7 +190,7 @@ fn not_a_buffer_view(r: RawRef) -> Failure {
 /// "expected a tensor of dtype f32 and rank 1, got dtype i32 and rank 2 (shape [2, 3])".
 #[cold]
 #[inline(never)]
-fn wrong_tensor(cx: &HalCall<'_>, view: RawRef, want: DataType, rank: usize, element: u32, got_rank: usize) -> Failure {
+fn wrong_tensor(cx: &Bound<'_>, view: RawRef, want: DataType, rank: usize, element: u32, got_rank: usize) -> Failure {
     let shape: Vec<i64> = (0..got_rank.min(64)).map(|i| cx.dim(view, i).unwrap_or(-1)).collect();
     let got = match dtype_of(element, want) {
         Some(d) => d.to_string(),
@@ -202,7 +203,7 @@ impl IreeValue for Tensor {
     const KIND: IreeKind = IreeKind::Ref;
 
     fn into_slot(self, cx: &HalCall<'_>) -> Result<Slot, Failure> {
-        Ok(Slot::Ref(result_view(cx, self.view())?))
+        Ok(Slot::Ref(result_view(cx, self.view())?.into_raw()))
     }
 }
 
@@ -221,6 +222,7 @@ fn result_view(cx: &HalCall<'_>, tensor: TensorView<'_>) -> Result<VmRef, Failur
     let data = tensor.data_ptr::<u8>()?;
     // SAFETY: a contiguous host tensor of `length` bytes (checked above), alive for the call.
     let data = unsafe { core::slice::from_raw_parts(data, length as usize) };
+    let cx = &cx.bind()?;
     let buffer = cx.allocate(length)?;
     // SAFETY: a live buffer of this call, `length` bytes long.
     unsafe { buffer::write(cx, &buffer, data) }?;

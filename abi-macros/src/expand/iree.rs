@@ -27,7 +27,7 @@ pub fn entry(f: &ExportFn) -> TokenStream {
         let (ty, pname) = (strip_lifetimes(&p.ty), p.name.to_string());
         quote_spanned! {p.ty.span()=>
             // SAFETY: the module checked the buffer's size against the layout.
-            let mut #h = match unsafe { <#ty as __abi::IreeArg<'_>>::hold(cx, args.add(IREE_ARGS.0[#i])) } {
+            let mut #h = match unsafe { <#ty as __abi::IreeArg<'_>>::hold(&cx, args.add(IREE_ARGS.0[#i])) } {
                 ::core::result::Result::Ok(v) => v,
                 ::core::result::Result::Err(e) => return ::core::result::Result::Err(__abi::iree_bad_arg(#pname, #i, e)),
             };
@@ -56,15 +56,20 @@ pub fn entry(f: &ExportFn) -> TokenStream {
         const IREE_ABI_LEN: usize = __abi::iree_record_len(&DESC);
         const IREE_ABI: [u8; IREE_ABI_LEN] = __abi::iree_record::<IREE_ABI_LEN>(&DESC);
 
-        unsafe fn iree_call(cx: &__abi::IreeHalCall<'_>, args: *const u8, results: *mut u8) -> ::core::result::Result<(), __abi::IreeFailure> {
+        unsafe fn iree_call(cx: __abi::IreeHalCall<'_>, args: *const u8, results: *mut u8) -> ::core::result::Result<(), __abi::IreeFailure> {
             #(#holds)*
             let value = #fn_ident(#(#views),*);
-            let mut slots = [const { __abi::IreeSlot::Bits(0) }; IREE_R];
-            #into_slots(value, cx, &mut slots)?;
-            for (i, slot) in slots.into_iter().enumerate() {
+            let mut slots = [__abi::IreeSlot::Bits(0); IREE_R];
+            if let ::core::result::Result::Err(e) = #into_slots(value, &cx, &mut slots) {
+                __abi::iree_release_slots(&slots);
+                return ::core::result::Result::Err(e);
+            }
+            let mut i = 0;
+            while i < IREE_R {
                 // SAFETY: the module checked the buffer's size against the layout; each slot
                 // has its kind.
-                unsafe { __abi::iree_write_slot(results, IREE_RESULTS.0[i], IREE_RESULT_KINDS[i], slot) };
+                unsafe { __abi::iree_write_slot(results, IREE_RESULTS.0[i], IREE_RESULT_KINDS[i], slots[i]) };
+                i += 1;
             }
             ::core::result::Result::Ok(())
         }
