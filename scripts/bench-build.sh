@@ -22,7 +22,9 @@
 #
 # Environment: BENCH_BUILD_RUNS (pairs, default 3), BENCH_BUILD_N (default 200),
 # BENCH_BUILD_PYO3 (PyO3 version, default 0.30.1), PYO3_PYTHON (default .venv/bin/python,
-# else python3), ABI_TARGET_DIR (instead of scripts/target-dir.sh).
+# else python3), ABI_TARGET_DIR (instead of scripts/target-dir.sh), BENCH_BUILD_ABI_CORE
+# (the abi-core to measure, default this checkout's; e.g. a `git archive` of another commit:
+# its workspace's Cargo.lock seeds the generated crates' lockfiles).
 set -euo pipefail
 root=$(cd "$(dirname "$0")/.." && pwd)
 cd "$root"
@@ -41,6 +43,10 @@ n=${BENCH_BUILD_N:-200}
 pyo3_version=${BENCH_BUILD_PYO3:-0.30.1}
 budgets=$root/benches/build/budgets.txt
 gen=$root/benches/build/gen.py
+abi_core=$(cd "${BENCH_BUILD_ABI_CORE:-$root/abi-core}" && pwd) ||
+  { echo "error: BENCH_BUILD_ABI_CORE=${BENCH_BUILD_ABI_CORE:-} is not a directory" >&2; exit 2; }
+[ -f "$abi_core/Cargo.toml" ] || { echo "error: no Cargo.toml in $abi_core (BENCH_BUILD_ABI_CORE)" >&2; exit 2; }
+lockfile=$(dirname "$abi_core")/Cargo.lock
 [[ "$runs" =~ ^[1-9][0-9]*$ ]] || { echo "error: BENCH_BUILD_RUNS must be a positive integer, got '$runs'" >&2; exit 2; }
 [[ "$n" =~ ^[1-9][0-9]*$ ]] || { echo "error: BENCH_BUILD_N must be a positive integer, got '$n'" >&2; exit 2; }
 
@@ -108,7 +114,7 @@ step "generate crates (N = 0 and $n) under $out"
 for variant in "${variants[@]}"; do
   for count in 0 "$n"; do
     python3 "$gen" "$variant" "$count" "$(crate_dir "$variant" "$count")" \
-      --abi-core "$root/abi-core" --pyo3-version "$pyo3_version" --lockfile "$root/Cargo.lock"
+      --abi-core "$abi_core" --pyo3-version "$pyo3_version" --lockfile "$lockfile"
   done
 done
 
@@ -123,6 +129,7 @@ done
 
 # --- results --------------------------------------------------------------------------
 tsv=$out/results.tsv
+[ "$check" = 0 ] || tsv=$out/check.tsv # a check leaves the full run's results alone
 : > "$tsv.tmp"
 record() { printf '%s\t%s\t%s\t%s\n' "$1" "$2" "$3" "$4" >> "$tsv.tmp"; } # metric variant value unit
 per_export() { python3 -c 'import sys; print(f"{(int(sys.argv[2]) - int(sys.argv[1])) / int(sys.argv[3]):.1f}")' "$1" "$2" "$n"; }

@@ -8,7 +8,9 @@
 #   --check         instruction counts only; checks every stated budget (benches/src/cases.rs)
 #                   and that benches/README.md shows this table; exits 1 on a miss
 #   --write-readme  with --check: rewrite the tables in benches/README.md from this run
-# --check and the full run also run scripts/bench-iree.sh (the IREE module through the IREE tools).
+# --check and the full run also run scripts/bench-iree.sh (the IREE module through the IREE tools);
+# --check also runs scripts/bench-build.sh --check (stripped bytes and LLVM IR lines per export
+# against benches/build/budgets.txt; the full build comparison with PyO3 is run by hand).
 set -euo pipefail
 root=$(cd "$(dirname "$0")/.." && pwd)
 cd "$root"
@@ -101,4 +103,9 @@ if [ "$check" = 1 ]; then
   if [ "$write" = 1 ]; then scripts/bench-iree.sh --check --write-readme; else scripts/bench-iree.sh --check; fi
 elif [ "$quick" = 0 ]; then
   scripts/bench-iree.sh
+fi
+
+# What an export costs in the library (its build time, next to PyO3's, is in benches/README.md).
+if [ "$check" = 1 ]; then
+  scripts/bench-build.sh --check
 fi

@@ -88,7 +88,7 @@ def main():
     lock = os.path.join(args.dir, "Cargo.lock")
     # Start from the repository's lockfile so abi-core's dependencies are the versions it is
     # tested with (cargo drops what this crate does not use, once).
-    if args.lockfile and not os.path.exists(lock):
+    if args.variant == "abi" and args.lockfile and os.path.exists(args.lockfile) and not os.path.exists(lock):
         shutil.copyfile(args.lockfile, lock)
 
 
