@@ -269,9 +269,13 @@ fn out_of_range_narrow_arguments_are_value_errors() {
 fn lookups_answer_unknown_names_with_a_bare_code_and_check_the_convention() {
     let kit = kit();
     let m = kit.create(1, &[]).unwrap();
-    for name in ["__init", "__deinit", "__notify", "nope"] {
+    for name in ["__init", "__deinit", "__notify"] {
         assert_eq!(lookup(m, name, None).unwrap_err(), (code::NOT_FOUND, None), "{name}");
     }
+    // A function a program imports that is not there: NOT_FOUND, naming it.
+    let (c, message) = lookup(m, "nope", None).unwrap_err();
+    assert_eq!(c, code::NOT_FOUND);
+    assert!(message.unwrap().starts_with("module `kit` has no function `nope` (it has: add_i32, checked,"));
     let (c, message) = lookup(m, "add_i32", Some("0II_I")).unwrap_err();
     assert_eq!(c, code::INVALID_ARGUMENT);
     assert_eq!(

@@ -49,7 +49,7 @@ def compile_program(name, out_dir):
 def programs(tmp_path_factory):
     assert LIB.exists(), f"{LIB} is missing: run scripts/test-iree.sh (it builds iree-kit)"
     out_dir = tmp_path_factory.mktemp("vmfb")
-    return {name: compile_program(name, out_dir) for name in ["programs", "wrong_cconv"]}
+    return {name: compile_program(name, out_dir) for name in ["programs", "wrong_cconv", "missing_function"]}
 
 
 @pytest.fixture(scope="session")
@@ -159,6 +159,12 @@ def test_a_wrong_import_is_refused_naming_both_conventions(programs):
     out = run(programs, "add", "1", "2", program="wrong_cconv")
     assert out.returncode != 0
     assert "kit.add_i32 has calling convention 0ii_i, but the program imports it as 0II_I" in out.stderr, out.stderr
+
+
+def test_a_missing_function_is_refused_naming_it_and_what_there_is(programs):
+    out = run(programs, "main", "1", program="missing_function")
+    assert out.returncode != 0
+    assert "NOT_FOUND; module `kit` has no function `nosuch` (it has: add_i32, checked, halve," in out.stderr, out.stderr
 
 
 def test_one_run_is_clean_under_valgrind(programs, valgrind):

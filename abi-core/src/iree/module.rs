@@ -241,8 +241,12 @@ unsafe extern "C" fn lookup_function(
     let (m, wanted) = unsafe { (this(self_), name.bytes()) };
     let found = m.functions.iter().position(|f| f.name.as_bytes() == wanted);
     let (Some(ordinal), true) = (found, is_export(link)) else {
-        // `__init`, `__deinit`, `__notify` and unknown names: the bare code IREE expects.
-        return bare(code::NOT_FOUND);
+        // `__init`, `__deinit`, `__notify`: the bare code IREE expects of optional hooks.
+        if wanted.starts_with(b"__") || link != linkage::EXPORT {
+            return bare(code::NOT_FOUND);
+        }
+        // A function a program imports that the module lacks: say which, and what there is.
+        return no_such_function(m, wanted);
     };
     let f = m.functions[ordinal];
     // SAFETY: null or a valid signature for the call.
@@ -423,6 +427,19 @@ fn panicked(m: &ModuleBox, f: &IreeFunction, payload: Box<dyn core::any::Any + S
     // Dropping a payload can itself panic; never let that unwind into C.
     let _ = catch_unwind(AssertUnwindSafe(move || drop(payload)));
     failure(code::INTERNAL, &message, f.at, m.params.messages)
+}
+
+#[cold]
+#[inline(never)]
+fn no_such_function(m: &ModuleBox, wanted: &[u8]) -> Status {
+    let names: Vec<&str> = m.functions.iter().map(|f| f.name).collect();
+    let message = format!(
+        "module `{}` has no function `{}` (it has: {})",
+        m.name,
+        String::from_utf8_lossy(wanted),
+        names.join(", ")
+    );
+    failure(code::NOT_FOUND, &message, here!(), m.params.messages)
 }
 
 #[cold]
