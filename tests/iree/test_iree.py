@@ -27,13 +27,14 @@ TOOLS = pathlib.Path(libs.library_path)
 LIB = target_dir() / "debug" / "libiree_kit.so"
 
 
-def compile_program(name, out_dir):
-    out = out_dir / f"{name}.vmfb"
+def compile_program(name, out_dir, backend="vmvx"):
+    out = out_dir / f"{name}.{backend}.vmfb"
     subprocess.run(
         [
             str(BIN / "iree-compile"),
             "--iree-hal-target-device=local",
-            "--iree-hal-local-target-device-backends=vmvx",
+            f"--iree-hal-local-target-device-backends={backend}",
+            "--iree-llvmcpu-target-cpu=generic",
             "--iree-input-demote-f64-to-f32=false",
             str(HERE / f"{name}.mlir"),
             "-o",

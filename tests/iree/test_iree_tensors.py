@@ -10,7 +10,7 @@ import subprocess
 
 import pytest
 
-from test_iree import BIN, HERE, LIB, TOOLS, readme_excerpt, valgrind  # noqa: F401 (a fixture)
+from test_iree import HERE, LIB, TOOLS, compile_program, readme_excerpt, valgrind  # noqa: F401 (a fixture)
 
 BACKENDS = ["vmvx", "llvm-cpu"]
 
@@ -19,25 +19,8 @@ BACKENDS = ["vmvx", "llvm-cpu"]
 def tensor_programs(tmp_path_factory):
     assert LIB.exists(), f"{LIB} is missing: run scripts/test-iree.sh (it builds iree-kit)"
     out_dir = tmp_path_factory.mktemp("tensor-vmfb")
-    programs = {}
-    for backend in BACKENDS:
-        for name in ["tensors", "tensor_mismatch"]:
-            out = out_dir / f"{name}.{backend}.vmfb"
-            subprocess.run(
-                [
-                    str(BIN / "iree-compile"),
-                    "--iree-hal-target-device=local",
-                    f"--iree-hal-local-target-device-backends={backend}",
-                    "--iree-llvmcpu-target-cpu=generic",
-                    str(HERE / f"{name}.mlir"),
-                    "-o",
-                    str(out),
-                ],
-                check=True,
-                timeout=300,
-            )
-            programs[name, backend] = out
-    return programs
+    names = ["tensors", "tensor_mismatch"]
+    return {(n, b): compile_program(n, out_dir, b) for b in BACKENDS for n in names}
 
 
 def run(programs, function, *inputs, program="tensors", backend="vmvx", device="local-sync", module=None, prefix=()):

@@ -102,7 +102,6 @@ const DISCARD_WRITE: u16 = 2 | 4;
 pub struct ReadBytes {
     data: *const u8,
     route: ReadRoute,
-    _buffer: VmRef,
 }
 
 enum ReadRoute {
@@ -254,15 +253,15 @@ fn too_short(have: u64, need: u64) -> Failure {
 /// fills in and the reference it takes for a scoped mapping, then the driver's
 /// `map_range`, then (memory that is not coherent) an invalidation.
 #[inline(always)]
-fn map(c: &Checked, buffer: &VmRef, access: u16, length: u64) -> Result<Mapped, Failure> {
+/// `held` is the reference the mapping keeps (the one a scoped mapping takes).
+fn map(c: &Checked, held: VmRef, access: u16, length: u64) -> Result<Mapped, Failure> {
     if c.memory_type & HOST_VISIBLE == 0 {
         return Err(not_host_visible(c.memory_type));
     }
     if c.byte_length < length {
         return Err(too_short(c.byte_length, length));
     }
-    // SAFETY: a live buffer; the new reference belongs to the mapping from here on.
-    let held = unsafe { VmRef::retain(buffer.raw()) }.into_raw();
+    let held = held.into_raw();
     let mut mapped = Mapped {
         mapping: Mapping {
             contents: ByteSpan { data: core::ptr::null_mut(), data_length: length as usize },
@@ -302,14 +301,15 @@ fn map(c: &Checked, buffer: &VmRef, access: u16, length: u64) -> Result<Mapped, 
 #[inline(always)]
 pub unsafe fn read(cx: &Bound<'_>, buffer: VmRef, length: u64) -> Result<ReadBytes, Failure> {
     if length == 0 {
-        return Ok(ReadBytes { data: core::ptr::null(), route: ReadRoute::Empty, _buffer: buffer });
+        return Ok(ReadBytes { data: core::ptr::null(), route: ReadRoute::Empty });
     }
     // SAFETY: the caller's contract.
     let Some(c) = (unsafe { checked(cx, &buffer) })? else {
         return copy_out(cx, buffer, length);
     };
-    let mapped = map(&c, &buffer, READ, length)?;
-    Ok(ReadBytes { data: mapped.mapping.contents.data, route: ReadRoute::Mapped(mapped), _buffer: buffer })
+    // The argument's buffer reference becomes the mapping's: nothing else needs it.
+    let mapped = map(&c, buffer, READ, length)?;
+    Ok(ReadBytes { data: mapped.mapping.contents.data, route: ReadRoute::Mapped(mapped) })
 }
 
 /// The copied route for reading: `hal.buffer.load`, 4 bytes a call.
@@ -324,7 +324,7 @@ fn copy_out(cx: &Bound<'_>, buffer: VmRef, length: u64) -> Result<ReadBytes, Fai
         unsafe { core::ptr::copy_nonoverlapping(value.as_ptr(), bytes.add(at as usize), n) };
         at += n as u64;
     }
-    Ok(ReadBytes { data: bytes, route: ReadRoute::Copied(words), _buffer: buffer })
+    Ok(ReadBytes { data: bytes, route: ReadRoute::Copied(words) })
 }
 
 /// Writes `data` at the start of `buffer` (a new result buffer of at least that length).
@@ -340,7 +340,8 @@ pub unsafe fn write(cx: &Bound<'_>, buffer: &VmRef, data: &[u8]) -> Result<(), F
     let Some(c) = (unsafe { checked(cx, buffer) })? else {
         return copy_in(cx, buffer, data);
     };
-    let mapped = map(&c, buffer, DISCARD_WRITE, length)?;
+    // SAFETY: a live buffer; the new reference is the mapping's (the caller keeps its own).
+    let mapped = map(&c, unsafe { VmRef::retain(buffer.raw()) }, DISCARD_WRITE, length)?;
     let m = &mapped.mapping;
     // SAFETY: `length` writable bytes, mapped for writing, not overlapping `data`.
     unsafe { core::ptr::copy_nonoverlapping(data.as_ptr(), m.contents.data, data.len()) };

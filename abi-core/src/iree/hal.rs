@@ -57,7 +57,7 @@ pub const MINIMUM_VERSION: u32 = 6;
 /// how tensor bytes move (`abi.mapping`).
 #[derive(Debug, Default)]
 pub struct Resolved {
-    pending: Mutex<Vec<Option<Function>>>,
+    pending: Mutex<[Option<Function>; IMPORT_COUNT]>,
     ready: OnceLock<Hal>,
     /// Whether buffers may be mapped through the pinned layout.
     mapping: bool,
@@ -99,7 +99,6 @@ impl Resolved {
             return Ok(());
         }
         let mut pending = self.pending.lock().unwrap_or_else(|e| e.into_inner());
-        pending.resize(IMPORTS.len(), None);
         pending[ordinal] = Some(function);
         if pending.iter().all(Option::is_some) {
             let functions = core::array::from_fn(|i| pending[i].expect("checked"));

@@ -293,7 +293,7 @@ unsafe impl Sync for TensorCell {}
 
 /// The number of elements of `shape`: an error for a negative extent or an overflow.
 #[inline]
-fn numel_of(shape: &[i64]) -> Result<usize> {
+pub(crate) fn numel_of(shape: &[i64]) -> Result<usize> {
     let numel = shape.iter().try_fold(1usize, |acc, &d| usize::try_from(d).ok().and_then(|d| acc.checked_mul(d)));
     numel.ok_or_else(|| bad_shape(shape))
 }
