@@ -243,21 +243,25 @@ static float sum_f32(const float* p, size_t n) {
   return s;
 }
 
-/* The mapped part of total: the buffer ref is owned by the caller, which releases it. As
- * iree_hal_buffer_map_range/unmap_range do: a scoped mapping takes a reference to the
- * buffer, the driver may swap mapping.buffer for the buffer backing the bytes (a transient
+/* The mapped part of total: it takes over the owned buffer ref and releases it. As
+ * iree_hal_buffer_map_range/unmap_range do: a scoped mapping holds a reference to the
+ * buffer (here the owned one, handed over), the driver may swap mapping.buffer for the buffer backing the bytes (a transient
  * buffer hands over its committed one), and unmapping goes through that buffer's vtable
  * and releases it. */
 static iree_status_t total_of_buffer(ref_t buffer_ref, uint64_t length, int64_t dim, float* out) {
   hal_buffer_t* buffer = buffer_ref.ptr;
-  if (length != buffer->byte_length) return INTERNAL; /* the mirrored layout is wrong */
-  if ((uint64_t)dim > length / sizeof(float)) return OUT_OF_RANGE;
-  if (!(buffer->memory_type & MEMORY_TYPE_HOST_VISIBLE)) return INVALID_ARGUMENT;
-  if (!(buffer->allowed_access & MEMORY_ACCESS_READ)) return INVALID_ARGUMENT;
+  iree_status_t refused = OK;
+  if (length != buffer->byte_length) refused = INTERNAL; /* the mirrored layout is wrong */
+  else if ((uint64_t)dim > length / sizeof(float)) refused = OUT_OF_RANGE;
+  else if (!(buffer->memory_type & MEMORY_TYPE_HOST_VISIBLE)) refused = INVALID_ARGUMENT;
+  else if (!(buffer->allowed_access & MEMORY_ACCESS_READ)) refused = INVALID_ARGUMENT;
+  if (refused) {
+    ref_release(buffer_ref);
+    return refused;
+  }
   const hal_buffer_vtable_t* vt = buffer->resource.vtable;
   hal_buffer_mapping_t mapping;
   memset(&mapping, 0, sizeof mapping);
-  __atomic_fetch_add((int32_t*)buffer + (buffer_ref.type & 7), 1, __ATOMIC_RELAXED);
   mapping.buffer = buffer;
   mapping.impl.byte_offset = buffer->byte_offset;
   mapping.impl.allowed_access = MEMORY_ACCESS_READ;
@@ -312,8 +316,10 @@ static iree_status_t begin_call(void* self, void* stack, function_call_t call) {
   int64_t length = 0;
   float total = 0.0f;
   status = call_import(&m->imports[BUFFER_LENGTH], stack, &buffer_ref, sizeof buffer_ref, &length, sizeof length);
-  if (!status) status = total_of_buffer(buffer_ref, (uint64_t)length, dim, &total);
-  ref_release(buffer_ref);
+  if (!status)
+    status = total_of_buffer(buffer_ref, (uint64_t)length, dim, &total); /* releases buffer_ref */
+  else
+    ref_release(buffer_ref);
   if (!status) memcpy(call.results.data, &total, sizeof total);
   return status;
 }
