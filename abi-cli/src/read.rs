@@ -89,11 +89,11 @@ pub fn read(path: &Path, allow_load: bool) -> Result<Listing, String> {
     for sym in file.dynamic_symbols().filter(|s| s.is_definition()) {
         let Ok(name) = sym.name() else { continue };
         if let Some(export) = name.strip_prefix(abi_shared::METADATA_DATA_PREFIX) {
-            let text = symbol_text(&file, &sym).map_err(|e| format!("`{export}`: {e}"))?;
-            found.entry(export.to_owned()).or_default().metadata_data = Some(text);
-        } else if let Some(export) = name.strip_prefix(abi_shared::DOC_DATA_PREFIX) {
-            let text = symbol_text(&file, &sym).map_err(|e| format!("`{export}`: {e}"))?;
-            found.entry(export.to_owned()).or_default().doc_data = Some(text);
+            let texts = symbol_texts(&file, &sym).map_err(|e| format!("`{export}`: {e}"))?;
+            let entry = found.entry(export.to_owned()).or_default();
+            let mut texts = texts.into_iter();
+            entry.metadata_data = texts.next();
+            entry.doc_data = texts.nth(1);
         } else if let Some(export) = name.strip_prefix(abi_shared::METADATA_PREFIX) {
             found.entry(export.to_owned()).or_default().metadata_fn = true;
         } else if let Some(export) = name.strip_prefix(abi_shared::DOC_PREFIX) {
@@ -168,8 +168,9 @@ pub fn read(path: &Path, allow_load: bool) -> Result<Listing, String> {
     Ok(Listing { path: path.to_owned(), source, exports, classes })
 }
 
-/// The text of a data symbol: its bytes up to the first NUL, as UTF-8.
-fn symbol_text<'a>(file: &object::File<'a>, sym: &object::Symbol<'a, '_>) -> Result<String, String> {
+/// The texts of a data symbol: its bytes as NUL-terminated UTF-8 texts (the metadata
+/// JSON, the signature text, the docstring), the last running to the symbol's final NUL.
+fn symbol_texts<'a>(file: &object::File<'a>, sym: &object::Symbol<'a, '_>) -> Result<Vec<String>, String> {
     let (address, size) = (sym.address(), sym.size());
     let section = file
         .sections()
@@ -184,6 +185,10 @@ fn symbol_text<'a>(file: &object::File<'a>, sym: &object::Symbol<'a, '_>) -> Res
     let bytes = data
         .get(start..start.saturating_add(size as usize))
         .ok_or_else(|| format!("data symbol at {address:#x} ({size} bytes) lies outside its section's file data"))?;
-    let end = bytes.iter().position(|&b| b == 0).ok_or("a data symbol's text has no terminating NUL")?;
-    String::from_utf8(bytes[..end].to_vec()).map_err(|_| "a data symbol's text is not UTF-8".to_owned())
+    let Some((0, bytes)) = bytes.split_last() else {
+        return Err("a data symbol's text has no terminating NUL".to_owned());
+    };
+    let utf8 = |b: &[u8]| String::from_utf8(b.to_vec()).map_err(|_| "a data symbol's text is not UTF-8".to_owned());
+    // A docstring may hold a NUL: the first two texts end at theirs, the third runs to the end.
+    bytes.splitn(3, |&b| b == 0).map(utf8).collect()
 }

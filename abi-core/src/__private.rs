@@ -18,12 +18,12 @@ pub use crate::reflect::render::{
 pub use crate::reflect::writer::Writer;
 pub use crate::reflect::{leaf_count, Access, FieldDesc, FnDesc, ParamDesc, StructDesc, TypeDesc};
 pub use crate::runtime::calls::boundary::{checked_slots, ffi_boundary, run_export, try_fast_call, CallError};
+pub use crate::runtime::calls::export_entry::{ExportText, TextOffsets};
 pub use crate::runtime::process::attach::own_table as own_runtime_table;
 pub use crate::value::any::{Any, AnyView};
 pub use crate::value::conv_error::ConvError;
 pub use crate::value::conv_error::ReturnError;
 pub use crate::value::error::{Error, Result};
-pub use crate::value::static_str::StaticStr;
 
 pub use crate::convert::objects::{get_field, get_shared_field, set_shared_field, FieldGet, SharedField};
 pub use crate::runtime::calls::globals::register_globals_at_load;
@@ -73,32 +73,38 @@ use crate::value::array::{seq_slice, Array};
 /// again at their length.
 pub const RENDER_ROOM: usize = 4096;
 
-/// An export's texts rendered once at compile time into [`RENDER_ROOM`] bytes, so the
-/// length and the bytes come from one rendering (const evaluation of the renderers is most
-/// of what an export costs to compile).
+/// An export's texts ([`Export::texts`]: the metadata JSON, the signature text quoted in
+/// error messages and the docstring, each ending in NUL) rendered once at compile time into
+/// [`RENDER_ROOM`] bytes, so the length and the bytes come from one rendering (const
+/// evaluation of the renderers is most of what an export costs to compile).
 #[derive(Debug)]
 pub struct RenderedTexts {
     buf: [u8; RENDER_ROOM],
     len: usize,
+    at: TextOffsets,
+}
+
+/// Writes `f`'s texts ([`RenderedTexts`]) into `buf`, returning their length and where the
+/// second and third start; bytes past the end of `buf` are counted, not written.
+const fn write_export_texts(buf: &mut [u8], f: &FnDesc) -> (usize, TextOffsets) {
+    let mut w = Writer::new(buf);
+    fn_metadata_json(&mut w, f);
+    w.byte(0);
+    let signature = w.len();
+    fn_signature_text(&mut w, f);
+    w.byte(0);
+    let doc = w.len();
+    w.str(f.doc);
+    w.byte(0);
+    assert!(w.len() <= u32::MAX as usize, "an export's texts are under 4 GiB");
+    (w.len(), TextOffsets { signature: signature as u32, doc: doc as u32 })
 }
 
 /// Renders `f`'s texts once (see [`RenderedTexts`]).
 pub const fn render_export_texts(f: &FnDesc) -> RenderedTexts {
     let mut buf = [0u8; RENDER_ROOM];
-    let mut json = Writer::new(&mut buf);
-    fn_metadata_json(&mut json, f);
-    let at = json.len() + 1;
-    let sig = if at <= RENDER_ROOM {
-        let (_, rest) = buf.split_at_mut(at);
-        let mut sig = Writer::new(rest);
-        fn_signature_text(&mut sig, f);
-        sig.len()
-    } else {
-        let mut sig = Writer::new(&mut []);
-        fn_signature_text(&mut sig, f);
-        sig.len()
-    };
-    RenderedTexts { buf, len: at + sig + 1 }
+    let (len, at) = write_export_texts(&mut buf, f);
+    RenderedTexts { buf, len, at }
 }
 
 impl RenderedTexts {
@@ -107,7 +113,12 @@ impl RenderedTexts {
         self.len
     }
 
-    /// Whether there are none (never: both texts end in NUL).
+    /// Where the signature text and the docstring start.
+    pub const fn offsets(&self) -> TextOffsets {
+        self.at
+    }
+
+    /// Whether there are none (never: each text ends in NUL).
     pub const fn is_empty(&self) -> bool {
         self.len == 0
     }
@@ -116,30 +127,17 @@ impl RenderedTexts {
     /// second rendering when they did not fit the room.
     pub const fn texts<const N: usize>(&self, f: &FnDesc) -> [u8; N] {
         assert!(N == self.len, "texts length changed between passes");
-        if N > RENDER_ROOM {
-            return export_texts::<N>(f);
-        }
         let mut out = [0u8; N];
+        if N > RENDER_ROOM {
+            let (len, at) = write_export_texts(&mut out, f);
+            assert!(len == N && at.signature == self.at.signature, "texts length changed between passes");
+            return out;
+        }
         let (head, _) = self.buf.split_at(N);
         // SAFETY: `head` and `out` are both `N` bytes and distinct.
         unsafe { core::ptr::copy_nonoverlapping(head.as_ptr(), out.as_mut_ptr(), N) };
         out
     }
-}
-
-/// An export's texts (the metadata JSON, NUL, the signature text quoted in error messages,
-/// NUL: one static, [`StaticStr::with_trailer`]) rendered into exactly `N` bytes: the
-/// second rendering of texts longer than [`RENDER_ROOM`].
-pub const fn export_texts<const N: usize>(f: &FnDesc) -> [u8; N] {
-    let mut buf = [0u8; N];
-    let mut json = Writer::new(&mut buf);
-    fn_metadata_json(&mut json, f);
-    let at = json.len() + 1;
-    let (_, rest) = buf.split_at_mut(at);
-    let mut sig = Writer::new(rest);
-    fn_signature_text(&mut sig, f);
-    assert!(at + sig.len() + 1 == N, "texts length changed between passes");
-    buf
 }
 
 /// The elements of a struct passed as a tuple: an Array/List of exactly `len` items.
@@ -173,13 +171,15 @@ pub fn struct_any(fields: Vec<Any>) -> Any {
     Any::from(Array::new(fields))
 }
 
-/// Returns a static string from a packed function.
+/// Returns one of an export's texts from its metadata or doc function (a new string:
+/// hosts ask once per function).
 ///
 /// # Safety
 /// `result` is null or writable.
-pub unsafe fn return_static_str(s: &'static StaticStr, result: *mut RawAny) -> i32 {
+#[inline(never)]
+pub unsafe fn return_export_text(export: &'static Export, which: ExportText, result: *mut RawAny) -> i32 {
     // SAFETY: forwarded from the caller.
-    unsafe { ffi_boundary(result, || Ok(Any::from_raw(s.to_raw_any()))) }
+    unsafe { ffi_boundary(result, || Any::from_value(export.text(which))) }
 }
 
 #[cfg(test)]
@@ -201,11 +201,34 @@ mod tests {
             w.byte(0);
             fn_signature_text(w, f);
             w.byte(0);
+            w.str(f.doc);
+            w.byte(0);
         });
         assert_eq!(rendered.len(), once.len());
         if rendered.len() <= RENDER_ROOM {
             assert_eq!(&rendered.buf[..rendered.len()], once.as_bytes());
         }
+    }
+
+    #[test]
+    fn an_export_reads_back_each_of_its_texts() {
+        const DESC: FnDesc = FnDesc::new("add", PARAMS, &I64, "Adds.\0Then more.");
+        const N: usize = render_export_texts(&DESC).len();
+        static TEXTS: [u8; N] = render_export_texts(&DESC).texts::<N>(&DESC);
+        unsafe extern "C" fn shim(_: Handle, _: ArgsPtr, _: i32, _: ResultPtr) -> i32 {
+            0
+        }
+        static EXPORT: Export = Export::new(&DESC, shim, &TEXTS, render_export_texts(&DESC).offsets());
+        assert_eq!(EXPORT.metadata_json(), DESC.metadata_json());
+        assert_eq!(EXPORT.signature_text(), "add(a: int, b: int) -> int");
+        // A NUL inside the docstring does not cut it short.
+        assert_eq!(EXPORT.doc(), "Adds.\0Then more.");
+        let mut out = RawAny::NONE;
+        // SAFETY: `out` is writable and holds None.
+        assert_eq!(unsafe { return_export_text(&EXPORT, ExportText::Doc, &mut out) }, 0);
+        // SAFETY: written by the call above.
+        let doc = unsafe { Any::from_raw(out) };
+        assert_eq!(doc.to::<String>().unwrap(), "Adds.\0Then more.");
     }
 
     #[test]
@@ -217,7 +240,9 @@ mod tests {
         both(&LONG);
         const N: usize = render_export_texts(&LONG).len();
         const TEXTS: [u8; N] = render_export_texts(&LONG).texts::<N>(&LONG);
-        assert_eq!(TEXTS, export_texts::<N>(&LONG));
+        let mut again = [0u8; N];
+        assert_eq!(write_export_texts(&mut again, &LONG).0, N);
+        assert_eq!(TEXTS, again);
         const { assert!(N > RENDER_ROOM) };
     }
 }

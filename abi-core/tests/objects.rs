@@ -8,13 +8,12 @@ use core::ptr::NonNull;
 use core::sync::atomic::{AtomicU64, Ordering};
 use std::sync::Mutex;
 
-use abi_core::__private::StaticStr;
 use abi_core::ffi::type_index as ti;
 use abi_core::ffi::{ObjectHeader, DELETER_BOTH, DELETER_STRONG, DELETER_WEAK, INITIAL_REF_COUNT};
 use abi_core::object;
 use abi_core::ObjectHandle;
 use abi_core::ObjectRef;
-use abi_core::{Any, AnyView, Array, FromArg, Function, RawAny, Shape, Str, Tensor};
+use abi_core::{Any, Array, FromArg, Function, RawAny, Shape, Str, Tensor};
 
 /// The strong count of the object an Any holds.
 fn count(a: &Any) -> u32 {
@@ -299,28 +298,4 @@ fn refcounts_are_atomic_across_threads() {
         }
     });
     assert_eq!(count(&a), 1);
-}
-
-static GREETING: StaticStr = StaticStr::new(b"static greeting, never freed\0");
-
-#[test]
-fn static_strings_are_immortal() {
-    let before = GREETING.to_raw_any();
-    // SAFETY: to_raw_any added the reference this Any releases.
-    let a = unsafe { Any::from_raw(before) };
-    let n = count(&a);
-    let b = a.clone();
-    assert_eq!(count(&a), n + 1);
-    drop(b);
-    assert_eq!(count(&a), n);
-    assert_eq!(a.type_index(), ti::STR);
-    assert_eq!(a.to::<String>().unwrap(), "static greeting, never freed");
-    assert_eq!(GREETING.as_bytes(), b"static greeting, never freed");
-    drop(a);
-    let v = GREETING.to_raw_any();
-    // SAFETY: the static object lives forever; the view borrows it.
-    let view = unsafe { AnyView::from_raw(v) };
-    assert_eq!(view.to::<String>().unwrap(), "static greeting, never freed");
-    // SAFETY: releases the reference `to_raw_any` added.
-    drop(unsafe { Any::from_raw(v) });
 }

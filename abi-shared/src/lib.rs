@@ -7,8 +7,7 @@
 //! | `__tvm_ffi_<name>` | the packed shim |
 //! | `__tvm_ffi__metadata_<name>` | returns the metadata JSON |
 //! | `__tvm_ffi__doc_<name>` | returns the docstring |
-//! | `__tvm_ffi__abi_meta_<name>` | data: the metadata JSON, NUL, the signature text, NUL |
-//! | `__tvm_ffi__abi_doc_<name>` | data: the docstring, NUL |
+//! | `__tvm_ffi__abi_meta_<name>` | data: the metadata JSON, NUL, the signature text, NUL, the docstring, NUL |
 //! | `__tvm_ffi__abi_exports_json` | returns `{"<name>": <metadata>, ...}` for every export |
 //! | `abi_error_move_from_raised` | hands over the last error when no tvm-ffi runtime is loaded |
 //! | `abi_runtime_attach` | makes a library opened by another abi runtime use that runtime |
@@ -25,11 +24,10 @@ pub const SHIM_PREFIX: &str = "__tvm_ffi_";
 pub const METADATA_PREFIX: &str = "__tvm_ffi__metadata_";
 /// Prefix of the function returning an export's docstring.
 pub const DOC_PREFIX: &str = "__tvm_ffi__doc_";
-/// Prefix of the exported data symbol holding an export's metadata JSON, a NUL, the
-/// signature text and a NUL: read from the file by tools, no library code runs.
+/// Prefix of the exported data symbol holding an export's metadata JSON, the signature text
+/// and the docstring, each followed by a NUL: read from the file by tools, no library code
+/// runs.
 pub const METADATA_DATA_PREFIX: &str = "__tvm_ffi__abi_meta_";
-/// Prefix of the exported data symbol holding an export's docstring and a NUL.
-pub const DOC_DATA_PREFIX: &str = "__tvm_ffi__abi_doc_";
 /// The packed function listing every export of a library built with abi.
 pub const EXPORTS_LISTING: &str = "__tvm_ffi__abi_exports_json";
 /// The C entry (`void f(void** out)`) that moves out the error a call raised, for callers
@@ -148,11 +146,6 @@ pub fn metadata_data(name: &str) -> String {
     format!("{METADATA_DATA_PREFIX}{name}")
 }
 
-/// The docstring data symbol of export `name`.
-pub fn doc_data(name: &str) -> String {
-    format!("{DOC_DATA_PREFIX}{name}")
-}
-
 /// The uniqueness marker of export `name`.
 pub fn uniqueness_marker(name: &str) -> String {
     format!("{UNIQUENESS_MARKER_PREFIX}{name}")
@@ -190,7 +183,6 @@ mod tests {
         assert_eq!(doc("add"), "__tvm_ffi__doc_add");
         assert_eq!(uniqueness_marker("add"), "abi_export_named_add");
         assert_eq!(metadata_data("add"), "__tvm_ffi__abi_meta_add");
-        assert_eq!(doc_data("add"), "__tvm_ffi__abi_doc_add");
     }
 
     #[test]

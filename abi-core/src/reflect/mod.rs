@@ -222,6 +222,12 @@ impl FnDesc {
         FnDesc { name, params, ret, doc, global: None }
     }
 
+    /// The same function without its docs: what an [`Export`](crate::Export) keeps at run
+    /// time, where the docstring is one of its texts.
+    pub const fn without_doc(self) -> FnDesc {
+        FnDesc { doc: "", ..self }
+    }
+
     /// The same function, also registered as the global function `name`.
     pub const fn with_global(self, name: &'static str) -> FnDesc {
         FnDesc { global: Some(name), ..self }

@@ -8,5 +8,4 @@ pub mod conv_error;
 pub mod error;
 pub mod object;
 pub mod shape;
-pub mod static_str;
 pub mod string;

@@ -17,8 +17,6 @@ fn expand(f: &ExportFn) -> TokenStream {
     let krate = &f.krate;
     let item = &f.item;
     let fn_ident = &f.item.sig.ident;
-    let doc_nul = format!("{}\0", f.doc);
-    let doc_lit = syn::LitByteStr::new(doc_nul.as_bytes(), proc_macro2::Span::call_site());
     let shim = mangle::shim(&f.name, f.name_span);
     let metadata = mangle::metadata(&f.name, f.name_span);
     let doc_fn = mangle::doc(&f.name, f.name_span);
@@ -46,8 +44,6 @@ fn expand(f: &ExportFn) -> TokenStream {
         },
         global: global_name.as_deref(),
     });
-    let doc_symbol = abi_shared::doc_data(&f.name);
-    let doc_len = doc_nul.len();
     let shim_fn = packed::shim(&shim, quote!(#[unsafe(no_mangle)]));
     // `global = "..."`: the description (so the metadata) names it, and the library
     // registers it as it loads.
@@ -64,21 +60,18 @@ fn expand(f: &ExportFn) -> TokenStream {
         const _: () = {
             use #krate::__private as __abi;
             #entry
-            #[unsafe(export_name = #doc_symbol)]
-            static DOC_TEXT: [u8; #doc_len] = *#doc_lit;
-            static DOC: __abi::StaticStr = __abi::StaticStr::new(&DOC_TEXT);
             #shim_fn
 
             #[unsafe(no_mangle)]
             unsafe extern "C" fn #metadata(_: __abi::Handle, _: __abi::ArgsPtr, _: i32, out: __abi::ResultPtr) -> i32 {
                 // SAFETY: the packed calling convention.
-                unsafe { __abi::return_static_str(&META, out) }
+                unsafe { __abi::return_export_text(&EXPORT, __abi::ExportText::Metadata, out) }
             }
 
             #[unsafe(no_mangle)]
             unsafe extern "C" fn #doc_fn(_: __abi::Handle, _: __abi::ArgsPtr, _: i32, out: __abi::ResultPtr) -> i32 {
                 // SAFETY: the packed calling convention.
-                unsafe { __abi::return_static_str(&DOC, out) }
+                unsafe { __abi::return_export_text(&EXPORT, __abi::ExportText::Doc, out) }
             }
 
             // Exported names share the crate-root macro namespace, so a second export of
@@ -87,7 +80,7 @@ fn expand(f: &ExportFn) -> TokenStream {
 
             #[used]
             #[unsafe(link_section = #section)]
-            static EXPORT: __abi::Export = __abi::Export::new(&DESC, #shim, &META);
+            static EXPORT: __abi::Export = __abi::Export::new(&BARE_DESC, #shim, &TEXTS, RENDERED.offsets());
             #register
             #iree
         };

@@ -85,7 +85,7 @@ pub fn entry(e: &Entry) -> TokenStream {
         const RENDERED: __abi::RenderedTexts = __abi::render_export_texts(&DESC);
         #texts_attrs
         static TEXTS: [u8; RENDERED.len()] = RENDERED.texts(&DESC);
-        static META: __abi::StaticStr = __abi::StaticStr::with_trailer(&TEXTS);
+        const BARE_DESC: __abi::FnDesc = DESC.without_doc();
 
         #[inline(always)]
         fn call<'a, M: __abi::Mode>(s: &'a __abi::Slots<'a>) -> __abi::Outcome<M> {

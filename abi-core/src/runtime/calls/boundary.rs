@@ -82,7 +82,7 @@ fn raise_call_error(export: &'static Export, e: CallError) -> i32 {
 #[cold]
 #[inline(never)]
 fn raise_bad_call(export: &'static Export, expected: usize, args: *const RawAny, n: i32, result: *mut RawAny) -> i32 {
-    let in_range = n >= 0 && n as usize <= expected && n as usize >= export.required_slots;
+    let in_range = n >= 0 && n as usize <= expected && n as usize >= export.required_slots as usize;
     let lazy = if !in_range {
         PendingError::Arity { export, got: n }
     } else if args.is_null() {
@@ -113,7 +113,7 @@ pub unsafe fn run_export<const N: usize, F>(
 where
     F: for<'a> FnOnce(&'a [AnyView<'a>]) -> core::result::Result<Any, CallError>,
 {
-    let count_ok = n as usize == N || (n >= 0 && (n as usize) < N && n as usize >= export.required_slots);
+    let count_ok = n as usize == N || (n >= 0 && (n as usize) < N && n as usize >= export.required_slots as usize);
     if !count_ok || (n > 0 && args.is_null()) || result.is_null() {
         return raise_bad_call(export, N, args, n, result);
     }

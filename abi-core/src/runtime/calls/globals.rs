@@ -182,7 +182,7 @@ static LOADED_INTO: OnceLock<usize> = OnceLock::new();
 /// on stderr, since nothing called for the registration.
 fn register_exports(api: Option<&HostApi>) {
     // By name: the linker's order of the section varies between builds.
-    let mut globals: Vec<(&str, &Export)> = linked(|| &EXPORTS).iter().filter_map(|e| Some((e.global?, e))).collect();
+    let mut globals: Vec<(&str, &Export)> = linked(|| &EXPORTS).iter().filter_map(|e| Some((e.global()?, e))).collect();
     globals.sort_by_key(|&(name, _)| name);
     for (name, export) in globals {
         if lookup_in(api, name).is_some() {
@@ -195,9 +195,9 @@ fn register_exports(api: Option<&HostApi>) {
 }
 
 fn register_export(api: Option<&HostApi>, export: &'static Export) -> Result<()> {
-    let name = export.global.unwrap_or_default();
+    let name = export.global().unwrap_or_default();
     let f = Function::from_safe_call(export.safe_call);
-    register_in(api, name, f, export.desc.doc, export.metadata_json(), false)
+    register_in(api, name, f, export.doc(), export.metadata_json(), false)
         .map_err(|e| Error::new(e.kind(), format!("registering global `{name}`: {}", e.message())))
 }
 

@@ -110,7 +110,7 @@ impl PendingError {
     pub(crate) fn into_error(self) -> Error {
         match self {
             PendingError::Arity { export, got } => {
-                let (n, required) = (export.desc.slot_count(), export.required_slots);
+                let (n, required) = (export.desc.slot_count(), export.required_slots as usize);
                 let mut m = message(export);
                 m.push_str(" takes ");
                 if required < n {

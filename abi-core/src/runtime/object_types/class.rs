@@ -358,7 +358,7 @@ fn register(spec: &'static ClassSpec) -> core::result::Result<i32, String> {
         let function = Function::from_safe_call(method.export.safe_call);
         let info = MethodInfo {
             name: bytes(method.name),
-            doc: bytes(method.export.desc.doc),
+            doc: bytes(method.export.doc()),
             metadata: bytes(method.export.metadata_json()),
             flags: if method.is_static { field_flags::STATIC_METHOD } else { 0 },
             method: RawAny::from_ptr(ti::FUNCTION, function.as_object().as_ptr().cast()),
