@@ -16,8 +16,10 @@ pub use crate::reflect::render::{
     type_iree_record, type_schema,
 };
 pub use crate::reflect::writer::Writer;
-pub use crate::reflect::{leaf_count, Access, FieldDesc, FnDesc, ParamDesc, StructDesc, TypeDesc};
-pub use crate::runtime::calls::boundary::{checked_slots, ffi_boundary, run_export, try_fast_call, CallError};
+pub use crate::reflect::{leaf_count, Access, ExactSlot, FieldDesc, FnDesc, ParamDesc, StructDesc, TypeDesc};
+pub use crate::runtime::calls::boundary::{
+    checked_slots, ffi_boundary, retry_exact, run_export, try_fast_call, CallError,
+};
 pub use crate::runtime::calls::export_entry::{ExportText, TextOffsets};
 pub use crate::runtime::process::attach::own_table as own_runtime_table;
 pub use crate::value::any::{Any, AnyView};
@@ -50,7 +52,7 @@ pub use crate::iree::{
 };
 
 /// A plain parameter's description: `param` is its type's `FromArg::PARAM`.
-pub const fn plain(name: &'static str, param: (&'static TypeDesc, bool, Access)) -> ParamDesc {
+pub const fn plain(name: &'static str, param: (&'static TypeDesc, Option<ExactSlot>, Access)) -> ParamDesc {
     ParamDesc::plain(name, param)
 }
 

@@ -5,10 +5,12 @@
 //! fallback, inline, no stack frame), then, for anything else, with [`Full`] (every
 //! conversion and error, out of line), behind the panic guard, raising what fails.
 
+use core::ffi::c_void;
+
 use crate::convert::overlap::check_overlaps;
 use crate::convert::{AbiStruct, Expand, FromArg};
 use crate::ffi::RawAny;
-use crate::runtime::calls::boundary::{checked_slots, run_export, try_fast_call, CallError};
+use crate::runtime::calls::boundary::{checked_slots, retry_exact, run_export, try_fast_call, CallError};
 use crate::runtime::calls::export_entry::Export;
 use crate::value::any::{Any, AnyView};
 
@@ -122,16 +124,18 @@ impl Mode for Full {
 }
 
 /// An exported shim's body: `N` argument slots, `FAST` when every parameter has an exact
-/// fast path (`FnDesc::fast_path`); `export` returns the export's registry entry (a function
+/// fast path (`FnDesc::fast_path`), `RETRY` when then its fallback is the shared
+/// [`retry_exact`] rather than its own full pass (`FnDesc::retries_exact`); `export` returns the export's registry entry (a function
 /// rather than a value, so the out-of-line full pass knows it at compile time); `fast` and
-/// `full` are the export's `call::<Fast>` and `call::<Full>`.
+/// `full` are the export's `call::<Fast>` and `call::<Full>`; `handle` is the shim's.
 ///
 /// # Safety
 /// The packed calling convention: `args` points to `n` valid slots when `n == N` and it is
 /// non-null; `result` is null or writable and holds None.
 #[inline(always)]
-pub unsafe fn export<const N: usize, const FAST: bool>(
+pub unsafe fn export<const N: usize, const FAST: bool, const RETRY: bool>(
     export: impl Fn() -> &'static Export,
+    handle: *mut c_void,
     args: *const RawAny,
     n: i32,
     result: *mut RawAny,
@@ -154,6 +158,10 @@ pub unsafe fn export<const N: usize, const FAST: bool>(
             if let Some(code) = done {
                 return code;
             }
+        }
+        if RETRY {
+            // SAFETY: forwarded from the caller; this export's description retries exact.
+            return unsafe { retry_exact(handle, args, n, result, export()) };
         }
         // SAFETY: forwarded from the caller.
         return unsafe { export_out_of_line::<N, _>(export, args, n, result, full) };

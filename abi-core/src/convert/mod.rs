@@ -16,7 +16,8 @@ pub mod typed;
 pub use crate::value::any::{AbiType, FromAny, IntoAny};
 
 use crate::convert::export_call::Slots;
-use crate::reflect::{Access, TypeDesc};
+use crate::ffi::RawAny;
+use crate::reflect::{Access, ExactSlot, TypeDesc};
 use crate::value::any::{Any, AnyView};
 use crate::value::conv_error::{ConvError, ReturnError};
 use crate::value::error::Error;
@@ -32,7 +33,8 @@ pub trait FromArg<'a>: AbiType + Sized {
     /// through this trait so that generated code naming a parameter type reports an
     /// unsupported one once, as a parameter problem.
     #[doc(hidden)]
-    const PARAM: (&'static TypeDesc, bool, Access) = (<Self as AbiType>::DESC, Self::HAS_FAST_PATH, Self::ACCESS);
+    const PARAM: (&'static TypeDesc, Option<ExactSlot>, Access) =
+        (<Self as AbiType>::DESC, if Self::HAS_FAST_PATH { Some(exact_slot_of::<Self>) } else { None }, Self::ACCESS);
 
     /// What a parameter of this type may do to tensor memory, for the shim's overlap check.
     #[doc(hidden)]
@@ -70,6 +72,16 @@ pub trait FromArg<'a>: AbiType + Sized {
         let _ = v;
         None
     }
+
+    /// For a type with a fast path: converts `v` as [`FromArg::from_arg`] does and returns
+    /// the exact-type slot that [`FromArg::fast_path`] maps to the same value, so that one
+    /// shared fallback can coerce a call's arguments and take the export's fast path again
+    /// (`boundary::retry_exact`). The slot is plain data, or borrows what `v` points to.
+    #[doc(hidden)]
+    fn exact_slot(v: &'a AnyView<'a>) -> Result<RawAny, ConvError> {
+        Err(ConvError::mismatch(Self::DESC, v.type_index()))
+    }
+
     /// Converts slot `slot` in an export's pass of mode `M`. Generated code calls it as
     /// `<T as FromArg>::convert`, the same path kind as [`FromArg::PARAM`], so an
     /// unsupported type is reported once.
@@ -78,6 +90,16 @@ pub trait FromArg<'a>: AbiType + Sized {
     fn convert<M: export_call::Mode>(slots: &'a Slots<'a>, slot: usize) -> Result<Self, M::Stop> {
         M::arg::<Self>(slots, slot)
     }
+}
+
+/// [`FromArg::exact_slot`] of `T` as a plain function pointer ([`ExactSlot`]).
+///
+/// # Safety
+/// `v` is a valid argument slot; what it points to outlives every use of the result.
+unsafe fn exact_slot_of<'a, T: FromArg<'a>>(v: &RawAny) -> Result<RawAny, ConvError> {
+    // SAFETY: `AnyView` is a transparent `RawAny`; the caller vouches that what `v` points to
+    // outlives every use of what it returns, which is all that borrows from it.
+    T::exact_slot(unsafe { &*(v as *const RawAny).cast::<AnyView<'a>>() })
 }
 
 // Reported as `FromAny`, not as the `FromArg` bound, so that each mention of an

@@ -116,6 +116,13 @@ impl<'a, T: Object> FromArg<'a> for &'a T {
         // the view for 'a.
         Some(unsafe { &*crate::ffi::cell_ptr::<T>(obj.as_ptr()) })
     }
+
+    // The object under `T`'s own index: `fast_path` takes it to the same `&T` as `from_arg`
+    // (a subtype embeds `T` at offset 0). `instance` accepted it, so `T` is registered.
+    fn exact_slot(v: &'a AnyView<'a>) -> Result<RawAny, ConvError> {
+        let obj = instance::<T>(v)?;
+        Ok(RawAny::from_ptr(T::slot().ready_index(), obj.as_ptr().cast()))
+    }
 }
 
 /// A field exposed read-only (`#[abi(get)]`): reading it copies the value.

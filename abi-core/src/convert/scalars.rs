@@ -60,6 +60,10 @@ impl<'a> FromArg<'a> for bool {
         let raw = v.raw();
         (raw.type_index == ti::BOOL).then(|| raw.i64() != 0)
     }
+
+    fn exact_slot(v: &'a AnyView<'a>) -> Result<RawAny, ConvError> {
+        Self::from_arg(v).map(|b| RawAny::from_i64(ti::BOOL, b as i64))
+    }
 }
 
 impl IntoAny for bool {
@@ -119,6 +123,11 @@ macro_rules! int_type {
                     return None;
                 }
                 <$t>::try_from(raw.i64()).ok()
+            }
+
+            // Every value `from_arg` returns came from an i64, so `as` is exact.
+            fn exact_slot(v: &'a AnyView<'a>) -> Result<RawAny, ConvError> {
+                Self::from_arg(v).map(|x| RawAny::from_i64(ti::INT, x as i64))
             }
         }
 
@@ -196,6 +205,10 @@ impl<'a> FromArg<'a> for f64 {
     fn fast_path(v: &'a AnyView<'a>) -> Option<f64> {
         let raw = v.raw();
         (raw.type_index == ti::FLOAT).then(|| raw.f64())
+    }
+
+    fn exact_slot(v: &'a AnyView<'a>) -> Result<RawAny, ConvError> {
+        Self::from_arg(v).map(|x| RawAny { type_index: ti::FLOAT, small_len: 0, value: RawValue { v_float64: x } })
     }
 }
 

@@ -11,7 +11,8 @@ mod tests;
 
 use abi_shared::vocab::Kind;
 
-use crate::ffi::{code, DataType};
+use crate::ffi::{code, DataType, RawAny};
+use crate::value::conv_error::ConvError;
 use render::{fn_metadata_json, fn_signature_text, type_display, type_schema};
 use writer::Writer;
 
@@ -156,6 +157,13 @@ impl Access {
     }
 }
 
+/// Converts an argument slot as a parameter type's full conversion does and returns the
+/// exact-type slot its fast path maps to the same value (`FromArg::exact_slot`).
+///
+/// # Safety
+/// `v` is a valid argument slot; what it points to outlives every use of the result.
+pub type ExactSlot = unsafe fn(v: &RawAny) -> Result<RawAny, ConvError>;
+
 /// One parameter of an exported function.
 #[derive(Debug)]
 pub struct ParamDesc {
@@ -165,8 +173,9 @@ pub struct ParamDesc {
     pub ty: &'static TypeDesc,
     /// Expanded into one slot per leaf field (`#[abi(expand)]`).
     pub expand: bool,
-    /// The type has an exact-type fast conversion (`FromArg::HAS_FAST_PATH`).
-    pub fast: bool,
+    /// When the type has an exact-type fast conversion (`FromArg::HAS_FAST_PATH`): its
+    /// coercion to the exact-type slot that conversion takes (`FromArg::exact_slot`).
+    pub exact: Option<ExactSlot>,
     /// What it may do to tensor memory (`FromArg::ACCESS`).
     pub access: Access,
     /// The JSON text of its default (`#[abi(default = ...)]`), taken when a call omits it.
@@ -176,12 +185,12 @@ pub struct ParamDesc {
 impl ParamDesc {
     /// An imported function's parameter: one slot of type `ty`.
     pub const fn new(name: &'static str, ty: &'static TypeDesc) -> ParamDesc {
-        ParamDesc { name, ty, expand: false, fast: false, access: Access::None, default: None }
+        ParamDesc { name, ty, expand: false, exact: None, access: Access::None, default: None }
     }
 
     /// A parameter passed as one slot: `param` is its type's `FromArg::PARAM`.
-    pub const fn plain(name: &'static str, param: (&'static TypeDesc, bool, Access)) -> ParamDesc {
-        ParamDesc { name, ty: param.0, expand: false, fast: param.1, access: param.2, default: None }
+    pub const fn plain(name: &'static str, param: (&'static TypeDesc, Option<ExactSlot>, Access)) -> ParamDesc {
+        ParamDesc { name, ty: param.0, expand: false, exact: param.1, access: param.2, default: None }
     }
 
     /// The same parameter with a default, `json` being its JSON text (`3`, `"x"`, `null`).
@@ -191,7 +200,7 @@ impl ParamDesc {
 
     /// A struct parameter passed as one slot per leaf (`#[abi(expand)]`).
     pub const fn expanded(name: &'static str, ty: &'static TypeDesc) -> ParamDesc {
-        ParamDesc { name, ty, expand: true, fast: false, access: Access::None, default: None }
+        ParamDesc { name, ty, expand: true, exact: None, access: Access::None, default: None }
     }
 }
 
@@ -239,12 +248,26 @@ impl FnDesc {
     pub const fn fast_path(&self) -> bool {
         let mut i = 0;
         while i < self.params.len() {
-            if self.params[i].expand || !self.params[i].fast {
+            if self.params[i].expand || self.params[i].exact.is_none() {
                 return false;
             }
             i += 1;
         }
         !self.params.is_empty() && !self.checks_overlaps()
+    }
+
+    /// Whether a fast-path export's fallback is the shared [`retry_exact`] (coerce every
+    /// argument to its exact-type slot, then call the shim again): a [`FnDesc::fast_path`]
+    /// export with no defaults (a call passes every slot) and at most
+    /// [`RETRY_SLOTS`] parameters.
+    ///
+    /// [`RETRY_SLOTS`]: crate::runtime::calls::boundary::RETRY_SLOTS
+    ///
+    /// [`retry_exact`]: crate::runtime::calls::boundary::retry_exact
+    pub const fn retries_exact(&self) -> bool {
+        self.fast_path()
+            && self.required_slots() == self.slot_count()
+            && self.slot_count() <= crate::runtime::calls::boundary::RETRY_SLOTS
     }
 
     /// Whether two of its parameters have accesses that conflict if their tensors share

@@ -98,9 +98,9 @@ pub fn entry(e: &Entry) -> TokenStream {
 pub fn shim(ident: &syn::Ident, attrs: TokenStream) -> TokenStream {
     quote! {
         #attrs
-        unsafe extern "C" fn #ident(_: __abi::Handle, args: __abi::ArgsPtr, n: i32, out: __abi::ResultPtr) -> i32 {
+        unsafe extern "C" fn #ident(handle: __abi::Handle, args: __abi::ArgsPtr, n: i32, out: __abi::ResultPtr) -> i32 {
             // SAFETY: the packed calling convention; `export` checks count and pointers.
-            unsafe { __abi::export::<N, FAST>(|| &EXPORT, args, n, out, call::<__abi::Fast>, call::<__abi::Full>) }
+            unsafe { __abi::export::<N, FAST, { DESC.retries_exact() }>(|| &EXPORT, handle, args, n, out, call::<__abi::Fast>, call::<__abi::Full>) }
         }
     }
 }

@@ -4,7 +4,9 @@
 //! formatted when somebody reads it, never on the call path.
 
 use core::any::Any as StdAny;
-use core::ptr::NonNull;
+use core::ffi::c_void;
+use core::mem::MaybeUninit;
+use core::ptr::{self, NonNull};
 use std::panic::{catch_unwind, AssertUnwindSafe};
 
 use crate::ffi::RawAny;
@@ -93,6 +95,89 @@ fn raise_bad_call(export: &'static Export, expected: usize, args: *const RawAny,
     };
     set_raised_pending(lazy);
     -1
+}
+
+/// The most slots an export [`retry_exact`]s with (`FnDesc::retries_exact`): its coerced
+/// slots live on the stack.
+pub const RETRY_SLOTS: usize = 16;
+
+/// The handle [`retry_exact`] calls a shim with (shims ignore their handle): a call with it
+/// that falls back again, a fast path refusing what `exact_slot` made for it, is raised
+/// rather than retried forever.
+static RETRY_HANDLE: u8 = 0;
+
+#[cold]
+#[inline(never)]
+fn raise_refused_retry(export: &'static Export) -> i32 {
+    set_raised(Error::new(
+        kind::RUNTIME_ERROR,
+        format!("{}: the fast path refused its coerced arguments", export.name()),
+    ));
+    -1
+}
+
+#[cold]
+#[inline(never)]
+fn raise_arg_error(export: &'static Export, slot: usize, err: ConvError) -> i32 {
+    set_raised_pending(PendingError::Arg { export, slot: slot as u32, err });
+    -1
+}
+
+/// The fallback of every export that `FnDesc::retries_exact`: shared, not generic, never on
+/// a call whose arguments have their exact types. Checks the count and pointers, converts
+/// every argument as the full pass would (raising the error that names the first one that
+/// fails) to the exact-type slot its fast path takes, and calls the export's shim again with
+/// those, which then takes its fast path (conversions, call, panic guard, result) as for any
+/// exact-typed call.
+///
+/// # Safety
+/// The packed calling convention: `args` points to `n` valid slots when `n` is the slot
+/// count and it is non-null; `result` is null or writable and holds None. `export` is the
+/// entry of the shim that received `handle`, whose description `retries_exact`.
+#[cold]
+#[inline(never)]
+// The shim's parameters first, in its order, so its fast path never moves them.
+pub unsafe fn retry_exact(
+    handle: *mut c_void,
+    args: *const RawAny,
+    n: i32,
+    result: *mut RawAny,
+    export: &'static Export,
+) -> i32 {
+    let params = export.desc.params;
+    let count = params.len();
+    if n < 0 || n as usize != count || count > RETRY_SLOTS || args.is_null() || result.is_null() {
+        return raise_bad_call(export, count, args, n, result);
+    }
+    let retry_handle = ptr::addr_of!(RETRY_HANDLE).cast_mut().cast::<c_void>();
+    if handle == retry_handle {
+        return raise_refused_retry(export);
+    }
+    let mut slots = [MaybeUninit::<RawAny>::uninit(); RETRY_SLOTS];
+    let coerced = catch_unwind(AssertUnwindSafe(|| {
+        for (slot, param) in params.iter().enumerate() {
+            // SAFETY: `count` slots at a non-null `args`, guaranteed by the caller.
+            let v = unsafe { &*args.add(slot) };
+            let Some(exact) = param.exact else {
+                return raise_arg_error(export, slot, ConvError::mismatch(param.ty, v.type_index));
+            };
+            // SAFETY: a valid slot of this call, which outlives `slots`.
+            match unsafe { exact(v) } {
+                Ok(raw) => slots[slot] = MaybeUninit::new(raw),
+                Err(err) => return raise_arg_error(export, slot, err),
+            }
+        }
+        0
+    }));
+    match coerced {
+        Ok(0) => {}
+        Ok(code) => return code,
+        Err(payload) => return raise_panic(export.name(), payload),
+    }
+    // SAFETY: the export's own shim (its slot count is `count`), called with the `count`
+    // slots written just above (plain data, or views borrowing the caller's arguments,
+    // which outlive the call) and the caller's non-null `result`.
+    unsafe { (export.safe_call)(retry_handle, slots.as_ptr().cast::<RawAny>(), n, result) }
 }
 
 /// Runs an exported function's body behind the boundary: checks the count (`N` slots, or
