@@ -49,8 +49,8 @@ fn main() -> Result<()> {
     println!("== Exports linked into this binary, with their compile-time metadata ==");
     for export in abi_core::exports() {
         println!("{}:\n  {}", export.name(), export.metadata_json());
-        if !export.desc.doc.is_empty() {
-            println!("  doc: {}", export.desc.doc);
+        if !export.doc().is_empty() {
+            println!("  doc: {}", export.doc());
         }
     }
 

@@ -32,7 +32,7 @@ pub struct TextOffsets {
 /// One `#[export_fn]` function linked into this binary.
 #[derive(Debug)]
 pub struct Export {
-    /// Its signature and docs.
+    /// Its signature (without its docs: they are [`Export::doc`]).
     pub desc: &'static FnDesc,
     /// The packed shim `__tvm_ffi_<name>`.
     pub safe_call: SafeCall,
