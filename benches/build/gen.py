@@ -1,5 +1,6 @@
 #!/usr/bin/env python3
-"""Writes one build-bench crate: N functions cycling six signature shapes, exported either
+"""Writes one build-bench crate: N functions cycling six signature shapes (N = 1: the first
+shape alone, the base of scripts/bench-build.sh's marginal measures), exported either
 through `#[abi_core::export_fn]` (variant `abi`) or PyO3 (`#[pyfunction]` + one `#[pymodule]`).
 
     gen.py VARIANT N DIR --abi-core PATH [--pyo3-version X.Y.Z] [--lockfile Cargo.lock]
