@@ -17,7 +17,7 @@ use crate::iree::vm::{
 };
 use crate::iree::{IreeFunction, IREE_FUNCTIONS};
 use crate::runtime::calls::boundary::panic_message;
-use crate::runtime::process::linked::linked;
+use crate::runtime::process::linked::{linked, sorted_by_name};
 
 /// The interface version this module implements (`IREE_VM_DYNAMIC_MODULE_VERSION_0_1`).
 pub const INTERFACE_VERSION: u32 = 1;
@@ -77,9 +77,8 @@ pub unsafe fn create(
             Ok(p) => p,
             Err(message) => return failure(code::INVALID_ARGUMENT, &message, at, Messages::InStatus),
         };
-        let mut functions: Vec<&'static IreeFunction> = linked(|| &IREE_FUNCTIONS).iter().collect();
         // By name: ordinals must not depend on the linker's order.
-        functions.sort_by_key(|f| f.name);
+        let functions = sorted_by_name(linked(|| &IREE_FUNCTIONS).iter(), |f| f.name);
         let uses_hal = functions.iter().any(|f| f.uses_hal);
         let imports = Resolved::new(params.mapping);
         let module =

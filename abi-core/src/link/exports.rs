@@ -7,7 +7,7 @@ use core::ffi::c_void;
 use crate::ffi::RawAny;
 use crate::runtime::calls::boundary::ffi_boundary;
 use crate::runtime::calls::function::Function;
-use crate::runtime::process::linked::linked;
+use crate::runtime::process::linked::{linked, sorted_by_name};
 use crate::value::string::string_any;
 
 pub use crate::runtime::calls::export_entry::{Export, EXPORTS};
@@ -21,9 +21,7 @@ impl Export {
 
 /// Every `#[export_fn]` function linked into this binary, sorted by name.
 pub fn exports() -> Vec<&'static Export> {
-    let mut all: Vec<&'static Export> = linked(|| &EXPORTS).iter().collect();
-    all.sort_by_key(|e| e.desc.name);
-    all
+    sorted_by_name(linked(|| &EXPORTS).iter(), |e| e.desc.name)
 }
 
 /// Looks up a linked export by its exported name.

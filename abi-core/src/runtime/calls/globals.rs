@@ -17,7 +17,7 @@ use crate::runtime::calls::error_slot::{set_raised, take_raised, take_raised_aft
 use crate::runtime::calls::export_entry::{Export, EXPORTS};
 use crate::runtime::calls::function::Function;
 use crate::runtime::process::discovery::{host, tvm_ffi_undecided};
-use crate::runtime::process::linked::linked;
+use crate::runtime::process::linked::{linked, sorted_by_name};
 use crate::value::error::{Error, Result};
 use crate::value::object::{ObjectHandle, ObjectRef};
 use crate::value::string::string_any;
@@ -182,9 +182,9 @@ static LOADED_INTO: OnceLock<usize> = OnceLock::new();
 /// on stderr, since nothing called for the registration.
 fn register_exports(api: Option<&HostApi>) {
     // By name: the linker's order of the section varies between builds.
-    let mut globals: Vec<(&str, &Export)> = linked(|| &EXPORTS).iter().filter_map(|e| Some((e.global()?, e))).collect();
-    globals.sort_by_key(|&(name, _)| name);
-    for (name, export) in globals {
+    let globals = linked(|| &EXPORTS).iter().filter(|e| e.global().is_some());
+    for export in sorted_by_name(globals, |e| e.global().unwrap_or_default()) {
+        let name = export.global().unwrap_or_default();
         if lookup_in(api, name).is_some() {
             eprintln!("abi: global `{name}` is already registered; keeping that registration (this library's `{}` stays reachable through its module)", export.desc.name);
         } else if let Err(e) = register_export(api, export) {

@@ -22,7 +22,7 @@ use crate::runtime::calls::export_entry::Export;
 use crate::runtime::calls::function::Function;
 use crate::runtime::object_types::type_registry::type_api;
 use crate::runtime::process::discovery::{services, services_at_load, Services};
-use crate::runtime::process::linked::linked;
+use crate::runtime::process::linked::{linked, sorted_by_name};
 use crate::runtime::process::pin::pin_this_library;
 use crate::value::error::{Error, Result};
 use crate::value::object::ObjectHandle;
@@ -352,9 +352,8 @@ fn register(spec: &'static ClassSpec) -> core::result::Result<i32, String> {
     }
     // By name: the linker's order of the section varies between builds, and hosts (stub
     // generators) list methods in registration order.
-    let mut methods: Vec<_> = linked(|| &METHODS).iter().filter(|m| m.class_key == spec.key).collect();
-    methods.sort_by_key(|m| m.name);
-    for method in methods {
+    let methods = linked(|| &METHODS).iter().filter(|m| m.class_key == spec.key);
+    for method in sorted_by_name(methods, |m| m.name) {
         let function = Function::from_safe_call(method.export.safe_call);
         let info = MethodInfo {
             name: bytes(method.name),
