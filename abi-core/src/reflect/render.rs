@@ -1,7 +1,7 @@
 //! `const fn` renderers: IREE records, tvm-ffi `type_schema`, Python-style display names,
 //! the compact raw-ABI signature, and the per-function metadata JSON.
 
-use super::writer::Writer;
+use super::writer::{lit, Writer};
 use abi_shared::vocab::{iree, Kind};
 
 use crate::ffi::{code, code_name};
@@ -123,15 +123,15 @@ pub const fn type_iree_record(w: &mut Writer, ty: &TypeDesc) {
 }
 
 const fn schema_leaf(w: &mut Writer, key: &str) {
-    w.str("{\"type\":\"");
-    w.str(key);
-    w.str("\"}");
+    w.lit(lit!("{\"type\":\""));
+    w.name(key);
+    w.lit(lit!("\"}"));
 }
 
 const fn schema_args(w: &mut Writer, key: &str, args: &[&TypeDesc]) {
-    w.str("{\"type\":\"");
-    w.str(key);
-    w.str("\",\"args\":[");
+    w.lit(lit!("{\"type\":\""));
+    w.name(key);
+    w.lit(lit!("\",\"args\":["));
     let mut i = 0;
     while i < args.len() {
         if i > 0 {
@@ -140,7 +140,7 @@ const fn schema_args(w: &mut Writer, key: &str, args: &[&TypeDesc]) {
         type_schema(w, args[i]);
         i += 1;
     }
-    w.str("]}");
+    w.name("]}");
 }
 
 /// Writes the tvm-ffi `type_schema` fragment of `ty`, as the C++ `TypeTraits` write it,
@@ -148,9 +148,9 @@ const fn schema_args(w: &mut Writer, key: &str, args: &[&TypeDesc]) {
 pub const fn type_schema(w: &mut Writer, ty: &TypeDesc) {
     match ty {
         TypeDesc::Callable { params, ret } => {
-            w.str("{\"type\":\"");
-            w.str(Kind::Callable.key());
-            w.str("\",\"args\":[");
+            w.lit(lit!("{\"type\":\""));
+            w.name(Kind::Callable.key());
+            w.lit(lit!("\",\"args\":["));
             type_schema(w, ret);
             let mut i = 0;
             while i < params.len() {
@@ -158,30 +158,30 @@ pub const fn type_schema(w: &mut Writer, ty: &TypeDesc) {
                 type_schema(w, params[i]);
                 i += 1;
             }
-            w.str("]}");
+            w.name("]}");
         }
         TypeDesc::Class { key } => schema_leaf(w, key),
         TypeDesc::Tensor { elem, rank } => {
-            w.str("{\"type\":\"");
-            w.str(Kind::Tensor.key());
+            w.lit(lit!("{\"type\":\""));
+            w.name(Kind::Tensor.key());
             w.byte(b'"');
             if let Some(dtype) = match elem {
                 Some(e) => e.dtype(),
                 None => None,
             } {
-                w.str(",\"");
-                w.str(abi_shared::TENSOR_DTYPE_KEY);
-                w.str("\":\"");
-                w.str(code_name(dtype.code));
+                w.lit(lit!(",\""));
+                w.name(abi_shared::TENSOR_DTYPE_KEY);
+                w.lit(lit!("\":\""));
+                w.name(code_name(dtype.code));
                 if dtype.code != code::BOOL {
                     w.uint(dtype.bits as usize);
                 }
                 w.byte(b'"');
             }
             if let Some(rank) = rank {
-                w.str(",\"");
-                w.str(abi_shared::TENSOR_NDIM_KEY);
-                w.str("\":");
+                w.lit(lit!(",\""));
+                w.name(abi_shared::TENSOR_NDIM_KEY);
+                w.lit(lit!("\":"));
                 w.uint(*rank as usize);
             }
             w.byte(b'}');
@@ -191,9 +191,9 @@ pub const fn type_schema(w: &mut Writer, ty: &TypeDesc) {
         TypeDesc::Tuple(items) => schema_args(w, Kind::Tuple.key(), items),
         TypeDesc::Map(k, v) => schema_args(w, Kind::Map.key(), &[*k, *v]),
         TypeDesc::Struct(s) => {
-            w.str("{\"type\":\"");
-            w.str(Kind::Tuple.key());
-            w.str("\",\"args\":[");
+            w.lit(lit!("{\"type\":\""));
+            w.name(Kind::Tuple.key());
+            w.lit(lit!("\",\"args\":["));
             let mut i = 0;
             while i < s.fields.len() {
                 if i > 0 {
@@ -205,13 +205,13 @@ pub const fn type_schema(w: &mut Writer, ty: &TypeDesc) {
             w.byte(b']');
             // A named struct says its name and field names (tvm-ffi skips the keys).
             if !s.tuple_like {
-                w.str(",\"");
-                w.str(abi_shared::STRUCT_NAME_KEY);
-                w.str("\":");
+                w.lit(lit!(",\""));
+                w.name(abi_shared::STRUCT_NAME_KEY);
+                w.lit(lit!("\":"));
                 w.json_string(s.name);
-                w.str(",\"");
-                w.str(abi_shared::STRUCT_FIELDS_KEY);
-                w.str("\":[");
+                w.lit(lit!(",\""));
+                w.name(abi_shared::STRUCT_FIELDS_KEY);
+                w.lit(lit!("\":["));
                 let mut i = 0;
                 while i < s.fields.len() {
                     if i > 0 {
@@ -549,13 +549,13 @@ const fn iree_record(w: &mut Writer, f: &FnDesc, tuple_is_results: bool) {
 
 /// Writes the tvm-ffi function `type_schema` as the official C++ export macro does.
 pub const fn fn_type_schema(w: &mut Writer, f: &FnDesc) {
-    w.str("{\"type\":\"");
-    w.str(Kind::Callable.key());
-    w.str("\",\"named_args\":{\"return\":[");
+    w.lit(lit!("{\"type\":\""));
+    w.name(Kind::Callable.key());
+    w.lit(lit!("\",\"named_args\":{\"return\":["));
     type_schema(w, f.ret);
-    w.str("],\"params\":[");
+    w.lit(lit!("],\"params\":["));
     slots(w, f.params, SlotMode::Schema);
-    w.str("]}}");
+    w.name("]}}");
 }
 
 /// Writes the compact raw-function signature `I<n>!...R<n>!...` (docs/ABI.md section 7).

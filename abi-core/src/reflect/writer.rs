@@ -9,6 +9,60 @@ pub struct Writer<'b> {
     level: u8,
 }
 
+/// Structural text holding quotes, with the same text escaped once, both made when
+/// abi-core compiles ([`lit!`]): the `type_schema` string nested in every export's metadata
+/// JSON is written one level down, and escaping it byte by byte in const evaluation was
+/// most of what an export cost to compile.
+#[derive(Debug)]
+pub struct Lit {
+    raw: &'static str,
+    escaped: &'static str,
+}
+
+impl Lit {
+    /// `raw` and `raw` escaped once (for [`lit!`]).
+    pub const fn new(raw: &'static str, escaped: &'static [u8]) -> Lit {
+        match core::str::from_utf8(escaped) {
+            Ok(escaped) => Lit { raw, escaped },
+            Err(_) => panic!("escaping keeps UTF-8"),
+        }
+    }
+}
+
+/// How long `s` is escaped once (`"` and `\` take a backslash).
+pub const fn escaped_len(s: &str) -> usize {
+    let b = s.as_bytes();
+    let (mut n, mut i) = (b.len(), 0);
+    while i < b.len() {
+        if b[i] == b'"' || b[i] == b'\\' {
+            n += 1;
+        }
+        i += 1;
+    }
+    n
+}
+
+/// `s` escaped once, in exactly `N` (= [`escaped_len`]) bytes.
+pub const fn escape_once<const N: usize>(s: &str) -> [u8; N] {
+    let mut w = [0u8; N];
+    let mut out = Writer::new(&mut w);
+    out.push_level();
+    out.str(s);
+    assert!(out.len() == N, "escape_once::<N> takes N = escaped_len");
+    w
+}
+
+/// A [`Lit`] of a string literal, its escaped form computed once per crate that renders.
+macro_rules! lit {
+    ($s:literal) => {{
+        const LEN: usize = $crate::reflect::writer::escaped_len($s);
+        const ESCAPED: [u8; LEN] = $crate::reflect::writer::escape_once::<LEN>($s);
+        const LIT: $crate::reflect::writer::Lit = $crate::reflect::writer::Lit::new($s, &ESCAPED);
+        &LIT
+    }};
+}
+pub(crate) use lit;
+
 impl<'b> Writer<'b> {
     /// A writer that fills `buf` (bytes past its end are counted, not written).
     pub const fn new(buf: &'b mut [u8]) -> Writer<'b> {
@@ -54,6 +108,14 @@ impl<'b> Writer<'b> {
 
     /// Writes `b`, escaped for the current level.
     pub const fn byte(&mut self, b: u8) {
+        if self.level == 0 {
+            // Inline: a call is the dearest step of const evaluation.
+            if self.len < self.buf.len() {
+                self.buf[self.len] = b;
+            }
+            self.len += 1;
+            return;
+        }
         self.emit(b, self.level);
     }
 
@@ -88,14 +150,51 @@ impl<'b> Writer<'b> {
         self.len = end;
     }
 
-    /// Writes structural text (identifiers, punctuation).
+    /// Writes a [`Lit`], escaped for the current level: one copy at levels 0 and 1.
+    pub const fn lit(&mut self, l: &Lit) {
+        match self.level {
+            0 => self.plain(l.raw.as_bytes()),
+            1 => self.plain(l.escaped.as_bytes()),
+            _ => self.str(l.raw),
+        }
+    }
+
+    /// Writes a name no escaping level changes (a vocabulary key, a dtype, an identifier:
+    /// no `"` or `\\`), in one copy at any level.
+    pub const fn name(&mut self, s: &str) {
+        self.plain(s.as_bytes());
+    }
+
+    /// Writes structural text (identifiers, punctuation), escaped for the current level.
+    /// Const evaluation runs this for every export at compile time, where each step counts:
+    /// no escaping is one copy, one level (the `type_schema` string) one tight loop.
     pub const fn str(&mut self, s: &str) {
         let b = s.as_bytes();
-        if self.level == 0 || !has_quote_or_backslash(b) {
+        if self.level == 0 {
             self.plain(b);
             return;
         }
         let mut i = 0;
+        if self.level == 1 {
+            // No calls per byte: a call is the dearest step of const evaluation.
+            let (buf, mut len) = (&mut *self.buf, self.len);
+            while i < b.len() {
+                let c = b[i];
+                if c == b'"' || c == b'\\' {
+                    if len < buf.len() {
+                        buf[len] = b'\\';
+                    }
+                    len += 1;
+                }
+                if len < buf.len() {
+                    buf[len] = c;
+                }
+                len += 1;
+                i += 1;
+            }
+            self.len = len;
+            return;
+        }
         while i < b.len() {
             self.byte(b[i]);
             i += 1;
@@ -151,17 +250,6 @@ impl<'b> Writer<'b> {
     }
 }
 
-const fn has_quote_or_backslash(b: &[u8]) -> bool {
-    let mut i = 0;
-    while i < b.len() {
-        if b[i] == b'"' || b[i] == b'\\' {
-            return true;
-        }
-        i += 1;
-    }
-    false
-}
-
 #[cfg(test)]
 mod tests {
     use super::Writer;
@@ -210,5 +298,37 @@ mod tests {
         w.str("abcdef");
         assert_eq!(w.len(), 6);
         assert_eq!(&buf, b"abcd");
+    }
+
+    #[test]
+    fn a_lit_writes_what_str_writes_at_every_level() {
+        let lits = [(lit!("{\"type\":\""), "{\"type\":\""), (lit!("a\\b"), "a\\b"), (lit!("plain"), "plain")];
+        for (l, raw) in lits {
+            for level in 0..3 {
+                let at = |f: &dyn Fn(&mut Writer<'_>)| {
+                    render(|w| {
+                        (0..level).for_each(|_| w.push_level());
+                        f(w);
+                    })
+                };
+                assert_eq!(at(&|w| w.lit(l)), at(&|w| w.str(raw)), "{raw} at level {level}");
+            }
+        }
+    }
+
+    #[test]
+    fn names_written_in_one_copy_need_no_escaping() {
+        use crate::ffi::code_name;
+        let mut names: Vec<&str> = abi_shared::vocab::SPELLINGS.iter().map(|s| s.key).collect();
+        names.extend((0..=u8::MAX).map(code_name));
+        names.extend([
+            abi_shared::TENSOR_DTYPE_KEY,
+            abi_shared::TENSOR_NDIM_KEY,
+            abi_shared::STRUCT_NAME_KEY,
+            abi_shared::STRUCT_FIELDS_KEY,
+        ]);
+        for name in names {
+            assert!(!name.contains(['"', '\\']), "{name:?} would need escaping");
+        }
     }
 }
