@@ -15,6 +15,7 @@ pub use crate::reflect::render::{
     fn_compact_signature, fn_iree_record, fn_metadata_json, fn_signature_text, fn_type_schema, type_display,
     type_iree_record, type_schema,
 };
+pub use crate::reflect::type_texts::TypeTexts;
 pub use crate::reflect::writer::Writer;
 pub use crate::reflect::{leaf_count, Access, ExactSlot, FieldDesc, FnDesc, ParamDesc, StructDesc, TypeDesc};
 pub use crate::runtime::calls::boundary::{
@@ -69,6 +70,7 @@ pub type ArgsPtr = *const RawAny;
 pub type ResultPtr = *mut RawAny;
 
 use crate::ffi::type_index as ti;
+use crate::reflect::type_texts::{assemble, assembles};
 use crate::value::array::{seq_slice, Array};
 
 /// Room for an export's texts rendered in one pass: most fit; longer ones are rendered
@@ -98,14 +100,26 @@ const fn write_export_texts(buf: &mut [u8], f: &FnDesc) -> (usize, TextOffsets) 
     let doc = w.len();
     w.str(f.doc);
     w.byte(0);
-    assert!(w.len() <= u32::MAX as usize, "an export's texts are under 4 GiB");
-    (w.len(), TextOffsets { signature: signature as u32, doc: doc as u32 })
+    offsets(w.len(), signature, doc)
 }
 
-/// Renders `f`'s texts once (see [`RenderedTexts`]).
-pub const fn render_export_texts(f: &FnDesc) -> RenderedTexts {
+const fn offsets(len: usize, signature: usize, doc: usize) -> (usize, TextOffsets) {
+    assert!(len <= u32::MAX as usize, "an export's texts are under 4 GiB");
+    (len, TextOffsets { signature: signature as u32, doc: doc as u32 })
+}
+
+/// Renders `f`'s texts once (see [`RenderedTexts`]); `params` and `ret` are its parameter
+/// and result types' pieces (`FromArg::TEXTS`, `ReturnValue::TEXTS`), which it copies
+/// when it can ([`assemble`]).
+pub const fn render_export_texts(f: &FnDesc, params: &[TypeTexts], ret: &TypeTexts) -> RenderedTexts {
     let mut buf = [0u8; RENDER_ROOM];
-    let (len, at) = write_export_texts(&mut buf, f);
+    let (len, at) = if assembles(f, params, ret) {
+        let mut w = Writer::new(&mut buf);
+        let (signature, doc) = assemble(&mut w, f, params, ret);
+        offsets(w.len(), signature, doc)
+    } else {
+        write_export_texts(&mut buf, f)
+    };
     RenderedTexts { buf, len, at }
 }
 
@@ -197,7 +211,7 @@ mod tests {
     };
 
     fn both(f: &FnDesc) {
-        let rendered = render_export_texts(f);
+        let rendered = render_export_texts(f, &[], &TypeTexts::NONE);
         let once = Writer::render(|w| {
             fn_metadata_json(w, f);
             w.byte(0);
@@ -215,12 +229,13 @@ mod tests {
     #[test]
     fn an_export_reads_back_each_of_its_texts() {
         const DESC: FnDesc = FnDesc::new("add", PARAMS, &I64, "Adds.\0Then more.");
-        const N: usize = render_export_texts(&DESC).len();
-        static TEXTS: [u8; N] = render_export_texts(&DESC).texts::<N>(&DESC);
+        const N: usize = render_export_texts(&DESC, &[], &TypeTexts::NONE).len();
+        static TEXTS: [u8; N] = render_export_texts(&DESC, &[], &TypeTexts::NONE).texts::<N>(&DESC);
         unsafe extern "C" fn shim(_: Handle, _: ArgsPtr, _: i32, _: ResultPtr) -> i32 {
             0
         }
-        static EXPORT: Export = Export::new(&DESC, shim, &TEXTS, render_export_texts(&DESC).offsets());
+        static EXPORT: Export =
+            Export::new(&DESC, shim, &TEXTS, render_export_texts(&DESC, &[], &TypeTexts::NONE).offsets());
         assert_eq!(EXPORT.metadata_json(), DESC.metadata_json());
         assert_eq!(EXPORT.signature_text(), "add(a: int, b: int) -> int");
         // A NUL inside the docstring does not cut it short.
@@ -240,8 +255,8 @@ mod tests {
         // exact, and `texts` renders again.
         static LONG: FnDesc = FnDesc::new("add", &[ParamDesc::new(LONG_NAME, &I64)], &I64, "");
         both(&LONG);
-        const N: usize = render_export_texts(&LONG).len();
-        const TEXTS: [u8; N] = render_export_texts(&LONG).texts::<N>(&LONG);
+        const N: usize = render_export_texts(&LONG, &[], &TypeTexts::NONE).len();
+        const TEXTS: [u8; N] = render_export_texts(&LONG, &[], &TypeTexts::NONE).texts::<N>(&LONG);
         let mut again = [0u8; N];
         assert_eq!(write_export_texts(&mut again, &LONG).0, N);
         assert_eq!(TEXTS, again);

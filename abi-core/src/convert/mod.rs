@@ -17,6 +17,7 @@ pub use crate::value::any::{AbiType, FromAny, IntoAny};
 
 use crate::convert::export_call::Slots;
 use crate::ffi::RawAny;
+use crate::reflect::type_texts::TypeTexts;
 use crate::reflect::{Access, ExactSlot, TypeDesc};
 use crate::value::any::{Any, AnyView};
 use crate::value::conv_error::{ConvError, ReturnError};
@@ -35,6 +36,10 @@ pub trait FromArg<'a>: AbiType + Sized {
     #[doc(hidden)]
     const PARAM: (&'static TypeDesc, Option<ExactSlot>, Access) =
         (<Self as AbiType>::DESC, if Self::HAS_FAST_PATH { Some(exact_slot_of::<Self>) } else { None }, Self::ACCESS);
+
+    /// This type's pieces of an export's texts, rendered once per crate.
+    #[doc(hidden)]
+    const TEXTS: TypeTexts = TypeTexts::of(Self::PARAM.0);
 
     /// What a parameter of this type may do to tensor memory, for the shim's overlap check.
     #[doc(hidden)]
@@ -209,6 +214,9 @@ pub trait ListItem: AbiType {}
 pub trait ReturnValue {
     /// The reflection of the success type.
     const DESC: &'static TypeDesc;
+    /// The success type's pieces of an export's texts, rendered once per crate.
+    #[doc(hidden)]
+    const TEXTS: TypeTexts = TypeTexts::of(Self::DESC);
     /// Splits into the ABI value or the user's error.
     fn into_result(self) -> Result<Any, ReturnError>;
 

@@ -4,6 +4,7 @@
 //! time with the same `const fn` renderers the methods here call.
 
 pub(crate) mod render;
+pub(crate) mod type_texts;
 pub(crate) mod writer;
 
 #[cfg(test)]

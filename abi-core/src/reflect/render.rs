@@ -378,7 +378,7 @@ const fn compact_body(w: &mut Writer, ty: &TypeDesc) {
 }
 
 /// Writes the compact code of one type: `S..` scalar, `B..` buffer, `O` object, `U` unknown.
-const fn compact_type(w: &mut Writer, ty: &TypeDesc) {
+pub(crate) const fn compact_type(w: &mut Writer, ty: &TypeDesc) {
     match ty {
         TypeDesc::Tensor { elem: Some(e), .. } if compact_scalar_code(e).is_some() => length_prefixed_type(w, b'B', ty),
         TypeDesc::Any => w.byte(b'U'),
@@ -549,13 +549,18 @@ const fn iree_record(w: &mut Writer, f: &FnDesc, tuple_is_results: bool) {
 
 /// Writes the tvm-ffi function `type_schema` as the official C++ export macro does.
 pub const fn fn_type_schema(w: &mut Writer, f: &FnDesc) {
-    w.lit(lit!("{\"type\":\""));
-    w.name(Kind::Callable.key());
-    w.lit(lit!("\",\"named_args\":{\"return\":["));
+    fn_type_schema_head(w);
     type_schema(w, f.ret);
     w.lit(lit!("],\"params\":["));
     slots(w, f.params, SlotMode::Schema);
     w.name("]}}");
+}
+
+/// What [`fn_type_schema`] writes before the result's schema.
+pub(crate) const fn fn_type_schema_head(w: &mut Writer) {
+    w.lit(lit!("{\"type\":\""));
+    w.name(Kind::Callable.key());
+    w.lit(lit!("\",\"named_args\":{\"return\":["));
 }
 
 /// Writes the compact raw-function signature `I<n>!...R<n>!...` (docs/ABI.md section 7).
@@ -621,6 +626,11 @@ pub const fn fn_metadata_json(w: &mut Writer, f: &FnDesc) {
         w.json_string(global);
     }
     fn_defaults(w, f);
+    fn_metadata_tail(w);
+}
+
+/// What [`fn_metadata_json`] writes last: the format version.
+pub(crate) const fn fn_metadata_tail(w: &mut Writer) {
     w.str(",\"");
     w.str(abi_shared::VERSION_KEY);
     w.str("\":");

@@ -134,20 +134,32 @@ impl<'b> Writer<'b> {
     /// Writes bytes that no escaping level changes (no `"` or `\\`), in one copy: const
     /// evaluation runs every export's renderers at compile time, so this is build time.
     const fn plain(&mut self, b: &[u8]) {
-        let end = self.len + b.len();
-        if end <= self.buf.len() {
-            // SAFETY: `len + b.len() <= buf.len()`, and `b` cannot overlap the exclusively
-            // borrowed buffer.
-            unsafe { core::ptr::copy_nonoverlapping(b.as_ptr(), self.buf.as_mut_ptr().add(self.len), b.len()) };
-        } else if self.len < self.buf.len() {
+        self.copy_range(b, 0, b.len());
+    }
+
+    /// Writes `src[start..end]`, bytes that no escaping level changes, in one copy.
+    pub const fn copy_range(&mut self, src: &[u8], start: usize, end: usize) {
+        assert!(start <= end && end <= src.len(), "copy_range within the source");
+        let n = end - start;
+        let to = self.len + n;
+        // Raw pointers, not `as_ptr` and `split_at`: in const evaluation each call counts.
+        let from = src as *const [u8] as *const u8;
+        if to <= self.buf.len() {
+            // SAFETY: `start + n <= src.len()` (asserted), `len + n <= buf.len()`, and
+            // `src` cannot overlap the exclusively borrowed buffer.
+            unsafe {
+                let into = (self.buf as *mut [u8] as *mut u8).add(self.len);
+                core::ptr::copy_nonoverlapping(from.add(start), into, n)
+            };
+        } else {
             // Past the end of a buffer too short: keep what fits, count the rest.
             let mut i = 0;
             while self.len + i < self.buf.len() {
-                self.buf[self.len + i] = b[i];
+                self.buf[self.len + i] = src[start + i];
                 i += 1;
             }
         }
-        self.len = end;
+        self.len = to;
     }
 
     /// Writes a [`Lit`], escaped for the current level: one copy at levels 0 and 1.
@@ -162,7 +174,8 @@ impl<'b> Writer<'b> {
     /// Writes a name no escaping level changes (a vocabulary key, a dtype, an identifier:
     /// no `"` or `\\`), in one copy at any level.
     pub const fn name(&mut self, s: &str) {
-        self.plain(s.as_bytes());
+        let b = s.as_bytes();
+        self.copy_range(b, 0, b.len());
     }
 
     /// Writes structural text (identifiers, punctuation), escaped for the current level.

@@ -43,6 +43,7 @@ pub fn entry(e: &Entry) -> TokenStream {
     // first slot (one slot per plain parameter, `LEAVES` per expanded struct).
     let mut offset = quote!(0);
     let mut descs = Vec::new();
+    let mut texts = Vec::new();
     let mut args = Vec::new();
     let mut checks = Vec::new();
     for param in e.params {
@@ -51,6 +52,7 @@ pub fn entry(e: &Entry) -> TokenStream {
         match param.expand {
             None => {
                 let desc = quote_spanned!(param.ty.span()=> __abi::plain(#pname, <#ty as __abi::FromArg<'_>>::PARAM));
+                texts.push(quote_spanned!(param.ty.span()=> <#ty as __abi::FromArg<'_>>::TEXTS));
                 let arg = quote_spanned!(param.ty.span()=> <#ty as __abi::FromArg<'_>>::convert::<M>(s, #offset)?);
                 match &param.default {
                     None => {
@@ -70,6 +72,7 @@ pub fn entry(e: &Entry) -> TokenStream {
             }
             Some(span) => {
                 descs.push(quote_spanned!(param.ty.span()=> __abi::expanded(#pname, <#ty as __abi::AbiType>::DESC)));
+                texts.push(quote!(__abi::TypeTexts::NONE));
                 args.push(quote_spanned!(span=> <#ty as __abi::Expand<'_>>::convert::<M>(s, #offset)?));
                 offset = quote!(#offset + <#ty as __abi::Expand<'static>>::LEAVES);
             }
@@ -77,12 +80,13 @@ pub fn entry(e: &Entry) -> TokenStream {
     }
     let ret = quote_spanned!(ret_span=> <#ret_ty as __abi::ReturnValue>::into_outcome::<M>);
     let ret_desc = quote_spanned!(ret_span=> <#ret_ty as __abi::ReturnValue>::DESC);
+    let ret_texts = quote_spanned!(ret_span=> <#ret_ty as __abi::ReturnValue>::TEXTS);
     quote! {
         #(#checks)*
         const DESC: __abi::FnDesc = __abi::FnDesc::new(#name, &[#(#descs),*], #ret_desc, #doc)#global;
         const N: usize = DESC.slot_count();
         const FAST: bool = DESC.fast_path();
-        const RENDERED: __abi::RenderedTexts = __abi::render_export_texts(&DESC);
+        const RENDERED: __abi::RenderedTexts = __abi::render_export_texts(&DESC, &[#(#texts),*], &#ret_texts);
         #texts_attrs
         static TEXTS: [u8; RENDERED.len()] = RENDERED.texts(&DESC);
         const BARE_DESC: __abi::FnDesc = DESC.without_doc();

@@ -1,0 +1,341 @@
+//! An export's texts assembled from per-type pieces. Const evaluation of the renderers is
+//! what an export costs to compile, and it is slow: about 2,000 rustc instructions per MIR
+//! statement and 10,000 per call. Most of an export's texts describe its parameter and
+//! result types, and a crate's exports share a few types, so each type's pieces are
+//! rendered once per crate, as an associated constant (`FromArg::TEXTS`,
+//! `ReturnValue::TEXTS`), and an export's texts are copies of those pieces, its names and
+//! fixed punctuation: a sixth of the evaluation its texts cost when rendered from scratch.
+//! The result is byte for byte what the general renderers write (tested); exports with a
+//! default, an expanded struct, a global name or a type too long for the room take them.
+
+use super::render::{compact_type, fn_metadata_tail, fn_type_schema_head, type_display, type_iree_record, type_schema};
+use super::writer::Writer;
+use super::{FnDesc, TypeDesc};
+
+/// Room for one type's pieces; longer ones leave their exports to the general renderers.
+pub const TYPE_TEXTS_ROOM: usize = 240;
+
+/// One type's pieces of an export's texts, in order: its `type_schema` fragment escaped
+/// once (it sits in a JSON string), its IREE record, its compact signature code and its
+/// Python-style name.
+#[derive(Clone, Copy, Debug)]
+pub struct TypeTexts {
+    buf: [u8; TYPE_TEXTS_ROOM],
+    /// Where each piece ends in `buf`; the first starts at 0.
+    ends: [u16; 4],
+    /// Whether the pieces fit `buf`, and an export may be assembled from them.
+    usable: bool,
+}
+
+const SCHEMA: usize = 0;
+const IREE: usize = 1;
+const COMPACT: usize = 2;
+const DISPLAY: usize = 3;
+
+impl TypeTexts {
+    /// No pieces: what an `#[abi(expand)]` parameter passes, sending its export to the
+    /// general renderers.
+    pub const NONE: TypeTexts = TypeTexts { buf: [0; TYPE_TEXTS_ROOM], ends: [0; 4], usable: false };
+
+    /// Renders the pieces of `ty`.
+    pub const fn of(ty: &TypeDesc) -> TypeTexts {
+        let mut buf = [0u8; TYPE_TEXTS_ROOM];
+        let mut w = Writer::new(&mut buf);
+        w.push_level();
+        type_schema(&mut w, ty);
+        w.pop_level();
+        let schema = w.len();
+        type_iree_record(&mut w, ty);
+        let iree = w.len();
+        compact_type(&mut w, ty);
+        let compact = w.len();
+        type_display(&mut w, ty);
+        let display = w.len();
+        let usable = display <= TYPE_TEXTS_ROOM;
+        let ends = if usable { [schema as u16, iree as u16, compact as u16, display as u16] } else { [0; 4] };
+        TypeTexts { buf, ends, usable }
+    }
+
+    const fn len(&self, piece: usize) -> usize {
+        self.ends[piece] as usize - self.start(piece)
+    }
+
+    const fn start(&self, piece: usize) -> usize {
+        if piece == 0 {
+            0
+        } else {
+            self.ends[piece - 1] as usize
+        }
+    }
+
+    const fn write(&self, w: &mut Writer, piece: usize) {
+        w.copy_range(&self.buf, self.start(piece), self.ends[piece] as usize);
+    }
+}
+
+// The fixed text between the pieces, as the general renderers write it (the tests compare
+// whole texts, so a change to the format shows here).
+const META_PARAMS: &str = r#"],\"params\":["#;
+const META_NAMES: &str = r#"]}}","arg_names":["#;
+const META_IREE: &str = r#"],"iree.abi":{"a":["#;
+const IREE_NAMED_FIRST: &str = r#"["named",""#;
+const IREE_NAMED_NEXT: &str = r#",["named",""#;
+const IREE_NAMED_TYPE: &str = r#"","#;
+const META_RESULT: &str = r#"],"r":["#;
+const META_SIGNATURE: &str = r#"],"v":1},"signature":"I"#;
+
+/// Fixed text that spells vocabulary, rendered by the general renderers' own functions
+/// (once per crate that renders).
+struct Fixed {
+    buf: [u8; 96],
+    len: usize,
+}
+
+impl Fixed {
+    const fn write(&self, w: &mut Writer) {
+        w.copy_range(&self.buf, 0, self.len);
+    }
+}
+
+// `{"type_schema":"` and the function `type_schema` up to its result's schema.
+const META_HEAD: Fixed = {
+    let mut buf = [0; 96];
+    let mut w = Writer::new(&mut buf);
+    w.str("{\"type_schema\":\"");
+    w.push_level();
+    fn_type_schema_head(&mut w);
+    let len = w.len();
+    assert!(len <= 96);
+    Fixed { buf, len }
+};
+
+// The closing quote of the compact signature, the format version and the NUL.
+const META_TAIL: Fixed = {
+    let mut buf = [0; 96];
+    let mut w = Writer::new(&mut buf);
+    w.byte(b'"');
+    fn_metadata_tail(&mut w);
+    w.byte(0);
+    let len = w.len();
+    assert!(len <= 96);
+    Fixed { buf, len }
+};
+
+/// Whether `f`'s texts can be assembled from `params` and `ret` (its parameter and result
+/// types' pieces, in order).
+pub const fn assembles(f: &FnDesc, params: &[TypeTexts], ret: &TypeTexts) -> bool {
+    if f.global.is_some() || !ret.usable || params.len() != f.params.len() {
+        return false;
+    }
+    let mut i = 0;
+    while i < params.len() {
+        let p = &f.params[i];
+        if p.expand || p.default.is_some() || !params[i].usable {
+            return false;
+        }
+        i += 1;
+    }
+    true
+}
+
+/// Writes `f`'s texts (`Export::texts`: metadata JSON, signature text and docstring, each
+/// ending in NUL) from its types' pieces, when [`assembles`]; returns where the signature
+/// text and the docstring start.
+pub const fn assemble(w: &mut Writer, f: &FnDesc, params: &[TypeTexts], ret: &TypeTexts) -> (usize, usize) {
+    let n = params.len();
+    META_HEAD.write(w);
+    ret.write(w, SCHEMA);
+    w.name(META_PARAMS);
+    let mut i = 0;
+    while i < n {
+        if i > 0 {
+            w.byte(b',');
+        }
+        params[i].write(w, SCHEMA);
+        i += 1;
+    }
+    w.name(META_NAMES);
+    i = 0;
+    while i < n {
+        w.name(if i == 0 { "\"" } else { ",\"" });
+        w.name(f.params[i].name);
+        w.byte(b'"');
+        i += 1;
+    }
+    w.name(META_IREE);
+    i = 0;
+    let mut compact = 1;
+    while i < n {
+        w.name(if i == 0 { IREE_NAMED_FIRST } else { IREE_NAMED_NEXT });
+        w.name(f.params[i].name);
+        w.name(IREE_NAMED_TYPE);
+        params[i].write(w, IREE);
+        w.byte(b']');
+        compact += params[i].len(COMPACT);
+        i += 1;
+    }
+    w.name(META_RESULT);
+    if !matches!(f.ret, TypeDesc::None) {
+        ret.write(w, IREE);
+    }
+    w.name(META_SIGNATURE);
+    w.uint(compact);
+    w.byte(b'!');
+    i = 0;
+    while i < n {
+        params[i].write(w, COMPACT);
+        i += 1;
+    }
+    w.byte(b'R');
+    w.uint(ret.len(COMPACT) + 1);
+    w.byte(b'!');
+    ret.write(w, COMPACT);
+    META_TAIL.write(w);
+    let signature = w.len();
+    w.name(f.name);
+    w.byte(b'(');
+    i = 0;
+    while i < n {
+        if i > 0 {
+            w.name(", ");
+        }
+        w.name(f.params[i].name);
+        w.name(": ");
+        params[i].write(w, DISPLAY);
+        i += 1;
+    }
+    w.name(") -> ");
+    ret.write(w, DISPLAY);
+    w.byte(0);
+    let doc = w.len();
+    w.str(f.doc);
+    w.byte(0);
+    (signature, doc)
+}
+
+#[cfg(test)]
+mod tests {
+    use std::cell::Cell;
+
+    use super::{assemble, assembles, TypeTexts};
+    use crate::reflect::render::{fn_metadata_json, fn_signature_text};
+    use crate::reflect::writer::Writer;
+    use crate::reflect::{FieldDesc, FnDesc, ParamDesc, StructDesc, TypeDesc};
+
+    const I64: TypeDesc = TypeDesc::Int { bits: 64, signed: true };
+    const F32: TypeDesc = TypeDesc::Float { bits: 32, brain: false };
+
+    fn types() -> Vec<&'static TypeDesc> {
+        static POINT: StructDesc = StructDesc {
+            name: "Po\"int",
+            fields: &[FieldDesc { name: "x", ty: &F32 }, FieldDesc { name: "y\\", ty: &I64 }],
+            tuple_like: false,
+        };
+        static PAIR: StructDesc =
+            StructDesc { name: "Pair", fields: &[FieldDesc { name: "0", ty: &I64 }], tuple_like: true };
+        static ALL: &[TypeDesc] = &[
+            TypeDesc::None,
+            TypeDesc::Bool,
+            TypeDesc::Int { bits: 8, signed: false },
+            TypeDesc::Int { bits: 32, signed: true },
+            I64,
+            TypeDesc::Float { bits: 16, brain: true },
+            TypeDesc::Float { bits: 16, brain: false },
+            F32,
+            TypeDesc::Float { bits: 64, brain: false },
+            TypeDesc::Str,
+            TypeDesc::Bytes,
+            TypeDesc::Any,
+            TypeDesc::OpaquePtr,
+            TypeDesc::DataType,
+            TypeDesc::Device,
+            TypeDesc::Shape,
+            TypeDesc::Function,
+            TypeDesc::Callable { params: &[&I64, &TypeDesc::Str], ret: &F32 },
+            TypeDesc::Error,
+            TypeDesc::Object,
+            TypeDesc::Tensor { elem: None, rank: None },
+            TypeDesc::Tensor { elem: Some(&F32), rank: Some(2) },
+            TypeDesc::Tensor { elem: Some(&TypeDesc::Bool), rank: None },
+            TypeDesc::Optional(&I64),
+            TypeDesc::List(&TypeDesc::List(&F32)),
+            TypeDesc::Tuple(&[&I64, &TypeDesc::Str]),
+            TypeDesc::Map(&TypeDesc::Str, &TypeDesc::Optional(&F32)),
+            TypeDesc::Struct(&POINT),
+            TypeDesc::Struct(&PAIR),
+            TypeDesc::Class { key: "mylib.Counter" },
+        ];
+        ALL.iter().collect()
+    }
+
+    fn general(f: &FnDesc) -> (String, usize, usize) {
+        let at = Cell::new((0, 0));
+        let text = Writer::render(|w| {
+            fn_metadata_json(w, f);
+            w.byte(0);
+            let signature = w.len();
+            fn_signature_text(w, f);
+            w.byte(0);
+            at.set((signature, w.len()));
+            w.str(f.doc);
+            w.byte(0);
+        });
+        (text, at.get().0, at.get().1)
+    }
+
+    fn assembled(f: &FnDesc) -> Option<(String, usize, usize)> {
+        let params: Vec<TypeTexts> = f.params.iter().map(|p| TypeTexts::of(p.ty)).collect();
+        let ret = TypeTexts::of(f.ret);
+        if !assembles(f, &params, &ret) {
+            return None;
+        }
+        let at = Cell::new((0, 0));
+        let text = Writer::render(|w| at.set(assemble(w, f, &params, &ret)));
+        Some((text, at.get().0, at.get().1))
+    }
+
+    fn desc(params: Vec<ParamDesc>, ret: &'static TypeDesc, doc: &'static str) -> FnDesc {
+        FnDesc::new("f_1", Box::leak(params.into_boxed_slice()), ret, doc)
+    }
+
+    #[test]
+    fn assembled_texts_are_the_general_renderers_texts() {
+        let names = ["a", "b_2", "c"];
+        let mut compared = 0;
+        for (k, &ret) in types().iter().enumerate() {
+            for count in 0..=3 {
+                // Every type in every position, with a different neighbour each time.
+                for (i, &ty) in types().iter().enumerate() {
+                    let all = types();
+                    let params = (0..count)
+                        .map(|j| ParamDesc::new(names[j], if j == 0 { ty } else { all[(i + j * 7 + k) % all.len()] }))
+                        .collect();
+                    let f = desc(params, ret, "Docs with \"quotes\",\n\\ and\0 NUL.");
+                    let fast = assembled(&f).unwrap_or_else(|| panic!("{f:?} assembles"));
+                    assert_eq!(fast, general(&f), "{f:?}");
+                    compared += 1;
+                }
+            }
+        }
+        assert!(compared > 3000);
+    }
+
+    #[test]
+    fn defaults_expansions_globals_and_long_types_take_the_general_renderers() {
+        const FIELD: FieldDesc = FieldDesc { name: "a_rather_long_field_name_to_fill_the_room_quickly", ty: &I64 };
+        static LONG: TypeDesc = TypeDesc::Struct(&StructDesc { name: "Long", fields: &[FIELD; 12], tuple_like: false });
+        let plain = || ParamDesc::new("a", &I64);
+        let cases = [
+            desc(vec![plain().with_default("3")], &I64, ""),
+            desc(vec![ParamDesc::expanded("p", &LONG)], &I64, ""),
+            desc(vec![plain()], &I64, "").with_global("mylib.f"),
+            desc(vec![ParamDesc::new("p", &LONG)], &I64, ""),
+            desc(vec![plain()], &LONG, ""),
+        ];
+        for f in cases {
+            assert!(assembled(&f).is_none(), "{f:?}");
+        }
+        assert!(!assembles(&desc(vec![plain()], &I64, ""), &[], &TypeTexts::of(&I64)), "a piece per parameter");
+        assert!(!assembles(&desc(vec![], &I64, ""), &[], &TypeTexts::NONE));
+    }
+}
