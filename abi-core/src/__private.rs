@@ -110,7 +110,7 @@ const fn offsets(len: usize, signature: usize, doc: usize) -> (usize, TextOffset
 
 /// Renders `f`'s texts once (see [`RenderedTexts`]); `params` and `ret` are its parameter
 /// and result types' pieces (`FromArg::TEXTS`, `ReturnValue::TEXTS`), which it copies
-/// when it can ([`assemble`]).
+/// when it can (`reflect::type_texts::assemble`).
 pub const fn render_export_texts(f: &FnDesc, params: &[TypeTexts], ret: &TypeTexts) -> RenderedTexts {
     let mut buf = [0u8; RENDER_ROOM];
     let (len, at) = if assembles(f, params, ret) {

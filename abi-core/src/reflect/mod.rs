@@ -4,6 +4,7 @@
 //! time with the same `const fn` renderers the methods here call.
 
 pub(crate) mod render;
+pub(crate) mod type_desc;
 pub(crate) mod type_texts;
 pub(crate) mod writer;
 
@@ -17,97 +18,7 @@ use crate::value::conv_error::ConvError;
 use render::{fn_metadata_json, fn_signature_text, type_display, type_schema};
 use writer::Writer;
 
-/// The description of one ABI type.
-#[derive(Debug)]
-pub enum TypeDesc {
-    /// `None` / `()`.
-    None,
-    /// `bool`.
-    Bool,
-    /// A sized integer.
-    Int {
-        /// Width in bits.
-        bits: u8,
-        /// Signedness.
-        signed: bool,
-    },
-    /// A float: 16 (`f16`), 32, 64 bits, or `bf16`.
-    Float {
-        /// Width in bits.
-        bits: u8,
-        /// `bf16` rather than IEEE half.
-        brain: bool,
-    },
-    /// A string.
-    Str,
-    /// A byte string.
-    Bytes,
-    /// Any value.
-    Any,
-    /// An opaque pointer.
-    OpaquePtr,
-    /// `DLDataType`.
-    DataType,
-    /// `DLDevice`.
-    Device,
-    /// A shape object.
-    Shape,
-    /// An untyped function object.
-    Function,
-    /// A typed function object.
-    Callable {
-        /// Parameter types.
-        params: &'static [&'static TypeDesc],
-        /// Result type.
-        ret: &'static TypeDesc,
-    },
-    /// An Error object.
-    Error,
-    /// Any object.
-    Object,
-    /// A tensor with an optional element type and rank.
-    Tensor {
-        /// Element type; `None` when any dtype is accepted.
-        elem: Option<&'static TypeDesc>,
-        /// Rank; `None` when unknown.
-        rank: Option<u32>,
-    },
-    /// `Option<T>`.
-    Optional(&'static TypeDesc),
-    /// A list of unknown length (`Vec<T>`, arrays).
-    List(&'static TypeDesc),
-    /// A fixed-arity tuple.
-    Tuple(&'static [&'static TypeDesc]),
-    /// A map from keys to values.
-    Map(&'static TypeDesc, &'static TypeDesc),
-    /// A derived struct.
-    Struct(&'static StructDesc),
-    /// An object type deriving `abi_core::Object`, named by its unique type key.
-    Class {
-        /// The type key, e.g. `mylib.Counter`.
-        key: &'static str,
-    },
-}
-
-/// A derived struct: its name and fields in declaration order.
-#[derive(Debug)]
-pub struct StructDesc {
-    /// The Rust name.
-    pub name: &'static str,
-    /// Fields in declaration order.
-    pub fields: &'static [FieldDesc],
-    /// A tuple struct (`stuple`) rather than a named one (`sdict`).
-    pub tuple_like: bool,
-}
-
-/// One field of a [`StructDesc`].
-#[derive(Debug)]
-pub struct FieldDesc {
-    /// The reflected key (the field name or its rename); `"0"`, `"1"`... for tuple structs.
-    pub name: &'static str,
-    /// The field type.
-    pub ty: &'static TypeDesc,
-}
+pub use type_desc::{FieldDesc, StructDesc, TypeDesc};
 
 /// What a parameter may do to tensor memory it borrows, for the shim's overlap check: a
 /// [`HostTensorMut`](crate::HostTensorMut) may overlap no other tensor argument, and a
@@ -205,6 +116,10 @@ impl ParamDesc {
     }
 }
 
+/// The most slots an export retries with (`boundary::retry_exact`, see
+/// [`FnDesc::retries_exact`]): its coerced slots live on the stack.
+pub const RETRY_SLOTS: usize = 16;
+
 /// An exported function's signature and docs.
 #[derive(Debug)]
 pub struct FnDesc {
@@ -262,13 +177,9 @@ impl FnDesc {
     /// export with no defaults (a call passes every slot) and at most
     /// [`RETRY_SLOTS`] parameters.
     ///
-    /// [`RETRY_SLOTS`]: crate::runtime::calls::boundary::RETRY_SLOTS
-    ///
     /// [`retry_exact`]: crate::runtime::calls::boundary::retry_exact
     pub const fn retries_exact(&self) -> bool {
-        self.fast_path()
-            && self.required_slots() == self.slot_count()
-            && self.slot_count() <= crate::runtime::calls::boundary::RETRY_SLOTS
+        self.fast_path() && self.required_slots() == self.slot_count() && self.slot_count() <= RETRY_SLOTS
     }
 
     /// Whether two of its parameters have accesses that conflict if their tensors share

@@ -10,7 +10,7 @@ use static_assertions::assert_eq_size;
 
 use crate::ffi::type_index as ti;
 use crate::ffi::{ObjectHeader, RawAny};
-use crate::reflect::TypeDesc;
+use crate::reflect::type_desc::TypeDesc;
 use crate::value::conv_error::ConvError;
 use crate::value::error::{Error, Result as AbiResult};
 use crate::value::object::{self, ObjectHandle};

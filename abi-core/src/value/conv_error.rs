@@ -5,7 +5,7 @@ use core::fmt;
 
 use crate::ffi::type_index as ti;
 use crate::ffi::RawAny;
-use crate::reflect::TypeDesc;
+use crate::reflect::type_desc::TypeDesc;
 use crate::value::error::{kind, Error};
 
 /// A conversion failure. Formatting is deferred until the message is read.

@@ -12,7 +12,7 @@ use static_assertions::const_assert_eq;
 
 use crate::ffi::type_index as ti;
 use crate::ffi::{ByteArray, ObjectHeader, RawAny, RawValue, CELL_OFFSET, DELETER_WEAK, INITIAL_REF_COUNT};
-use crate::reflect::TypeDesc;
+use crate::reflect::type_desc::TypeDesc;
 use crate::value::any::{Any, AnyView};
 use crate::value::conv_error::ConvError;
 use crate::value::object::{inc_ref, new_object, object_handle, ObjectRef};

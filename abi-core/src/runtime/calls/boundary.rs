@@ -97,9 +97,7 @@ fn raise_bad_call(export: &'static Export, expected: usize, args: *const RawAny,
     -1
 }
 
-/// The most slots an export [`retry_exact`]s with (`FnDesc::retries_exact`): its coerced
-/// slots live on the stack.
-pub const RETRY_SLOTS: usize = 16;
+pub use crate::reflect::RETRY_SLOTS;
 
 /// The handle [`retry_exact`] calls a shim with (shims ignore their handle): a call with it
 /// that falls back again, a fast path refusing what `exact_slot` made for it, is raised

@@ -1,0 +1,94 @@
+//! The description of every ABI type, kept apart from what reads it so that the value
+//! types (which name a [`TypeDesc`] in their errors) depend on it alone.
+
+/// The description of one ABI type.
+#[derive(Debug)]
+pub enum TypeDesc {
+    /// `None` / `()`.
+    None,
+    /// `bool`.
+    Bool,
+    /// A sized integer.
+    Int {
+        /// Width in bits.
+        bits: u8,
+        /// Signedness.
+        signed: bool,
+    },
+    /// A float: 16 (`f16`), 32, 64 bits, or `bf16`.
+    Float {
+        /// Width in bits.
+        bits: u8,
+        /// `bf16` rather than IEEE half.
+        brain: bool,
+    },
+    /// A string.
+    Str,
+    /// A byte string.
+    Bytes,
+    /// Any value.
+    Any,
+    /// An opaque pointer.
+    OpaquePtr,
+    /// `DLDataType`.
+    DataType,
+    /// `DLDevice`.
+    Device,
+    /// A shape object.
+    Shape,
+    /// An untyped function object.
+    Function,
+    /// A typed function object.
+    Callable {
+        /// Parameter types.
+        params: &'static [&'static TypeDesc],
+        /// Result type.
+        ret: &'static TypeDesc,
+    },
+    /// An Error object.
+    Error,
+    /// Any object.
+    Object,
+    /// A tensor with an optional element type and rank.
+    Tensor {
+        /// Element type; `None` when any dtype is accepted.
+        elem: Option<&'static TypeDesc>,
+        /// Rank; `None` when unknown.
+        rank: Option<u32>,
+    },
+    /// `Option<T>`.
+    Optional(&'static TypeDesc),
+    /// A list of unknown length (`Vec<T>`, arrays).
+    List(&'static TypeDesc),
+    /// A fixed-arity tuple.
+    Tuple(&'static [&'static TypeDesc]),
+    /// A map from keys to values.
+    Map(&'static TypeDesc, &'static TypeDesc),
+    /// A derived struct.
+    Struct(&'static StructDesc),
+    /// An object type deriving `abi_core::Object`, named by its unique type key.
+    Class {
+        /// The type key, e.g. `mylib.Counter`.
+        key: &'static str,
+    },
+}
+
+/// A derived struct: its name and fields in declaration order.
+#[derive(Debug)]
+pub struct StructDesc {
+    /// The Rust name.
+    pub name: &'static str,
+    /// Fields in declaration order.
+    pub fields: &'static [FieldDesc],
+    /// A tuple struct (`stuple`) rather than a named one (`sdict`).
+    pub tuple_like: bool,
+}
+
+/// One field of a [`StructDesc`].
+#[derive(Debug)]
+pub struct FieldDesc {
+    /// The reflected key (the field name or its rename); `"0"`, `"1"`... for tuple structs.
+    pub name: &'static str,
+    /// The field type.
+    pub ty: &'static TypeDesc,
+}
