@@ -3,7 +3,7 @@
 
 pub use crate::convert::call_arg::{ArgSlot, IntoArg};
 pub use crate::convert::default_range::{int_default_fits, IntDefault};
-pub use crate::convert::export_call::{export, Fallback, Fast, Full, Mode, Outcome, Slots};
+pub use crate::convert::export_call::{export, Fallback, Fast, Full, Mode, Outcome, Pass, Passes, Slots};
 pub use crate::convert::{AbiStruct, AbiType, Expand, FromAny, FromArg, IntoAny, ListItem, ReturnValue, StructField};
 pub use crate::ffi::RawAny;
 pub use crate::link::bound::Bound;
@@ -17,9 +17,7 @@ pub use crate::reflect::render::{
 };
 pub use crate::reflect::writer::Writer;
 pub use crate::reflect::{leaf_count, Access, ExactSlot, FieldDesc, FnDesc, ParamDesc, StructDesc, TypeDesc};
-pub use crate::runtime::calls::boundary::{
-    checked_slots, ffi_boundary, retry_exact, run_export, try_fast_call, CallError,
-};
+pub use crate::runtime::calls::boundary::{ffi_boundary, retry_exact, CallError};
 pub use crate::runtime::calls::export_entry::{ExportText, TextOffsets};
 pub use crate::runtime::process::attach::own_table as own_runtime_table;
 pub use crate::value::any::{Any, AnyView};

@@ -80,7 +80,7 @@ fn expand(f: &ExportFn) -> TokenStream {
 
             #[used]
             #[unsafe(link_section = #section)]
-            static EXPORT: __abi::Export = __abi::Export::new(&BARE_DESC, #shim, &TEXTS, RENDERED.offsets());
+            static EXPORT: __abi::Export = __abi::Export::new(&DESC.without_doc(), #shim, &TEXTS, RENDERED.offsets());
             #register
             #iree
         };
