@@ -242,8 +242,9 @@ unsafe fn full_pass(
 ) -> i32 {
     // SAFETY: forwarded from the caller; `full_slots` checks count and pointers, raising
     // what is wrong.
-    let Some(slots) = (unsafe { full_slots(export, passes.slots, args, n, result) }) else {
-        return -1;
+    let slots = match unsafe { full_slots(export, passes.slots, args, n, result) } {
+        Ok(slots) => slots,
+        Err(code) => return code,
     };
     let outcome = catch_unwind(AssertUnwindSafe(|| {
         if passes.checks_overlaps {

@@ -204,7 +204,8 @@ pub unsafe fn fast_slots<'a>(
 
 /// The slots of a call for an export's full pass: checks the count (`slots`, or down to
 /// `export.required_slots` when trailing parameters have defaults) and pointers, and raises
-/// what is wrong (`None`).
+/// what is wrong (`Err`, the code to return: the raising call's own, so the shim returns
+/// it straight away).
 ///
 /// # Safety
 /// `args` points to `n` valid slots when `n` is in range and `args` is non-null.
@@ -215,17 +216,16 @@ pub unsafe fn full_slots<'a>(
     args: *const RawAny,
     n: i32,
     result: *mut RawAny,
-) -> Option<&'a [AnyView<'a>]> {
+) -> core::result::Result<&'a [AnyView<'a>], i32> {
     let count_ok =
         n as usize == slots || (n >= 0 && (n as usize) < slots && n as usize >= export.required_slots as usize);
     if !count_ok || (n > 0 && args.is_null()) || result.is_null() {
-        raise_bad_call(export, slots, args, n, result);
-        return None;
+        return Err(raise_bad_call(export, slots, args, n, result));
     }
     let n = n as usize;
     let args = if n == 0 { NonNull::dangling().as_ptr() } else { args.cast_mut() };
     // SAFETY: `n` slots checked above (a dangling pointer for zero); AnyView is transparent.
-    Some(unsafe { core::slice::from_raw_parts(args.cast::<AnyView<'a>>(), n) })
+    Ok(unsafe { core::slice::from_raw_parts(args.cast::<AnyView<'a>>(), n) })
 }
 
 /// Settles an export's call once its body ran behind the panic guard: writes the value,
