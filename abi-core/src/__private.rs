@@ -3,7 +3,7 @@
 
 pub use crate::convert::call_arg::{ArgSlot, IntoArg};
 pub use crate::convert::default_range::{int_default_fits, IntDefault};
-pub use crate::convert::export_call::{export, Fallback, Fast, Full, Mode, Outcome, Slots};
+pub use crate::convert::export_call::{export, Fallback, Fast, Full, Mode, Outcome, Pass, Passes, Slots};
 pub use crate::convert::{AbiStruct, AbiType, Expand, FromAny, FromArg, IntoAny, ListItem, ReturnValue, StructField};
 pub use crate::ffi::RawAny;
 pub use crate::link::bound::Bound;
@@ -18,9 +18,7 @@ pub use crate::reflect::render::{
 pub use crate::reflect::type_texts::TypeTexts;
 pub use crate::reflect::writer::Writer;
 pub use crate::reflect::{leaf_count, Access, ExactSlot, FieldDesc, FnDesc, ParamDesc, StructDesc, TypeDesc};
-pub use crate::runtime::calls::boundary::{
-    checked_slots, ffi_boundary, retry_exact, run_export, try_fast_call, CallError,
-};
+pub use crate::runtime::calls::boundary::{ffi_boundary, retry_exact, CallError};
 pub use crate::runtime::calls::export_entry::{ExportText, TextOffsets};
 pub use crate::runtime::process::attach::own_table as own_runtime_table;
 pub use crate::value::any::{Any, AnyView};
@@ -198,6 +196,28 @@ pub unsafe fn return_export_text(export: &'static Export, which: ExportText, res
     unsafe { ffi_boundary(result, || Any::from_value(export.text(which))) }
 }
 
+/// The body of an export's `__tvm_ffi__metadata_<name>`: [`return_export_text`] of its
+/// metadata JSON.
+///
+/// # Safety
+/// `result` is null or writable.
+#[inline(always)]
+pub unsafe fn return_metadata(export: &'static Export, result: *mut RawAny) -> i32 {
+    // SAFETY: forwarded from the caller.
+    unsafe { return_export_text(export, ExportText::Metadata, result) }
+}
+
+/// The body of an export's `__tvm_ffi__doc_<name>`: [`return_export_text`] of its
+/// docstring.
+///
+/// # Safety
+/// `result` is null or writable.
+#[inline(always)]
+pub unsafe fn return_doc(export: &'static Export, result: *mut RawAny) -> i32 {
+    // SAFETY: forwarded from the caller.
+    unsafe { return_export_text(export, ExportText::Doc, result) }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -242,7 +262,7 @@ mod tests {
         assert_eq!(EXPORT.doc(), "Adds.\0Then more.");
         let mut out = RawAny::NONE;
         // SAFETY: `out` is writable and holds None.
-        assert_eq!(unsafe { return_export_text(&EXPORT, ExportText::Doc, &mut out) }, 0);
+        assert_eq!(unsafe { return_doc(&EXPORT, &mut out) }, 0);
         // SAFETY: written by the call above.
         let doc = unsafe { Any::from_raw(out) };
         assert_eq!(doc.to::<String>().unwrap(), "Adds.\0Then more.");

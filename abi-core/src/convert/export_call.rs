@@ -1,16 +1,22 @@
-//! The body of every exported shim, written once and monomorphised per export (pyo3's
-//! trampoline is the precedent). `#[export_fn]` generates only a small `call<M: Mode>`
-//! function that converts each parameter in mode `M` and calls the user's function;
-//! [`export`] runs it twice over: first with [`Fast`] (exact-type conversions, no
-//! fallback, inline, no stack frame), then, for anything else, with [`Full`] (every
-//! conversion and error, out of line), behind the panic guard, raising what fails.
+//! The body of every exported shim, written once and not generic: `#[export_fn]` generates
+//! only a small `call<M: Mode>` function that converts each parameter in mode `M` and calls
+//! the user's function, and a const [`Passes`] holding the plain function pointers
+//! `call::<Fast>` and `call::<Full>` (only those the export takes). [`export`] runs them:
+//! first [`Fast`] (exact-type conversions, no fallback, inlined into the shim through the
+//! const pointer, no stack frame), then, for anything else, [`Full`] (every conversion and
+//! error) or the shared `retry_exact`, behind the panic guard, raising what fails. What does
+//! not depend on the export's types (count and pointer checks, the overlap check, writing
+//! the result or raising the error, the panic's outcome) is compiled once in abi-core.
 
 use core::ffi::c_void;
+
+use std::panic::{catch_unwind, AssertUnwindSafe};
 
 use crate::convert::overlap::check_overlaps;
 use crate::convert::{AbiStruct, Expand, FromArg};
 use crate::ffi::RawAny;
-use crate::runtime::calls::boundary::{checked_slots, retry_exact, run_export, try_fast_call, CallError};
+use crate::reflect::FnDesc;
+use crate::runtime::calls::boundary::{fast_slots, finish, full_slots, retry_exact, CallError};
 use crate::runtime::calls::export_entry::Export;
 use crate::value::any::{Any, AnyView};
 
@@ -123,89 +129,132 @@ impl Mode for Full {
     }
 }
 
-/// An exported shim's body: `N` argument slots, `FAST` when every parameter has an exact
-/// fast path (`FnDesc::fast_path`), `RETRY` when then its fallback is the shared
-/// [`retry_exact`] rather than its own full pass (`FnDesc::retries_exact`); `export` returns the export's registry entry (a function
-/// rather than a value, so the out-of-line full pass knows it at compile time); `fast` and
-/// `full` are the export's `call::<Fast>` and `call::<Full>`; `handle` is the shim's.
+/// One pass of an export's `call`, in mode `M`, as a plain function.
+pub type Pass<M> = for<'a> fn(&'a Slots<'a>) -> Outcome<M>;
+
+/// How an export's shim runs, computed at compile time from its description
+/// ([`FnDesc::passes`]). The shim passes it as a const, so its [`export`] knows every field
+/// and LLVM inlines the fast pass into the shim through its pointer.
+#[derive(Debug, Clone, Copy)]
+pub struct Passes {
+    /// The argument slots ([`FnDesc::slot_count`]).
+    slots: usize,
+    /// `call::<Fast>`, when every parameter has an exact fast path ([`FnDesc::fast_path`]).
+    fast: Option<Pass<Fast>>,
+    /// `call::<Full>`, unless the fast pass falls back through the shared [`retry_exact`]
+    /// ([`FnDesc::retries_exact`]).
+    full: Option<Pass<Full>>,
+    /// Whether the full pass compares the tensor arguments' memory first
+    /// ([`FnDesc::checks_overlaps`]).
+    checks_overlaps: bool,
+}
+
+impl FnDesc {
+    /// An export's [`Passes`]: `fast` and `full` are its `call::<Fast>` and `call::<Full>`.
+    /// Only the passes it takes are kept, so the other is never compiled.
+    pub const fn passes(&self, fast: Pass<Fast>, full: Pass<Full>) -> Passes {
+        Passes {
+            slots: self.slot_count(),
+            fast: if self.fast_path() { Some(fast) } else { None },
+            full: if self.retries_exact() { None } else { Some(full) },
+            checks_overlaps: self.checks_overlaps(),
+        }
+    }
+}
+
+/// An exported shim's body, the same for every export: `export` is its registry entry (what
+/// errors name), `handle`, `args`, `n` and `result` the shim's parameters, `passes` its
+/// const [`FnDesc::passes`]. The fast pass, when there is one, runs inline; its fallback is
+/// the shared [`retry_exact`] or the full pass out of line; an export without a fast pass
+/// runs the full pass inline.
 ///
 /// # Safety
-/// The packed calling convention: `args` points to `n` valid slots when `n == N` and it is
-/// non-null; `result` is null or writable and holds None.
+/// The packed calling convention: `args` points to `n` valid slots when `n` is in range and
+/// it is non-null; `result` is null or writable and holds None. `passes` is the
+/// [`FnDesc::passes`] of `export.desc`.
 #[inline(always)]
-pub unsafe fn export<const N: usize, const FAST: bool, const RETRY: bool>(
-    export: impl Fn() -> &'static Export,
+pub unsafe fn export(
+    export: &'static Export,
     handle: *mut c_void,
     args: *const RawAny,
     n: i32,
     result: *mut RawAny,
-    fast: impl for<'a> FnOnce(&'a Slots<'a>) -> Outcome<Fast>,
-    full: impl for<'a> FnOnce(&'a Slots<'a>) -> Outcome<Full>,
+    passes: Passes,
 ) -> i32 {
-    if FAST {
-        // SAFETY: forwarded from the caller; `checked_slots` checks count and pointers.
-        if let Some(slots) = unsafe { checked_slots::<N>(args, n, result) } {
-            // SAFETY: `checked_slots` checked that `result` is non-null. A FAST export has no
-            // parameters needing the overlap check (`FnDesc::fast_path`); `fast` converts each
-            // slot once.
-            let done = unsafe {
-                try_fast_call(export(), result, || match fast(Slots::new(slots)) {
-                    Ok(v) => Some(Ok(v)),
-                    Err(FastError::Fallback) => None,
-                    Err(FastError::Call(e)) => Some(Err(e)),
-                })
-            };
-            if let Some(code) = done {
-                return code;
+    if let Some(fast) = passes.fast {
+        // SAFETY: forwarded from the caller; `fast_slots` checks count and pointers.
+        if let Some(slots) = unsafe { fast_slots(passes.slots, args, n, result) } {
+            // SAFETY: a fast-path export has no parameter needing the overlap check
+            // (`FnDesc::fast_path`); `fast` converts each slot once.
+            let outcome = catch_unwind(AssertUnwindSafe(|| fast(unsafe { Slots::new(slots) })));
+            match outcome {
+                Ok(Ok(v)) => {
+                    // SAFETY: `fast_slots` checked `result` non-null; the caller vouches it is
+                    // writable and holds None.
+                    unsafe { result.write(v.into_raw()) };
+                    return 0;
+                }
+                Ok(Err(FastError::Fallback)) => {}
+                // SAFETY: as above.
+                Ok(Err(FastError::Call(e))) => return unsafe { finish(export, result, Ok(Err(e))) },
+                // SAFETY: as above.
+                Err(payload) => return unsafe { finish(export, result, Err(payload)) },
             }
         }
-        if RETRY {
-            // SAFETY: forwarded from the caller; this export's description retries exact.
-            return unsafe { retry_exact(handle, args, n, result, export()) };
-        }
-        // SAFETY: forwarded from the caller.
-        return unsafe { export_out_of_line::<N, _>(export, args, n, result, full) };
     }
-    // SAFETY: forwarded from the caller.
-    unsafe { export_full::<N, _>(export, args, n, result, full) }
+    match passes.full {
+        // SAFETY: forwarded from the caller; `passes` has no full pass when the description
+        // retries exact.
+        None => unsafe { retry_exact(handle, args, n, result, export) },
+        // SAFETY: forwarded from the caller.
+        Some(full) if passes.fast.is_some() => unsafe { full_out_of_line(export, args, n, result, passes, full) },
+        // SAFETY: forwarded from the caller.
+        Some(full) => unsafe { full_pass(export, args, n, result, passes, full) },
+    }
 }
 
-// The full pass out of line: the fast path stays a leaf with no frame.
+// The full pass after a fast pass fell back, shared and out of line: the fast path stays a
+// leaf with no frame.
+#[cold]
 #[inline(never)]
-unsafe fn export_out_of_line<const N: usize, F>(
-    export: impl Fn() -> &'static Export,
+unsafe fn full_out_of_line(
+    export: &'static Export,
     args: *const RawAny,
     n: i32,
     result: *mut RawAny,
-    full: F,
-) -> i32
-where
-    F: for<'a> FnOnce(&'a Slots<'a>) -> Outcome<Full>,
-{
+    passes: Passes,
+    full: Pass<Full>,
+) -> i32 {
     // SAFETY: forwarded from the caller.
-    unsafe { export_full::<N, F>(export, args, n, result, full) }
+    unsafe { full_pass(export, args, n, result, passes, full) }
 }
 
+// Checks the count and pointers, compares the tensors' memory when a parameter needs it and
+// runs `full`, all behind the panic guard.
 #[inline(always)]
-unsafe fn export_full<const N: usize, F>(
-    export: impl Fn() -> &'static Export,
+unsafe fn full_pass(
+    export: &'static Export,
     args: *const RawAny,
     n: i32,
     result: *mut RawAny,
-    full: F,
-) -> i32
-where
-    F: for<'a> FnOnce(&'a Slots<'a>) -> Outcome<Full>,
-{
-    let export = export();
-    let body = |slots: &[AnyView<'_>]| {
-        if export.checks_overlaps {
+    passes: Passes,
+    full: Pass<Full>,
+) -> i32 {
+    // SAFETY: forwarded from the caller; `full_slots` checks count and pointers, raising
+    // what is wrong.
+    let slots = match unsafe { full_slots(export, passes.slots, args, n, result) } {
+        Ok(slots) => slots,
+        Err(code) => return code,
+    };
+    let outcome = catch_unwind(AssertUnwindSafe(|| {
+        if passes.checks_overlaps {
             check_overlaps(export.desc, slots)?;
         }
         // SAFETY: checked just above when a parameter needs it; `full` converts each slot
         // once.
         full(unsafe { Slots::new(slots) })
-    };
-    // SAFETY: forwarded from the caller; `run_export` checks count and pointers.
-    unsafe { run_export::<N, _>(export, args, n, result, body) }
+    }));
+    // SAFETY: `full_slots` checked `result` non-null; the caller vouches it is writable and
+    // holds None.
+    unsafe { finish(export, result, outcome) }
 }

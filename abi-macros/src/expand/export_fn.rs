@@ -65,13 +65,13 @@ fn expand(f: &ExportFn) -> TokenStream {
             #[unsafe(no_mangle)]
             unsafe extern "C" fn #metadata(_: __abi::Handle, _: __abi::ArgsPtr, _: i32, out: __abi::ResultPtr) -> i32 {
                 // SAFETY: the packed calling convention.
-                unsafe { __abi::return_export_text(&EXPORT, __abi::ExportText::Metadata, out) }
+                unsafe { __abi::return_metadata(&EXPORT, out) }
             }
 
             #[unsafe(no_mangle)]
             unsafe extern "C" fn #doc_fn(_: __abi::Handle, _: __abi::ArgsPtr, _: i32, out: __abi::ResultPtr) -> i32 {
                 // SAFETY: the packed calling convention.
-                unsafe { __abi::return_export_text(&EXPORT, __abi::ExportText::Doc, out) }
+                unsafe { __abi::return_doc(&EXPORT, out) }
             }
 
             // Exported names share the crate-root macro namespace, so a second export of
@@ -80,7 +80,7 @@ fn expand(f: &ExportFn) -> TokenStream {
 
             #[used]
             #[unsafe(link_section = #section)]
-            static EXPORT: __abi::Export = __abi::Export::new(&BARE_DESC, #shim, &TEXTS, RENDERED.offsets());
+            static EXPORT: __abi::Export = __abi::Export::new(&DESC.without_doc(), #shim, &TEXTS, RENDERED.offsets());
             #register
             #iree
         };

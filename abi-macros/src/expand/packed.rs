@@ -29,9 +29,9 @@ pub struct Entry<'a> {
     pub global: Option<&'a str>,
 }
 
-/// `DESC` (the `FnDesc`), `N` (slots), `FAST`, `META` (metadata JSON and signature text,
-/// rendered at compile time) and `call::<M>` (converts the slots, calls, converts the
-/// result).
+/// `DESC` (the `FnDesc`), `RENDERED` and `TEXTS` (metadata JSON, signature text and docs,
+/// rendered at compile time), `PASSES` (the passes the shim runs) and `call::<M>` (converts
+/// the slots, calls, converts the result).
 pub fn entry(e: &Entry) -> TokenStream {
     let (name, doc, callee, texts_attrs) = (e.name, e.doc, &e.callee, &e.texts_attrs);
     let global = e.global.map(|g| quote!(.with_global(#g)));
@@ -84,12 +84,10 @@ pub fn entry(e: &Entry) -> TokenStream {
     quote! {
         #(#checks)*
         const DESC: __abi::FnDesc = __abi::FnDesc::new(#name, &[#(#descs),*], #ret_desc, #doc)#global;
-        const N: usize = DESC.slot_count();
-        const FAST: bool = DESC.fast_path();
         const RENDERED: __abi::RenderedTexts = __abi::render_export_texts(&DESC, &[#(#texts),*], &#ret_texts);
         #texts_attrs
         static TEXTS: [u8; RENDERED.len()] = RENDERED.texts(&DESC);
-        const BARE_DESC: __abi::FnDesc = DESC.without_doc();
+        const PASSES: __abi::Passes = DESC.passes(call::<__abi::Fast>, call::<__abi::Full>);
 
         #[inline(always)]
         fn call<'a, M: __abi::Mode>(s: &'a __abi::Slots<'a>) -> __abi::Outcome<M> {
@@ -104,7 +102,7 @@ pub fn shim(ident: &syn::Ident, attrs: TokenStream) -> TokenStream {
         #attrs
         unsafe extern "C" fn #ident(handle: __abi::Handle, args: __abi::ArgsPtr, n: i32, out: __abi::ResultPtr) -> i32 {
             // SAFETY: the packed calling convention; `export` checks count and pointers.
-            unsafe { __abi::export::<N, FAST, { DESC.retries_exact() }>(|| &EXPORT, handle, args, n, out, call::<__abi::Fast>, call::<__abi::Full>) }
+            unsafe { __abi::export(&EXPORT, handle, args, n, out, PASSES) }
         }
     }
 }

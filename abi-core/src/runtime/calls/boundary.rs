@@ -1,6 +1,7 @@
-//! The C boundary: every packed call made or served here goes through [`run_export`] or
-//! [`ffi_boundary`], which catch panics, write results, and raise errors so that a non-zero
-//! return always has an error set. Argument errors are raised lazily: the message is
+//! The C boundary: every packed call made or served here goes through an export's shim
+//! (`convert::export_call::export`, with [`finish`]) or [`ffi_boundary`], which catch
+//! panics, write results, and raise errors so that a non-zero return always has an error
+//! set. Argument errors are raised lazily: the message is
 //! formatted when somebody reads it, never on the call path.
 
 use core::any::Any as StdAny;
@@ -178,88 +179,65 @@ pub unsafe fn retry_exact(
     unsafe { (export.safe_call)(retry_handle, slots.as_ptr().cast::<RawAny>(), n, result) }
 }
 
-/// Runs an exported function's body behind the boundary: checks the count (`N` slots, or
-/// down to `export.required_slots` when trailing parameters have defaults) and pointers,
-/// catches panics, writes the result, raises failures. The body sees the slots passed.
+/// The slots of a call whose count is the export's `slots` and whose pointers are
+/// non-null, for its fast pass; `None` sends the call to the fallback, which reports what
+/// is wrong.
 ///
 /// # Safety
-/// `args` points to `n` valid slots when `n` is in range and `args` non-null; `result` is
-/// writable.
+/// `args` points to `n` valid slots when `n` is the slot count and `args` is non-null.
 #[inline(always)]
-pub unsafe fn run_export<const N: usize, F>(
-    export: &'static Export,
+pub unsafe fn fast_slots<'a>(
+    slots: usize,
     args: *const RawAny,
     n: i32,
     result: *mut RawAny,
-    body: F,
-) -> i32
-where
-    F: for<'a> FnOnce(&'a [AnyView<'a>]) -> core::result::Result<Any, CallError>,
-{
-    let count_ok = n as usize == N || (n >= 0 && (n as usize) < N && n as usize >= export.required_slots as usize);
+) -> Option<&'a [AnyView<'a>]> {
+    if n as usize != slots || n < 0 || args.is_null() || result.is_null() {
+        return None;
+    }
+    // SAFETY: `slots` slots at a non-null `args`, guaranteed by the caller; AnyView is
+    // transparent.
+    Some(unsafe { core::slice::from_raw_parts(args.cast::<AnyView<'a>>(), slots) })
+}
+
+/// The slots of a call for an export's full pass: checks the count (`slots`, or down to
+/// `export.required_slots` when trailing parameters have defaults) and pointers, and raises
+/// what is wrong (`Err`, the code to return: the raising call's own, so the shim returns
+/// it straight away).
+///
+/// # Safety
+/// `args` points to `n` valid slots when `n` is in range and `args` is non-null.
+#[inline(always)]
+pub unsafe fn full_slots<'a>(
+    export: &'static Export,
+    slots: usize,
+    args: *const RawAny,
+    n: i32,
+    result: *mut RawAny,
+) -> core::result::Result<&'a [AnyView<'a>], i32> {
+    let count_ok =
+        n as usize == slots || (n >= 0 && (n as usize) < slots && n as usize >= export.required_slots as usize);
     if !count_ok || (n > 0 && args.is_null()) || result.is_null() {
-        return raise_bad_call(export, N, args, n, result);
+        return Err(raise_bad_call(export, slots, args, n, result));
     }
     let n = n as usize;
     let args = if n == 0 { NonNull::dangling().as_ptr() } else { args.cast_mut() };
     // SAFETY: `n` slots checked above (a dangling pointer for zero); AnyView is transparent.
-    let slots = unsafe { core::slice::from_raw_parts(args.cast::<AnyView<'_>>(), n) };
-    // SAFETY: `result` was checked non-null; the caller vouches it is writable.
-    unsafe { finish_call(export, result, || body(slots)) }
+    Ok(unsafe { core::slice::from_raw_parts(args.cast::<AnyView<'a>>(), n) })
 }
 
-/// The slots of a call whose count and pointers are right, for an export's fast path;
-/// `None` sends the call to the full path, which reports what is wrong.
+/// Settles an export's call once its body ran behind the panic guard: writes the value,
+/// or raises the error or the panic (a non-zero return always has an error set).
 ///
 /// # Safety
-/// As for [`run_export`].
+/// `result` is non-null, writable, and holds None.
 #[inline(always)]
-pub unsafe fn checked_slots<'a, const N: usize>(
-    args: *const RawAny,
-    n: i32,
+pub unsafe fn finish(
+    export: &'static Export,
     result: *mut RawAny,
-) -> Option<&'a [AnyView<'a>; N]> {
-    if N == 0 || n as usize != N || n < 0 || args.is_null() || result.is_null() {
-        return None;
-    }
-    // SAFETY: N > 0 slots at a non-null `args`, guaranteed by the caller; AnyView is transparent.
-    Some(unsafe { &*args.cast::<[AnyView<'a>; N]>() })
-}
-
-/// Runs an export's fast path: `body` converts the arguments with no fallback (`None`:
-/// the caller takes the full path, nothing has run) and calls the function. Conversions
-/// happen inside the panic guard so the arguments never leave registers.
-///
-/// # Safety
-/// `result` is non-null and writable.
-#[inline(always)]
-pub unsafe fn try_fast_call<F>(export: &'static Export, result: *mut RawAny, body: F) -> Option<i32>
-where
-    F: FnOnce() -> Option<core::result::Result<Any, CallError>>,
-{
-    match catch_unwind(AssertUnwindSafe(body)) {
-        Ok(None) => None,
-        Ok(Some(Ok(v))) => {
-            // SAFETY: `result` is writable; it held no owned value (None on entry).
-            unsafe { result.write(v.into_raw()) };
-            Some(0)
-        }
-        Ok(Some(Err(e))) => Some(raise_call_error(export, e)),
-        Err(payload) => Some(raise_panic(export.name(), payload)),
-    }
-}
-
-/// Runs a body whose arguments are converted: catches panics, writes the result, raises
-/// failures.
-///
-/// # Safety
-/// `result` is non-null and writable.
-#[inline(always)]
-pub unsafe fn finish_call<F>(export: &'static Export, result: *mut RawAny, body: F) -> i32
-where
-    F: FnOnce() -> core::result::Result<Any, CallError>,
-{
-    match catch_unwind(AssertUnwindSafe(body)) {
+    outcome: std::thread::Result<core::result::Result<Any, CallError>>,
+) -> i32 {
+    match outcome {
         Ok(Ok(v)) => {
             // SAFETY: `result` is writable; it held no owned value (None on entry).
             unsafe { result.write(v.into_raw()) };
