@@ -317,6 +317,37 @@ fn metadata_of_every_export_is_linked_and_parses_as_json_text() {
     assert!(divide.metadata_json().contains(r#""arg_names":["a","b"]"#), "{}", divide.metadata_json());
 }
 
+/// Narrow floats and options of fast types take the fast path (issue 29).
+#[abi_core::export_fn]
+pub fn mix_narrow(a: i32, b: bool, c: f32, d: Option<i64>, e: f16, f: Option<bf16>) -> String {
+    format!("{a}|{b}|{c:?}|{d:?}|{e}|{f:?}")
+}
+
+#[test]
+fn narrow_floats_and_options_convert_alike_on_both_paths() {
+    let mix = |args: [Any; 6]| call("mix_narrow", &args);
+    let text = |args: [Any; 6]| mix(args).unwrap().to::<String>().unwrap();
+    let desc = abi_core::find_export("mix_narrow").unwrap().desc;
+    assert!(desc.fast_path() && desc.retries_exact());
+    // Exact types: the fast path.
+    let exact = [v(-3i64), v(true), v(1.5f64), v(7i64), v(2.5f64), v(Option::<f64>::None)];
+    assert_eq!(text(exact), "-3|true|1.5|Some(7)|2.5|None");
+    let nan = text([v(0i64), v(false), v(f64::NAN), v(()), v(f64::INFINITY), v(3.0f64)]);
+    assert_eq!(nan, "0|false|NaN|None|inf|Some(3.0)");
+    // Ints and bools where floats are wanted, a bool where an int is: the shared retry
+    // converts them and the call gives what the full conversions give.
+    let coerced = [v(true), v(false), v(2i64), v(true), v(-1i64), v(4i64)];
+    assert_eq!(text(coerced), "1|false|2.0|Some(1)|-1|Some(4.0)");
+    // A finite float beyond f32 is an error on the fast path's refusal too, naming it.
+    let big = mix([v(0i64), v(false), v(1e300f64), v(()), v(0.0f64), v(())]).unwrap_err();
+    assert!(big.message().ends_with("argument `c` (#2) 1e300 is out of range for f32"), "{}", big.message());
+    let big16 = mix([v(0i64), v(false), v(0.0f64), v(()), v(1e6f64), v(())]).unwrap_err();
+    assert!(big16.message().ends_with("argument `e` (#4) 1000000.0 is out of range for f16"), "{}", big16.message());
+    // A wrong type names its parameter, whichever path saw it first.
+    let wrong = mix([v(0i64), v(false), v(0.0f64), v("x"), v(0.0f64), v(())]).unwrap_err();
+    assert!(wrong.message().ends_with("argument `d` (#3) expected int, got str"), "{}", wrong.message());
+}
+
 #[test]
 fn fallback_conversions_leave_the_fast_path_for_the_full_one() {
     // Exact types take the shim's fast path; these need the full path's conversions.

@@ -10,6 +10,7 @@ use abi_shared::vocab::Kind;
 use super::call_arg::into_arg;
 use super::{AbiType, FromAny, FromArg, IntoAny, ListItem};
 use crate::ffi::type_index as ti;
+use crate::ffi::RawAny;
 use crate::reflect::{Access, TypeDesc};
 use crate::runtime::calls::function::{Function, FunctionRef};
 use crate::runtime::process::map::Map;
@@ -33,6 +34,25 @@ impl<'a, T: FromArg<'a>> FromArg<'a> for Option<T> {
             Ok(None)
         } else {
             T::from_arg(v).map(Some)
+        }
+    }
+
+    const HAS_FAST_PATH: bool = T::HAS_FAST_PATH;
+
+    #[inline(always)]
+    fn fast_path(v: &'a AnyView<'a>) -> Option<Option<T>> {
+        if v.is_none() {
+            Some(None)
+        } else {
+            T::fast_path(v).map(Some)
+        }
+    }
+
+    fn exact_slot(v: &'a AnyView<'a>) -> Result<RawAny, ConvError> {
+        if v.is_none() {
+            Ok(RawAny::NONE)
+        } else {
+            T::exact_slot(v)
         }
     }
 }

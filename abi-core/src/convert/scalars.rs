@@ -240,6 +240,27 @@ macro_rules! narrow_float {
                 }
                 Ok(y)
             }
+
+            const HAS_FAST_PATH: bool = true;
+
+            // A float in range: what `from_arg` returns for it, with no error to build.
+            #[inline(always)]
+            fn fast_path(v: &'a AnyView<'a>) -> Option<$t> {
+                let raw = v.raw();
+                if raw.type_index != ti::FLOAT {
+                    return None;
+                }
+                let (x, from, to): (f64, fn(f64) -> $t, fn($t) -> f64) = (raw.f64(), $from, $to);
+                let y = from(x);
+                (!to(y).is_infinite() || !x.is_finite()).then_some(y)
+            }
+
+            // The value widened back: it narrows to itself, in range (infinite only when
+            // `from_arg`'s input was).
+            fn exact_slot(v: &'a AnyView<'a>) -> Result<RawAny, ConvError> {
+                let to: fn($t) -> f64 = $to;
+                Self::from_arg(v).map(|y| RawAny { type_index: ti::FLOAT, small_len: 0, value: RawValue { v_float64: to(y) } })
+            }
         }
 
         impl IntoAny for $t {
