@@ -22,7 +22,9 @@ pub const TYPE_TEXTS_ROOM: usize = 240;
 #[derive(Clone, Copy, Debug)]
 pub struct TypeTexts {
     buf: [u8; TYPE_TEXTS_ROOM],
-    /// Where each piece ends in `buf`; the first starts at 0.
+    /// Where each piece starts and ends in `buf` (each starts where the one before ends:
+    /// both kept, since in const evaluation each step counts).
+    starts: [u16; 4],
     ends: [u16; 4],
     /// Whether the pieces fit `buf`, and an export may be assembled from them.
     usable: bool,
@@ -36,7 +38,7 @@ const DISPLAY: usize = 3;
 impl TypeTexts {
     /// No pieces: what an `#[abi(expand)]` parameter passes, sending its export to the
     /// general renderers.
-    pub const NONE: TypeTexts = TypeTexts { buf: [0; TYPE_TEXTS_ROOM], ends: [0; 4], usable: false };
+    pub const NONE: TypeTexts = TypeTexts { buf: [0; TYPE_TEXTS_ROOM], starts: [0; 4], ends: [0; 4], usable: false };
 
     /// Renders the pieces of `ty`.
     pub const fn of(ty: &TypeDesc) -> TypeTexts {
@@ -53,24 +55,22 @@ impl TypeTexts {
         type_display(&mut w, ty);
         let display = w.len();
         let usable = display <= TYPE_TEXTS_ROOM;
-        let ends = if usable { [schema as u16, iree as u16, compact as u16, display as u16] } else { [0; 4] };
-        TypeTexts { buf, ends, usable }
+        if !usable {
+            return TypeTexts::NONE;
+        }
+        let ends = [schema as u16, iree as u16, compact as u16, display as u16];
+        TypeTexts { buf, starts: [0, ends[0], ends[1], ends[2]], ends, usable }
     }
 
     const fn len(&self, piece: usize) -> usize {
-        self.ends[piece] as usize - self.start(piece)
-    }
-
-    const fn start(&self, piece: usize) -> usize {
-        if piece == 0 {
-            0
-        } else {
-            self.ends[piece - 1] as usize
-        }
+        (self.ends[piece] - self.starts[piece]) as usize
     }
 
     const fn write(&self, w: &mut Writer, piece: usize) {
-        w.copy_range(&self.buf, self.start(piece), self.ends[piece] as usize);
+        let start = self.starts[piece] as usize;
+        // SAFETY: `starts[k] <= ends[k] <= TYPE_TEXTS_ROOM` (`of` keeps the pieces of a type
+        // only when they fit; `NONE`'s are empty), and `self` is not the writer's buffer.
+        unsafe { w.put((&self.buf as *const [u8; TYPE_TEXTS_ROOM] as *const u8).add(start), self.len(piece)) }
     }
 }
 

@@ -5,6 +5,8 @@
 #[derive(Debug)]
 pub struct Writer<'b> {
     buf: &'b mut [u8],
+    /// `buf.len()`, kept: in const evaluation each call counts.
+    cap: usize,
     len: usize,
     level: u8,
 }
@@ -66,7 +68,7 @@ pub(crate) use lit;
 impl<'b> Writer<'b> {
     /// A writer that fills `buf` (bytes past its end are counted, not written).
     pub const fn new(buf: &'b mut [u8]) -> Writer<'b> {
-        Writer { buf, len: 0, level: 0 }
+        Writer { cap: buf.len(), buf, len: 0, level: 0 }
     }
 
     /// Runs `f` once to count and once to fill, and returns the text.
@@ -100,7 +102,7 @@ impl<'b> Writer<'b> {
     }
 
     const fn raw(&mut self, b: u8) {
-        if self.len < self.buf.len() {
+        if self.len < self.cap {
             self.buf[self.len] = b;
         }
         self.len += 1;
@@ -110,7 +112,7 @@ impl<'b> Writer<'b> {
     pub const fn byte(&mut self, b: u8) {
         if self.level == 0 {
             // Inline: a call is the dearest step of const evaluation.
-            if self.len < self.buf.len() {
+            if self.len < self.cap {
                 self.buf[self.len] = b;
             }
             self.len += 1;
@@ -134,28 +136,39 @@ impl<'b> Writer<'b> {
     /// Writes bytes that no escaping level changes (no `"` or `\\`), in one copy: const
     /// evaluation runs every export's renderers at compile time, so this is build time.
     const fn plain(&mut self, b: &[u8]) {
-        self.copy_range(b, 0, b.len());
+        // SAFETY: `b` holds `b.len()` bytes and cannot overlap the exclusively borrowed
+        // buffer.
+        unsafe { self.put(b as *const [u8] as *const u8, b.len()) }
     }
 
     /// Writes `src[start..end]`, bytes that no escaping level changes, in one copy.
     pub const fn copy_range(&mut self, src: &[u8], start: usize, end: usize) {
         assert!(start <= end && end <= src.len(), "copy_range within the source");
-        let n = end - start;
+        // SAFETY: `src[start..end]` is in bounds (asserted) and cannot overlap the
+        // exclusively borrowed buffer.
+        unsafe { self.put((src as *const [u8] as *const u8).add(start), end - start) }
+    }
+
+    /// Writes the `n` bytes at `from` (no escaping level changes them) in one copy, keeping
+    /// what fits and counting the rest. Raw pointers, not `as_ptr` and `split_at`: in const
+    /// evaluation each call counts.
+    ///
+    /// # Safety
+    /// `from` is valid for reading `n` bytes, none of them in the buffer.
+    pub(crate) const unsafe fn put(&mut self, from: *const u8, n: usize) {
         let to = self.len + n;
-        // Raw pointers, not `as_ptr` and `split_at`: in const evaluation each call counts.
-        let from = src as *const [u8] as *const u8;
-        if to <= self.buf.len() {
-            // SAFETY: `start + n <= src.len()` (asserted), `len + n <= buf.len()`, and
-            // `src` cannot overlap the exclusively borrowed buffer.
+        if to <= self.cap {
+            // SAFETY: `len + n <= buf.len()`; the caller vouches for `from`.
             unsafe {
                 let into = (self.buf as *mut [u8] as *mut u8).add(self.len);
-                core::ptr::copy_nonoverlapping(from.add(start), into, n)
+                core::ptr::copy_nonoverlapping(from, into, n)
             };
         } else {
             // Past the end of a buffer too short: keep what fits, count the rest.
             let mut i = 0;
-            while self.len + i < self.buf.len() {
-                self.buf[self.len + i] = src[start + i];
+            while self.len + i < self.cap {
+                // SAFETY: `len + i < cap <= len + n`, so `i < n`.
+                self.buf[self.len + i] = unsafe { *from.add(i) };
                 i += 1;
             }
         }
@@ -174,8 +187,7 @@ impl<'b> Writer<'b> {
     /// Writes a name no escaping level changes (a vocabulary key, a dtype, an identifier:
     /// no `"` or `\\`), in one copy at any level.
     pub const fn name(&mut self, s: &str) {
-        let b = s.as_bytes();
-        self.copy_range(b, 0, b.len());
+        self.plain(s.as_bytes());
     }
 
     /// Writes structural text (identifiers, punctuation), escaped for the current level.
