@@ -1,13 +1,14 @@
 //! An export's texts assembled from per-type pieces. Const evaluation of the renderers was
 //! most of what checking an export cost, and it is slow: about 2,000 rustc instructions per
-//! MIR statement, 10,000 per call and 150,000 per copied piece. Most of an export's texts describe its parameter and
-//! result types, and a crate's exports share a few types, so each type's pieces are
-//! rendered once per crate, as an associated constant (`FromArg::TEXTS`,
-//! `ReturnValue::TEXTS`), and an export's texts are copies of those pieces, its names and
-//! fixed punctuation: about half the evaluation (9.7 M against 18 M instructions for the
-//! benchmark's six shapes) of rendering them from scratch.
-//! The result is byte for byte what the general renderers write (tested); exports with a
-//! default, an expanded struct, a global name or a type too long for the room take them.
+//! MIR statement and 10,000 per call, so a copied piece costs over 100,000. Most of an
+//! export's texts describe its parameter and result types, and a crate's exports share a
+//! few types, so each type's pieces are rendered once per crate, as an associated constant
+//! (`FromArg::TEXTS`, `ReturnValue::TEXTS`), and an export's texts are copies of those
+//! pieces, its names and fixed punctuation: 7.5 M instructions per export for the
+//! benchmark's six shapes, against 18 M to render them from scratch (`cargo check
+//! --release` under callgrind). The result is byte for byte what the general renderers
+//! write (tested); exports with a default, an expanded struct, a global name or a type too
+//! long for the room take them.
 
 use super::render::{compact_type, fn_metadata_tail, fn_type_schema_head, type_display, type_iree_record, type_schema};
 use super::writer::Writer;
