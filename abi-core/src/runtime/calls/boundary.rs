@@ -11,6 +11,7 @@ use core::ptr::{self, NonNull};
 use std::panic::{catch_unwind, AssertUnwindSafe};
 
 use crate::ffi::RawAny;
+use crate::reflect::RETRY_SLOTS;
 use crate::runtime::calls::error_slot::{set_raised, set_raised_pending};
 use crate::runtime::calls::export_entry::Export;
 use crate::runtime::calls::pending::PendingError;
@@ -97,8 +98,6 @@ fn raise_bad_call(export: &'static Export, expected: usize, args: *const RawAny,
     set_raised_pending(lazy);
     -1
 }
-
-pub use crate::reflect::RETRY_SLOTS;
 
 /// The handle [`retry_exact`] calls a shim with (shims ignore their handle): a call with it
 /// that falls back again, a fast path refusing what `exact_slot` made for it, is raised

@@ -43,9 +43,6 @@ pub struct Export {
     pub texts: &'static [u8],
     /// Where the signature text and the docstring start in [`Export::texts`].
     pub at: TextOffsets,
-    /// Whether the shim compares its tensor arguments' memory before converting them
-    /// ([`FnDesc::checks_overlaps`], computed once at compile time).
-    pub checks_overlaps: bool,
     /// How many leading argument slots a call must pass: fewer than the slot count when
     /// trailing parameters have defaults ([`FnDesc::required_slots`]).
     pub required_slots: u32,
@@ -58,14 +55,7 @@ pub static EXPORTS: [Export];
 impl Export {
     /// The registry entry of an export (for generated code).
     pub const fn new(desc: &'static FnDesc, safe_call: SafeCall, texts: &'static [u8], at: TextOffsets) -> Export {
-        Export {
-            desc,
-            safe_call,
-            texts,
-            at,
-            checks_overlaps: desc.checks_overlaps(),
-            required_slots: desc.required_slots() as u32,
-        }
+        Export { desc, safe_call, texts, at, required_slots: desc.required_slots() as u32 }
     }
 
     /// The global registry name (`#[export_fn(global = "mylib.add")]`), if any.
