@@ -187,18 +187,16 @@ pub unsafe fn export(
             // SAFETY: a fast-path export has no parameter needing the overlap check
             // (`FnDesc::fast_path`); `fast` converts each slot once.
             let outcome = catch_unwind(AssertUnwindSafe(|| fast(unsafe { Slots::new(slots) })));
-            match outcome {
-                Ok(Ok(v)) => {
-                    // SAFETY: `fast_slots` checked `result` non-null; the caller vouches it is
-                    // writable and holds None.
-                    unsafe { result.write(v.into_raw()) };
-                    return 0;
-                }
-                Ok(Err(FastError::Fallback)) => {}
-                // SAFETY: as above.
-                Ok(Err(FastError::Call(e))) => return unsafe { finish(export, result, Ok(Err(e))) },
-                // SAFETY: as above.
-                Err(payload) => return unsafe { finish(export, result, Err(payload)) },
+            let settled = match outcome {
+                Ok(Err(FastError::Fallback)) => None,
+                Ok(Ok(v)) => Some(Ok(Ok(v))),
+                Ok(Err(FastError::Call(e))) => Some(Ok(Err(e))),
+                Err(payload) => Some(Err(payload)),
+            };
+            if let Some(outcome) = settled {
+                // SAFETY: `fast_slots` checked `result` non-null; the caller vouches it is
+                // writable and holds None.
+                return unsafe { finish(export, result, outcome) };
             }
         }
     }
