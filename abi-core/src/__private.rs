@@ -190,30 +190,38 @@ pub fn struct_any(fields: Vec<Any>) -> Any {
 ///
 /// # Safety
 /// `result` is null or writable.
-#[inline(never)]
+#[inline(always)]
 pub unsafe fn return_export_text(export: &'static Export, which: ExportText, result: *mut RawAny) -> i32 {
     // SAFETY: forwarded from the caller.
     unsafe { ffi_boundary(result, || Any::from_value(export.text(which))) }
 }
 
 /// The body of an export's `__tvm_ffi__metadata_<name>`: [`return_export_text`] of its
-/// metadata JSON.
+/// metadata JSON. It takes the shim's parameters first, in their order, and cannot unwind
+/// (`extern "C"`), so the shim is one jump: no frame, no landing pad, no unwind table entry
+/// of its own beyond the plain one.
 ///
 /// # Safety
 /// `result` is null or writable.
-#[inline(always)]
-pub unsafe fn return_metadata(export: &'static Export, result: *mut RawAny) -> i32 {
+#[inline(never)]
+pub unsafe extern "C" fn return_metadata(
+    _: Handle,
+    _: ArgsPtr,
+    _: i32,
+    result: ResultPtr,
+    export: &'static Export,
+) -> i32 {
     // SAFETY: forwarded from the caller.
     unsafe { return_export_text(export, ExportText::Metadata, result) }
 }
 
 /// The body of an export's `__tvm_ffi__doc_<name>`: [`return_export_text`] of its
-/// docstring.
+/// docstring, called as [`return_metadata`] is.
 ///
 /// # Safety
 /// `result` is null or writable.
-#[inline(always)]
-pub unsafe fn return_doc(export: &'static Export, result: *mut RawAny) -> i32 {
+#[inline(never)]
+pub unsafe extern "C" fn return_doc(_: Handle, _: ArgsPtr, _: i32, result: ResultPtr, export: &'static Export) -> i32 {
     // SAFETY: forwarded from the caller.
     unsafe { return_export_text(export, ExportText::Doc, result) }
 }
@@ -262,7 +270,7 @@ mod tests {
         assert_eq!(EXPORT.doc(), "Adds.\0Then more.");
         let mut out = RawAny::NONE;
         // SAFETY: `out` is writable and holds None.
-        assert_eq!(unsafe { return_doc(&EXPORT, &mut out) }, 0);
+        assert_eq!(unsafe { return_doc(core::ptr::null_mut(), core::ptr::null(), 0, &mut out, &EXPORT) }, 0);
         // SAFETY: written by the call above.
         let doc = unsafe { Any::from_raw(out) };
         assert_eq!(doc.to::<String>().unwrap(), "Adds.\0Then more.");

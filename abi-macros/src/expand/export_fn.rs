@@ -63,15 +63,15 @@ fn expand(f: &ExportFn) -> TokenStream {
             #shim_fn
 
             #[unsafe(no_mangle)]
-            unsafe extern "C" fn #metadata(_: __abi::Handle, _: __abi::ArgsPtr, _: i32, out: __abi::ResultPtr) -> i32 {
+            unsafe extern "C" fn #metadata(h: __abi::Handle, a: __abi::ArgsPtr, n: i32, out: __abi::ResultPtr) -> i32 {
                 // SAFETY: the packed calling convention.
-                unsafe { __abi::return_metadata(&EXPORT, out) }
+                unsafe { __abi::return_metadata(h, a, n, out, &EXPORT) }
             }
 
             #[unsafe(no_mangle)]
-            unsafe extern "C" fn #doc_fn(_: __abi::Handle, _: __abi::ArgsPtr, _: i32, out: __abi::ResultPtr) -> i32 {
+            unsafe extern "C" fn #doc_fn(h: __abi::Handle, a: __abi::ArgsPtr, n: i32, out: __abi::ResultPtr) -> i32 {
                 // SAFETY: the packed calling convention.
-                unsafe { __abi::return_doc(&EXPORT, out) }
+                unsafe { __abi::return_doc(h, a, n, out, &EXPORT) }
             }
 
             // Exported names share the crate-root macro namespace, so a second export of

@@ -134,8 +134,9 @@ fn raise_arg_error(export: &'static Export, slot: usize, err: ConvError) -> i32 
 /// entry of the shim that received `handle`, whose description `retries_exact`.
 #[cold]
 #[inline(never)]
-// The shim's parameters first, in its order, so its fast path never moves them.
-pub unsafe fn retry_exact(
+// The shim's parameters first, in its order, so its fast path never moves them; `extern
+// "C"` cannot unwind (panics are caught inside), so the shim calling it needs no landing pad.
+pub unsafe extern "C" fn retry_exact(
     handle: *mut c_void,
     args: *const RawAny,
     n: i32,
