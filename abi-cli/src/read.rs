@@ -1,11 +1,11 @@
-//! Reading a library's exports from disk: the metadata and docs abi libraries publish as
-//! data symbols, read with the `object` crate so no code of the library runs; libraries
+//! Reading a library's exports from disk: the metadata and docs abi libraries publish in
+//! their export records section, read with the `object` crate so no code of the library runs; libraries
 //! that publish them only as functions (C++ tvm-ffi libraries) are loaded and asked,
 //! unless the caller forbids it.
 
 use std::path::{Path, PathBuf};
 
-use abi_core::schema::Metadata;
+use abi_core::schema::{parse_export_records, ExportRecord, Metadata};
 use abi_core::Library;
 
 use crate::classes;
@@ -86,15 +86,14 @@ pub fn read(path: &Path, allow_load: bool) -> Result<Listing, String> {
     }
     let classes = classes::read(&file).map_err(|e| format!("{}: {e}", path.display()))?;
     let mut found: std::collections::BTreeMap<String, Found> = Default::default();
+    for record in export_records(&file).map_err(|e| format!("{}: {e}", path.display()))? {
+        let entry = found.entry(record.name).or_default();
+        entry.metadata_data = Some(record.metadata);
+        entry.doc_data = Some(record.doc);
+    }
     for sym in file.dynamic_symbols().filter(|s| s.is_definition()) {
         let Ok(name) = sym.name() else { continue };
-        if let Some(export) = name.strip_prefix(abi_shared::METADATA_DATA_PREFIX) {
-            let texts = symbol_texts(&file, &sym).map_err(|e| format!("`{export}`: {e}"))?;
-            let entry = found.entry(export.to_owned()).or_default();
-            let mut texts = texts.into_iter();
-            entry.metadata_data = texts.next();
-            entry.doc_data = texts.nth(1);
-        } else if let Some(export) = name.strip_prefix(abi_shared::METADATA_PREFIX) {
+        if let Some(export) = name.strip_prefix(abi_shared::METADATA_PREFIX) {
             found.entry(export.to_owned()).or_default().metadata_fn = true;
         } else if let Some(export) = name.strip_prefix(abi_shared::DOC_PREFIX) {
             found.entry(export.to_owned()).or_default().doc_fn = true;
@@ -168,27 +167,12 @@ pub fn read(path: &Path, allow_load: bool) -> Result<Listing, String> {
     Ok(Listing { path: path.to_owned(), source, exports, classes })
 }
 
-/// The texts of a data symbol: its bytes as NUL-terminated UTF-8 texts (the metadata
-/// JSON, the signature text, the docstring), the last running to the symbol's final NUL.
-fn symbol_texts<'a>(file: &object::File<'a>, sym: &object::Symbol<'a, '_>) -> Result<Vec<String>, String> {
-    let (address, size) = (sym.address(), sym.size());
-    let section = file
-        .sections()
-        // Checked sums: a hostile file may give any address and size.
-        .find(|s| {
-            let (end, section_end) = (address.checked_add(size), s.address().checked_add(s.size()));
-            s.address() <= address && matches!((end, section_end), (Some(e), Some(se)) if e <= se)
-        })
-        .ok_or_else(|| format!("data symbol at {address:#x} lies in no section"))?;
-    let data = section.data().map_err(|e| format!("unreadable section: {e}"))?;
-    let start = usize::try_from(address - section.address()).map_err(|_| "symbol offset overflows".to_owned())?;
-    let bytes = data
-        .get(start..start.saturating_add(size as usize))
-        .ok_or_else(|| format!("data symbol at {address:#x} ({size} bytes) lies outside its section's file data"))?;
-    let Some((0, bytes)) = bytes.split_last() else {
-        return Err("a data symbol's text has no terminating NUL".to_owned());
+/// The records of the file's export records section (none without one: a C++ tvm-ffi
+/// library, or a file format whose sections abi does not name).
+fn export_records(file: &object::File<'_>) -> Result<Vec<ExportRecord>, String> {
+    let Some(section) = file.section_by_name(abi_shared::EXPORT_RECORDS_SECTION) else {
+        return Ok(Vec::new());
     };
-    let utf8 = |b: &[u8]| String::from_utf8(b.to_vec()).map_err(|_| "a data symbol's text is not UTF-8".to_owned());
-    // A docstring may hold a NUL: the first two texts end at theirs, the third runs to the end.
-    bytes.splitn(3, |&b| b == 0).map(utf8).collect()
+    let data = section.data().map_err(|e| format!("unreadable export records: {e}"))?;
+    parse_export_records(data).map_err(|e| e.message().to_owned())
 }

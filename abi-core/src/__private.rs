@@ -19,7 +19,7 @@ pub use crate::reflect::type_texts::TypeTexts;
 pub use crate::reflect::writer::Writer;
 pub use crate::reflect::{leaf_count, Access, ExactSlot, FieldDesc, FnDesc, ParamDesc, StructDesc, TypeDesc};
 pub use crate::runtime::calls::boundary::{ffi_boundary, retry_exact, CallError};
-pub use crate::runtime::calls::export_entry::{ExportText, TextOffsets};
+pub use crate::runtime::calls::export_entry::{ExportText, TextOffsets, BODY_LENGTH_BYTES};
 pub use crate::runtime::process::attach::own_table as own_runtime_table;
 pub use crate::value::any::{Any, AnyView};
 pub use crate::value::conv_error::ConvError;
@@ -75,10 +75,11 @@ use crate::value::array::{seq_slice, Array};
 /// again at their length.
 pub const RENDER_ROOM: usize = 4096;
 
-/// An export's texts ([`Export::texts`]: the metadata JSON, the signature text quoted in
-/// error messages and the docstring, each ending in NUL) rendered once at compile time into
-/// [`RENDER_ROOM`] bytes, so the length and the bytes come from one rendering (const
-/// evaluation of the renderers is most of what an export costs to compile).
+/// An export's record ([`Export`]: `name NUL global NUL len body`, the body being the
+/// metadata JSON, the signature text quoted in error messages and the docstring, each
+/// ending in NUL, and `len` its length as a little-endian `u32`) rendered once at compile
+/// time into [`RENDER_ROOM`] bytes, so the length and the bytes come from one rendering
+/// (const evaluation of the renderers is most of what an export costs to compile).
 #[derive(Debug)]
 pub struct RenderedTexts {
     buf: [u8; RENDER_ROOM],
@@ -86,48 +87,69 @@ pub struct RenderedTexts {
     at: TextOffsets,
 }
 
-/// Writes `f`'s texts ([`RenderedTexts`]) into `buf`, returning their length and where the
-/// second and third start; bytes past the end of `buf` are counted, not written.
-const fn write_export_texts(buf: &mut [u8], f: &FnDesc) -> (usize, TextOffsets) {
+/// Writes `f`'s record ([`RenderedTexts`]) into `buf`, its body from its types' pieces
+/// when `pieces` are given and [`assembles`] them, else from the general renderers; returns
+/// its length and where its texts start. Bytes past the end of `buf` are counted, not
+/// written.
+const fn write_record(buf: &mut [u8], f: &FnDesc, pieces: Option<(&[TypeTexts], &TypeTexts)>) -> (usize, TextOffsets) {
     let mut w = Writer::new(buf);
-    fn_metadata_json(&mut w, f);
+    w.name(f.name);
+    w.byte(0);
+    let global = w.len();
+    if let Some(name) = f.global {
+        w.name(name);
+    }
+    w.byte(0);
+    let length_at = w.len();
+    w.name("\0\0\0\0");
+    let metadata = w.len();
+    let (signature, doc) = match pieces {
+        Some((params, ret)) if assembles(f, params, ret) => assemble(&mut w, f, params, ret),
+        _ => write_body(&mut w, f),
+    };
+    let len = w.len();
+    assert!(len <= u32::MAX as usize, "an export's texts are under 4 GiB");
+    let body = ((len - metadata) as u32).to_le_bytes();
+    let mut i = 0;
+    while i < BODY_LENGTH_BYTES && length_at + i < buf.len() {
+        buf[length_at + i] = body[i];
+        i += 1;
+    }
+    let at =
+        TextOffsets { global: global as u32, metadata: metadata as u32, signature: signature as u32, doc: doc as u32 };
+    (len, at)
+}
+
+// The body through the general renderers: returns where the signature text and the
+// docstring start.
+const fn write_body(w: &mut Writer, f: &FnDesc) -> (usize, usize) {
+    fn_metadata_json(w, f);
     w.byte(0);
     let signature = w.len();
-    fn_signature_text(&mut w, f);
+    fn_signature_text(w, f);
     w.byte(0);
     let doc = w.len();
     w.str(f.doc);
     w.byte(0);
-    offsets(w.len(), signature, doc)
+    (signature, doc)
 }
 
-const fn offsets(len: usize, signature: usize, doc: usize) -> (usize, TextOffsets) {
-    assert!(len <= u32::MAX as usize, "an export's texts are under 4 GiB");
-    (len, TextOffsets { signature: signature as u32, doc: doc as u32 })
-}
-
-/// Renders `f`'s texts once (see [`RenderedTexts`]); `params` and `ret` are its parameter
+/// Renders `f`'s record once (see [`RenderedTexts`]); `params` and `ret` are its parameter
 /// and result types' pieces (`FromArg::TEXTS`, `ReturnValue::TEXTS`), which it copies
 /// when it can (`reflect::type_texts::assemble`).
 pub const fn render_export_texts(f: &FnDesc, params: &[TypeTexts], ret: &TypeTexts) -> RenderedTexts {
     let mut buf = [0u8; RENDER_ROOM];
-    let (len, at) = if assembles(f, params, ret) {
-        let mut w = Writer::new(&mut buf);
-        let (signature, doc) = assemble(&mut w, f, params, ret);
-        offsets(w.len(), signature, doc)
-    } else {
-        write_export_texts(&mut buf, f)
-    };
+    let (len, at) = write_record(&mut buf, f, Some((params, ret)));
     RenderedTexts { buf, len, at }
 }
 
 impl RenderedTexts {
-    /// Length of the texts.
+    /// Length of the record.
     pub const fn len(&self) -> usize {
         self.len
     }
 
-    /// Where the signature text and the docstring start.
+    /// Where its texts start.
     pub const fn offsets(&self) -> TextOffsets {
         self.at
     }
@@ -137,13 +159,19 @@ impl RenderedTexts {
         self.len == 0
     }
 
-    /// The texts as `N` (= [`len`](RenderedTexts::len)) bytes: the rendering itself, or a
-    /// second rendering when they did not fit the room.
+    /// The record's bytes, when it fit the room.
+    #[cfg(test)]
+    pub(crate) fn bytes(&self) -> &[u8] {
+        &self.buf[..self.len]
+    }
+
+    /// The record as `N` (= [`len`](RenderedTexts::len)) bytes: the rendering itself, or a
+    /// second rendering when it did not fit the room.
     pub const fn texts<const N: usize>(&self, f: &FnDesc) -> [u8; N] {
         assert!(N == self.len, "texts length changed between passes");
         let mut out = [0u8; N];
         if N > RENDER_ROOM {
-            let (len, at) = write_export_texts(&mut out, f);
+            let (len, at) = write_record(&mut out, f, None);
             assert!(len == N && at.signature == self.at.signature, "texts length changed between passes");
             return out;
         }
@@ -238,9 +266,9 @@ mod tests {
         Err(_) => panic!(),
     };
 
-    fn both(f: &FnDesc) {
-        let rendered = render_export_texts(f, &[], &TypeTexts::NONE);
-        let once = Writer::render(|w| {
+    // `f`'s record written out by hand from the general renderers.
+    fn record_of(f: &FnDesc) -> Vec<u8> {
+        let body = Writer::render(|w| {
             fn_metadata_json(w, f);
             w.byte(0);
             fn_signature_text(w, f);
@@ -248,9 +276,18 @@ mod tests {
             w.str(f.doc);
             w.byte(0);
         });
-        assert_eq!(rendered.len(), once.len());
+        let mut out = [f.name.as_bytes(), b"\0", f.global.unwrap_or("").as_bytes(), b"\0"].concat();
+        out.extend((body.len() as u32).to_le_bytes());
+        out.extend(body.as_bytes());
+        out
+    }
+
+    fn both(f: &FnDesc) {
+        let rendered = render_export_texts(f, &[], &TypeTexts::NONE);
+        let record = record_of(f);
+        assert_eq!(rendered.len(), record.len());
         if rendered.len() <= RENDER_ROOM {
-            assert_eq!(&rendered.buf[..rendered.len()], once.as_bytes());
+            assert_eq!(rendered.bytes(), record);
         }
     }
 
@@ -264,8 +301,12 @@ mod tests {
         }
         static EXPORT: Export =
             Export::new(&DESC, shim, &TEXTS, render_export_texts(&DESC, &[], &TypeTexts::NONE).offsets());
+        assert_eq!(EXPORT.name(), "add");
+        assert_eq!(EXPORT.global(), None);
         assert_eq!(EXPORT.metadata_json(), DESC.metadata_json());
         assert_eq!(EXPORT.signature_text(), "add(a: int, b: int) -> int");
+        assert_eq!(EXPORT.params().len(), 2);
+        assert_eq!(format!("{:?}", EXPORT.desc()), format!("{DESC:?}"));
         // A NUL inside the docstring does not cut it short.
         assert_eq!(EXPORT.doc(), "Adds.\0Then more.");
         let mut out = RawAny::NONE;
@@ -274,6 +315,23 @@ mod tests {
         // SAFETY: written by the call above.
         let doc = unsafe { Any::from_raw(out) };
         assert_eq!(doc.to::<String>().unwrap(), "Adds.\0Then more.");
+    }
+
+    #[test]
+    fn a_global_export_reads_back_its_global_name() {
+        const DESC: FnDesc = FnDesc::new("add", PARAMS, &I64, "").with_global("mylib.add");
+        const N: usize = render_export_texts(&DESC, &[], &TypeTexts::NONE).len();
+        static TEXTS: [u8; N] = render_export_texts(&DESC, &[], &TypeTexts::NONE).texts::<N>(&DESC);
+        unsafe extern "C" fn shim(_: Handle, _: ArgsPtr, _: i32, _: ResultPtr) -> i32 {
+            0
+        }
+        static EXPORT: Export =
+            Export::new(&DESC, shim, &TEXTS, render_export_texts(&DESC, &[], &TypeTexts::NONE).offsets());
+        assert_eq!((EXPORT.name(), EXPORT.global(), EXPORT.doc()), ("add", Some("mylib.add"), ""));
+        assert_eq!(EXPORT.metadata_json(), DESC.metadata_json());
+        assert!(EXPORT.metadata_json().contains(r#""abi.global":"mylib.add""#));
+        assert_eq!(format!("{:?}", EXPORT.desc()), format!("{DESC:?}"));
+        both(&DESC);
     }
 
     #[test]
@@ -286,7 +344,7 @@ mod tests {
         const N: usize = render_export_texts(&LONG, &[], &TypeTexts::NONE).len();
         const TEXTS: [u8; N] = render_export_texts(&LONG, &[], &TypeTexts::NONE).texts::<N>(&LONG);
         let mut again = [0u8; N];
-        assert_eq!(write_export_texts(&mut again, &LONG).0, N);
+        assert_eq!(write_record(&mut again, &LONG, None).0, N);
         assert_eq!(TEXTS, again);
         const { assert!(N > RENDER_ROOM) };
     }

@@ -327,7 +327,7 @@ pub fn mix_narrow(a: i32, b: bool, c: f32, d: Option<i64>, e: f16, f: Option<bf1
 fn narrow_floats_and_options_convert_alike_on_both_paths() {
     let mix = |args: [Any; 6]| call("mix_narrow", &args);
     let text = |args: [Any; 6]| mix(args).unwrap().to::<String>().unwrap();
-    let desc = abi_core::find_export("mix_narrow").unwrap().desc;
+    let desc = abi_core::find_export("mix_narrow").unwrap().desc();
     assert!(desc.fast_path() && desc.retries_exact());
     // Exact types: the fast path.
     let exact = [v(-3i64), v(true), v(1.5f64), v(7i64), v(2.5f64), v(Option::<f64>::None)];

@@ -92,8 +92,8 @@ fn every_export_reads_back_as_its_description() {
     let mut checked = 0;
     for e in abi_core::exports() {
         let published = Metadata::parse(e.metadata_json()).unwrap();
-        let declared = Metadata::declared(e.desc);
-        let name = e.desc.name;
+        let declared = Metadata::declared(&e.desc());
+        let name = e.name();
         assert_eq!(declared.arg_names, published.arg_names, "{name}");
         assert_eq!(declared.global, published.global, "{name}");
         let (d, p) = (declared.type_schema.unwrap(), published.type_schema.unwrap());

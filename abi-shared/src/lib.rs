@@ -7,7 +7,6 @@
 //! | `__tvm_ffi_<name>` | the packed shim |
 //! | `__tvm_ffi__metadata_<name>` | returns the metadata JSON |
 //! | `__tvm_ffi__doc_<name>` | returns the docstring |
-//! | `__tvm_ffi__abi_meta_<name>` | data: the metadata JSON, NUL, the signature text, NUL, the docstring, NUL |
 //! | `__tvm_ffi__abi_exports_json` | returns `{"<name>": <metadata>, ...}` for every export |
 //! | `abi_error_move_from_raised` | hands over the last error when no tvm-ffi runtime is loaded |
 //! | `abi_runtime_attach` | makes a library opened by another abi runtime use that runtime |
@@ -24,10 +23,6 @@ pub const SHIM_PREFIX: &str = "__tvm_ffi_";
 pub const METADATA_PREFIX: &str = "__tvm_ffi__metadata_";
 /// Prefix of the function returning an export's docstring.
 pub const DOC_PREFIX: &str = "__tvm_ffi__doc_";
-/// Prefix of the exported data symbol holding an export's metadata JSON, the signature text
-/// and the docstring, each followed by a NUL: read from the file by tools, no library code
-/// runs.
-pub const METADATA_DATA_PREFIX: &str = "__tvm_ffi__abi_meta_";
 /// The packed function listing every export of a library built with abi.
 pub const EXPORTS_LISTING: &str = "__tvm_ffi__abi_exports_json";
 /// The C entry (`void f(void** out)`) that moves out the error a call raised, for callers
@@ -42,6 +37,13 @@ pub const RUNTIME_TABLE_VERSION: u32 = 3;
 /// The ELF section every export's registry entry is placed in: the one linkme collects
 /// for abi-core's distributed slice `EXPORTS` (`__start_`/`__stop_` bounds).
 pub const EXPORTS_SECTION: &str = "linkme_EXPORTS";
+/// The ELF section holding every export's record, so tools read a library's exports from
+/// the file without running it (docs/ABI.md section 4): records follow one another, the
+/// linker possibly padding between them with NULs, each being the exported name, NUL, the
+/// global registry name (empty for none), NUL, the length of the body as a little-endian
+/// `u32`, and the body: the metadata JSON, NUL, the signature text, NUL, the docstring
+/// (which may hold NULs), NUL.
+pub const EXPORT_RECORDS_SECTION: &str = "abi_export_records";
 /// The ELF section every object method's entry is placed in: the one linkme collects for
 /// abi-core's distributed slice `METHODS`.
 pub const METHODS_SECTION: &str = "linkme_METHODS";
@@ -141,11 +143,6 @@ pub fn doc(name: &str) -> String {
     format!("{DOC_PREFIX}{name}")
 }
 
-/// The metadata data symbol of export `name`.
-pub fn metadata_data(name: &str) -> String {
-    format!("{METADATA_DATA_PREFIX}{name}")
-}
-
 /// The uniqueness marker of export `name`.
 pub fn uniqueness_marker(name: &str) -> String {
     format!("{UNIQUENESS_MARKER_PREFIX}{name}")
@@ -182,7 +179,6 @@ mod tests {
         assert_eq!(metadata("add"), "__tvm_ffi__metadata_add");
         assert_eq!(doc("add"), "__tvm_ffi__doc_add");
         assert_eq!(uniqueness_marker("add"), "abi_export_named_add");
-        assert_eq!(metadata_data("add"), "__tvm_ffi__abi_meta_add");
     }
 
     #[test]

@@ -246,7 +246,7 @@ unsafe fn full_pass(
     };
     let outcome = catch_unwind(AssertUnwindSafe(|| {
         if passes.checks_overlaps {
-            check_overlaps(export.desc, slots)?;
+            check_overlaps(export.params(), slots)?;
         }
         // SAFETY: checked just above when a parameter needs it; `full` converts each slot
         // once.

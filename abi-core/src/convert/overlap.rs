@@ -6,7 +6,7 @@
 //! containers (a `Vec<TensorView>`) and memory other holders write during the call are
 //! outside what it sees: the contract in the docs.
 
-use crate::reflect::{leaf_count, Access, FnDesc};
+use crate::reflect::{leaf_count, Access, ParamDesc};
 use crate::runtime::calls::boundary::CallError;
 use crate::tensor::TensorView;
 use crate::value::any::AnyView;
@@ -14,8 +14,8 @@ use crate::value::any::AnyView;
 /// Refuses an export's call when two tensor arguments whose parameters' accesses conflict
 /// share memory, naming the slot that writes (or holds the shared slice) and the other.
 #[inline(never)]
-pub fn check_overlaps(desc: &FnDesc, slots: &[AnyView<'_>]) -> Result<(), CallError> {
-    let accesses = desc.params.iter().scan(0usize, |slot, p| {
+pub fn check_overlaps(params: &[ParamDesc], slots: &[AnyView<'_>]) -> Result<(), CallError> {
+    let accesses = params.iter().scan(0usize, |slot, p| {
         let at = *slot;
         *slot += if p.expand { leaf_count(p.ty) } else { 1 };
         Some((at, if p.expand { Access::None } else { p.access }))

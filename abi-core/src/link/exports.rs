@@ -21,12 +21,12 @@ impl Export {
 
 /// Every `#[export_fn]` function linked into this binary, sorted by name.
 pub fn exports() -> Vec<&'static Export> {
-    sorted_by_name(linked(|| &EXPORTS).iter(), |e| e.desc.name)
+    sorted_by_name(linked(|| &EXPORTS).iter(), |e| e.name())
 }
 
 /// Looks up a linked export by its exported name.
 pub fn find_export(name: &str) -> Option<&'static Export> {
-    linked(|| &EXPORTS).iter().find(|e| e.desc.name == name)
+    linked(|| &EXPORTS).iter().find(|e| e.name() == name)
 }
 
 /// JSON object `{"<name>": <metadata>, ...}` of the exports linked into this binary.
@@ -37,7 +37,7 @@ pub fn exports_json() -> String {
             out.push(',');
         }
         out.push('"');
-        out.push_str(e.desc.name);
+        out.push_str(e.name());
         out.push_str("\":");
         out.push_str(e.metadata_json());
     }

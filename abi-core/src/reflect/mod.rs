@@ -147,12 +147,6 @@ impl FnDesc {
         FnDesc { name, params, ret, doc, global: None }
     }
 
-    /// The same function without its docs: what an [`Export`](crate::Export) keeps at run
-    /// time, where the docstring is one of its texts.
-    pub const fn without_doc(self) -> FnDesc {
-        FnDesc { doc: "", ..self }
-    }
-
     /// The same function, also registered as the global function `name`.
     pub const fn with_global(self, name: &'static str) -> FnDesc {
         FnDesc { global: Some(name), ..self }
@@ -247,15 +241,21 @@ impl FnDesc {
 
     /// The number of argument slots a caller passes (expanded structs count their leaves).
     pub const fn slot_count(&self) -> usize {
-        let mut n = 0;
-        let mut i = 0;
-        while i < self.params.len() {
-            let p = &self.params[i];
-            n += if p.expand { leaf_count(p.ty) } else { 1 };
-            i += 1;
-        }
-        n
+        slot_count(self.params)
     }
+}
+
+/// The number of argument slots a caller passes for `params` (expanded structs count their
+/// leaves).
+pub const fn slot_count(params: &[ParamDesc]) -> usize {
+    let mut n = 0;
+    let mut i = 0;
+    while i < params.len() {
+        let p = &params[i];
+        n += if p.expand { leaf_count(p.ty) } else { 1 };
+        i += 1;
+    }
+    n
 }
 
 /// The number of scalar leaves of `ty` when expanded depth-first (1 for a non-struct).

@@ -5,12 +5,14 @@
 
 mod classes;
 mod compat;
+mod export_records;
 mod iree_record;
 mod metadata;
 mod types;
 
 pub use classes::{parse_class_records, Class, Field, Method};
 pub use compat::{check_binding, Mismatch};
+pub use export_records::{parse_export_records, ExportRecord};
 pub use iree_record::{IreeArg, IreeFn, IreeType};
 pub use metadata::{parse_listing, python_literal, Metadata, VERSION_KEY};
 pub use types::{FloatWidth, FnForm, FnType, IntWidth, TensorType, TypeSchema, Width};

@@ -37,10 +37,10 @@ fn expand(f: &ExportFn) -> TokenStream {
         params: &f.params,
         ret: f.ret.as_ref(),
         callee: fn_ident.to_token_stream(),
-        // The texts are also data a tool reads from the file without running it.
+        // The record is also data a tool reads from the file without running it.
         texts_attrs: {
-            let symbol = abi_shared::metadata_data(&f.name);
-            quote!(#[unsafe(export_name = #symbol)])
+            let section = abi_shared::EXPORT_RECORDS_SECTION;
+            quote!(#[cfg_attr(any(target_os = "linux", target_os = "android", target_os = "freebsd"), unsafe(link_section = #section))])
         },
         global: global_name.as_deref(),
     });
@@ -80,7 +80,7 @@ fn expand(f: &ExportFn) -> TokenStream {
 
             #[used]
             #[unsafe(link_section = #section)]
-            static EXPORT: __abi::Export = __abi::Export::new(&DESC.without_doc(), #shim, &TEXTS, RENDERED.offsets());
+            static EXPORT: __abi::Export = __abi::Export::new(&DESC, #shim, &TEXTS, RENDERED.offsets());
             #register
             #iree
         };

@@ -59,7 +59,7 @@ fn expand(block: &MethodsBlock) -> TokenStream {
                 #shim_fn
                 #init_check
                 #name_check
-                static EXPORT: __abi::Export = __abi::Export::new(&DESC.without_doc(), #shim, &TEXTS, RENDERED.offsets());
+                static EXPORT: __abi::Export = __abi::Export::new(&DESC, #shim, &TEXTS, RENDERED.offsets());
 
                 #record
 

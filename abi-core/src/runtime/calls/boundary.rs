@@ -71,6 +71,13 @@ fn raise_panic(what: &str, payload: Box<dyn StdAny + Send>) -> i32 {
     -1
 }
 
+// An export's panic: its name is looked up here, off the shim's path.
+#[cold]
+#[inline(never)]
+fn raise_export_panic(export: &'static Export, payload: Box<dyn StdAny + Send>) -> i32 {
+    raise_panic(export.name(), payload)
+}
+
 #[cold]
 #[inline(never)]
 fn raise_call_error(export: &'static Export, e: CallError) -> i32 {
@@ -143,7 +150,7 @@ pub unsafe extern "C" fn retry_exact(
     result: *mut RawAny,
     export: &'static Export,
 ) -> i32 {
-    let params = export.desc.params;
+    let params = export.params();
     let count = params.len();
     if n < 0 || n as usize != count || count > RETRY_SLOTS || args.is_null() || result.is_null() {
         return raise_bad_call(export, count, args, n, result);
@@ -171,7 +178,7 @@ pub unsafe extern "C" fn retry_exact(
     match coerced {
         Ok(0) => {}
         Ok(code) => return code,
-        Err(payload) => return raise_panic(export.name(), payload),
+        Err(payload) => return raise_export_panic(export, payload),
     }
     // SAFETY: the export's own shim (its slot count is `count`), called with the `count`
     // slots written just above (plain data, or views borrowing the caller's arguments,
@@ -244,7 +251,7 @@ pub unsafe fn finish(
             0
         }
         Ok(Err(e)) => raise_call_error(export, e),
-        Err(payload) => raise_panic(export.name(), payload),
+        Err(payload) => raise_export_panic(export, payload),
     }
 }
 

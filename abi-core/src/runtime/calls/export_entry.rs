@@ -1,16 +1,23 @@
-//! [`Export`]: one `#[export_fn]` function as its shim, the call boundary and the export
-//! registry see it: its description, its packed entry, and the texts rendered at compile
-//! time (the metadata JSON hosts read, the signature quoted in error messages, and the
-//! docstring). It
-//! sits below Function objects, which the boundary serves: `Export::function` is in
-//! `link::exports`.
+//! [`Export`]: one `#[export_fn]` function (or object method) as its shim, the call
+//! boundary and the export registry see it: its parameters and result type, its packed
+//! entry, and its record, the texts rendered at compile time (its name, global name,
+//! metadata JSON, signature quoted in error messages and docstring). It sits below Function
+//! objects, which the boundary serves: `Export::function` is in `link::exports`.
+//!
+//! Everything an export keeps at run time is in this one static: what only names or
+//! describes it lives in the record, whose bytes need no relocation, so a library pays one
+//! pointer for all its texts (issue 29: bytes per export).
 
 use crate::ffi::SafeCall;
-use crate::reflect::FnDesc;
+use crate::reflect::{FnDesc, ParamDesc, TypeDesc};
 
-/// Which of an export's texts ([`Export::texts`]).
+/// Which of an export's texts ([`Export::text`]).
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum ExportText {
+    /// The exported name.
+    Name,
+    /// The global registry name, empty when there is none.
+    Global,
     /// The metadata JSON.
     Metadata,
     /// The signature quoted in error messages.
@@ -19,33 +26,41 @@ pub enum ExportText {
     Doc,
 }
 
-/// Where an export's signature text and docstring start in its texts (each text ends in
-/// NUL, so one ends a byte before the next starts), found while rendering them.
+/// Where an export's texts start in its record (each text ends in NUL, so one ends a byte
+/// before the next starts; the global name ends five bytes before the metadata, the body
+/// length sitting between), found while rendering them.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub struct TextOffsets {
+    /// The global name's first byte.
+    pub global: u32,
+    /// The metadata JSON's first byte: the body, whose length precedes it.
+    pub metadata: u32,
     /// The signature text's first byte.
     pub signature: u32,
     /// The docstring's first byte.
     pub doc: u32,
 }
 
+/// Bytes between the end of the global name's NUL and the metadata JSON: the body length,
+/// a little-endian `u32`.
+pub const BODY_LENGTH_BYTES: usize = 4;
+
 /// One `#[export_fn]` function linked into this binary.
 #[derive(Debug)]
 pub struct Export {
-    /// Its signature (without its docs: they are [`Export::doc`]).
-    pub desc: &'static FnDesc,
+    params: &'static [ParamDesc],
+    ret: &'static TypeDesc,
     /// The packed shim `__tvm_ffi_<name>`.
     pub safe_call: SafeCall,
-    /// The texts rendered at compile time, each ending in NUL: the metadata JSON returned by
-    /// `__tvm_ffi__metadata_<name>`, the signature text quoted in error messages, and the
-    /// docstring returned by `__tvm_ffi__doc_<name>` (for exports, also the data symbol
-    /// `__tvm_ffi__abi_meta_<name>`).
-    pub texts: &'static [u8],
-    /// Where the signature text and the docstring start in [`Export::texts`].
-    pub at: TextOffsets,
+    /// The record: `name NUL global NUL len body`, the body (`len` bytes, a little-endian
+    /// `u32`) being the metadata JSON returned by `__tvm_ffi__metadata_<name>`, the
+    /// signature text and the docstring returned by `__tvm_ffi__doc_<name>`, each ending in
+    /// NUL. An export's record is also in the file's `abi_shared::EXPORT_RECORDS_SECTION`.
+    texts: &'static [u8],
+    at: TextOffsets,
     /// How many leading argument slots a call must pass: fewer than the slot count when
     /// trailing parameters have defaults ([`FnDesc::required_slots`]).
-    pub required_slots: u32,
+    pub(crate) required_slots: u32,
 }
 
 #[doc(hidden)]
@@ -53,19 +68,41 @@ pub struct Export {
 pub static EXPORTS: [Export];
 
 impl Export {
-    /// The registry entry of an export (for generated code).
-    pub const fn new(desc: &'static FnDesc, safe_call: SafeCall, texts: &'static [u8], at: TextOffsets) -> Export {
-        Export { desc, safe_call, texts, at, required_slots: desc.required_slots() as u32 }
+    /// The registry entry of an export described by `desc` whose record is `texts` (for
+    /// generated code).
+    pub const fn new(desc: &FnDesc, safe_call: SafeCall, texts: &'static [u8], at: TextOffsets) -> Export {
+        Export {
+            params: desc.params,
+            ret: desc.ret,
+            safe_call,
+            texts,
+            at,
+            required_slots: desc.required_slots() as u32,
+        }
+    }
+
+    /// Its description, rebuilt from what the entry keeps (the docstring included).
+    pub fn desc(&self) -> FnDesc {
+        let desc = FnDesc::new(self.name(), self.params, self.ret, self.doc());
+        match self.global() {
+            Some(global) => desc.with_global(global),
+            None => desc,
+        }
+    }
+
+    /// Its parameters, in order.
+    pub fn params(&self) -> &'static [ParamDesc] {
+        self.params
     }
 
     /// The global registry name (`#[export_fn(global = "mylib.add")]`), if any.
     pub fn global(&self) -> Option<&'static str> {
-        self.desc.global
+        Some(self.text(ExportText::Global)).filter(|g| !g.is_empty())
     }
 
     /// The exported name.
     pub fn name(&self) -> &'static str {
-        self.desc.name
+        self.text(ExportText::Name)
     }
 
     /// The metadata JSON text.
@@ -84,13 +121,16 @@ impl Export {
         self.text(ExportText::Doc)
     }
 
-    /// One of the texts (empty if they are not as [`Export::texts`] and [`Export::at`]
-    /// describe).
+    /// One of the texts (empty if the record is not as [`TextOffsets`] describes).
     pub fn text(&self, which: ExportText) -> &'static str {
-        let (sig, doc, end) = (self.at.signature as usize, self.at.doc as usize, self.texts.len());
+        let at = |offset: u32| offset as usize;
+        let (global, metadata) = (at(self.at.global), at(self.at.metadata));
+        let (signature, doc, end) = (at(self.at.signature), at(self.at.doc), self.texts.len());
         let range = match which {
-            ExportText::Metadata => 0..sig.wrapping_sub(1),
-            ExportText::Signature => sig..doc.wrapping_sub(1),
+            ExportText::Name => 0..global.wrapping_sub(1),
+            ExportText::Global => global..metadata.wrapping_sub(1 + BODY_LENGTH_BYTES),
+            ExportText::Metadata => metadata..signature.wrapping_sub(1),
+            ExportText::Signature => signature..doc.wrapping_sub(1),
             ExportText::Doc => doc..end.wrapping_sub(1),
         };
         self.texts.get(range).and_then(|p| core::str::from_utf8(p).ok()).unwrap_or("")

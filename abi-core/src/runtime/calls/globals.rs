@@ -186,7 +186,7 @@ fn register_exports(api: Option<&HostApi>) {
     for export in sorted_by_name(globals, |e| e.global().unwrap_or_default()) {
         let name = export.global().unwrap_or_default();
         if lookup_in(api, name).is_some() {
-            eprintln!("abi: global `{name}` is already registered; keeping that registration (this library's `{}` stays reachable through its module)", export.desc.name);
+            eprintln!("abi: global `{name}` is already registered; keeping that registration (this library's `{}` stays reachable through its module)", export.name());
         } else if let Err(e) = register_export(api, export) {
             let message = e.message();
             eprintln!("abi: {}", message.lines().next().unwrap_or_default());

@@ -2,7 +2,7 @@
 //! argument conversion costs a store. Formatting is one pre-sized string: the signature
 //! text was rendered at compile time, and the pieces are appended, not formatted.
 
-use crate::reflect::{leaf_count, Access, FnDesc, ParamDesc, TypeDesc};
+use crate::reflect::{leaf_count, slot_count, Access, ParamDesc, TypeDesc};
 use crate::runtime::calls::export_entry::Export;
 use crate::value::conv_error::ConvError;
 use crate::value::error::{kind, Error};
@@ -18,7 +18,7 @@ pub(crate) enum PendingError {
 }
 
 /// Appends the dotted name of argument slot `slot` (`p.x` for expanded structs).
-fn push_slot_name(out: &mut String, desc: &FnDesc, slot: u32) {
+fn push_slot_name(out: &mut String, params: &[ParamDesc], slot: u32) {
     // The path to the leaf: field names from the parameter down.
     fn walk(path: &mut Vec<&'static str>, ty: &'static TypeDesc, slot: &mut u32) -> bool {
         match ty {
@@ -38,7 +38,7 @@ fn push_slot_name(out: &mut String, desc: &FnDesc, slot: u32) {
         }
     }
     let mut remaining = slot;
-    for p in desc.params {
+    for p in params {
         if !p.expand {
             if remaining == 0 {
                 out.push_str(p.name);
@@ -58,18 +58,18 @@ fn push_slot_name(out: &mut String, desc: &FnDesc, slot: u32) {
 }
 
 /// Appends "argument `name` (#slot)".
-fn push_arg(out: &mut String, desc: &FnDesc, slot: u32) {
+fn push_arg(out: &mut String, params: &[ParamDesc], slot: u32) {
     out.push_str("argument `");
-    push_slot_name(out, desc, slot);
+    push_slot_name(out, params, slot);
     out.push_str("` (#");
     push_int(out, slot.into());
     out.push(')');
 }
 
 /// The plain (not expanded) parameter at argument slot `slot`.
-fn slot_param(desc: &FnDesc, slot: u32) -> Option<&ParamDesc> {
+fn slot_param(params: &[ParamDesc], slot: u32) -> Option<&ParamDesc> {
     let mut first = 0;
-    for p in desc.params {
+    for p in params {
         let width = if p.expand { leaf_count(p.ty) } else { 1 };
         if (first..first + width).contains(&(slot as usize)) {
             return Some(p).filter(|p| !p.expand);
@@ -110,7 +110,8 @@ impl PendingError {
     pub(crate) fn into_error(self) -> Error {
         match self {
             PendingError::Arity { export, got } => {
-                let (n, required) = (export.desc.slot_count(), export.required_slots as usize);
+                let params = export.params();
+                let (n, required) = (slot_count(params), export.required_slots as usize);
                 let mut m = message(export);
                 m.push_str(" takes ");
                 if required < n {
@@ -120,7 +121,7 @@ impl PendingError {
                 push_int(&mut m, n as i64);
                 m.push_str(if n == 1 { " argument" } else { " arguments" });
                 // A method's receiver is an argument a Python caller does not write.
-                if export.desc.params.first().is_some_and(|p| p.name == "self") {
+                if params.first().is_some_and(|p| p.name == "self") {
                     m.push_str(" (self included)");
                 }
                 m.push_str(", got ");
@@ -128,7 +129,7 @@ impl PendingError {
                 // Too few: name the first required parameter the call left out.
                 if got >= 0 && (got as usize) < required {
                     m.push_str(": missing `");
-                    push_slot_name(&mut m, export.desc, got as u32);
+                    push_slot_name(&mut m, params, got as u32);
                     m.push_str("` (#");
                     push_int(&mut m, got.into());
                     m.push(')');
@@ -145,18 +146,18 @@ impl PendingError {
             PendingError::Arg { export, slot, err } => {
                 let mut m = message(export);
                 m.push_str(": ");
-                push_arg(&mut m, export.desc, slot);
+                push_arg(&mut m, export.params(), slot);
                 m.push(' ');
                 err.push_message(&mut m);
                 Error::new(err.kind(), m)
             }
             PendingError::Overlap { export, slot, other } => {
-                let mut m = message(export);
-                let access = |slot: u32| slot_param(export.desc, slot).map(|p| p.access);
+                let (mut m, params) = (message(export), export.params());
+                let access = |slot: u32| slot_param(params, slot).map(|p| p.access);
                 m.push_str(": ");
-                push_arg(&mut m, export.desc, slot);
+                push_arg(&mut m, params, slot);
                 m.push_str(" shares memory with ");
-                push_arg(&mut m, export.desc, other);
+                push_arg(&mut m, params, other);
                 m.push_str(match (access(slot), access(other)) {
                     (Some(Access::Exclusive), _) | (_, Some(Access::Exclusive)) => {
                         ": an argument written in place (HostTensorMut, TensorViewMut) must not overlap another tensor argument"
