@@ -14,10 +14,11 @@
 #     medians and the median of the per-pair ratios abi/pyo3, for N = 200 and N = 0;
 #   - stripped .so bytes (a `strip`ped copy), per export two ways: from N = 0,
 #     (size200 - size0) / 200 (issue 29's measure), and marginal, (size200 - size1) / 199,
-#     with the fixed cost size1 - size0. The abi N = 0 crate has no export, so the linker
-#     drops abi-core's whole runtime and the first export brings it in: the measure from
-#     N = 0 spreads that over the 200, the marginal one leaves it in the fixed cost (PyO3's
-#     N = 0 crate has its #[pymodule], so its runtime is in its N = 0 size already);
+#     with the fixed cost size1 - size0. Each N = 0 crate links its runtime with no
+#     function (abi's through `extern crate abi_core;`, PyO3's through its #[pymodule]), so
+#     the runtime is in the N = 0 size; what the first function adds beyond one more (the
+#     runtime code only exports use) is in the fixed cost, and spread over the 200 in the
+#     measure from N = 0;
 #   - the marginal bytes per export by ELF section (`size -A` on the stripped N = 1 and
 #     N = 200 libraries), written to $out/sections.<variant>.tsv (section, bytes per
 #     export, bytes at N = 1, bytes at N = 200; sections that do not change are left out);

@@ -34,7 +34,12 @@ def functions(n):
 
 
 def abi_source(n):
-    out = [f"//! Generated: {n} exports through `#[abi_core::export_fn]` (benches/build/gen.py).\n"]
+    out = [
+        f"//! Generated: {n} exports through `#[abi_core::export_fn]` (benches/build/gen.py).\n",
+        # Linked even with no export, as PyO3's `#[pymodule]` links PyO3's: the N = 0 crate
+        # then carries abi-core's runtime, a fixed cost, not one per export.
+        "\nextern crate abi_core;\n",
+    ]
     for i, params, ret, body in functions(n):
         out.append(f"\n/// Function {i}.\n#[abi_core::export_fn]\npub fn fn_{i}({params}) -> {ret} {{\n    {body}\n}}\n")
     return "".join(out)
