@@ -140,9 +140,9 @@ pub const fn assembles(f: &FnDesc, params: &[TypeTexts], ret: &TypeTexts) -> boo
     true
 }
 
-/// Writes `f`'s texts (`Export::texts`: metadata JSON, signature text and docstring, each
-/// ending in NUL) from its types' pieces, when [`assembles`]; returns where the signature
-/// text and the docstring start.
+/// Writes the body of `f`'s record (`Export`: metadata JSON, signature text and docstring,
+/// each ending in NUL) from its types' pieces, when [`assembles`]; returns where the
+/// signature text and the docstring start.
 pub const fn assemble(w: &mut Writer, f: &FnDesc, params: &[TypeTexts], ret: &TypeTexts) -> (usize, usize) {
     let n = params.len();
     META_HEAD.write(w);

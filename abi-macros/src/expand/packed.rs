@@ -23,15 +23,15 @@ pub struct Entry<'a> {
     pub ret: Option<&'a syn::Type>,
     /// The path of the function to call with the converted arguments.
     pub callee: TokenStream,
-    /// Attributes of the `TEXTS` byte array behind `META` (an export names it as data).
+    /// Attributes of the `TEXTS` record (an export places it in the export records section).
     pub texts_attrs: TokenStream,
     /// The global registry name (`#[export_fn(global = "...")]`), published in `META`.
     pub global: Option<&'a str>,
 }
 
-/// `DESC` (the `FnDesc`), `RENDERED` and `TEXTS` (metadata JSON, signature text and docs,
-/// rendered at compile time), `PASSES` (the passes the shim runs) and `call::<M>` (converts
-/// the slots, calls, converts the result).
+/// `DESC` (the `FnDesc`), `RENDERED` and `TEXTS` (the record: name, global name, metadata
+/// JSON, signature text and docs, rendered at compile time), `PASSES` (the passes the shim
+/// runs) and `call::<M>` (converts the slots, calls, converts the result).
 pub fn entry(e: &Entry) -> TokenStream {
     let (name, doc, callee, texts_attrs) = (e.name, e.doc, &e.callee, &e.texts_attrs);
     let global = e.global.map(|g| quote!(.with_global(#g)));
