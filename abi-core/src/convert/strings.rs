@@ -4,6 +4,7 @@
 use super::call_arg::into_arg;
 use super::{AbiType, FromArg, IntoAny, ListItem};
 use crate::ffi::type_index as ti;
+use crate::ffi::RawAny;
 use crate::reflect::TypeDesc;
 use crate::value::any::{Any, AnyView};
 use crate::value::conv_error::ConvError;
@@ -12,24 +13,49 @@ use crate::value::string::{
     bytes_any, is_bytes_form, is_str_form, str_any, string_any, vec_bytes_any, view_bytes, Bytes, Str,
 };
 
+// An inline string whose 8 payload bytes are all ASCII: any prefix of it is UTF-8 with no
+// further scan.
+#[inline(always)]
+fn small_ascii<'a>(v: &'a AnyView<'a>) -> Option<&'a str> {
+    let raw = v.raw();
+    if raw.type_index != ti::SMALL_STR {
+        return None;
+    }
+    let payload = raw.bytes();
+    if u64::from_ne_bytes(*payload) & 0x8080_8080_8080_8080 != 0 {
+        return None;
+    }
+    let len = (raw.small_len as usize).min(ti::SMALL_STR_MAX_LEN);
+    // SAFETY: every byte of the payload is ASCII, so any prefix of it is UTF-8.
+    Some(unsafe { core::str::from_utf8_unchecked(&payload[..len]) })
+}
+
 #[inline(always)]
 fn str_arg<'a>(v: &'a AnyView<'a>) -> Result<&'a str, ConvError> {
-    let raw = v.raw();
-    if raw.type_index == ti::SMALL_STR {
-        // Fast path for inline strings: when all 8 payload bytes are ASCII, the prefix is
-        // UTF-8 with no further scan (anything else takes the full check below).
-        let payload = raw.bytes();
-        if u64::from_ne_bytes(*payload) & 0x8080_8080_8080_8080 == 0 {
-            let len = (raw.small_len as usize).min(ti::SMALL_STR_MAX_LEN);
-            // SAFETY: every byte of the payload is ASCII, so any prefix of it is UTF-8.
-            return Ok(unsafe { core::str::from_utf8_unchecked(&payload[..len]) });
-        }
+    match small_ascii(v) {
+        Some(s) => Ok(s),
+        None => str_arg_slow(v),
     }
+}
+
+// Every other string form, and the errors: out of line, so an export taking `&str` keeps
+// only the inline check and a call.
+#[inline(never)]
+fn str_arg_slow<'a>(v: &'a AnyView<'a>) -> Result<&'a str, ConvError> {
     if !is_str_form(v.type_index()) {
         return Err(ConvError::refused(&TypeDesc::Str, v.raw()));
     }
     let bytes = view_bytes(v)?;
     core::str::from_utf8(bytes).map_err(|_| ConvError::InvalidUtf8)
+}
+
+// `str_arg` with no error to build, for the fast path.
+#[inline(never)]
+fn str_fast_slow<'a>(v: &'a AnyView<'a>) -> Option<&'a str> {
+    if !is_str_form(v.type_index()) {
+        return None;
+    }
+    core::str::from_utf8(view_bytes(v).ok()?).ok()
 }
 
 #[inline(always)]
@@ -51,6 +77,23 @@ impl<'a> FromArg<'a> for &'a str {
     #[inline(always)]
     fn from_arg(v: &'a AnyView<'a>) -> Result<&'a str, ConvError> {
         str_arg(v)
+    }
+
+    // Every string form: the fast path is the whole conversion without its errors, so an
+    // export taking `&str` leaves them to the shared retry instead of carrying the full pass.
+    const HAS_FAST_PATH: bool = true;
+
+    #[inline(always)]
+    fn fast_path(v: &'a AnyView<'a>) -> Option<&'a str> {
+        match small_ascii(v) {
+            Some(s) => Some(s),
+            None => str_fast_slow(v),
+        }
+    }
+
+    // The fast path takes every form `from_arg` takes: the slot itself.
+    fn exact_slot(v: &'a AnyView<'a>) -> Result<RawAny, ConvError> {
+        str_arg(v).map(|_| *v.raw())
     }
 }
 
