@@ -96,6 +96,27 @@ impl<'a, T: ListItem + FromArg<'a>> FromArg<'a> for Vec<T> {
             .map(|(i, e)| T::from_arg(e).map_err(|err| in_element(i, err)))
             .collect()
     }
+
+    // The fast path is the whole conversion without its errors, out of line (once per
+    // element type): an export taking a Vec leaves errors to the shared retry instead of
+    // carrying the full pass. It accepts Array and List objects, so it is not plain.
+    const HAS_FAST_PATH: bool = true;
+    const FAST_PATH_PLAIN: bool = false;
+
+    #[inline(always)]
+    fn fast_path(v: &'a AnyView<'a>) -> Option<Vec<T>> {
+        vec_fast_path(v)
+    }
+
+    // The fast path takes every value `from_arg` takes: the slot itself.
+    fn exact_slot(v: &'a AnyView<'a>) -> Result<RawAny, ConvError> {
+        Self::from_arg(v).map(|_| *v.raw())
+    }
+}
+
+#[inline(never)]
+fn vec_fast_path<'a, T: ListItem + FromArg<'a>>(v: &'a AnyView<'a>) -> Option<Vec<T>> {
+    Vec::<T>::from_arg(v).ok()
 }
 
 impl<T: ListItem + IntoAny> IntoAny for Vec<T> {

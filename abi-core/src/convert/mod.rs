@@ -66,11 +66,17 @@ pub trait FromArg<'a>: AbiType + Sized {
     #[doc(hidden)]
     const HAS_FAST_PATH: bool = false;
 
+    /// Whether every value [`FromArg::fast_path`] accepts is plain data, holding no object
+    /// reference, so that a result it converted needs no release
+    /// ([`FromAny::from_result`]).
+    #[doc(hidden)]
+    const FAST_PATH_PLAIN: bool = true;
+
     /// The exact-type conversion with no fallback and no error: `None` sends the call to
-    /// the full conversion (which reports the error, if any). For owned types it only
-    /// matches plain-data type indices, so a value it accepted holds no object reference
-    /// ([`FromAny::from_result`] relies on it); borrowed `&T` of object types, never
-    /// results, match their object type.
+    /// the full conversion (which reports the error, if any). For owned scalar types it
+    /// only matches plain-data type indices; types whose fast path is their whole
+    /// conversion without its errors (`Vec<T>`) say so with [`FromArg::FAST_PATH_PLAIN`];
+    /// borrowed `&T` of object types, never results, match their object type.
     #[doc(hidden)]
     #[inline(always)]
     fn fast_path(v: &'a AnyView<'a>) -> Option<Self> {
@@ -122,9 +128,11 @@ impl<T: for<'a> FromArg<'a>> FromAny for T {
     fn from_result(out: Any) -> Result<T, ConvError> {
         if T::HAS_FAST_PATH {
             if let Some(v) = T::fast_path(&out.view()) {
-                // Plain data (see `fast_path`): nothing to release, and saying so lets the
-                // optimiser drop the release check from the hot path.
-                core::mem::forget(out);
+                if T::FAST_PATH_PLAIN {
+                    // Plain data: nothing to release, and saying so lets the optimiser drop
+                    // the release check from the hot path.
+                    core::mem::forget(out);
+                }
                 return Ok(v);
             }
         }
