@@ -149,6 +149,26 @@ pub struct Passes {
     checks_overlaps: bool,
 }
 
+impl Passes {
+    /// [`Passes::kind`] of an export whose fast pass falls back to the shared `retry_exact`.
+    pub const FAST_THEN_RETRY: u8 = 0;
+    /// [`Passes::kind`] of an export whose fast pass falls back to its full pass out of line.
+    pub const FAST_THEN_FULL: u8 = 1;
+    /// [`Passes::kind`] of an export with no fast pass: its full pass runs inline.
+    pub const FULL: u8 = 2;
+
+    /// Which of [`export`]'s bodies the export runs, its `KIND`: a const generic argument,
+    /// so each shim compiles only its own body (the others are never code-generated, not
+    /// even for LLVM to delete).
+    pub const fn kind(&self) -> u8 {
+        match (self.fast.is_some(), self.full.is_some()) {
+            (true, false) => Passes::FAST_THEN_RETRY,
+            (true, true) => Passes::FAST_THEN_FULL,
+            (false, _) => Passes::FULL,
+        }
+    }
+}
+
 impl FnDesc {
     /// An export's [`Passes`]: `fast` and `full` are its `call::<Fast>` and `call::<Full>`.
     /// Only the passes it takes are kept, so the other is never compiled.
@@ -162,18 +182,18 @@ impl FnDesc {
     }
 }
 
-/// An exported shim's body, the same for every export: `export` is its registry entry (what
-/// errors name), `handle`, `args`, `n` and `result` the shim's parameters, `passes` its
-/// const [`FnDesc::passes`]. The fast pass, when there is one, runs inline; its fallback is
-/// the shared [`retry_exact`] or the full pass out of line; an export without a fast pass
-/// runs the full pass inline.
+/// An exported shim's body, the same for every export of a kind: `export` is its registry
+/// entry (what errors name), `handle`, `args`, `n` and `result` the shim's parameters,
+/// `passes` its const [`FnDesc::passes`] and `KIND` their [`Passes::kind`]. The fast pass,
+/// when there is one, runs inline; its fallback is the shared [`retry_exact`] or the full
+/// pass out of line; an export without a fast pass runs the full pass inline.
 ///
 /// # Safety
 /// The packed calling convention: `args` points to `n` valid slots when `n` is in range and
 /// it is non-null; `result` is null or writable and holds None. `passes` is the
-/// [`FnDesc::passes`] of `export.desc`.
+/// [`FnDesc::passes`] of the export's description and `KIND` their kind.
 #[inline(always)]
-pub unsafe fn export(
+pub unsafe fn export<const KIND: u8>(
     export: &'static Export,
     handle: *mut c_void,
     args: *const RawAny,
@@ -181,34 +201,65 @@ pub unsafe fn export(
     result: *mut RawAny,
     passes: Passes,
 ) -> i32 {
-    if let Some(fast) = passes.fast {
-        // SAFETY: forwarded from the caller; `fast_slots` checks count and pointers.
-        if let Some(slots) = unsafe { fast_slots(passes.slots, args, n, result) } {
-            // SAFETY: a fast-path export has no parameter needing the overlap check
-            // (`FnDesc::fast_path`); `fast` converts each slot once.
-            let outcome = catch_unwind(AssertUnwindSafe(|| fast(unsafe { Slots::new(slots) })));
-            let settled = match outcome {
-                Ok(Err(FastError::Fallback)) => None,
-                Ok(Ok(v)) => Some(Ok(Ok(v))),
-                Ok(Err(FastError::Call(e))) => Some(Ok(Err(e))),
-                Err(payload) => Some(Err(payload)),
-            };
-            if let Some(outcome) = settled {
-                // SAFETY: `fast_slots` checked `result` non-null; the caller vouches it is
-                // writable and holds None.
-                return unsafe { finish(export, result, outcome) };
+    // A switch on the const argument alone: code generation keeps the one arm it takes.
+    match KIND {
+        Passes::FAST_THEN_RETRY => {
+            // SAFETY: forwarded from the caller.
+            if let Some(code) = passes.fast.and_then(|fast| unsafe { fast_pass(export, args, n, result, passes, fast) })
+            {
+                return code;
+            }
+            // SAFETY: forwarded from the caller; the export retries exact.
+            unsafe { retry_exact(handle, args, n, result, export) }
+        }
+        Passes::FAST_THEN_FULL => {
+            // SAFETY: forwarded from the caller.
+            if let Some(code) = passes.fast.and_then(|fast| unsafe { fast_pass(export, args, n, result, passes, fast) })
+            {
+                return code;
+            }
+            match passes.full {
+                // SAFETY: forwarded from the caller.
+                Some(full) => unsafe { full_out_of_line(export, args, n, result, passes, full) },
+                // SAFETY: forwarded from the caller (a kind its passes do not have: retried,
+                // so refused as a bad call).
+                None => unsafe { retry_exact(handle, args, n, result, export) },
             }
         }
+        _ => match passes.full {
+            // SAFETY: forwarded from the caller.
+            Some(full) => unsafe { full_pass(export, args, n, result, passes, full) },
+            // SAFETY: as above.
+            None => unsafe { retry_exact(handle, args, n, result, export) },
+        },
     }
-    match passes.full {
-        // SAFETY: forwarded from the caller; `passes` has no full pass when the description
-        // retries exact.
-        None => unsafe { retry_exact(handle, args, n, result, export) },
-        // SAFETY: forwarded from the caller.
-        Some(full) if passes.fast.is_some() => unsafe { full_out_of_line(export, args, n, result, passes, full) },
-        // SAFETY: forwarded from the caller.
-        Some(full) => unsafe { full_pass(export, args, n, result, passes, full) },
-    }
+}
+
+// The fast pass, inline: `None` when its count, pointers or conversions send the call to
+// the fallback.
+#[inline(always)]
+unsafe fn fast_pass(
+    export: &'static Export,
+    args: *const RawAny,
+    n: i32,
+    result: *mut RawAny,
+    passes: Passes,
+    fast: Pass<Fast>,
+) -> Option<i32> {
+    // SAFETY: forwarded from the caller; `fast_slots` checks count and pointers.
+    let slots = unsafe { fast_slots(passes.slots, args, n, result) }?;
+    // SAFETY: a fast-path export has no parameter needing the overlap check
+    // (`FnDesc::fast_path`); `fast` converts each slot once.
+    let outcome = catch_unwind(AssertUnwindSafe(|| fast(unsafe { Slots::new(slots) })));
+    let settled = match outcome {
+        Ok(Err(FastError::Fallback)) => return None,
+        Ok(Ok(v)) => Ok(Ok(v)),
+        Ok(Err(FastError::Call(e))) => Ok(Err(e)),
+        Err(payload) => Err(payload),
+    };
+    // SAFETY: `fast_slots` checked `result` non-null; the caller vouches it is writable and
+    // holds None.
+    Some(unsafe { finish(export, result, settled) })
 }
 
 // The full pass after a fast pass fell back, shared and out of line: the fast path stays a

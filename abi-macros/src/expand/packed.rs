@@ -102,7 +102,7 @@ pub fn shim(ident: &syn::Ident, attrs: TokenStream) -> TokenStream {
         #attrs
         unsafe extern "C" fn #ident(handle: __abi::Handle, args: __abi::ArgsPtr, n: i32, out: __abi::ResultPtr) -> i32 {
             // SAFETY: the packed calling convention; `export` checks count and pointers.
-            unsafe { __abi::export(&EXPORT, handle, args, n, out, PASSES) }
+            unsafe { __abi::export::<{ PASSES.kind() }>(&EXPORT, handle, args, n, out, PASSES) }
         }
     }
 }
