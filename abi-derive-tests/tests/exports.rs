@@ -348,6 +348,50 @@ fn narrow_floats_and_options_convert_alike_on_both_paths() {
     assert!(wrong.message().ends_with("argument `d` (#3) expected int, got str"), "{}", wrong.message());
 }
 
+/// `&str` and `Vec<T>` take the fast path (their whole conversion without its errors):
+/// errors and coercions of the other arguments go through the shared retry (issue 29).
+#[abi_core::export_fn]
+pub fn str_vec_int(s: &str, v: Vec<i64>, k: i64) -> String {
+    format!("{s}|{v:?}|{k}")
+}
+
+#[test]
+fn strings_and_vecs_convert_alike_on_both_paths() {
+    let call3 = |args: [Any; 3]| call("str_vec_int", &args);
+    let text = |args: [Any; 3]| call3(args).unwrap().to::<String>().unwrap();
+    let desc = abi_core::find_export("str_vec_int").unwrap().desc();
+    assert!(desc.fast_path() && desc.retries_exact());
+    let list = |items: Vec<Any>| Any::from(abi_core::Array::new(items));
+    // Small ASCII, small non-ASCII and object strings; an Array of ints.
+    let ints = || list(vec![v(1i64), v(2i64)]);
+    assert_eq!(text([v("ab"), ints(), v(3i64)]), "ab|[1, 2]|3");
+    assert_eq!(text([v("é"), ints(), v(3i64)]), "é|[1, 2]|3");
+    let long = "a string far longer than the seven inline bytes";
+    assert_eq!(text([v(long), list(vec![]), v(0i64)]), format!("{long}|[]|0"));
+    // Elements the full conversion coerces (a bool for an int) are taken as it takes them.
+    assert_eq!(text([v("x"), list(vec![v(true), v(5i64)]), v(1i64)]), "x|[1, 5]|1");
+    // A bool for `k`: the retry converts it; `s` and `v` are converted again, alike.
+    assert_eq!(text([v(long), ints(), v(true)]), format!("{long}|[1, 2]|1"));
+    // Errors name the parameter, and an element by its index, as the full pass does.
+    let wrong = call3([v(7i64), ints(), v(0i64)]).unwrap_err();
+    assert!(wrong.message().ends_with("argument `s` (#0) expected str, got int"), "{}", wrong.message());
+    let element = call3([v("x"), list(vec![v(1i64), v("y")]), v(0i64)]).unwrap_err();
+    assert!(element.message().contains("argument `v` (#1)"), "{}", element.message());
+    assert!(element.message().contains("expected int, got str"), "{}", element.message());
+    let not_list = call3([v("x"), v(1i64), v(0i64)]).unwrap_err();
+    assert!(not_list.message().ends_with("argument `v` (#1) expected list[int], got int"), "{}", not_list.message());
+    // Invalid UTF-8 in a small string: refused with the full pass's message.
+    let mut bad = *v(0i64).as_raw();
+    bad.type_index = abi_core::ffi::type_index::SMALL_STR;
+    bad.small_len = 2;
+    bad.value = abi_core::RawAny::from_i64(0, i64::from_le_bytes([0xff, 0xfe, 0, 0, 0, 0, 0, 0])).value;
+    let (vec_arg, k_arg) = (ints(), v(0i64));
+    let shim = abi_core::find_export("str_vec_int").unwrap().safe_call;
+    // SAFETY: three valid slots: plain data, and an Array borrowed from `vec_arg`.
+    let utf8 = unsafe { call_raw(shim, &[bad, *vec_arg.as_raw(), *k_arg.as_raw()]) }.unwrap_err();
+    assert!(utf8.message().ends_with("argument `s` (#0) invalid UTF-8 in string"), "{}", utf8.message());
+}
+
 #[test]
 fn fallback_conversions_leave_the_fast_path_for_the_full_one() {
     // Exact types take the shim's fast path; these need the full path's conversions.
