@@ -393,6 +393,22 @@ fn strings_and_vecs_convert_alike_on_both_paths() {
 }
 
 #[test]
+fn results_a_fast_path_takes_from_an_object_release_it() {
+    use abi_core::FromAny;
+    let array = Any::from(abi_core::Array::new(vec![v(1i64), v(2i64)]));
+    let header = array.as_raw().ptr().cast::<abi_core::ffi::ObjectHeader>();
+    // SAFETY: `array` keeps the object alive while it is read.
+    let count = || unsafe { abi_core::object::strong_count(header) };
+    assert_eq!(count(), 1);
+    // Each result owns a reference, which converting it must give back.
+    assert_eq!(Vec::<i64>::from_result(array.clone()).unwrap(), [1, 2]);
+    assert_eq!(count(), 1, "Vec<i64>");
+    assert_eq!(Option::<Vec<i64>>::from_result(array.clone()).unwrap(), Some(vec![1, 2]));
+    assert_eq!(count(), 1, "Option<Vec<i64>>");
+    assert_eq!(Option::<i64>::from_result(v(())).unwrap(), None);
+}
+
+#[test]
 fn fallback_conversions_leave_the_fast_path_for_the_full_one() {
     // Exact types take the shim's fast path; these need the full path's conversions.
     assert_eq!(call("arity2", &[v(true), v(2i64)]).unwrap().to::<i64>().unwrap(), 5);

@@ -38,6 +38,7 @@ impl<'a, T: FromArg<'a>> FromArg<'a> for Option<T> {
     }
 
     const HAS_FAST_PATH: bool = T::HAS_FAST_PATH;
+    const FAST_PATH_PLAIN: bool = T::FAST_PATH_PLAIN;
 
     #[inline(always)]
     fn fast_path(v: &'a AnyView<'a>) -> Option<Option<T>> {
