@@ -122,7 +122,7 @@ fn integers_wider_than_64_bits_are_out_of_range() {
     let big = unsafe { AnyView::from_raw(RawAny::from_ptr(ti::BIG_INT, ptr)) };
     let err = i64::from_any(big).unwrap_err();
     assert!(matches!(err, ConvError::OutOfRange { .. }), "{err:?}");
-    assert_eq!(err.to_string(), "an integer wider than 64 bits is out of range for i64");
+    assert_eq!(err.to_string(), "an integer beyond the 64-bit signed range is out of range for i64");
     assert!(u64::from_any(big).is_err());
 }
 

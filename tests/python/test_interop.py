@@ -29,7 +29,7 @@ def test_integers_at_their_bounds_and_one_past(interop, name):
     fn = interop[name]
     assert fn(lo) == lo and fn(hi) == hi and fn(0) == 0
     # Past i64, Python sends a BigInt, named as such in the message.
-    past = str(hi + 1) if hi + 1 < 2**63 else "an integer wider than 64 bits"
+    past = str(hi + 1) if hi + 1 < 2**63 else "an integer beyond the 64-bit signed range"
     with pytest.raises(ValueError, match=rf"argument `x` \(#0\) {past} is out of range for {rust}"):
         fn(hi + 1)
     with pytest.raises(ValueError, match="out of range"):

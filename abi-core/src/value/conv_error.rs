@@ -70,7 +70,8 @@ pub enum Number {
     Int(i128),
     /// A float.
     Float(f64),
-    /// An integer wider than 64 bits (a BigInt object), value not decoded.
+    /// An integer beyond the 64-bit signed range of the ABI's int (a BigInt object), value
+    /// not decoded.
     Big,
 }
 
@@ -79,7 +80,7 @@ impl fmt::Display for Number {
         match self {
             Number::Int(v) => write!(f, "{v}"),
             Number::Float(v) => write!(f, "{v:?}"),
-            Number::Big => f.write_str("an integer wider than 64 bits"),
+            Number::Big => f.write_str("an integer beyond the 64-bit signed range"),
         }
     }
 }
