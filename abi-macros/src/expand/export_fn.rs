@@ -37,10 +37,11 @@ fn expand(f: &ExportFn) -> TokenStream {
         params: &f.params,
         ret: f.ret.as_ref(),
         callee: fn_ident.to_token_stream(),
-        // The record is also data a tool reads from the file without running it.
+        // The record is also data a tool reads from the file without running it (an ELF
+        // section, as the registry entry's).
         texts_attrs: {
             let section = abi_shared::EXPORT_RECORDS_SECTION;
-            quote!(#[cfg_attr(any(target_os = "linux", target_os = "android", target_os = "freebsd"), unsafe(link_section = #section))])
+            quote!(#[unsafe(link_section = #section)])
         },
         global: global_name.as_deref(),
     });

@@ -31,7 +31,8 @@ pub struct Entry<'a> {
 
 /// `DESC` (the `FnDesc`), `RENDERED` and `TEXTS` (the record: name, global name, metadata
 /// JSON, signature text and docs, rendered at compile time), `PASSES` (the passes the shim
-/// runs) and `call::<M>` (converts the slots, calls, converts the result).
+/// runs) and their `KIND` (which body of `export` the shim compiles), and `call::<M>`
+/// (converts the slots, calls, converts the result).
 pub fn entry(e: &Entry) -> TokenStream {
     let (name, doc, callee, texts_attrs) = (e.name, e.doc, &e.callee, &e.texts_attrs);
     let global = e.global.map(|g| quote!(.with_global(#g)));
@@ -88,6 +89,7 @@ pub fn entry(e: &Entry) -> TokenStream {
         #texts_attrs
         static TEXTS: [u8; RENDERED.len()] = RENDERED.texts(&DESC);
         const PASSES: __abi::Passes = DESC.passes(call::<__abi::Fast>, call::<__abi::Full>);
+        const KIND: u8 = PASSES.kind();
 
         #[inline(always)]
         fn call<'a, M: __abi::Mode>(s: &'a __abi::Slots<'a>) -> __abi::Outcome<M> {
@@ -100,9 +102,9 @@ pub fn entry(e: &Entry) -> TokenStream {
 pub fn shim(ident: &syn::Ident, attrs: TokenStream) -> TokenStream {
     quote! {
         #attrs
-        unsafe extern "C" fn #ident(handle: __abi::Handle, args: __abi::ArgsPtr, n: i32, out: __abi::ResultPtr) -> i32 {
+        unsafe extern "C" fn #ident(h: __abi::Handle, a: __abi::ArgsPtr, n: i32, out: __abi::ResultPtr) -> i32 {
             // SAFETY: the packed calling convention; `export` checks count and pointers.
-            unsafe { __abi::export::<{ PASSES.kind() }>(&EXPORT, handle, args, n, out, PASSES) }
+            unsafe { __abi::export::<KIND>(&EXPORT, h, a, n, out, PASSES) }
         }
     }
 }
