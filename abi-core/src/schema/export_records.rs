@@ -116,8 +116,9 @@ mod tests {
     fn damaged_records_say_what_is_wrong_and_where() {
         let good = record(&FnDesc::new("add", PARAMS, &I64, "Adds."));
         let err = |bytes: &[u8]| parse_export_records(bytes).unwrap_err().message().to_owned();
-        // Cut anywhere: an error, never a panic or a record made up.
-        for cut in 1..good.len() {
+        // Cut anywhere: an error, never a panic or a record made up (under Miri, where
+        // each cut takes tens of milliseconds, the header's cuts and one in 16 after).
+        for cut in (1..good.len()).filter(|&cut| !cfg!(miri) || cut < 12 || cut % 16 == 0) {
             let e = err(&good[..cut]);
             assert!(e.starts_with("the export record at byte 0 "), "{cut}: {e}");
         }
