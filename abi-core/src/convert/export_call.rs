@@ -1,10 +1,12 @@
-//! The body of every exported shim, written once and not generic: `#[export_fn]` generates
-//! only a small `call<M: Mode>` function that converts each parameter in mode `M` and calls
-//! the user's function, and a const [`Passes`] holding the plain function pointers
-//! `call::<Fast>` and `call::<Full>` (only those the export takes). [`export`] runs them:
-//! first [`Fast`] (exact-type conversions, no fallback, inlined into the shim through the
-//! const pointer, no stack frame), then, for anything else, [`Full`] (every conversion and
-//! error) or the shared `retry_exact`, behind the panic guard, raising what fails. What does
+//! The body of every exported shim, written once and generic only over which of its three
+//! forms an export runs ([`Passes::kind`]): `#[export_fn]` generates only a small
+//! `call<M: Mode>` function that converts each parameter in mode `M` and calls the user's
+//! function, and a const [`Passes`] holding the plain function pointers `call::<Fast>` and
+//! `call::<Full>` (only those the export takes). [`export`] runs them: first [`Fast`]
+//! (conversions that build no error: exact types, and the whole conversion of `&str` and
+//! `Vec<T>`; inlined into the shim through the const pointer, no stack frame), then, for
+//! anything else, [`Full`] (every conversion and error) or the shared `retry_exact`,
+//! behind the panic guard, raising what fails. What does
 //! not depend on the export's types (count and pointer checks, the overlap check, writing
 //! the result or raising the error, the panic's outcome) is compiled once in abi-core.
 
