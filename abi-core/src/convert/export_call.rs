@@ -1,4 +1,4 @@
-//! The body of every exported shim, written once and generic only over which of its three
+//! The body of every exported shim, written once and generic only over which of its two
 //! forms an export runs ([`Passes::kind`]): `#[export_fn]` generates only a small
 //! `call<M: Mode>` function that converts each parameter in mode `M` and calls the user's
 //! function, and a const [`Passes`] holding the plain function pointers `call::<Fast>` and
@@ -152,21 +152,20 @@ pub struct Passes {
 }
 
 impl Passes {
-    /// [`Passes::kind`] of an export whose fast pass falls back to the shared `retry_exact`.
-    pub const FAST_THEN_RETRY: u8 = 0;
-    /// [`Passes::kind`] of an export whose fast pass falls back to its full pass out of line.
-    pub const FAST_THEN_FULL: u8 = 1;
+    /// [`Passes::kind`] of an export with a fast pass, inline, whose fallback (the shared
+    /// `retry_exact`, or its full pass) is out of line.
+    pub const FAST: u8 = 0;
     /// [`Passes::kind`] of an export with no fast pass: its full pass runs inline.
-    pub const FULL: u8 = 2;
+    pub const FULL: u8 = 1;
 
     /// Which of [`export`]'s bodies the export runs, its `KIND`: a const generic argument,
-    /// so each shim compiles only its own body (the others are never code-generated, not
+    /// so each shim compiles only its own body (the other is never code-generated, not
     /// even for LLVM to delete).
     pub const fn kind(&self) -> u8 {
-        match (self.fast.is_some(), self.full.is_some()) {
-            (true, false) => Passes::FAST_THEN_RETRY,
-            (true, true) => Passes::FAST_THEN_FULL,
-            (false, _) => Passes::FULL,
+        if self.fast.is_some() {
+            Passes::FAST
+        } else {
+            Passes::FULL
         }
     }
 }
@@ -205,16 +204,7 @@ pub unsafe fn export<const KIND: u8>(
 ) -> i32 {
     // A switch on the const argument alone: code generation keeps the one arm it takes.
     match KIND {
-        Passes::FAST_THEN_RETRY => {
-            // SAFETY: forwarded from the caller.
-            if let Some(code) = passes.fast.and_then(|fast| unsafe { fast_pass(export, args, n, result, passes, fast) })
-            {
-                return code;
-            }
-            // SAFETY: forwarded from the caller; the export retries exact.
-            unsafe { retry_exact(handle, args, n, result, export) }
-        }
-        Passes::FAST_THEN_FULL => {
+        Passes::FAST => {
             // SAFETY: forwarded from the caller.
             if let Some(code) = passes.fast.and_then(|fast| unsafe { fast_pass(export, args, n, result, passes, fast) })
             {
@@ -223,15 +213,16 @@ pub unsafe fn export<const KIND: u8>(
             match passes.full {
                 // SAFETY: forwarded from the caller.
                 Some(full) => unsafe { full_out_of_line(export, args, n, result, passes, full) },
-                // SAFETY: forwarded from the caller (a kind its passes do not have: retried,
-                // so refused as a bad call).
+                // SAFETY: forwarded from the caller; the export retries exact.
                 None => unsafe { retry_exact(handle, args, n, result, export) },
             }
         }
         _ => match passes.full {
             // SAFETY: forwarded from the caller.
             Some(full) => unsafe { full_pass(export, args, n, result, passes, full) },
-            // SAFETY: as above.
+            // Not this kind's passes (the caller's contract): the retry refuses it as a
+            // bad call.
+            // SAFETY: forwarded from the caller.
             None => unsafe { retry_exact(handle, args, n, result, export) },
         },
     }
