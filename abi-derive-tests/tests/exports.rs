@@ -17,6 +17,17 @@ fn err(name: &str, args: &[Any]) -> Error {
     call(name, args).expect_err("the call must fail")
 }
 
+/// The String an export returns for `args`.
+fn text_of(name: &str, args: &[Any]) -> String {
+    call(name, args).unwrap().to::<String>().unwrap()
+}
+
+/// Asserts that `name`'s shim tries its fast path and falls back to the shared retry.
+fn assert_fast_then_retry(name: &str) {
+    let desc = abi_core::find_export(name).unwrap().desc();
+    assert!(desc.fast_path() && desc.retries_exact(), "{name}");
+}
+
 // ---- arity 0..=16: the result weights each argument by its position -------------------
 
 macro_rules! weighted {
@@ -326,9 +337,8 @@ pub fn mix_narrow(a: i32, b: bool, c: f32, d: Option<i64>, e: f16, f: Option<bf1
 #[test]
 fn narrow_floats_and_options_convert_alike_on_both_paths() {
     let mix = |args: [Any; 6]| call("mix_narrow", &args);
-    let text = |args: [Any; 6]| mix(args).unwrap().to::<String>().unwrap();
-    let desc = abi_core::find_export("mix_narrow").unwrap().desc();
-    assert!(desc.fast_path() && desc.retries_exact());
+    let text = |args: [Any; 6]| text_of("mix_narrow", &args);
+    assert_fast_then_retry("mix_narrow");
     // Exact types: the fast path.
     let exact = [v(-3i64), v(true), v(1.5f64), v(7i64), v(2.5f64), v(Option::<f64>::None)];
     assert_eq!(text(exact), "-3|true|1.5|Some(7)|2.5|None");
@@ -358,9 +368,8 @@ pub fn str_vec_int(s: &str, v: Vec<i64>, k: i64) -> String {
 #[test]
 fn strings_and_vecs_convert_alike_on_both_paths() {
     let call3 = |args: [Any; 3]| call("str_vec_int", &args);
-    let text = |args: [Any; 3]| call3(args).unwrap().to::<String>().unwrap();
-    let desc = abi_core::find_export("str_vec_int").unwrap().desc();
-    assert!(desc.fast_path() && desc.retries_exact());
+    let text = |args: [Any; 3]| text_of("str_vec_int", &args);
+    assert_fast_then_retry("str_vec_int");
     let list = |items: Vec<Any>| Any::from(abi_core::Array::new(items));
     // Small ASCII, small non-ASCII and object strings; an Array of ints.
     let ints = || list(vec![v(1i64), v(2i64)]);
