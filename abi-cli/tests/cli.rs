@@ -340,24 +340,26 @@ fn inspect_and_diff_read_a_cpp_library_by_loading_it() {
     }
 }
 
-/// The ```text block after `<!-- excerpt of: COMMAND -->` in README.md.
-fn readme_excerpt(command: &str) -> String {
-    let readme = std::fs::read_to_string(concat!(env!("CARGO_MANIFEST_DIR"), "/../README.md")).unwrap();
+/// The ```text block after `<!-- excerpt of: COMMAND -->` in the guide's chapter on the
+/// command (docs/guide/cli.md).
+fn guide_excerpt(command: &str) -> String {
+    let chapter = std::fs::read_to_string(concat!(env!("CARGO_MANIFEST_DIR"), "/../docs/guide/cli.md")).unwrap();
     let marker = format!("<!-- excerpt of: {command} -->\n```text\n");
-    let start = readme.find(&marker).unwrap_or_else(|| panic!("README shows no excerpt of `{command}`")) + marker.len();
-    let len = readme[start..].find("```").unwrap();
-    readme[start..start + len].to_owned()
+    let start = chapter.find(&marker).unwrap_or_else(|| panic!("docs/guide/cli.md shows no excerpt of `{command}`"))
+        + marker.len();
+    let len = chapter[start..].find("```").unwrap();
+    chapter[start..start + len].to_owned()
 }
 
 #[test]
-fn the_readme_excerpts_are_real_output() {
+fn the_guide_excerpts_are_real_output() {
     let lib = fixture_library("abi-mathlib", "mathlib");
     let inspect = text(&abi(&["inspect", path(&lib)])).0;
-    let excerpt = readme_excerpt("abi inspect target/debug/libmathlib.so");
-    assert!(inspect.contains(&excerpt), "README excerpt not in the output:\n{excerpt}\n---\n{inspect}");
+    let excerpt = guide_excerpt("abi inspect target/debug/libmathlib.so");
+    assert!(inspect.contains(&excerpt), "guide excerpt not in the output:\n{excerpt}\n---\n{inspect}");
     let (v1, v2) = diff_pair();
     let diff = text(&abi(&["diff", path(&v1), path(&v2)])).0;
-    for line in readme_excerpt("abi diff libapi_v1.so libapi_v2.so").lines() {
-        assert!(diff.lines().any(|l| l == line), "README line not in the output: {line}\n---\n{diff}");
+    for line in guide_excerpt("abi diff libapi_v1.so libapi_v2.so").lines() {
+        assert!(diff.lines().any(|l| l == line), "guide line not in the output: {line}\n---\n{diff}");
     }
 }

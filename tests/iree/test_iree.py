@@ -179,8 +179,9 @@ def test_one_run_is_clean_under_valgrind(programs, valgrind):
     assert "==" not in out.stderr, out.stderr
 
 
-def readme_excerpt(marker):
-    text = (ROOT / "README.md").read_text()
+def guide_excerpt(marker):
+    """The output docs/guide/iree.md shows for `marker`."""
+    text = (ROOT / "docs/guide/iree.md").read_text()
     block = text.split(f"<!-- excerpt of: {marker} -->\n```text\n", 1)[1]
     return block.split("```", 1)[0]
 
@@ -192,8 +193,8 @@ def readme_excerpt(marker):
         ("iree-run-module --function=checked --input=-7", "checked", ["-7"]),
     ],
 )
-def test_the_readme_excerpts_are_real_output(programs, marker, function, inputs):
+def test_the_guide_excerpts_are_real_output(programs, marker, function, inputs):
     out = run(programs, function, *inputs)
     real = out.stdout + out.stderr
-    for line in readme_excerpt(marker).splitlines():
-        assert line in real.splitlines(), f"README line {line!r} not in:\n{real}"
+    for line in guide_excerpt(marker).splitlines():
+        assert line in real.splitlines(), f"guide line {line!r} not in:\n{real}"

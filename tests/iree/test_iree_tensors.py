@@ -10,7 +10,7 @@ import subprocess
 
 import pytest
 
-from test_iree import HERE, LIB, TOOLS, compile_program, readme_excerpt, valgrind  # noqa: F401 (a fixture)
+from test_iree import HERE, LIB, TOOLS, compile_program, guide_excerpt, valgrind  # noqa: F401 (a fixture)
 
 BACKENDS = ["vmvx", "llvm-cpu"]
 
@@ -156,19 +156,19 @@ def test_the_mapping_parameter_is_checked(tensor_programs, query, says):
         ),
     ],
 )
-def test_the_readme_tensor_excerpts_are_real_output(tensor_programs, marker, program, function, inputs):
+def test_the_guide_tensor_excerpts_are_real_output(tensor_programs, marker, program, function, inputs):
     out = run(tensor_programs, function, *inputs, program=program)
     real = (out.stdout + out.stderr).splitlines()
-    for line in readme_excerpt(marker).splitlines():
-        assert line in real, f"README line {line!r} not in:\n{out.stdout + out.stderr}"
+    for line in guide_excerpt(marker).splitlines():
+        assert line in real, f"guide line {line!r} not in:\n{out.stdout + out.stderr}"
 
 
-def test_the_readme_tensor_code_is_the_tested_code():
-    """The README's tensor section shows lines of examples/iree-kit and tests/iree/tensors.mlir."""
+def test_the_guide_tensor_code_is_the_tested_code():
+    """The guide's tensor section shows lines of examples/iree-kit and tests/iree/tensors.mlir."""
     root = HERE.parents[1]
-    section = (root / "README.md").read_text().split("### Tensors in IREE programs", 1)[1]
+    section = (root / "docs/guide/iree.md").read_text().split("## Tensors in IREE programs", 1)[1]
     for fence, source in [("```rust\n", root / "examples/iree-kit/src/lib.rs"), ("```mlir\n", HERE / "tensors.mlir")]:
         block = section.split(fence, 1)[1].split("```", 1)[0]
         tested = source.read_text()
         for line in block.splitlines():
-            assert line.strip() in tested, f"README line not in {source}: {line.strip()}"
+            assert line.strip() in tested, f"guide line not in {source}: {line.strip()}"

@@ -4,12 +4,28 @@ directory (ABI_TARGET_DIR, set by scripts/test.sh; otherwise asked of cargo)."""
 import json
 import os
 import pathlib
+import re
 import subprocess
 
 import pytest
 import tvm_ffi
 
 ROOT = pathlib.Path(__file__).resolve().parents[2]
+
+# The user documentation: the README, the guide's chapters, the examples' walk-through.
+DOC_FILES = ["README.md", *sorted(str(p.relative_to(ROOT)) for p in (ROOT / "docs/guide").glob("*.md")), "examples/README.md"]
+
+
+def docs_text():
+    """Every documentation file's text, one after another (markers are unique across them)."""
+    return "\n".join((ROOT / doc).read_text() for doc in DOC_FILES)
+
+
+def doc_block(marker, fence="toml"):
+    """The ```FENCE block right after `<!-- MARKER -->` in the documentation, dedented."""
+    m = re.search(rf"<!-- {re.escape(marker)} -->\n\s*```{fence}\n(.*?)^\s*```", docs_text(), re.S | re.M)
+    assert m, f"the documentation has no block marked {marker!r}"
+    return "\n".join(line.strip() for line in m.group(1).splitlines()) + "\n"
 
 
 def target_dir():

@@ -1,15 +1,15 @@
-"""A newcomer's own crate, made as README.md says: its Cargo.toml (the README's, with the
-path to this checkout's abi-core) and an export, built outside the workspace and called
-from Python; and the `abi` command installed with the README's `cargo install` line, run
-on the library. Catches a README that forgets a step users need outside this repository."""
+"""A newcomer's own crate, made as the guide says (docs/guide/exporting.md): its Cargo.toml
+(the guide's, with the path to this checkout's abi-core) and an export, built outside the
+workspace and called from Python; and the `abi` command installed with the guide's `cargo
+install` line, run on the library. Catches a guide that forgets a step users need outside
+this repository."""
 
 import os
-import re
 import subprocess
 
 import tvm_ffi
 
-from conftest import ROOT, target_dir
+from conftest import ROOT, doc_block, docs_text, target_dir
 
 LIB_RS = '''
 /// Area of a rectangle.
@@ -20,15 +20,8 @@ pub fn area(w: f64, h: f64) -> f64 {
 '''
 
 
-def readme_block(marker):
-    text = (ROOT / "README.md").read_text()
-    m = re.search(rf"<!-- {re.escape(marker)} -->\n\s*```toml\n(.*?)^\s*```", text, re.S | re.M)
-    assert m, f"README.md has no block marked {marker!r}"
-    return "\n".join(line.strip() for line in m.group(1).splitlines()) + "\n"
-
-
 def test_a_crate_outside_the_repository_builds_and_exports(tmp_path):
-    manifest = readme_block("own crate: Cargo.toml")
+    manifest = doc_block("own crate: Cargo.toml")
     assert 'abi-core = { path = "../abi/abi-core" }' in manifest
     crate = tmp_path / "geokit"
     (crate / "src").mkdir(parents=True)
@@ -40,9 +33,8 @@ def test_a_crate_outside_the_repository_builds_and_exports(tmp_path):
     assert lib.area(3.0, 4.5) == 13.5
 
 
-def test_the_abi_command_installs_as_the_readme_says(tmp_path):
-    text = (ROOT / "README.md").read_text()
-    assert "cargo install --path abi-cli" in text
+def test_the_abi_command_installs_as_the_guide_says(tmp_path):
+    assert "cargo install --path abi-cli" in docs_text()
     env = dict(os.environ, CARGO_TARGET_DIR=str(target_dir() / "install-abi"))
     subprocess.run(
         ["cargo", "install", "--quiet", "--path", "abi-cli", "--root", str(tmp_path)], cwd=ROOT, env=env, check=True

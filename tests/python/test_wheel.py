@@ -14,8 +14,7 @@ import zipfile
 
 import pytest
 
-from conftest import ROOT, target_dir
-from test_own_crate import readme_block
+from conftest import ROOT, doc_block, target_dir
 
 ABI = target_dir() / "debug" / "abi"
 TVM_FFI_RANGE = ">=0.1.15,<0.2"
@@ -84,7 +83,7 @@ def test_the_tag_is_the_one_auditwheel_reads(tmp_path, lib):
     said = re.search(r'consistent with the\s+following platform tag:\s*"([^"]+)"', shown.stdout)
     assert said, shown.stdout
     assert said.group(1) == ours
-    if lib == "libmathlib.so":  # the README's example: hypot@GLIBC_2.35
+    if lib == "libmathlib.so":  # the guide's example (docs/guide/python.md): hypot@GLIBC_2.35
         assert ours == "manylinux_2_35_x86_64"
 
 
@@ -208,7 +207,7 @@ def pip(venv_dir, *args, env=None):
 def make_crate(tmp_path):
     crate = tmp_path / "geokit"
     (crate / "src").mkdir(parents=True)
-    manifest = readme_block("own crate: Cargo.toml").replace("../abi/abi-core", str(ROOT / "abi-core"))
+    manifest = doc_block("own crate: Cargo.toml").replace("../abi/abi-core", str(ROOT / "abi-core"))
     (crate / "Cargo.toml").write_text(manifest)
     (crate / "src" / "lib.rs").write_text(LIB_RS)
     return crate
