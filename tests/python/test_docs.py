@@ -82,7 +82,7 @@ def github_anchor(heading):
     return text.replace(" ", "-")
 
 
-@pytest.mark.parametrize("doc", [*DOC_FILES, "docs/ARCHITECTURE.md"])
+@pytest.mark.parametrize("doc", [*DOC_FILES, "docs/ARCHITECTURE.md", "CHANGELOG.md"])
 def test_every_file_and_anchor_the_docs_name_exists(doc):
     path = ROOT / doc
     text = path.read_text()
