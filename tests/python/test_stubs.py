@@ -2,6 +2,8 @@
 mypy in strict mode accepts well-typed client code and flags a wrong argument type; object
 classes become registered Python classes with typed fields and methods."""
 
+import json
+import pathlib
 import subprocess
 import sys
 import textwrap
@@ -280,3 +282,54 @@ def test_struct_results_are_named_tuples(tmp_path):
     ), out.stderr
     flagged = mypy_strict(tmp_path, STRUCTS_GOOD, STRUCTS_BAD)
     assert 'bad.py:5: error: "Point" has no attribute "z"' in flagged
+
+
+PYTHON_313 = pathlib.Path.home() / ".pyenv" / "versions" / "3.13.0" / "bin" / "python3"
+
+DOCS_CHECK = """\
+import ast, inspect, json, sys
+docs, version = json.loads(sys.argv[1]), sys.argv[2]
+for name in ["__init__.py", "__init__.pyi"]:
+    with open(f"trial/{name}", encoding="utf-8") as f:
+        text = f.read()
+    # Compiles, with no warning (an invalid escape warns).
+    compile(text, name, "exec", flags=0, dont_inherit=True)
+    tree = ast.parse(text)
+    for node in tree.body:
+        if not isinstance(node, ast.FunctionDef) or node.name not in docs:
+            continue
+        if name.endswith(".py"):
+            # The package sets each function's docs with `@_doc("...")`: the text exactly.
+            (decorator,) = node.decorator_list
+            sig = docs[node.name]["python"]
+            assert ast.literal_eval(decorator.args[0]) == sig + "\\n\\n" + docs[node.name]["doc"], node.name
+        else:
+            # The stub's docstring reads as the docs (editors clean its indentation).
+            assert ast.get_docstring(node) == inspect.cleandoc(docs[node.name]["doc"]), node.name
+print(version, "ok")
+"""
+
+
+def test_docs_of_any_text_round_trip_exactly(tmp_path):
+    """A doc ending in a quote, or holding backslashes, quotes, non-ASCII and control
+    characters, becomes a valid literal whose value is the doc text (issue 38)."""
+    make_package(tmp_path, "libabi_trial_lib.so", "trial")
+    inspect_json = subprocess.run(
+        [str(target_dir() / "debug" / "abi"), "inspect", "--json", str(target_dir() / "debug" / "libabi_trial_lib.so")],
+        capture_output=True, text=True, check=True,
+    )
+    exports = json.loads(inspect_json.stdout)["exports"]
+    docs = {name: {"doc": e["doc"], "python": e["python"]} for name, e in exports.items()}
+    assert docs["status"]["doc"] == 'Returns "ok"'
+    assert '\0' in docs["every_character"]["doc"] and '\r' in docs["every_character"]["doc"]
+    # Every Python the project meets reads the files the same way (3.13 cleans docstrings).
+    pythons = [sys.executable] + ([str(PYTHON_313)] if PYTHON_313.exists() else [])
+    for python in pythons:
+        out = run([python, "-W", "error", "-c", DOCS_CHECK, json.dumps(docs), python], tmp_path)
+        assert out.returncode == 0 and out.stdout.endswith(" ok\n"), out.stdout + out.stderr
+    # Imported, each function's __doc__ is its signature and the doc text, exactly.
+    script = "import json, trial; print(json.dumps({n: getattr(trial, n).__doc__ for n in ['status', 'every_character']}))"
+    out = run([sys.executable, "-c", script], tmp_path)
+    assert out.returncode == 0, out.stderr
+    for name, doc in json.loads(out.stdout).items():
+        assert doc == docs[name]["python"] + "\n\n" + docs[name]["doc"], name

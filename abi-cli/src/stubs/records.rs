@@ -9,7 +9,7 @@ use std::collections::BTreeMap;
 use abi_core::schema::{Metadata, TypeSchema};
 
 use super::signature::{annotation, Flow};
-use super::{is_public_name, is_python_name, ClassNames};
+use super::{is_public_name, is_python_name, py_str, ClassNames};
 use crate::read::Listing;
 
 /// The structs that get a named tuple, by name, with their fields.
@@ -59,8 +59,8 @@ impl Records {
     pub fn py_defs(&self) -> String {
         let mut out = String::new();
         for (name, fields) in &self.0 {
-            let names: Vec<String> = fields.iter().map(|(n, _)| format!("{n:?}")).collect();
-            out.push_str(&format!("{name} = _namedtuple({name:?}, [{}])\n", names.join(", ")));
+            let names: Vec<String> = fields.iter().map(|(n, _)| py_str(n)).collect();
+            out.push_str(&format!("{name} = _namedtuple({}, [{}])\n", py_str(name), names.join(", ")));
         }
         out
     }
