@@ -30,7 +30,8 @@ fn inspect_reads_signatures_docs_and_records_from_the_file() {
         "\nadd(a: int, b: int) -> int\n    Adds two integers; a sum outside the i64 range raises `ValueError`.\n",
         "    iree.abi: {\"a\":[[\"named\",\"a\",\"i64\"],[\"named\",\"b\",\"i64\"]],\"r\":[\"i64\"],\"v\":1}\n    signature: I11!S3!t7S3!t7R6!S3!t7\n",
         "map_ints(xs: list[int], f: Callable[[int], int]) -> list[int]",
-        "centroid(points: list[tuple[float, float]]) -> Optional[tuple[float, float]]",
+        // A struct is named by its name, as the library's errors and the stubs name it.
+        "centroid(points: list[Point]) -> Optional[Point]",
         // `#[export_fn(global = ...)]` names, read from the file too.
         "    signature: I11!S3!t7S3!t7R6!S3!t7\n    global: mathlib.gcd\n",
     ] {

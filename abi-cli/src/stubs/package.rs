@@ -99,7 +99,8 @@ _lib = tvm_ffi.load_module(str(_library_path()))
     }
     let mut names: Vec<&str> = exposed(listing).map(|e| e.name.as_str()).collect();
     names.extend(listing.classes.iter().filter_map(|c| classes.get(&c.key)));
-    names.extend(records.names());
+    let record_names: Vec<String> = records.names().collect();
+    names.extend(record_names.iter().map(String::as_str));
     // The result converters the wrappers call (looked up when called, so defined last).
     out.push_str(helpers.prelude());
     out.push_str(&helpers.defs);
@@ -209,7 +210,7 @@ struct Natives {
 impl Natives {
     fn new(listing: &Listing, classes: &ClassNames, records: &Records) -> Natives {
         let mut taken: BTreeSet<String> = listing.exports.iter().map(|e| e.name.clone()).collect();
-        taken.extend(records.names().map(str::to_owned));
+        taken.extend(records.names());
         taken.extend(listing.classes.iter().filter_map(|c| classes.get(&c.key)).map(str::to_owned));
         let mut param_names = |meta: &abi_core::schema::Metadata| {
             if let Some(sig) = py_signature(meta, Receiver::None, classes, records) {

@@ -28,7 +28,8 @@ pub fn init_pyi(listing: &Listing, package: &str, lib_name: &str) -> String {
     }
     let mut names: Vec<&str> = exposed(listing).map(|e| e.name.as_str()).collect();
     names.extend(listing.classes.iter().filter_map(|c| classes.get(&c.key)));
-    names.extend(records.names());
+    let record_names: Vec<String> = records.names().collect();
+    names.extend(record_names.iter().map(String::as_str));
     format!(
         "{}\n\n\
          from typing import Any, Callable, Mapping, NamedTuple, Optional, Protocol, Sequence, Union\n\n\
