@@ -25,8 +25,8 @@ pub fn text(listing: &Listing) -> String {
         }
         out.push('\n');
         if let Some(doc) = &e.doc {
-            for line in doc.lines() {
-                out.push_str(&format!("    {line}\n").replace("    \n", "\n"));
+            for line in doc.split('\n') {
+                out.push_str(&format!("    {}\n", printable(line)).replace("    \n", "\n"));
             }
         }
         if let Some(m) = &e.metadata {
@@ -91,9 +91,21 @@ fn iree_text(out: &mut String, listing: &Listing) {
     }
 }
 
+/// `text` with its control characters (a carriage return, an escape sequence a terminal
+/// would run) escaped as Rust writes them (`\r`, `\u{1b}`); tabs kept.
+fn printable(text: &str) -> String {
+    text.chars()
+        .map(|c| match c {
+            '\t' => c.to_string(),
+            c if c.is_control() => c.escape_default().to_string(),
+            c => c.to_string(),
+        })
+        .collect()
+}
+
 fn indented(out: &mut String, doc: &str, indent: &str) {
-    for line in doc.lines() {
-        out.push_str(format!("{indent}{line}").trim_end());
+    for line in doc.split('\n') {
+        out.push_str(format!("{indent}{}", printable(line)).trim_end());
         out.push('\n');
     }
 }

@@ -377,6 +377,11 @@ fn iree_functions_without_a_module_are_a_warning_naming_the_macro() {
     assert!(out.status.success(), "a warning, not an error: {stderr}");
     assert!(stderr.starts_with("abi: warning: ") && stderr.contains(warning), "{stderr}");
     assert!(stdout.contains("\nIREE functions without a module: 1 function(s), no module entry point (add `abi_core::iree_module!(\"name\");`)\n    twice  0i_i\n"), "{stdout}");
+    // Docs holding control characters print them escaped, never raw to the terminal.
+    assert!(
+        stdout.contains("    a tab\there, NUL \\u{0}, \\u{1}, a carriage return \\r, DEL \\u{7f}, NEL \\u{85}"),
+        "{stdout}"
+    );
     let out = abi(&["inspect", "--json", path(&lib)]);
     let v: serde_json::Value = serde_json::from_slice(&out.stdout).unwrap();
     assert!(v["iree"]["warning"].as_str().is_some_and(|w| w.contains(warning)), "{}", v["iree"]);
