@@ -223,18 +223,18 @@ fn params(d: &mut Diff<'_>, om: &Metadata, nm: &Metadata) {
             Some(value) => d.push(
                 ChangeKind::ParamAddedWithDefault,
                 Some(name.clone()),
-                (None, Some(t.python())),
+                (None, Some(t.python_layout())),
                 format!(
                     "parameter `{name}` (#{i}: {} = {}) added with a default: old callers omit it",
-                    t.python(),
+                    t.python_layout(),
                     python_literal(value)
                 ),
             ),
             None => d.push(
                 ChangeKind::ParamAdded,
                 Some(name.clone()),
-                (None, Some(t.python())),
-                format!("parameter `{name}` (#{i}: {}) added: old callers pass too few arguments", t.python()),
+                (None, Some(t.python_layout())),
+                format!("parameter `{name}` (#{i}: {}) added: old callers pass too few arguments", t.python_layout()),
             ),
         }
     }
@@ -242,8 +242,8 @@ fn params(d: &mut Diff<'_>, om: &Metadata, nm: &Metadata) {
         d.push(
             ChangeKind::ParamRemoved,
             Some(name.clone()),
-            (Some(t.python()), None),
-            format!("parameter `{name}` (#{i}: {}) removed: old callers pass too many arguments", t.python()),
+            (Some(t.python_layout()), None),
+            format!("parameter `{name}` (#{i}: {}) removed: old callers pass too many arguments", t.python_layout()),
         );
     }
 }
@@ -263,8 +263,11 @@ fn param(d: &mut Diff<'_>, i: usize, (oname, oty): &(String, TypeSchema), (nname
         }
     }
     if let Some(sides) = tensor_changed(oty, nty) {
-        let message =
-            format!("parameter {at} tensor changed: {} -> {} (old arguments are refused)", oty.python(), nty.python());
+        let message = format!(
+            "parameter {at} tensor changed: {} -> {} (old arguments are refused)",
+            oty.python_layout(),
+            nty.python_layout()
+        );
         d.push(ChangeKind::TensorChanged, Some(nname.clone()), sides, message);
         return;
     }
@@ -330,8 +333,11 @@ fn result(d: &mut Diff<'_>, or: &TypeSchema, nr: &TypeSchema) {
         }
     }
     if let Some(sides) = tensor_changed(or, nr) {
-        let message =
-            format!("result tensor changed: {} -> {} (old callers expect the old one)", or.python(), nr.python());
+        let message = format!(
+            "result tensor changed: {} -> {} (old callers expect the old one)",
+            or.python_layout(),
+            nr.python_layout()
+        );
         d.push(ChangeKind::TensorChanged, None, sides, message);
         return;
     }
@@ -341,8 +347,8 @@ fn result(d: &mut Diff<'_>, or: &TypeSchema, nr: &TypeSchema) {
         }
         return;
     }
-    let sides = (Some(or.python()), Some(nr.python()));
-    let (o, n) = (or.python(), nr.python());
+    let sides = (Some(or.python_layout()), Some(nr.python_layout()));
+    let (o, n) = (or.python_layout(), nr.python_layout());
     if or.accepts(nr) {
         let message = format!("result narrowed: {o} -> {n} (every new result is an old one)");
         d.push(ChangeKind::ResultNarrowed, None, sides, message);
@@ -357,7 +363,9 @@ fn result(d: &mut Diff<'_>, or: &TypeSchema, nr: &TypeSchema) {
 /// tensor refuses every other dtype and rank, and callers rely on the ones a result had).
 fn tensor_changed(old: &TypeSchema, new: &TypeSchema) -> Option<(Option<String>, Option<String>)> {
     match (old, new) {
-        (TypeSchema::Tensor(o), TypeSchema::Tensor(n)) if o != n => Some((Some(old.python()), Some(new.python()))),
+        (TypeSchema::Tensor(o), TypeSchema::Tensor(n)) if o != n => {
+            Some((Some(old.python_layout()), Some(new.python_layout())))
+        }
         _ => None,
     }
 }
@@ -406,16 +414,16 @@ fn class_fields(old: &Class, new: &Class, changes: &mut Vec<Change>) {
             None => d.push(
                 ChangeKind::FieldRemoved,
                 None,
-                (Some(of.ty.python()), None),
-                format!("field removed ({})", of.ty.python()),
+                (Some(of.ty.python_layout()), None),
+                format!("field removed ({})", of.ty.python_layout()),
             ),
             Some(nf) => {
                 if !of.ty.same_as(&nf.ty) {
                     d.push(
                         ChangeKind::FieldRetyped,
                         None,
-                        (Some(of.ty.python()), Some(nf.ty.python())),
-                        format!("field type changed: {} -> {}", of.ty.python(), nf.ty.python()),
+                        (Some(of.ty.python_layout()), Some(nf.ty.python_layout())),
+                        format!("field type changed: {} -> {}", of.ty.python_layout(), nf.ty.python_layout()),
                     );
                 }
                 if of.writable != nf.writable {
@@ -439,10 +447,10 @@ fn class_fields(old: &Class, new: &Class, changes: &mut Vec<Change>) {
         d.push(
             ChangeKind::FieldAdded,
             None,
-            (None, Some(nf.ty.python())),
+            (None, Some(nf.ty.python_layout())),
             format!(
                 "field added ({}); other libraries declaring this type key must be rebuilt with it",
-                nf.ty.python()
+                nf.ty.python_layout()
             ),
         );
     }
@@ -498,8 +506,8 @@ fn global_name(d: &mut Diff<'_>, old: Option<&str>, new: Option<&str>) {
 }
 
 fn param_type(d: &mut Diff<'_>, at: &str, name: &str, old: &TypeSchema, new: &TypeSchema) {
-    let sides = (Some(old.python()), Some(new.python()));
-    let (o, n) = (old.python(), new.python());
+    let sides = (Some(old.python_layout()), Some(new.python_layout()));
+    let (o, n) = (old.python_layout(), new.python_layout());
     let p = Some(name.to_owned());
     if new.accepts(old) {
         d.push(ChangeKind::ParamWidened, p, sides, format!("parameter {at} widened: {o} -> {n}"));

@@ -1,5 +1,6 @@
 //! `abi inspect`: every export with its signature as Python reads it, its docs, its IREE
-//! record, raw signature and global registry name; `--json` prints the model.
+//! record, raw signature and global registry name; the classes; the IREE module and its
+//! functions' calling conventions; `--json` prints the model.
 
 use serde_json::{json, Value};
 
@@ -24,8 +25,8 @@ pub fn text(listing: &Listing) -> String {
         }
         out.push('\n');
         if let Some(doc) = &e.doc {
-            for line in doc.lines() {
-                out.push_str(&format!("    {line}\n").replace("    \n", "\n"));
+            for line in doc.split('\n') {
+                out.push_str(&format!("    {}\n", printable(line)).replace("    \n", "\n"));
             }
         }
         if let Some(m) = &e.metadata {
@@ -40,6 +41,7 @@ pub fn text(listing: &Listing) -> String {
             }
         }
     }
+    iree_text(&mut out, listing);
     for c in &listing.classes {
         out.push_str(&format!("\nclass {} (parent {})\n", c.key, c.parent));
         indented(&mut out, &c.doc, "    ");
@@ -57,9 +59,53 @@ pub fn text(listing: &Listing) -> String {
     out
 }
 
+/// Each IREE module with its entry point, then the functions it serves as programs import
+/// them (`kit.add_i32`) with their calling conventions; functions without a module say so.
+fn iree_text(out: &mut String, listing: &Listing) {
+    let iree = &listing.iree;
+    if iree.functions.is_empty() && iree.modules.is_empty() {
+        return;
+    }
+    for m in &iree.modules {
+        out.push_str(&format!(
+            "\nIREE module {}: entry point {}, {} function(s)\n",
+            m.name,
+            m.entry,
+            iree.functions.len()
+        ));
+    }
+    if iree.modules.is_empty() {
+        out.push_str(&format!(
+            "\nIREE functions without a module: {} function(s), no module entry point (add `abi_core::iree_module!(\"name\");`)\n",
+            iree.functions.len()
+        ));
+    }
+    // One module in nearly every library: its name prefixes the functions.
+    let prefix = match iree.modules.as_slice() {
+        [one] => format!("{}.", one.name),
+        _ => String::new(),
+    };
+    let width = iree.functions.iter().map(|f| f.name.len()).max().unwrap_or(0) + prefix.len();
+    for f in &iree.functions {
+        out.push_str(&format!("    {:width$}  {}\n", format!("{prefix}{}", f.name), f.cconv));
+    }
+}
+
+/// `text` with its control characters (a carriage return, an escape sequence a terminal
+/// would run) escaped as Rust writes them (`\r`, `\u{1b}`); tabs kept.
+fn printable(text: &str) -> String {
+    text.chars()
+        .map(|c| match c {
+            '\t' => c.to_string(),
+            c if c.is_control() => c.escape_default().to_string(),
+            c => c.to_string(),
+        })
+        .collect()
+}
+
 fn indented(out: &mut String, doc: &str, indent: &str) {
-    for line in doc.lines() {
-        out.push_str(format!("{indent}{line}").trim_end());
+    for line in doc.split('\n') {
+        out.push_str(format!("{indent}{}", printable(line)).trim_end());
         out.push('\n');
     }
 }
@@ -87,7 +133,18 @@ pub fn json(listing: &Listing) -> Value {
         "format": abi_shared::METADATA_VERSION,
         "exports": exports,
         "classes": classes(listing),
+        "iree": iree_json(listing),
     })
+}
+
+/// The IREE modules (name and entry point), the functions with their calling
+/// conventions, and the warning of functions without a module.
+fn iree_json(listing: &Listing) -> Value {
+    let modules: Vec<Value> =
+        listing.iree.modules.iter().map(|m| json!({ "name": m.name, "entry": m.entry })).collect();
+    let functions: serde_json::Map<String, Value> =
+        listing.iree.functions.iter().map(|f| (f.name.clone(), json!({ "cconv": f.cconv }))).collect();
+    json!({ "modules": modules, "functions": functions, "warning": listing.iree_warning() })
 }
 
 /// Per class: parent, docs, fields (with their Python types) and methods (with metadata).

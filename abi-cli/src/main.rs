@@ -111,6 +111,7 @@ fn run(cli: Cli) -> Result<ExitCode, String> {
     match cli.command {
         Command::Inspect { lib, json, no_load } => {
             let listing = read::read(&lib, !no_load)?;
+            warn(&listing);
             if json {
                 println!("{}", pretty(&inspect::json(&listing)));
             } else {
@@ -127,6 +128,7 @@ fn run(cli: Cli) -> Result<ExitCode, String> {
         }
         Command::Wheel { lib, package, version, dist_name, requires, platform_tag, out, no_load } => {
             let listing = read::read(&lib, !no_load)?;
+            warn(&listing);
             let request = wheel::Request {
                 package: &package,
                 version: &version,
@@ -157,6 +159,15 @@ fn run(cli: Cli) -> Result<ExitCode, String> {
             }
             Ok(if report.breaking() { ExitCode::from(1) } else { ExitCode::SUCCESS })
         }
+    }
+}
+
+/// Says on stderr what is wrong with a library that still reads (the exit status stays:
+/// the library works for TVM FFI hosts, and a build split across crates may add the module
+/// later).
+fn warn(listing: &read::Listing) {
+    if let Some(warning) = listing.iree_warning() {
+        eprintln!("abi: warning: {warning}");
     }
 }
 

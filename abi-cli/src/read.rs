@@ -5,7 +5,7 @@
 
 use std::path::{Path, PathBuf};
 
-use abi_core::schema::{parse_export_records, ExportRecord, Metadata};
+use abi_core::schema::{parse_export_records, parse_iree_records, ExportRecord, IreeRecords, Metadata};
 use abi_core::Library;
 
 use crate::classes;
@@ -65,6 +65,26 @@ pub struct Listing {
     pub exports: Vec<Export>,
     /// The object classes the library declares, sorted by type key.
     pub classes: Vec<Class>,
+    /// Its IREE module and functions.
+    pub iree: IreeRecords,
+}
+
+impl Listing {
+    /// The warning a library with `#[export_fn(iree)]` functions and no module earns: IREE
+    /// cannot load it, and the macro to add.
+    pub fn iree_warning(&self) -> Option<String> {
+        if !self.iree.modules.is_empty() || self.iree.functions.is_empty() {
+            return None;
+        }
+        let names: Vec<&str> = self.iree.functions.iter().map(|f| f.name.as_str()).collect();
+        Some(format!(
+            "{} has IREE functions but no module entry point (#[export_fn(iree)]: {}): IREE cannot load it \
+             (\"symbol 'iree_vm_dynamic_module_create' not found in library\"); add `abi_core::iree_module!(\"name\");` \
+             to the crate that builds the library",
+            self.path.display(),
+            names.join(", ")
+        ))
+    }
 }
 
 /// What one export publishes in the file.
@@ -85,6 +105,7 @@ pub fn read(path: &Path, allow_load: bool) -> Result<Listing, String> {
         return Err(format!("{} is not a shared library (it is {:?})", path.display(), file.kind()));
     }
     let classes = classes::read(&file).map_err(|e| format!("{}: {e}", path.display()))?;
+    let iree = iree_records(&file).map_err(|e| format!("{}: {e}", path.display()))?;
     let mut found: std::collections::BTreeMap<String, Found> = Default::default();
     for record in export_records(&file).map_err(|e| format!("{}: {e}", path.display()))? {
         let entry = found.entry(record.name).or_default();
@@ -164,7 +185,7 @@ pub fn read(path: &Path, allow_load: bool) -> Result<Listing, String> {
     } else {
         Source::None
     };
-    Ok(Listing { path: path.to_owned(), source, exports, classes })
+    Ok(Listing { path: path.to_owned(), source, exports, classes, iree })
 }
 
 /// The records of the file's export records section (none without one: a C++ tvm-ffi
@@ -175,4 +196,13 @@ fn export_records(file: &object::File<'_>) -> Result<Vec<ExportRecord>, String> 
     };
     let data = section.data().map_err(|e| format!("unreadable export records: {e}"))?;
     parse_export_records(data).map_err(|e| e.message().to_owned())
+}
+
+/// The records of the file's IREE records section (none without one).
+fn iree_records(file: &object::File<'_>) -> Result<IreeRecords, String> {
+    let Some(section) = file.section_by_name(abi_shared::IREE_RECORDS_SECTION) else {
+        return Ok(IreeRecords::default());
+    };
+    let data = section.data().map_err(|e| format!("unreadable IREE records: {e}"))?;
+    parse_iree_records(data).map_err(|e| e.message().to_owned())
 }

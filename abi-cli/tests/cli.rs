@@ -30,7 +30,8 @@ fn inspect_reads_signatures_docs_and_records_from_the_file() {
         "\nadd(a: int, b: int) -> int\n    Adds two integers; a sum outside the i64 range raises `ValueError`.\n",
         "    iree.abi: {\"a\":[[\"named\",\"a\",\"i64\"],[\"named\",\"b\",\"i64\"]],\"r\":[\"i64\"],\"v\":1}\n    signature: I11!S3!t7S3!t7R6!S3!t7\n",
         "map_ints(xs: list[int], f: Callable[[int], int]) -> list[int]",
-        "centroid(points: list[tuple[float, float]]) -> Optional[tuple[float, float]]",
+        // A struct is named by its name, as the library's errors and the stubs name it.
+        "centroid(points: list[Point]) -> Optional[Point]",
         // `#[export_fn(global = ...)]` names, read from the file too.
         "    signature: I11!S3!t7S3!t7R6!S3!t7\n    global: mathlib.gcd\n",
     ] {
@@ -340,6 +341,59 @@ fn inspect_and_diff_read_a_cpp_library_by_loading_it() {
     }
 }
 
+#[test]
+fn inspect_reads_the_iree_module_from_the_file() {
+    let lib = fixture_library("iree-kit", "iree_kit");
+    let out = abi(&["inspect", "--no-load", path(&lib)]);
+    let (stdout, stderr) = text(&out);
+    assert!(out.status.success(), "{stderr}");
+    assert_eq!(stderr, "", "a library with its module earns no warning");
+    for part in [
+        "\nIREE module kit: entry point iree_vm_dynamic_module_create, 14 function(s)\n    kit.add_i32      0ii_i\n",
+        "\n    kit.mix          0iIf_fI\n",
+        "\n    kit.tick         0v_v\n",
+    ] {
+        assert!(stdout.contains(part), "{part:?} not in\n{stdout}");
+    }
+    let out = abi(&["inspect", "--json", "--no-load", path(&lib)]);
+    let v: serde_json::Value = serde_json::from_slice(&out.stdout).unwrap();
+    assert_eq!(v["iree"]["modules"], serde_json::json!([{ "name": "kit", "entry": "iree_vm_dynamic_module_create" }]));
+    assert_eq!(v["iree"]["functions"]["row_sums"], serde_json::json!({ "cconv": "0r_rI" }));
+    assert_eq!(v["iree"]["functions"].as_object().unwrap().len(), 14);
+    assert_eq!(v["iree"]["warning"], serde_json::Value::Null);
+    // A library without IREE functions says nothing of IREE.
+    let mathlib = fixture_library("abi-mathlib", "mathlib");
+    let out = abi(&["inspect", path(&mathlib)]);
+    assert!(!text(&out).0.contains("IREE module") && text(&out).1.is_empty(), "{:?}", text(&out));
+}
+
+#[test]
+fn iree_functions_without_a_module_are_a_warning_naming_the_macro() {
+    let lib = fixture_library("abi-trial-lib", "abi_trial_lib");
+    let warning = "has IREE functions but no module entry point (#[export_fn(iree)]: twice): IREE cannot load it \
+                   (\"symbol 'iree_vm_dynamic_module_create' not found in library\"); add `abi_core::iree_module!(\"name\");`";
+    let out = abi(&["inspect", "--no-load", path(&lib)]);
+    let (stdout, stderr) = text(&out);
+    assert!(out.status.success(), "a warning, not an error: {stderr}");
+    assert!(stderr.starts_with("abi: warning: ") && stderr.contains(warning), "{stderr}");
+    assert!(stdout.contains("\nIREE functions without a module: 1 function(s), no module entry point (add `abi_core::iree_module!(\"name\");`)\n    twice  0i_i\n"), "{stdout}");
+    // Docs holding control characters print them escaped, never raw to the terminal.
+    assert!(
+        stdout.contains("    a tab\there, NUL \\u{0}, \\u{1}, a carriage return \\r, DEL \\u{7f}, NEL \\u{85}"),
+        "{stdout}"
+    );
+    let out = abi(&["inspect", "--json", path(&lib)]);
+    let v: serde_json::Value = serde_json::from_slice(&out.stdout).unwrap();
+    assert!(v["iree"]["warning"].as_str().is_some_and(|w| w.contains(warning)), "{}", v["iree"]);
+    // `abi wheel` builds the wheel and warns the same way.
+    let dir = std::env::temp_dir().join(format!("abi-cli-trial-wheel-{}", std::process::id()));
+    let out = abi(&["wheel", path(&lib), "--package", "trial", "--version", "1.0", "-o", path(&dir)]);
+    let (stdout, stderr) = text(&out);
+    assert!(out.status.success(), "{stderr}");
+    assert!(stdout.starts_with("wrote ") && stderr.contains(warning), "{stdout}\n{stderr}");
+    let _ = std::fs::remove_dir_all(&dir);
+}
+
 /// The ```text block after `<!-- excerpt of: COMMAND -->` in the guide's chapter on the
 /// command (docs/guide/cli.md).
 fn guide_excerpt(command: &str) -> String {
@@ -361,5 +415,9 @@ fn the_guide_excerpts_are_real_output() {
     let diff = text(&abi(&["diff", path(&v1), path(&v2)])).0;
     for line in guide_excerpt("abi diff libapi_v1.so libapi_v2.so").lines() {
         assert!(diff.lines().any(|l| l == line), "guide line not in the output: {line}\n---\n{diff}");
+    }
+    let iree = text(&abi(&["inspect", path(&fixture_library("iree-kit", "iree_kit"))])).0;
+    for line in guide_excerpt("abi inspect target/debug/libiree_kit.so").lines() {
+        assert!(iree.lines().any(|l| l == line), "guide line not in the output: {line}\n---\n{iree}");
     }
 }

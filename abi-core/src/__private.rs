@@ -42,6 +42,9 @@ pub use crate::iree::cconv::{
     IreeReturn, IreeScalar, IreeValue, Slot as IreeSlot,
 };
 pub use crate::iree::hal::HalCall as IreeHalCall;
+pub use crate::iree::records::{
+    function_record_bytes as iree_function_record_bytes, function_record_len as iree_function_record_len,
+};
 pub use crate::iree::status::{Failure as IreeFailure, Location as IreeLocation};
 pub use crate::iree::vm::{
     Allocator as IreeAllocator, Module as IreeModule, Status as IreeStatus, StringPair as IreeStringPair,

@@ -132,6 +132,13 @@ fn wrong_shapes_are_type_errors_naming_the_struct() {
     assert_eq!(e.message(), "norm(p: Point) -> float: argument `p` (#0) Point.y: expected float, got str");
     let e = call("norm", &[v(1.0)]).unwrap_err();
     assert_eq!(e.message(), "norm(p: Point) -> float: argument `p` (#0) expected Point, got float");
+    // A tuple struct has no published name: messages spell it as the tuple Python sees, as
+    // `abi inspect` and the stubs do.
+    let e = call("swap", &[v(1.0)]).unwrap_err();
+    assert_eq!(
+        e.message(),
+        "swap(p: tuple[int, int]) -> tuple[int, int]: argument `p` (#0) expected tuple[int, int], got float"
+    );
 }
 
 #[test]

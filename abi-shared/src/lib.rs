@@ -55,6 +55,13 @@ pub const CLASS_RECORDS_SECTION: &str = "abi_class_records";
 /// The ELF section every `#[export_fn(iree)]` function's IREE entry is placed in: the one
 /// linkme collects for abi-core's distributed slice `IREE_FUNCTIONS`.
 pub const IREE_SECTION: &str = "linkme_IREE_FUNCTIONS";
+/// The ELF section holding the IREE records, so tools read a library's IREE module from
+/// the file without running it: one NUL-terminated JSON text per `iree_module!`
+/// (`{"record":"iree.module","name":"kit","entry":"iree_vm_dynamic_module_create","abi.version":1}`)
+/// and per `#[export_fn(iree)]` function (`{"record":"iree.function","name":"add_i32","cconv":"0ii_i","abi.version":1}`),
+/// rendered at compile time and concatenated by the linker. `iree_module!` spells it as a
+/// literal (a `macro_rules!` cannot name this constant); a test holds the two together.
+pub const IREE_RECORDS_SECTION: &str = "abi_iree_records";
 /// Prefix of the hidden crate-root macro that makes a second export of a name an error.
 pub const UNIQUENESS_MARKER_PREFIX: &str = "abi_export_named_";
 
@@ -98,6 +105,23 @@ pub mod class_record {
     pub const STATIC: &str = "static";
     /// A method's metadata object (as its export would publish it).
     pub const METADATA: &str = "metadata";
+}
+
+/// The keys of the IREE records in [`IREE_RECORDS_SECTION`], spelled once for the writer
+/// (abi-core's `iree::records`) and the reader (`abi_core::schema::parse_iree_records`).
+pub mod iree_record {
+    /// What a record describes: [`MODULE`] or [`FUNCTION`].
+    pub const RECORD: &str = "record";
+    /// The `record` of a module (`iree_module!`).
+    pub const MODULE: &str = "iree.module";
+    /// The `record` of a function (`#[export_fn(iree)]`).
+    pub const FUNCTION: &str = "iree.function";
+    /// The module's or function's name.
+    pub const NAME: &str = "name";
+    /// The module's entry point: the exported C symbol IREE calls to create it.
+    pub const ENTRY: &str = "entry";
+    /// The function's calling convention (`0ii_i`).
+    pub const CCONV: &str = "cconv";
 }
 
 /// Version of the metadata JSON this project writes (its `"abi.version"` key). Bump it

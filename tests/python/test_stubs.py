@@ -2,6 +2,8 @@
 mypy in strict mode accepts well-typed client code and flags a wrong argument type; object
 classes become registered Python classes with typed fields and methods."""
 
+import json
+import pathlib
 import subprocess
 import sys
 import textwrap
@@ -253,7 +255,11 @@ assert box is not None
 lo, hi = box
 corners: list[float] = [p.y for p in mathlib_py.corners(lo, hi)]
 m: Marker = mathlib_py.move_marker(("pin", Point(1.0, 2.0), 3), 1.0, 1.0, None)
-print(c, x, isinstance(c, tuple), box, corners, m.at.y, m.w, mathlib_py.centroid([]))
+# An argument may be the named tuple, a tuple or a list, nested too, as the library takes it.
+norms = [mathlib_py.norm(Point(3.0, 4.0)), mathlib_py.norm((3.0, 4.0)), mathlib_py.norm([3.0, 4.0])]
+listed = mathlib_py.move_marker(["pin", [1.0, 2.0], 3], 0.0, 0.0, "moved")
+p: mathlib_py.PointLike = [0.0, 1.0]
+print(c, x, isinstance(c, tuple), box, corners, m.at.y, m.w, mathlib_py.centroid([]), norms, listed, mathlib_py.norm(p))
 """
 
 STRUCTS_BAD = """\
@@ -262,6 +268,10 @@ import mathlib_py
 c = mathlib_py.centroid([(0.0, 0.0)])
 assert c is not None
 c.z
+mathlib_py.norm("ab")
+mathlib_py.norm((1.0,))
+mathlib_py.norm([1.0, "y"])
+mathlib_py.move_marker(["pin", [1.0, 2.0], b"3"], 0.0, 0.0, None)
 """
 
 
@@ -270,13 +280,81 @@ def test_struct_results_are_named_tuples(tmp_path):
     stub = (package / "__init__.pyi").read_text()
     assert "class Point(NamedTuple):\n    x: float\n    y: float\n" in stub
     assert "class Marker(NamedTuple):\n    label: str\n    at: Point\n    w: int\n" in stub
-    # Results are named tuples, through optionals, tuples and lists; arguments take any tuple.
-    assert "def centroid(points: Sequence[tuple[float, float]]) -> Optional[Point]:" in stub
-    assert "def bounds(points: Sequence[tuple[float, float]]) -> Optional[tuple[Point, Point]]:" in stub
-    assert "def corners(lo: tuple[float, float], hi: tuple[float, float]) -> Sequence[Point]:" in stub
+    # Results are named tuples, through optionals, tuples and lists; arguments are
+    # `PointLike`: the named tuple, a tuple or a list of the fields.
+    assert "PointLike = Union[Point, tuple[float, float], list[float]]\n" in stub
+    assert "MarkerLike = Union[Marker, tuple[str, PointLike, int], list[Union[str, PointLike, int]]]\n" in stub
+    assert "def centroid(points: Sequence[PointLike]) -> Optional[Point]:" in stub
+    assert "def bounds(points: Sequence[PointLike]) -> Optional[tuple[Point, Point]]:" in stub
+    assert "def corners(lo: PointLike, hi: PointLike) -> Sequence[Point]:" in stub
+    assert "def move_marker(m: MarkerLike, dx: float, dy: float, label: Optional[str]) -> Marker:" in stub
     out = run([sys.executable, "-c", STRUCTS_GOOD], tmp_path)
     assert out.stdout == (
-        "Point(x=1.0, y=2.0) 1.0 True (Point(x=1.0, y=2.0), Point(x=3.0, y=5.0)) [2.0, 2.0, 5.0, 5.0] 3.0 3 None\n"
+        "Point(x=1.0, y=2.0) 1.0 True (Point(x=1.0, y=2.0), Point(x=3.0, y=5.0)) [2.0, 2.0, 5.0, 5.0] 3.0 3 None "
+        "[5.0, 5.0, 5.0] Marker(label='moved', at=Point(x=1.0, y=2.0), w=3) 1.0\n"
     ), out.stderr
     flagged = mypy_strict(tmp_path, STRUCTS_GOOD, STRUCTS_BAD)
-    assert 'bad.py:5: error: "Point" has no attribute "z"' in flagged
+    for line in [
+        'bad.py:5: error: "Point" has no attribute "z"',
+        'bad.py:6: error: Argument 1 to "norm" has incompatible type "str"',
+        'bad.py:7: error: Argument 1 to "norm" has incompatible type "tuple[float]"',
+        'bad.py:8: error: List item 1 has incompatible type "str"',
+        'bad.py:9: error: List item 2 has incompatible type "bytes"',
+    ]:
+        assert line in flagged, flagged
+    # The signature names the struct, in help() and in the library's own errors alike.
+    script = "import mathlib_py\nhelp(mathlib_py.norm)\ntry:\n    mathlib_py.norm('ab')\nexcept TypeError as e:\n    print(e)\n"
+    out = run([sys.executable, "-c", script], tmp_path)
+    assert "norm(p: Point) -> float" in out.stdout, out.stdout + out.stderr
+    assert out.stdout.count("norm(p: Point) -> float") == 2, out.stdout
+
+
+PYTHON_313 = pathlib.Path.home() / ".pyenv" / "versions" / "3.13.0" / "bin" / "python3"
+
+DOCS_CHECK = """\
+import ast, inspect, json, sys
+docs, version = json.loads(sys.argv[1]), sys.argv[2]
+for name in ["__init__.py", "__init__.pyi"]:
+    with open(f"trial/{name}", encoding="utf-8") as f:
+        text = f.read()
+    # Compiles, with no warning (an invalid escape warns).
+    compile(text, name, "exec", flags=0, dont_inherit=True)
+    tree = ast.parse(text)
+    for node in tree.body:
+        if not isinstance(node, ast.FunctionDef) or node.name not in docs:
+            continue
+        if name.endswith(".py"):
+            # The package sets each function's docs with `@_doc("...")`: the text exactly.
+            (decorator,) = node.decorator_list
+            sig = docs[node.name]["python"]
+            assert ast.literal_eval(decorator.args[0]) == sig + "\\n\\n" + docs[node.name]["doc"], node.name
+        else:
+            # The stub's docstring reads as the docs (editors clean its indentation).
+            assert ast.get_docstring(node) == inspect.cleandoc(docs[node.name]["doc"]), node.name
+print(version, "ok")
+"""
+
+
+def test_docs_of_any_text_round_trip_exactly(tmp_path):
+    """A doc ending in a quote, or holding backslashes, quotes, non-ASCII and control
+    characters, becomes a valid literal whose value is the doc text (issue 38)."""
+    make_package(tmp_path, "libabi_trial_lib.so", "trial")
+    inspect_json = subprocess.run(
+        [str(target_dir() / "debug" / "abi"), "inspect", "--json", str(target_dir() / "debug" / "libabi_trial_lib.so")],
+        capture_output=True, text=True, check=True,
+    )
+    exports = json.loads(inspect_json.stdout)["exports"]
+    docs = {name: {"doc": e["doc"], "python": e["python"]} for name, e in exports.items()}
+    assert docs["status"]["doc"] == 'Returns "ok"'
+    assert '\0' in docs["every_character"]["doc"] and '\r' in docs["every_character"]["doc"]
+    # Every Python the project meets reads the files the same way (3.13 cleans docstrings).
+    pythons = [sys.executable] + ([str(PYTHON_313)] if PYTHON_313.exists() else [])
+    for python in pythons:
+        out = run([python, "-W", "error", "-c", DOCS_CHECK, json.dumps(docs), python], tmp_path)
+        assert out.returncode == 0 and out.stdout.endswith(" ok\n"), out.stdout + out.stderr
+    # Imported, each function's __doc__ is its signature and the doc text, exactly.
+    script = "import json, trial; print(json.dumps({n: getattr(trial, n).__doc__ for n in ['status', 'every_character']}))"
+    out = run([sys.executable, "-c", script], tmp_path)
+    assert out.returncode == 0, out.stderr
+    for name, doc in json.loads(out.stdout).items():
+        assert doc == docs[name]["python"] + "\n\n" + docs[name]["doc"], name

@@ -3,6 +3,7 @@
 //! `__init__.pyi` gives them typed signatures with parameter names and docstrings; and
 //! `py.typed` tells type checkers to read them.
 
+mod literal;
 mod package;
 mod records;
 mod signature;
@@ -15,6 +16,7 @@ use abi_core::schema::Class;
 use abi_shared::vocab::Kind;
 
 use crate::read::Listing;
+use literal::{py_str, py_triple};
 
 /// The package's files, by name inside the package folder: `__init__.py`, `__init__.pyi`
 /// and `py.typed`.
@@ -103,11 +105,6 @@ impl ClassNames {
     }
 }
 
-/// A Python string literal of `text` (JSON's escapes are Python's for these texts).
-fn py_str(text: &str) -> String {
-    serde_json::Value::String(text.to_owned()).to_string()
-}
-
 /// Classes with every parent before its children (the order Python needs): by the
 /// number of declared ancestors, then by key.
 fn parents_first(classes: &[Class]) -> Vec<&Class> {
@@ -125,20 +122,17 @@ fn parents_first(classes: &[Class]) -> Vec<&Class> {
     out
 }
 
-/// `"""doc"""` indented by `indent`, or `None` for no docs.
+/// `"""doc"""` indented by `indent`, or `None` for no docs. Its continuation lines are
+/// indented too, which editors remove (`inspect.cleandoc`) to show the docs as written;
+/// except in docs holding a tab, which cleaning expands to the next multiple of 8 columns
+/// and the indentation would move.
 fn docstring(doc: &str, indent: &str) -> Option<String> {
-    if doc.is_empty() {
-        return None;
-    }
-    let text = doc.replace('\\', "\\\\").replace("\"\"\"", "\\\"\\\"\\\"");
-    // Continuation lines indented; blank ones left empty.
-    let lines: Vec<String> =
-        text.split('\n').map(|l| if l.is_empty() { String::new() } else { format!("{indent}{l}") }).collect();
-    Some(format!("{indent}\"\"\"{}\"\"\"\n", lines.join("\n").trim_start()))
+    let continued = if doc.contains('\t') { "" } else { indent };
+    (!doc.is_empty()).then(|| format!("{indent}{}\n", py_triple(doc, continued)))
 }
 
 fn py_list(names: &[&str]) -> String {
-    let quoted: Vec<String> = names.iter().map(|n| format!("{n:?}")).collect();
+    let quoted: Vec<String> = names.iter().map(|n| py_str(n)).collect();
     format!("[{}]", quoted.join(", "))
 }
 

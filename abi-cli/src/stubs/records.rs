@@ -7,9 +7,10 @@
 use std::collections::BTreeMap;
 
 use abi_core::schema::{Metadata, TypeSchema};
+use abi_shared::vocab::Kind;
 
 use super::signature::{annotation, Flow};
-use super::{is_public_name, is_python_name, ClassNames};
+use super::{is_public_name, is_python_name, py_str, ClassNames};
 use crate::read::Listing;
 
 /// The structs that get a named tuple, by name, with their fields.
@@ -34,6 +35,12 @@ impl Records {
                 || listing.classes.iter().any(|c| classes.get(&c.key) == Some(name))
                 || !is_public_name(name)
         };
+        // `Point` and `PointLike` both; another struct's name may be `PointLike` too.
+        let names: Vec<String> = found.keys().cloned().collect();
+        let taken = |name: &str| {
+            let like = like(name);
+            taken(name) || taken(&like) || names.contains(&like)
+        };
         let usable =
             |fields: &[(String, TypeSchema)]| fields.iter().all(|(n, _)| is_python_name(n) && !n.starts_with('_'));
         Records(
@@ -50,22 +57,38 @@ impl Records {
         self.0.contains_key(name)
     }
 
-    /// The names, for `__all__`.
-    pub fn names(&self) -> impl Iterator<Item = &str> {
-        self.0.keys().map(String::as_str)
+    /// The names, for `__all__`: each named tuple's and its argument alias's.
+    pub fn names(&self) -> impl Iterator<Item = String> + '_ {
+        self.0.keys().flat_map(|name| [name.clone(), like(name)])
     }
 
-    /// The runtime definitions (`Point = _namedtuple("Point", ["x", "y"])`).
+    /// The annotation of a struct argument: its alias (`PointLike`).
+    pub fn argument(&self, name: &str) -> Option<String> {
+        self.has(name).then(|| like(name))
+    }
+
+    /// The runtime definitions: `Point = _namedtuple("Point", ["x", "y"])`, and the alias of
+    /// what an argument may be, loose at run time (`PointLike = _Union[Point, tuple, list]`;
+    /// the stub's says the field types).
     pub fn py_defs(&self) -> String {
         let mut out = String::new();
+        let union = Kind::Variant.python();
+        if !self.0.is_empty() {
+            out.push_str(&format!("from typing import {union} as _{union}\n\n"));
+        }
         for (name, fields) in &self.0 {
-            let names: Vec<String> = fields.iter().map(|(n, _)| format!("{n:?}")).collect();
-            out.push_str(&format!("{name} = _namedtuple({name:?}, [{}])\n", names.join(", ")));
+            let names: Vec<String> = fields.iter().map(|(n, _)| py_str(n)).collect();
+            out.push_str(&format!("{name} = _namedtuple({}, [{}])\n", py_str(name), names.join(", ")));
+            let (tuple, list) = (Kind::Tuple.python(), Kind::Array.python());
+            out.push_str(&format!("{} = _{union}[{name}, {tuple}, {list}]\n", like(name)));
         }
         out
     }
 
-    /// The stub definitions (`class Point(NamedTuple): x: float ...`).
+    /// The stub definitions: `class Point(NamedTuple): x: float ...`, and the alias of what
+    /// an argument may be, as `tvm_ffi` takes a struct: the named tuple, a tuple or a list of
+    /// the fields (`PointLike = Union[Point, tuple[float, float], list[float]]`; a type
+    /// checker cannot hold a list to a length, the library can: it refuses a wrong one).
     pub fn pyi_defs(&self, classes: &ClassNames) -> String {
         let mut out = String::new();
         for (name, fields) in &self.0 {
@@ -73,6 +96,27 @@ impl Records {
             for (field, t) in fields {
                 out.push_str(&format!("    {field}: {}\n", annotation(t, classes, self, Flow::Result)));
             }
+        }
+        for (name, fields) in &self.0 {
+            let items: Vec<String> = fields.iter().map(|(_, t)| annotation(t, classes, self, Flow::In)).collect();
+            let mut kinds: Vec<&str> = Vec::new();
+            for item in &items {
+                if !kinds.contains(&item.as_str()) {
+                    kinds.push(item);
+                }
+            }
+            let item = match kinds.as_slice() {
+                [one] => (*one).to_owned(),
+                many => format!("{}[{}]", Kind::Variant.stub(), many.join(", ")),
+            };
+            out.push_str(&format!(
+                "\n\n{} = {}[{name}, {}[{}], {}[{item}]]\n",
+                like(name),
+                Kind::Variant.stub(),
+                Kind::Tuple.stub(),
+                items.join(", "),
+                Kind::Array.python(),
+            ));
         }
         out
     }
@@ -125,6 +169,11 @@ impl Records {
         helpers.names.insert(key, name.clone());
         Some(name)
     }
+}
+
+/// The alias of what an argument of struct `name` may be.
+fn like(name: &str) -> String {
+    format!("{name}Like")
 }
 
 /// The converter functions a package defines, one per type, named `_as_<n>`.

@@ -228,6 +228,9 @@ pub fn annotation(t: &TypeSchema, classes: &ClassNames, records: &Records, flow:
     match (t, t.kind()) {
         (TypeSchema::Named { key, .. }, _) => classes.get(key).unwrap_or(Kind::Object.stub()).to_owned(),
         (TypeSchema::Struct { name: Some(name), .. }, _) if flow == Flow::Result && records.has(name) => name.clone(),
+        (TypeSchema::Struct { name: Some(name), .. }, _) if flow == Flow::In && records.has(name) => {
+            records.argument(name).unwrap_or_default()
+        }
         (TypeSchema::Function(Some(f)), _) => format!(
             "{}[[{}], {}]",
             Kind::Callable.stub(),

@@ -4,7 +4,7 @@
 //! calling convention (`cconv`), the interface structs (`vm`), statuses with messages
 //! (`status`), the module itself (`module`), and for tensors the HAL module's functions it
 //! imports (`hal`), VM references (`refs`), buffer bytes (`buffer`) and the tensor
-//! conversions (`tensors`).
+//! conversions (`tensors`); and the records tools read from the file (`records`).
 
 pub mod buffer;
 pub mod hal;
@@ -17,6 +17,7 @@ pub mod vm;
 pub use vm as abi;
 pub mod cconv;
 pub mod module;
+pub mod records;
 pub mod status;
 
 use crate::reflect::render::fn_iree_module_record;
@@ -119,6 +120,13 @@ pub const fn is_module_name(name: &str) -> bool {
 /// Module parameters (`lib.so@entry?abi.messages=off`): `abi.messages=on|off` (default on)
 /// chooses between failure messages inside statuses (the layout of the pinned IREE version)
 /// and bare status codes with the message on stderr; other `abi.*` keys are refused.
+///
+/// The module's name and entry point are also a record in the library's file
+/// (`abi_shared::IREE_RECORDS_SECTION`), which `abi inspect` reads without running it; a
+/// library with `#[export_fn(iree)]` functions and no module makes `abi inspect` and
+/// `abi wheel` warn. A proc-macro cannot see whether another item (or another crate) calls
+/// `iree_module!`, so forgetting it compiles: IREE then reports
+/// `symbol 'iree_vm_dynamic_module_create' not found in library`.
 #[macro_export]
 macro_rules! iree_module {
     ($name:literal) => {
@@ -142,6 +150,15 @@ macro_rules! iree_module {
                 // SAFETY: the host passes `param_count` pairs and a writable `out`.
                 unsafe { $crate::iree::module::create($name, max_version, param_count, params, out) }
             }
+
+            const RECORD_LEN: usize = $crate::iree::records::module_record_len($name, $entry);
+            // The section is `abi_shared::IREE_RECORDS_SECTION`, spelled as a literal here.
+            #[used]
+            #[cfg_attr(
+                any(target_os = "linux", target_os = "android", target_os = "freebsd"),
+                unsafe(link_section = "abi_iree_records")
+            )]
+            static RECORD: [u8; RECORD_LEN] = $crate::iree::records::module_record_bytes::<RECORD_LEN>($name, $entry);
         };
     };
 }

@@ -8,7 +8,7 @@ use crate::link::library::Library;
 use crate::reflect::FnDesc;
 use crate::runtime::calls::function::Function;
 use crate::runtime::calls::globals::GET_METADATA;
-use crate::schema::{check_binding, Metadata, Mismatch};
+use crate::schema::{check_binding, Metadata, Mismatch, TypeSchema};
 use crate::value::conv_error::ConvError;
 use crate::value::error::{kind, Error, Result};
 use crate::value::string::str_any;
@@ -100,14 +100,16 @@ impl Binder {
                     format!("it takes {required} to {theirs} arguments (the rest have defaults), not {ours}")
                 }
                 Mismatch::Arity { ours, theirs, .. } => format!("it takes {theirs} arguments, not {ours}"),
-                Mismatch::Param { index, ours, theirs } => format!(
-                    "argument `{}` (#{index}) is declared {} but the callee takes {}",
-                    names.get(*index).map_or("?", |(n, _)| n.as_str()),
-                    ours.python(),
-                    theirs.python()
-                ),
+                Mismatch::Param { index, ours, theirs } => {
+                    let (ours, theirs) = told_apart(ours, theirs);
+                    format!(
+                        "argument `{}` (#{index}) is declared {ours} but the callee takes {theirs}",
+                        names.get(*index).map_or("?", |(n, _)| n.as_str()),
+                    )
+                }
                 Mismatch::Return { ours, theirs } => {
-                    format!("the result is declared {} but the callee returns {}", ours.python(), theirs.python())
+                    let (ours, theirs) = told_apart(ours, theirs);
+                    format!("the result is declared {ours} but the callee returns {theirs}")
                 }
             })
             .collect();
@@ -139,6 +141,15 @@ impl Binder {
     }
 }
 
+/// Two mismatched types as messages name them: by struct names, or, where those read the
+/// same (one struct, two layouts), as the tuples of their fields.
+fn told_apart(ours: &TypeSchema, theirs: &TypeSchema) -> (String, String) {
+    match (ours.python(), theirs.python()) {
+        (o, t) if o == t => (ours.python_layout(), theirs.python_layout()),
+        named => named,
+    }
+}
+
 /// The metadata a global function was registered with (`ffi.GetGlobalFuncMetadata`, which
 /// tvm-ffi and the embedded runtime both provide); `None` when it has none.
 pub fn global_metadata(name: &str) -> Result<Option<String>> {
@@ -164,4 +175,24 @@ pub fn bad_result(desc: &'static FnDesc, err: ConvError) -> Error {
 pub fn bad_arg(desc: &'static FnDesc, index: usize, err: ConvError) -> Error {
     let name = desc.params.get(index).map_or("?", |p| p.name);
     Error::new(err.kind(), format!("{}: argument `{name}` (#{index}) {err}", desc.signature_text()))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn point(fields: &[&str]) -> TypeSchema {
+        TypeSchema::Struct {
+            name: Some("Point".into()),
+            fields: fields.iter().map(|f| (f.to_string(), TypeSchema::Float(None))).collect(),
+        }
+    }
+
+    #[test]
+    fn mismatched_types_are_named_unless_the_names_read_the_same() {
+        let told = told_apart(&point(&["x", "y"]), &TypeSchema::Str);
+        assert_eq!(told, ("Point".to_owned(), "str".to_owned()));
+        let told = told_apart(&point(&["x", "y"]), &point(&["x"]));
+        assert_eq!(told, ("tuple[float, float]".to_owned(), "tuple[float]".to_owned()));
+    }
 }

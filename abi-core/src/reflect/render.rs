@@ -282,15 +282,31 @@ pub const fn type_display(w: &mut Writer, ty: &TypeDesc) {
         TypeDesc::List(t) => display_list(w, Kind::Array.python(), &[*t]),
         TypeDesc::Tuple(items) => display_list(w, Kind::Tuple.python(), items),
         TypeDesc::Map(k, v) => display_list(w, Kind::Map.python(), &[*k, *v]),
+        // A tuple struct crosses, and is published, as the tuple of its fields: no name.
+        TypeDesc::Struct(s) => {
+            w.str(Kind::Tuple.python());
+            w.byte(b'[');
+            let mut i = 0;
+            while i < s.fields.len() {
+                if i > 0 {
+                    w.str(", ");
+                }
+                type_display(w, s.fields[i].ty);
+                i += 1;
+            }
+            w.byte(b']');
+        }
         _ => w.str("?"),
     }
 }
 
 impl TypeDesc {
     /// The Python-style name of a type that has no parameters in it (`int`, `Tensor`, a
-    /// struct's name); `None` for composite types, which [`type_display`] writes.
+    /// named struct's name, as its published `type_schema` names it); `None` for composite
+    /// types and tuple structs, which [`type_display`] writes.
     pub const fn simple_display(&self) -> Option<&'static str> {
         match self {
+            TypeDesc::Struct(s) if s.tuple_like => None,
             TypeDesc::Struct(s) => Some(s.name),
             TypeDesc::Class { key } => Some(key),
             TypeDesc::Callable { .. }

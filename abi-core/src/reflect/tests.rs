@@ -211,7 +211,7 @@ fn structs() {
         &TypeDesc::Struct(&PAIR),
         r#"["stuple","i1","str"]"#,
         r#"{"type":"Tuple","args":[{"type":"bool"},{"type":"ffi.String"}]}"#,
-        "Pair",
+        "tuple[bool, str]",
     );
     check(
         &TypeDesc::Struct(&SEGMENT),

@@ -7,6 +7,7 @@ mod classes;
 mod compat;
 mod export_records;
 mod iree_record;
+mod iree_records;
 mod metadata;
 mod types;
 
@@ -14,6 +15,7 @@ pub use classes::{parse_class_records, Class, Field, Method};
 pub use compat::{check_binding, Mismatch};
 pub use export_records::{parse_export_records, ExportRecord};
 pub use iree_record::{IreeArg, IreeFn, IreeType};
+pub use iree_records::{parse_iree_records, IreeFunctionRecord, IreeModule, IreeRecords};
 pub use metadata::{parse_listing, python_literal, Metadata, VERSION_KEY};
 pub use types::{FloatWidth, FnForm, FnType, IntWidth, TensorType, TypeSchema, Width};
 

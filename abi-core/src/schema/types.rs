@@ -449,19 +449,33 @@ impl TypeSchema {
     }
 
     /// The type as Python annotations spell it (`int`, `Optional[str]`, `list[int]`,
-    /// `Callable[[int], int]`, `tuple[float, float]`); object classes by their type key.
+    /// `Callable[[int], int]`, `tuple[float, float]`); object classes by their type key, and
+    /// a named struct by its name (`Point`), as error messages and the package name it.
     pub fn python(&self) -> String {
-        let list = |items: &[&TypeSchema]| items.iter().map(|t| t.python()).collect::<Vec<_>>().join(", ");
+        self.python_as(true)
+    }
+
+    /// [`TypeSchema::python`] with each struct spelled as the tuple of its fields' types
+    /// (`tuple[float, float]`, how it crosses), for reports about layouts, where two versions
+    /// of one struct share its name.
+    pub fn python_layout(&self) -> String {
+        self.python_as(false)
+    }
+
+    fn python_as(&self, struct_names: bool) -> String {
+        let list =
+            |items: &[&TypeSchema]| items.iter().map(|t| t.python_as(struct_names)).collect::<Vec<_>>().join(", ");
         match (self, self.kind()) {
             (TypeSchema::Function(Some(f)), _) => {
                 format!(
                     "{}[[{}], {}]",
                     Kind::Callable.python(),
                     list(&f.params.iter().collect::<Vec<_>>()),
-                    f.ret.python()
+                    f.ret.python_as(struct_names)
                 )
             }
             (TypeSchema::Tensor(t), _) => t.python(),
+            (TypeSchema::Struct { name: Some(name), .. }, _) if struct_names => name.clone(),
             (TypeSchema::Named { key, args }, _) if args.is_empty() => key.clone(),
             (TypeSchema::Named { key, .. }, _) => format!("{key}[{}]", list(&self.args())),
             (_, Some(kind)) if self.has_arg_list() => format!("{}[{}]", kind.python(), list(&self.args())),
@@ -628,5 +642,20 @@ impl From<&FnDesc> for FnType {
     fn from(desc: &FnDesc) -> FnType {
         let params = desc.slots().into_iter().map(|(_, t)| TypeSchema::from(t)).collect();
         FnType { params, ret: desc.ret.into(), form: FnForm::Named }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn python_names_structs_and_python_layout_spells_their_fields() {
+        let point = r#"{"type":"Tuple","args":[{"type":"float"},{"type":"float"}],"abi.struct":"Point","abi.fields":["x","y"]}"#;
+        let t = TypeSchema::parse(&format!(r#"{{"type":"ffi.Array","args":[{point}]}}"#)).unwrap();
+        assert_eq!(t.python(), "list[Point]");
+        assert_eq!(t.python_layout(), "list[tuple[float, float]]");
+        let unnamed = TypeSchema::parse(r#"{"type":"Tuple","args":[{"type":"int"}]}"#).unwrap();
+        assert_eq!((unnamed.python(), unnamed.python_layout()), ("tuple[int]".to_owned(), "tuple[int]".to_owned()));
     }
 }

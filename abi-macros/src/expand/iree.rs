@@ -2,8 +2,9 @@
 //! at compile time from each parameter's `IreeArg` and the result's `IreeReturn` (a type
 //! IREE cannot carry fails that bound, spanned on it), the function that holds each
 //! argument (a scalar's value, a tensor's mapped buffer), calls with views of them and
-//! encodes the results, and the module entry collected at link time. Emitted inside the
-//! export's `const _` block, next to its `DESC`.
+//! encodes the results, the module entry collected at link time, and the record tools read
+//! (`abi_shared::IREE_RECORDS_SECTION`). Emitted inside the export's `const _` block, next
+//! to its `DESC`.
 
 use proc_macro2::{Span, TokenStream};
 use quote::{quote, quote_spanned};
@@ -45,6 +46,7 @@ pub fn entry(f: &ExportFn) -> TokenStream {
     let ret_kinds = quote_spanned!(ret_span=> <#ret_ty as __abi::IreeReturn>::KINDS);
     let into_slots = quote_spanned!(ret_span=> <#ret_ty as __abi::IreeReturn>::into_slots);
     let section = abi_shared::IREE_SECTION;
+    let records = abi_shared::IREE_RECORDS_SECTION;
     quote! {
         const IREE_ARG_KINDS: &[__abi::IreeKind] = &[#(#kinds),*];
         const IREE_RESULT_KINDS: &[__abi::IreeKind] = #ret_kinds;
@@ -86,5 +88,11 @@ pub fn entry(f: &ExportFn) -> TokenStream {
             uses_hal: __abi::iree_any_ref(IREE_ARG_KINDS) || __abi::iree_any_ref(IREE_RESULT_KINDS),
             call: iree_call,
         };
+
+        // What tools read from the file: the name and calling convention.
+        const IREE_RECORD_LEN: usize = __abi::iree_function_record_len(#name, &IREE_CCONV);
+        #[used]
+        #[cfg_attr(any(target_os = "linux", target_os = "android", target_os = "freebsd"), unsafe(link_section = #records))]
+        static IREE_RECORD: [u8; IREE_RECORD_LEN] = __abi::iree_function_record_bytes::<IREE_RECORD_LEN>(#name, &IREE_CCONV);
     }
 }
