@@ -1,10 +1,12 @@
-//! Typed tensor parameters ([`HostTensor`], [`HostTensorMut`], [`DeviceTensor`]) from
-//! tensor arguments: a Tensor object or a bare `DLTensor*`, then the checks of their
-//! constructors. Their descriptions carry the element type and rank (`iree.abi`
-//! `["ndarray","f32",2,null,null]`); their accesses drive the shim's overlap check.
+//! Typed tensor parameters ([`HostTensor`], [`HostTensorMut`], [`DeviceTensor`],
+//! [`StridedTensor`], [`StridedTensorMut`]) from tensor arguments: a Tensor object or a
+//! bare `DLTensor*`, then the checks of their constructors. Their descriptions carry the
+//! element type and rank (`iree.abi` `["ndarray","f32",2,null,null]`), not the layout they
+//! take, which is the callee's business; their accesses drive the shim's overlap check.
 
 use crate::convert::{AbiType, FromArg};
 use crate::reflect::{Access, TypeDesc};
+use crate::tensor::strided::{StridedTensor, StridedTensorMut};
 use crate::tensor::typed::{DeviceTensor, HostTensor, HostTensorMut, TensorViewMut};
 use crate::tensor::{Element, TensorView};
 use crate::value::any::AnyView;
@@ -19,7 +21,7 @@ macro_rules! typed_tensor_desc {
     )*};
 }
 
-typed_tensor_desc!(HostTensor, HostTensorMut, DeviceTensor);
+typed_tensor_desc!(HostTensor, HostTensorMut, DeviceTensor, StridedTensor, StridedTensorMut);
 
 /// The argument's tensor, or the typed tensor's refusal.
 #[inline(always)]
@@ -42,6 +44,15 @@ impl<'a, T: Element + AbiType, const N: usize> FromArg<'a> for DeviceTensor<'a, 
     #[inline]
     fn from_arg(v: &'a AnyView<'a>) -> Result<DeviceTensor<'a, T, N>, ConvError> {
         DeviceTensor::new(tensor_arg(v, Self::DESC)?).map_err(ConvError::from)
+    }
+}
+
+impl<'a, T: Element + AbiType, const N: usize> FromArg<'a> for StridedTensor<'a, T, N> {
+    const ACCESS: Access = Access::Shared;
+
+    #[inline]
+    fn from_arg(v: &'a AnyView<'a>) -> Result<StridedTensor<'a, T, N>, ConvError> {
+        StridedTensor::new(tensor_arg(v, Self::DESC)?).map_err(ConvError::from)
     }
 }
 
@@ -89,5 +100,22 @@ impl<'a, T: Element + AbiType, const N: usize> FromArg<'a> for HostTensorMut<'a,
         // SAFETY: the shim found no other argument sharing this memory, and converts each
         // slot once (the caller's contract).
         unsafe { HostTensorMut::new(tensor_arg(v, Self::DESC)?) }.map_err(ConvError::from)
+    }
+}
+
+impl<'a, T: Element + AbiType, const N: usize> FromArg<'a> for StridedTensorMut<'a, T, N> {
+    const ACCESS: Access = Access::Exclusive;
+
+    /// Refused: only an `#[export_fn]` parameter, whose shim checks that no other argument
+    /// shares its memory, converts to a `StridedTensorMut`.
+    fn from_arg(_: &'a AnyView<'a>) -> Result<StridedTensorMut<'a, T, N>, ConvError> {
+        Err(only_a_parameter("StridedTensorMut"))
+    }
+
+    #[inline]
+    unsafe fn from_checked_arg(v: &'a AnyView<'a>) -> Result<StridedTensorMut<'a, T, N>, ConvError> {
+        // SAFETY: the shim found no other argument sharing this memory, and converts each
+        // slot once (the caller's contract).
+        unsafe { StridedTensorMut::new(tensor_arg(v, Self::DESC)?) }.map_err(ConvError::from)
     }
 }

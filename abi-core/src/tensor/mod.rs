@@ -3,6 +3,9 @@
 //! received from a host, or allocated through the caller's allocator, `crate::env`) that
 //! hosts can consume (e.g. `np.from_dlpack`), and the typed parameters of [`typed`].
 
+pub(crate) mod disjoint;
+pub(crate) mod layout;
+pub mod strided;
 pub mod typed;
 pub mod uninit;
 
@@ -208,8 +211,15 @@ impl<'a> TensorView<'a> {
     // The checked data pointer: contiguous, and non-null and aligned when it holds elements
     // (a dangling aligned pointer when it holds none).
     pub(crate) fn data_ptr<T: Element>(&self) -> Result<*mut T> {
+        self.data_ptr_or::<T>(None)
+    }
+
+    // The same, its refusal of a strided layout naming `strided`, the typed form that takes
+    // one.
+    #[inline]
+    pub(crate) fn data_ptr_or<T: Element>(&self, strided: Option<&'static str>) -> Result<*mut T> {
         if !self.is_contiguous() {
-            return Err(self.not_contiguous());
+            return Err(self.not_contiguous(strided));
         }
         if self.numel() == 0 {
             return Ok(core::ptr::NonNull::dangling().as_ptr());
@@ -223,12 +233,16 @@ impl<'a> TensorView<'a> {
 
     #[cold]
     #[inline(never)]
-    fn not_contiguous(&self) -> Error {
-        Error::value_error(format!(
+    fn not_contiguous(&self, strided: Option<&'static str>) -> Error {
+        let mut m = format!(
             "tensor is not contiguous (row-major compact): shape {:?}, strides {:?}",
             self.shape(),
             self.strides().unwrap_or_default()
-        ))
+        );
+        if let Some(strided) = strided {
+            m.push_str(&format!(" (a {strided} parameter takes any strides)"));
+        }
+        Error::value_error(m)
     }
 
     /// The elements as a slice (checks dtype, host device, contiguity, alignment).
