@@ -118,3 +118,36 @@ fn strided_views_have_the_tensors_strides_negative_ones_included() {
     want.slice_mut(s![..;-1, ..;2]).map_inplace(|v| *v += 100.0);
     assert_eq!(data, want.into_raw_vec_and_offset().0);
 }
+
+#[test]
+fn from_ndarray_moves_standard_layouts_and_copies_the_others() {
+    use ndarray::{s, Array, Array2, Axis, ShapeBuilder};
+    let data_of = |t: &Tensor| t.view().dl_tensor().data as usize;
+    // Row-major: the buffer moves in.
+    let a = Array::from_shape_vec((2, 3), vec![1.0f32, 2.0, 3.0, 4.0, 5.0, 6.0]).unwrap();
+    let at = a.as_ptr() as usize;
+    let t = Tensor::from_ndarray(a).unwrap();
+    assert_eq!((data_of(&t), t.view().shape(), t.view().strides()), (at, &[2i64, 3][..], Some(&[3i64, 1][..])));
+    assert_eq!(t.view().as_slice::<f32>().unwrap(), [1.0, 2.0, 3.0, 4.0, 5.0, 6.0]);
+    assert_eq!(t.view().dl_tensor().byte_offset, 0);
+    // Rows sliced off in place: still standard layout, its first element at an offset in
+    // the moved buffer.
+    let mut a = Array::from_shape_vec((3, 2), vec![1i64, 2, 3, 4, 5, 6]).unwrap();
+    a.slice_axis_inplace(Axis(0), (1..).into());
+    let at = a.as_ptr() as usize;
+    let t = Tensor::from_ndarray(a).unwrap();
+    assert_eq!((data_of(&t), t.view().shape()), (at, &[2i64, 2][..]));
+    assert_eq!(t.view().as_slice::<i64>().unwrap(), [3, 4, 5, 6]);
+    // Column-major, transposed, reversed and stepped arrays are copied row-major.
+    let f = Array::from_shape_vec((2, 3).f(), vec![1.0f64, 4.0, 2.0, 5.0, 3.0, 6.0]).unwrap();
+    let t = Tensor::from_ndarray(f).unwrap();
+    assert_eq!(t.view().as_slice::<f64>().unwrap(), [1.0, 2.0, 3.0, 4.0, 5.0, 6.0]);
+    let r = Array::from_iter(0..6u8).into_shape_with_order((2, 3)).unwrap().slice_move(s![..;-1, ..;2]);
+    let t = Tensor::from_ndarray(r).unwrap();
+    assert_eq!((t.view().shape(), t.view().as_slice::<u8>().unwrap()), (&[2i64, 2][..], &[3u8, 5, 0, 2][..]));
+    // Empty, and rank 0.
+    let t = Tensor::from_ndarray(Array2::<f32>::zeros((0, 3))).unwrap();
+    assert_eq!((t.view().shape(), t.view().numel()), (&[0i64, 3][..], 0));
+    let t = Tensor::from_ndarray(ndarray::arr0(7i32)).unwrap();
+    assert_eq!((t.view().shape(), t.view().as_slice::<i32>().unwrap()), (&[][..], &[7][..]));
+}

@@ -4,6 +4,8 @@
 //! hosts can consume (e.g. `np.from_dlpack`), and the typed parameters of [`typed`].
 
 pub(crate) mod disjoint;
+#[cfg(feature = "ndarray")]
+mod from_ndarray;
 pub(crate) mod layout;
 pub mod strided;
 pub mod typed;
@@ -349,10 +351,18 @@ object_handle!(Tensor, ti::TENSOR);
 
 impl Tensor {
     /// A CPU tensor owning `data`, with `shape` (row-major).
-    pub fn from_vec<T: Element>(mut data: Vec<T>, shape: &[i64]) -> Result<Tensor> {
+    pub fn from_vec<T: Element>(data: Vec<T>, shape: &[i64]) -> Result<Tensor> {
         if numel_of(shape).ok() != Some(data.len()) {
             return Err(Error::value_error(format!("shape {shape:?} does not match {} elements", data.len())));
         }
+        Tensor::from_vec_at(data, 0, shape)
+    }
+
+    /// A CPU tensor owning `data` whose elements, row-major with `shape`, start at index
+    /// `first` (an `ndarray` array sliced in place): `first` plus the element count is at
+    /// most `data.len()`, checked by the caller.
+    pub(crate) fn from_vec_at<T: Element>(mut data: Vec<T>, first: usize, shape: &[i64]) -> Result<Tensor> {
+        debug_assert!(numel_of(shape).is_ok_and(|n| first + n <= data.len()));
         let ndim = i32::try_from(shape.len()).map_err(|_| Error::value_error("too many dimensions"))?;
         let mut shape = shape.to_vec();
         let mut strides = vec![1i64; shape.len()];
@@ -360,7 +370,8 @@ impl Tensor {
             strides[i] = strides[i + 1] * shape[i + 1];
         }
         let dl = DLTensor {
-            data: data.as_mut_ptr().cast(),
+            // In bounds (or one past the end of an empty tail): the caller's check.
+            data: data.as_mut_ptr().wrapping_add(first).cast(),
             device: Device::CPU,
             ndim,
             dtype: T::DTYPE,
