@@ -1,11 +1,14 @@
 //! Typed tensor parameters ([`HostTensor`], [`HostTensorMut`], [`DeviceTensor`],
-//! [`StridedTensor`], [`StridedTensorMut`]) from tensor arguments: a Tensor object or a
-//! bare `DLTensor*`, then the checks of their constructors. Their descriptions carry the
-//! element type and rank (`iree.abi` `["ndarray","f32",2,null,null]`), not the layout they
-//! take, which is the callee's business; their accesses drive the shim's overlap check.
+//! [`StridedTensor`], [`StridedTensorMut`], [`HostTensorAs`]) from tensor arguments: a
+//! Tensor object or a bare `DLTensor*`, then the checks of their constructors. Their
+//! descriptions carry the element type and rank (`iree.abi` `["ndarray","f32",2,null,null]`)
+//! and, for `HostTensorAs`, that other dtypes are converted (`"cast":"same_kind"` in
+//! `type_schema`); not the layout they take, which is the callee's business. Their accesses
+//! drive the shim's overlap check.
 
 use crate::convert::{AbiType, FromArg};
 use crate::reflect::{Access, TypeDesc};
+use crate::tensor::cast::{CastElement, HostTensorAs};
 use crate::tensor::strided::{StridedTensor, StridedTensorMut};
 use crate::tensor::typed::{DeviceTensor, HostTensor, HostTensorMut, TensorViewMut};
 use crate::tensor::{Element, TensorView};
@@ -16,7 +19,7 @@ use crate::value::error::Error;
 macro_rules! typed_tensor_desc {
     ($($ty:ident),*) => {$(
         impl<T: Element + AbiType, const N: usize> AbiType for $ty<'_, T, N> {
-            const DESC: &'static TypeDesc = &TypeDesc::Tensor { elem: Some(T::DESC), rank: Some(N as u32) };
+            const DESC: &'static TypeDesc = &TypeDesc::Tensor { elem: Some(T::DESC), rank: Some(N as u32), cast: false };
         }
     )*};
 }
@@ -56,8 +59,22 @@ impl<'a, T: Element + AbiType, const N: usize> FromArg<'a> for StridedTensor<'a,
     }
 }
 
+impl<T: CastElement + AbiType, const N: usize> AbiType for HostTensorAs<'_, T, N> {
+    const DESC: &'static TypeDesc = &TypeDesc::Tensor { elem: Some(T::DESC), rank: Some(N as u32), cast: true };
+}
+
+impl<'a, T: CastElement + AbiType, const N: usize> FromArg<'a> for HostTensorAs<'a, T, N> {
+    // Its elements may be the argument's, borrowed for the call.
+    const ACCESS: Access = Access::Shared;
+
+    #[inline]
+    fn from_arg(v: &'a AnyView<'a>) -> Result<HostTensorAs<'a, T, N>, ConvError> {
+        HostTensorAs::new(tensor_arg(v, Self::DESC)?).map_err(ConvError::from)
+    }
+}
+
 impl AbiType for TensorViewMut<'_> {
-    const DESC: &'static TypeDesc = &TypeDesc::Tensor { elem: None, rank: None };
+    const DESC: &'static TypeDesc = &TypeDesc::Tensor { elem: None, rank: None, cast: false };
 }
 
 impl<'a> FromArg<'a> for TensorViewMut<'a> {

@@ -3,6 +3,7 @@
 //! received from a host, or allocated through the caller's allocator, `crate::env`) that
 //! hosts can consume (e.g. `np.from_dlpack`), and the typed parameters of [`typed`].
 
+pub mod cast;
 pub(crate) mod disjoint;
 #[cfg(feature = "ndarray")]
 mod from_ndarray;
