@@ -53,13 +53,14 @@ fn the_view_type_names_the_rank() {
 /// A `DLTensor` of f64 over `data` with `shape` and `strides`, `offset` elements in.
 struct Strided {
     dl: abi_core::DLTensor,
-    _dims: Box<[i64]>,
-    _strides: Box<[i64]>,
+    // Vecs, not boxes: moving a box into the struct would invalidate the pointers taken.
+    _dims: Vec<i64>,
+    _strides: Vec<i64>,
 }
 
 impl Strided {
     fn new(data: *mut f64, offset: u64, shape: &[i64], strides: &[i64]) -> Strided {
-        let (mut dims, mut steps): (Box<[i64]>, Box<[i64]>) = (shape.into(), strides.into());
+        let (mut dims, mut steps) = (shape.to_vec(), strides.to_vec());
         let dl = abi_core::DLTensor {
             data: data.cast(),
             device: abi_core::Device::CPU,

@@ -46,13 +46,14 @@ fn call(name: &str, args: &[AnyView<'_>]) -> Result<Any> {
 /// A bare `DLTensor` (type index 7) of f32 over `base`, `offset` elements in.
 struct Bare {
     dl: DLTensor,
-    _shape: Box<[i64]>,
-    _strides: Box<[i64]>,
+    // Vecs, not boxes: moving a box into the struct would invalidate the pointers taken.
+    _shape: Vec<i64>,
+    _strides: Vec<i64>,
 }
 
 impl Bare {
     fn new(base: *mut f32, offset: u64, shape: &[i64], strides: &[i64]) -> Bare {
-        let (mut shape, mut strides): (Box<[i64]>, Box<[i64]>) = (shape.into(), strides.into());
+        let (mut shape, mut strides) = (shape.to_vec(), strides.to_vec());
         let dl = DLTensor {
             data: base.cast(),
             device: Device::CPU,

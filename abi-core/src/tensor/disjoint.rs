@@ -246,9 +246,9 @@ mod tests {
 
     #[test]
     fn hostile_layouts_end_within_the_work_bound() {
-        let mut strides = [7i64, 11];
+        let (mut sa, mut sb) = ([7i64, 11], [7i64, 11]);
         let (mut a, mut b) = ([1i64 << 30, 1 << 30], [1i64 << 30, 1 << 30]);
-        let (da, db) = (dl(0, &mut a, &mut strides.clone(), 32), dl(4, &mut b, &mut strides, 32));
+        let (da, db) = (dl(0, &mut a, &mut sa, 32), dl(4, &mut b, &mut sb, 32));
         // SAFETY: as in `check`.
         let (va, vb) = unsafe { (TensorView::from_dl(&da), TensorView::from_dl(&db)) };
         // 7 * -3 + 11 * 2 = 1: they share elements, found or given up on, never "disjoint".
@@ -269,8 +269,10 @@ mod tests {
             seed = seed.wrapping_mul(6_364_136_223_846_793_005).wrapping_add(1_442_695_040_888_963_407);
             ((seed >> 33) % n as u64) as i64
         };
+        // Under Miri (the search has no unsafe code; the interpreter takes minutes) a few.
+        let rounds = if cfg!(miri) { 40 } else { 3000 };
         let (mut disjoint, mut proven) = (0, 0);
-        for _ in 0..3000 {
+        for _ in 0..rounds {
             let make = |next: &mut dyn FnMut(i64) -> i64| {
                 let rank = 1 + next(3) as usize;
                 let shape: Vec<i64> = (0..rank).map(|_| 1 + next(4)).collect();
@@ -284,7 +286,7 @@ mod tests {
             proven += usize::from(answer);
         }
         // Layouts this small stay within the work bound: every disjoint pair is proven.
-        assert!(disjoint > 1000, "the sequence makes disjoint pairs: {disjoint}");
+        assert!(disjoint > rounds / 3, "the sequence makes disjoint pairs: {disjoint}");
         assert_eq!(proven, disjoint);
     }
 }
