@@ -29,6 +29,13 @@ pub(crate) fn disjoint(a: &TensorView<'_>, b: &TensorView<'_>) -> bool {
     if !terms.add(b, size_b, 1) || !terms.add(a, size_a, -1) {
         return false;
     }
+    // Each term within 2^100 bytes either way, so no sum of 16 of them, with the distance
+    // and the sizes, leaves i128; a layout beyond that (no real one) is not modelled.
+    let bounded =
+        |k: usize| terms.c[k].checked_mul(terms.lo[k].abs().max(terms.hi[k].abs())).is_some_and(|m| m <= 1 << 100);
+    if !(0..terms.n).all(bounded) {
+        return false;
+    }
     terms.sort();
     let distance = base(b) - base(a);
     let mut search = Search { terms: &terms, low: [0; MAX_TERMS + 1], high: [0; MAX_TERMS + 1], work: MAX_WORK };
@@ -259,6 +266,12 @@ mod tests {
         // SAFETY: as above.
         let vh = unsafe { TensorView::from_dl(&dh) };
         assert!(!disjoint(&vh, &vh), "no overflow, and a tensor shares its own bytes");
+        // Extents and strides whose products leave i128: given up on, not overflowed.
+        let (mut big, mut steps) = ([i64::MAX], [i64::MAX]);
+        let db = dl(0, &mut big, &mut steps, 64);
+        // SAFETY: as above.
+        let vb = unsafe { TensorView::from_dl(&db) };
+        assert!(!disjoint(&vb, &vh));
     }
 
     #[test]
