@@ -263,12 +263,18 @@ fn param(d: &mut Diff<'_>, i: usize, (oname, oty): &(String, TypeSchema), (nname
         }
     }
     if let Some(sides) = tensor_changed(oty, nty) {
-        let message = format!(
-            "parameter {at} tensor changed: {} -> {} (old arguments are refused)",
-            oty.python_layout(),
-            nty.python_layout()
-        );
-        d.push(ChangeKind::TensorChanged, Some(nname.clone()), sides, message);
+        let (o, n) = (tensor_text(oty), tensor_text(nty));
+        let (kind, message) = match (oty, nty) {
+            // A parameter that now converts (`HostTensorAs`) what it took before, and more.
+            (TypeSchema::Tensor(ot), TypeSchema::Tensor(nt)) if nt.cast && nt.takes_all_of(ot) => {
+                (ChangeKind::ParamWidened, format!("parameter {at} widened: {o} -> {n}"))
+            }
+            _ => (
+                ChangeKind::TensorChanged,
+                format!("parameter {at} tensor changed: {o} -> {n} (old arguments are refused)"),
+            ),
+        };
+        d.push(kind, Some(nname.clone()), sides, message);
         return;
     }
     if !oty.same_as(nty) {
@@ -359,14 +365,24 @@ fn result(d: &mut Diff<'_>, or: &TypeSchema, nr: &TypeSchema) {
     }
 }
 
-/// The two sides of a tensor whose element type or rank changed (either way: a typed
-/// tensor refuses every other dtype and rank, and callers rely on the ones a result had).
+/// The two sides of a tensor whose element type, rank or casting changed (either way: a
+/// typed tensor refuses every other dtype and rank, and callers rely on the ones a result
+/// had; only a parameter that starts converting is a compatible change).
 fn tensor_changed(old: &TypeSchema, new: &TypeSchema) -> Option<(Option<String>, Option<String>)> {
     match (old, new) {
         (TypeSchema::Tensor(o), TypeSchema::Tensor(n)) if o != n => {
-            Some((Some(old.python_layout()), Some(new.python_layout())))
+            Some((Some(tensor_text(old)), Some(tensor_text(new))))
         }
         _ => None,
+    }
+}
+
+/// A tensor as the diff shows it: its Python name, and whether it converts other dtypes
+/// (which the name, as signatures print it, does not say).
+fn tensor_text(t: &TypeSchema) -> String {
+    match t {
+        TypeSchema::Tensor(tensor) if tensor.cast => format!("{} (cast same_kind)", t.python_layout()),
+        _ => t.python_layout(),
     }
 }
 
@@ -746,6 +762,34 @@ mod tests {
         assert_eq!(param(desc::<abi_core::Tensor>(), f32_2)[0].0, ChangeKind::TensorChanged, "any dtype -> f32 only");
         assert!(param(f32_2, f32_2).is_empty());
         assert_eq!(ChangeKind::TensorChanged.severity(), Severity::Breaking);
+
+        // A parameter that starts converting other dtypes (HostTensorAs) takes every old
+        // argument: compatible. Stopping, or converting to another dtype, is not.
+        use abi_core::HostTensorAs;
+        let as_f32_2 = desc::<HostTensorAs<'static, f32, 2>>();
+        assert_eq!(
+            param(f32_2, as_f32_2),
+            [(
+                ChangeKind::ParamWidened,
+                "parameter `x` (#0) widened: Tensor[f32, 2] -> Tensor[f32, 2] (cast same_kind)".to_owned()
+            )]
+        );
+        assert_eq!(ChangeKind::ParamWidened.severity(), Severity::Compatible);
+        assert_eq!(
+            param(as_f32_2, f32_2),
+            [(
+                ChangeKind::TensorChanged,
+                "parameter `x` (#0) tensor changed: Tensor[f32, 2] (cast same_kind) -> Tensor[f32, 2] (old arguments \
+                 are refused)"
+                    .to_owned()
+            )]
+        );
+        let as_f64_2 = desc::<HostTensorAs<'static, f64, 2>>();
+        assert_eq!(param(as_f32_2, as_f64_2)[0].0, ChangeKind::ParamWidened, "f32 casts to f64, so all it took does");
+        assert_eq!(param(as_f64_2, as_f32_2)[0].0, ChangeKind::ParamWidened, "float64 casts same_kind to float32");
+        let as_i32_2 = desc::<HostTensorAs<'static, i32, 2>>();
+        assert_eq!(param(as_f32_2, as_i32_2)[0].0, ChangeKind::TensorChanged, "floats do not cast to int32");
+        assert_eq!(param(f32_2, desc::<HostTensorAs<'static, f32, 1>>())[0].0, ChangeKind::TensorChanged, "rank");
     }
 
     #[test]

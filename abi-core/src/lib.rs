@@ -59,6 +59,8 @@ pub use runtime::object_types::obj::Obj;
 pub use runtime::object_types::weak_obj::WeakObj;
 pub use runtime::process::map::Map;
 pub use schema::Metadata;
+pub use tensor::cast::{CastElement, HostTensorAs};
+pub use tensor::strided::{StridedTensor, StridedTensorMut};
 pub use tensor::typed::{DeviceTensor, HostTensor, HostTensorMut, TensorViewMut};
 pub use tensor::uninit::UninitTensor;
 pub use tensor::{Element, Tensor, TensorView};

@@ -50,11 +50,11 @@ static EVERY_KIND: [&TypeDesc; 22] = [
     &TypeDesc::Callable { params: &[&I64, &TypeDesc::Str], ret: &F32 },
     &TypeDesc::Error,
     &TypeDesc::Object,
-    &TypeDesc::Tensor { elem: Some(&F32), rank: Some(2) },
+    &TypeDesc::Tensor { elem: Some(&F32), rank: Some(2), cast: false },
     &TypeDesc::Optional(&TypeDesc::Str),
     &TypeDesc::List(&I64),
     &TypeDesc::Tuple(&[&I64, &TypeDesc::Bytes]),
-    &TypeDesc::Map(&TypeDesc::Str, &TypeDesc::Tensor { elem: None, rank: None }),
+    &TypeDesc::Map(&TypeDesc::Str, &TypeDesc::Tensor { elem: None, rank: None, cast: false }),
 ];
 static STRUCTS: [ParamDesc; 3] = [
     ParamDesc {
@@ -102,7 +102,7 @@ static EVERY_PARAM: [ParamDesc; 3] = [
     },
     ParamDesc {
         name: "t",
-        ty: &TypeDesc::Tensor { elem: Some(&F32), rank: Some(2) },
+        ty: &TypeDesc::Tensor { elem: Some(&F32), rank: Some(2), cast: false },
         expand: false,
         exact: None,
         access: Access::None,

@@ -27,6 +27,8 @@ const INT_TO_OPT: &str =
 const TENSOR: &str = r#"{"type":"ffi.Tensor"}"#;
 const F32_2: &str = r#"{"type":"ffi.Tensor","dtype":"float32","ndim":2}"#;
 const F64_2: &str = r#"{"type":"ffi.Tensor","dtype":"float64","ndim":2}"#;
+const F32_2_CAST: &str = r#"{"type":"ffi.Tensor","dtype":"float32","ndim":2,"cast":"same_kind"}"#;
+const I64_2: &str = r#"{"type":"ffi.Tensor","dtype":"int64","ndim":2}"#;
 
 #[test]
 fn the_relation_case_by_case() {
@@ -78,6 +80,11 @@ fn the_relation_case_by_case() {
         (F32_2, r#"{"type":"ffi.Tensor","dtype":"float32","ndim":1}"#, false, "typed tensors compare ranks"),
         (F32_2, TENSOR, true, "a side naming no dtype (C++ metadata, TensorView) is not refused at binding"),
         (TENSOR, F64_2, true, "an untyped tensor accepts every tensor"),
+        (F32_2_CAST, F64_2, true, "a converting tensor (HostTensorAs) accepts what casts same_kind"),
+        (F32_2_CAST, I64_2, true, "integers cast same_kind to floats"),
+        (r#"{"type":"ffi.Tensor","dtype":"int32","cast":"same_kind"}"#, F32_2, false, "floats do not to integers"),
+        (F32_2_CAST, r#"{"type":"ffi.Tensor","dtype":"float64","ndim":1}"#, false, "ranks still compare"),
+        (F32_2, F32_2_CAST, true, "the source's own casting does not matter"),
     ];
     for (target, source, expected, why) in cases {
         assert_eq!(t(target).accepts(&t(source)), *expected, "{why}: {target} accepts {source}");

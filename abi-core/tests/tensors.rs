@@ -365,10 +365,18 @@ fn typed_tensors_check_dtype_rank_device_and_layout() {
     let e = HostTensor::<f32, 2>::new(transposed.view()).unwrap_err();
     assert_eq!(
         (e.kind(), e.message()),
-        ("ValueError", "tensor is not contiguous (row-major compact): shape [3, 2], strides [1, 3]")
+        (
+            "ValueError",
+            "tensor is not contiguous (row-major compact): shape [3, 2], strides [1, 3] (a StridedTensor parameter \
+             takes any strides)"
+        )
     );
     let e = DeviceTensor::<f32, 2>::new(transposed.view()).unwrap_err();
-    assert_eq!(e.kind(), "ValueError", "device kernels get compact tensors too");
+    assert_eq!(
+        (e.kind(), e.message()),
+        ("ValueError", "tensor is not contiguous (row-major compact): shape [3, 2], strides [1, 3]"),
+        "device kernels get compact tensors too, and have no strided form"
+    );
 
     // A device tensor: no host access, but dtype, rank and layout are checked and the data
     // pointer (never dereferenced here) is handed over with its byte offset.

@@ -1,7 +1,8 @@
 //! `HostTensorMut` parameters and the shim's overlap check: the body gets a `&mut [T]` only
 //! when no other tensor argument shares its memory, and a `HostTensor`'s slice only when no
 //! argument that can write through cells shares it. Overlaps are found from byte ranges
-//! (offsets, negative strides, zero-size tensors), and the error names both parameters.
+//! (offsets, negative strides, zero-size tensors), then, where those meet, from the
+//! elements' addresses (interleaved views share none), and the error names both parameters.
 
 use abi_core::ffi::code;
 use abi_core::{
@@ -140,7 +141,8 @@ fn a_mutable_tensor_sharing_memory_is_refused_naming_both_parameters() {
     assert_eq!(
         e.message(),
         "scale_into(x: Tensor[f32, 2], w: Tensor[f32, 1], out: Tensor[f32, 2]) -> None: argument `out` (#2) shares \
-         memory with argument `x` (#0): an argument written in place (HostTensorMut, TensorViewMut) must not overlap another tensor argument"
+         memory with argument `x` (#0): an argument written in place (HostTensorMut, StridedTensorMut, TensorViewMut) \
+         must not overlap another tensor argument"
     );
     let before = x.view().to::<Tensor>().unwrap();
     assert_eq!(f32s(&before), [1.0; 6], "the body did not run");
@@ -156,7 +158,14 @@ fn overlap_is_by_byte_range_offsets_and_strides_included() {
     // dst = buf[3..7] overlaps src's last element.
     let dst = Bare::new(base, 12, &[4], None);
     let e = call("copy_into", &[src.view(), dst.view()]).unwrap_err();
-    assert!(e.message().ends_with("argument `dst` (#1) shares memory with argument `src` (#0): an argument written in place (HostTensorMut, TensorViewMut) must not overlap another tensor argument"), "{}", e.message());
+    assert!(
+        e.message().ends_with(
+            "argument `dst` (#1) shares memory with argument `src` (#0): an argument written in place (HostTensorMut, \
+             StridedTensorMut, TensorViewMut) must not overlap another tensor argument"
+        ),
+        "{}",
+        e.message()
+    );
     // A negative stride: dst reads buf[7], buf[6], buf[5], buf[4] from byte offset 28.
     let reversed = Bare::new(base, 28, &[4], Some(&[-1]));
     let e = call("copy_into", &[src.view(), reversed.view()]).unwrap_err();
@@ -170,10 +179,14 @@ fn overlap_is_by_byte_range_offsets_and_strides_included() {
     let src_high = Bare::new(base, 16, &[4], None);
     let e = call("copy_into", &[src_high.view(), reversed.view()]).unwrap_err();
     assert!(e.message().contains("shares memory"), "{}", e.message());
-    // Strided src over every other element, dst in the gaps' range: ranges overlap.
+    // Strided src over every other element, dst in a gap: the ranges meet, the elements
+    // do not, so the overlap check passes and the layout check refuses src.
     let every_other = Bare::new(base, 0, &[4], Some(&[2]));
     let e = call("copy_into", &[every_other.view(), Bare::new(base, 4, &[1], None).view()]).unwrap_err();
-    assert!(e.message().contains("shares memory"), "ranges, not elements, are compared: {}", e.message());
+    assert!(e.message().contains("not contiguous"), "elements, not ranges, are compared: {}", e.message());
+    // dst on an element of src shares it.
+    let e = call("copy_into", &[every_other.view(), Bare::new(base, 8, &[1], None).view()]).unwrap_err();
+    assert!(e.message().contains("shares memory"), "{}", e.message());
     assert_eq!(buf[4..], [1.0, 2.0, 3.0, 4.0], "the first copy ran");
 }
 
@@ -192,7 +205,8 @@ fn a_shared_slice_is_refused_beside_an_argument_that_writes_cells() {
     assert_eq!(
         e.message(),
         "read_and_cells(x: Tensor[f32, 1], v: Tensor) -> float: argument `x` (#0) shares memory with argument `v` \
-         (#1): a HostTensor must not overlap an argument that can write through cells (TensorView, Tensor, Any)"
+         (#1): a HostTensor or StridedTensor must not overlap an argument that can write through cells (TensorView, \
+         Tensor, Any)"
     );
     let other = Any::from(Tensor::from_vec(vec![5.0f32], &[1]).unwrap());
     assert_eq!(call("read_and_cells", &[x.view(), other.view()]).unwrap().to::<f64>().unwrap(), 3.0);

@@ -127,7 +127,7 @@ fn the_model_carries_widths_field_names_and_tensor_types() {
     // A typed tensor through every route: its own type_schema keys, the iree.abi record
     // refining a kinds-only schema (what a C++ writer publishes), and its description.
     const F32: TypeDesc = TypeDesc::Float { bits: 32, brain: false };
-    const TYPED: TypeDesc = TypeDesc::Tensor { elem: Some(&F32), rank: Some(2) };
+    const TYPED: TypeDesc = TypeDesc::Tensor { elem: Some(&F32), rank: Some(2), cast: false };
     assert_eq!(TYPED.schema(), r#"{"type":"ffi.Tensor","dtype":"float32","ndim":2}"#);
     assert_eq!(TypeSchema::parse(&TYPED.schema()).unwrap(), TypeSchema::from(&TYPED));
     let record: serde_json::Value = serde_json::from_str(r#"["ndarray","f32",2,null,null]"#).unwrap();
@@ -138,6 +138,15 @@ fn the_model_carries_widths_field_names_and_tensor_types() {
     let TypeSchema::Tensor(t) = refined else { unreachable!() };
     assert_eq!((t.elem.and_then(|e| e.width()), t.rank), (Some(Width::parse("f32").unwrap()), Some(2)));
     assert_eq!(TypeSchema::from(&TYPED).python(), "Tensor[f32, 2]");
+
+    // A converting one keeps its cast through the record's refinement.
+    const CAST: TypeDesc = TypeDesc::Tensor { elem: Some(&F32), rank: Some(2), cast: true };
+    let mut refined = TypeSchema::parse(&CAST.schema()).unwrap();
+    assert_eq!(refined, TypeSchema::from(&CAST));
+    IreeType::from_value(&record).unwrap().refine(&mut refined);
+    assert_eq!(refined, TypeSchema::from(&CAST));
+    assert_eq!(refined.to_json(), CAST.schema());
+    assert!(TypeSchema::parse(r#"{"type":"ffi.Tensor","cast":"unsafe"}"#).is_err(), "one casting is known");
 }
 
 #[test]

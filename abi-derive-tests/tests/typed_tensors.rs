@@ -4,7 +4,10 @@
 //! passes) are accepted.
 
 use abi_core::ffi::{code, device_type};
-use abi_core::{Any, AnyView, DLTensor, DataType, Device, DeviceTensor, Error, HostTensor, Result, Tensor, TensorView};
+use abi_core::{
+    Any, AnyView, DLTensor, DataType, Device, DeviceTensor, Error, HostTensor, HostTensorAs, Metadata, Result, Tensor,
+    TensorView,
+};
 
 /// out[i][j] = x[i][j] * w[j].
 #[abi_core::export_fn]
@@ -22,6 +25,12 @@ fn scale_rows(x: HostTensor<'_, f32, 2>, w: HostTensor<'_, f32, 1>) -> Result<Te
 #[abi_core::export_fn]
 fn launch(x: DeviceTensor<'_, f32, 1>) -> (i64, i64) {
     (x.device().device_type as i64, x.data_ptr() as i64)
+}
+
+/// The mean of a float32 vector, taking any dtype numpy's same_kind casting takes to float32.
+#[abi_core::export_fn]
+fn mean_as(x: HostTensorAs<'_, f32, 1>) -> (f32, bool) {
+    (x.as_slice().iter().sum::<f32>() / x.numel().max(1) as f32, x.is_converted())
 }
 
 fn call(name: &str, args: &[AnyView<'_>]) -> Result<Any> {
@@ -92,4 +101,24 @@ fn device_tensors_take_any_device_and_give_no_host_access() {
     assert_eq!(e.kind(), "TypeError", "rank first: {}", e.message());
     let x = Any::from(Tensor::from_vec(vec![1.0f32; 2], &[2]).unwrap());
     assert_eq!(call("launch", &[x.view()]).unwrap().to::<(i64, i64)>().unwrap().0, device_type::CPU as i64);
+}
+
+#[test]
+fn a_converting_parameter_takes_other_dtypes_and_says_so() {
+    let exact = Any::from(Tensor::from_vec(vec![1.0f32, 2.0], &[2]).unwrap());
+    assert_eq!(call("mean_as", &[exact.view()]).unwrap().to::<(f64, bool)>().unwrap(), (1.5, false));
+    let wide = Any::from(Tensor::from_vec(vec![1.0f64, 2.5], &[2]).unwrap());
+    assert_eq!(call("mean_as", &[wide.view()]).unwrap().to::<(f64, bool)>().unwrap(), (1.75, true));
+    let ints = Any::from(Tensor::from_vec(vec![4i64, 6], &[2]).unwrap());
+    assert_eq!(call("mean_as", &[ints.view()]).unwrap().to::<(f64, bool)>().unwrap(), (5.0, true));
+    let complex = Any::from(Tensor::from_vec(vec![1.0f32, 2.0], &[1, 2]).unwrap());
+    let e = call("mean_as", &[complex.view()]).unwrap_err();
+    assert_eq!(
+        e.message(),
+        "mean_as(x: Tensor[f32, 1]) -> tuple[float, bool]: argument `x` (#0) expected a tensor of dtype float32 or one \
+         numpy's same_kind casting takes to it, and rank 1, got dtype float32 and rank 2 (shape [1, 2])"
+    );
+    let meta = Metadata::parse(abi_core::find_export("mean_as").unwrap().metadata_json()).unwrap();
+    let schema = meta.type_schema.unwrap();
+    assert_eq!(schema.params[0].to_json(), r#"{"type":"ffi.Tensor","dtype":"float32","ndim":1,"cast":"same_kind"}"#);
 }

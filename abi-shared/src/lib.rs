@@ -146,6 +146,12 @@ pub const DEFAULTS_KEY: &str = "abi.defaults";
 pub const TENSOR_DTYPE_KEY: &str = "dtype";
 /// See [`TENSOR_DTYPE_KEY`].
 pub const TENSOR_NDIM_KEY: &str = "ndim";
+/// The `type_schema` key of a typed tensor parameter that also takes other dtypes and
+/// converts them (`HostTensorAs`); its one value is [`TENSOR_CAST_SAME_KIND`].
+pub const TENSOR_CAST_KEY: &str = "cast";
+/// The value of [`TENSOR_CAST_KEY`]: the dtypes numpy's `same_kind` casting takes to the
+/// element type are accepted.
+pub const TENSOR_CAST_SAME_KIND: &str = "same_kind";
 /// The key a named struct's `type_schema` (`{"type":"Tuple","args":[...]}`, how it crosses)
 /// adds for its Rust name, so Python packages can give results named fields.
 pub const STRUCT_NAME_KEY: &str = "abi.struct";

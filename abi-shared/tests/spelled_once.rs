@@ -26,6 +26,9 @@ const NOT_TYPE_SPELLINGS: &[(&str, &str, &str)] = &[
     ("abi-core/src/value/any.rs", "None", "the Python repr of the None value"),
     ("abi-core/src/value/error.rs", "Error", "the Rust struct name in its Debug output"),
     ("abi-core/src/tensor/typed.rs", "ndarray", "the cargo feature `ndarray` (the crate)"),
+    ("abi-core/src/tensor/strided.rs", "ndarray", "the cargo feature `ndarray` (the crate)"),
+    ("abi-core/src/tensor/cast.rs", "ndarray", "the cargo feature `ndarray` (the crate)"),
+    ("abi-core/src/tensor/mod.rs", "ndarray", "the cargo feature `ndarray` (the crate)"),
 ];
 
 /// The string literals of Rust source (their text between the quotes, escapes as

@@ -177,6 +177,9 @@ def test_tensor_parameters_take_numpy_arrays_under_mypy_strict(tmp_path):
     package = make_package(tmp_path, "libtensor_kit.so", "tk")
     stub = (package / "__init__.pyi").read_text()
     assert "def scale_rows(x: Union[tvm_ffi.Tensor, _DLPackArray], w: Union[tvm_ffi.Tensor, _DLPackArray]) -> tvm_ffi.Tensor:" in stub
+    # Strided and converting parameters are tensors too; a converting one says so.
+    assert "def scale_strided_into(x: Union[tvm_ffi.Tensor, _DLPackArray], factor: float, out: Union[tvm_ffi.Tensor, _DLPackArray]) -> None:" in stub
+    assert "Tensors: x is Tensor[f32, 1] (other dtypes cast same_kind)." in stub
     flagged = mypy_strict(tmp_path, TENSORS_GOOD, TENSORS_BAD)
     assert run([sys.executable, "good.py"], tmp_path).stdout == "15.0 0.0\n"
     assert 'Argument 1 to "scale_rows" has incompatible type "str"; expected "Tensor | _DLPackArray"' in flagged

@@ -157,7 +157,8 @@ pub fn help_text(e: &Export) -> Option<String> {
 }
 
 /// What annotations cannot say about typed tensors (`tvm_ffi.Tensor` has no dtype or rank),
-/// as a docstring paragraph: `Tensors: x is Tensor[f32, 2]; returns Tensor[f32, 1].`
+/// as a docstring paragraph: `Tensors: x is Tensor[f32, 2]; returns Tensor[f32, 1].`, a
+/// parameter converting other dtypes (`HostTensorAs`) saying so.
 fn tensor_notes(meta: &Metadata, receiver: Receiver) -> Option<String> {
     let typed =
         |t: &TypeSchema| matches!(t, TypeSchema::Tensor(tensor) if tensor.elem.is_some() || tensor.rank.is_some());
@@ -168,7 +169,10 @@ fn tensor_notes(meta: &Metadata, receiver: Receiver) -> Option<String> {
         .enumerate()
         .skip(skip)
         .filter(|(_, (_, t))| typed(t))
-        .map(|(_, (n, t))| format!("{n} is {}", t.python()))
+        .map(|(_, (n, t))| match t {
+            TypeSchema::Tensor(tensor) if tensor.cast => format!("{n} is {} (other dtypes cast same_kind)", t.python()),
+            _ => format!("{n} is {}", t.python()),
+        })
         .collect();
     if let Some(ret) = meta.type_schema.as_ref().map(|f| &f.ret).filter(|t| typed(t)) {
         notes.push(format!("returns {}", ret.python()));
@@ -260,6 +264,14 @@ mod tests {
         assert_eq!(
             with_tensor_notes("Scales.", Some(&meta), Receiver::None),
             "Scales.\n\nTensors: x is Tensor[u8, 2]; returns Tensor[f32, 1]."
+        );
+        let cast = Metadata::parse(
+            r#"{"type_schema":"{\"type\":\"ffi.Function\",\"named_args\":{\"return\":[{\"type\":\"float\"}],\"params\":[{\"type\":\"ffi.Tensor\",\"dtype\":\"float32\",\"ndim\":1,\"cast\":\"same_kind\"}]}}","arg_names":["x"]}"#,
+        )
+        .unwrap();
+        assert_eq!(
+            with_tensor_notes("", Some(&cast), Receiver::None),
+            "Tensors: x is Tensor[f32, 1] (other dtypes cast same_kind)."
         );
         let plain = Metadata::parse(r#"{"type_schema":"{\"type\":\"ffi.Function\",\"named_args\":{\"return\":[{\"type\":\"int\"}],\"params\":[{\"type\":\"ffi.Tensor\"}]}}"}"#).unwrap();
         assert_eq!(with_tensor_notes("", Some(&plain), Receiver::None), "", "untyped tensors say nothing");

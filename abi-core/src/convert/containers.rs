@@ -278,7 +278,7 @@ macro_rules! object_type {
 object_type!(Function, TypeDesc::Function);
 object_type!(Error, TypeDesc::Error);
 object_type!(Shape, TypeDesc::Shape);
-object_type!(Tensor, TypeDesc::Tensor { elem: None, rank: None }, Access::Cells);
+object_type!(Tensor, TypeDesc::Tensor { elem: None, rank: None, cast: false }, Access::Cells);
 object_type!(Array, TypeDesc::List(&TypeDesc::Any));
 object_type!(Map, TypeDesc::Map(&TypeDesc::Any, &TypeDesc::Any));
 
@@ -305,7 +305,7 @@ impl IntoAny for ObjectRef {
 into_arg!(owned: [] ObjectRef);
 
 impl AbiType for TensorView<'_> {
-    const DESC: &'static TypeDesc = &TypeDesc::Tensor { elem: None, rank: None };
+    const DESC: &'static TypeDesc = &TypeDesc::Tensor { elem: None, rank: None, cast: false };
 }
 
 impl<'a> FromArg<'a> for TensorView<'a> {

@@ -1,13 +1,16 @@
 //! The overlap check an export's shim runs before converting its arguments, when two of
-//! its parameters have conflicting accesses (`reflect::Access`): a `HostTensorMut` must
-//! share no memory with another tensor argument, and a `HostTensor`'s slice none with an
+//! its parameters have conflicting accesses (`reflect::Access`): a tensor written in place
+//! (`HostTensorMut`, `StridedTensorMut`) must share no memory with another tensor argument,
+//! and a tensor read for the whole call (`HostTensor`, `StridedTensor`) none with an
 //! argument that can write through cells. It compares the byte ranges the tensors' elements
-//! span (strides of either sign; a tensor with no element spans none). Tensors inside
-//! containers (a `Vec<TensorView>`) and memory other holders write during the call are
-//! outside what it sees: the contract in the docs.
+//! span (strides of either sign; a tensor with no element spans none), and when they meet,
+//! whether the elements still share no byte (interleaved views of one array,
+//! `tensor::disjoint`). Tensors inside containers (a `Vec<TensorView>`) and memory other
+//! holders write during the call are outside what it sees: the contract in the docs.
 
 use crate::reflect::{leaf_count, Access, ParamDesc};
 use crate::runtime::calls::boundary::CallError;
+use crate::tensor::disjoint::disjoint;
 use crate::tensor::TensorView;
 use crate::value::any::AnyView;
 
@@ -32,7 +35,10 @@ pub fn check_slot_overlaps(accesses: &[Access], slots: &[AnyView<'_>]) -> Result
 /// Compares every pair of slots whose accesses conflict; no allocation, as the pairs are
 /// few (parameters that may hold tensors).
 fn check(accesses: impl Iterator<Item = (usize, Access)> + Clone, slots: &[AnyView<'_>]) -> Result<(), CallError> {
-    let bytes = |slot: usize| slots.get(slot).and_then(TensorView::from_slot).and_then(|t| t.byte_range());
+    let bytes = |slot: usize| {
+        let tensor = slots.get(slot).and_then(TensorView::from_slot)?;
+        Some((tensor, tensor.byte_range()?))
+    };
     let mut rest = accesses.filter(|&(_, access)| access != Access::None);
     while let Some((a_slot, a)) = rest.next() {
         // `a`'s bytes, computed when a later slot conflicts with it.
@@ -41,9 +47,9 @@ fn check(accesses: impl Iterator<Item = (usize, Access)> + Clone, slots: &[AnyVi
             if !a.conflicts(b) {
                 continue;
             }
-            let Some(a_bytes) = a_bytes.get_or_insert_with(|| bytes(a_slot)).clone() else { break };
-            let Some(b_bytes) = bytes(b_slot) else { continue };
-            if a_bytes.start < b_bytes.end && b_bytes.start < a_bytes.end {
+            let Some((a_tensor, a_bytes)) = a_bytes.get_or_insert_with(|| bytes(a_slot)).clone() else { break };
+            let Some((b_tensor, b_bytes)) = bytes(b_slot) else { continue };
+            if a_bytes.start < b_bytes.end && b_bytes.start < a_bytes.end && !disjoint(&a_tensor, &b_tensor) {
                 // Name the stricter side first: the one that writes, or holds the slice.
                 let (slot, other) = if rank(a) >= rank(b) { (a_slot, b_slot) } else { (b_slot, a_slot) };
                 return Err(CallError::Overlap { slot: slot as u32, other: other as u32 });

@@ -49,6 +49,31 @@ impl DataType {
     pub const fn size_bytes(&self) -> usize {
         (self.bits as usize * self.lanes as usize).div_ceil(8)
     }
+
+    /// Whether numpy's `same_kind` casting takes this dtype to `to`: from a kind to the same
+    /// kind or a later one of bool, unsigned integer, signed integer, float (`bfloat16` a
+    /// float), so `float64` to `float32`, `int64` to `int8`, `uint8` to `int32` and any
+    /// integer to any float, but no float to an integer and no signed integer to an
+    /// unsigned one. Only the dtypes numpy has (plus `bfloat16`), scalars: `bool`, integers
+    /// of 8 to 64 bits, floats of 16 to 64.
+    pub const fn casts_same_kind(self, to: DataType) -> bool {
+        const fn kind(d: DataType) -> Option<u8> {
+            if d.lanes != 1 {
+                return None;
+            }
+            match (d.code, d.bits) {
+                (code::BOOL, 8) => Some(0),
+                (code::UINT, 8 | 16 | 32 | 64) => Some(1),
+                (code::INT, 8 | 16 | 32 | 64) => Some(2),
+                (code::FLOAT, 16 | 32 | 64) | (code::BFLOAT, 16) => Some(3),
+                _ => None,
+            }
+        }
+        match (kind(self), kind(to)) {
+            (Some(from), Some(to)) => from <= to,
+            _ => false,
+        }
+    }
 }
 
 /// The name of a DLPack type code, as dtype strings start (`float` of `float32`).

@@ -45,7 +45,7 @@ pub const fn type_iree_record(w: &mut Writer, ty: &TypeDesc) {
             w.uint(*bits as usize);
             w.byte(b'"');
         }
-        TypeDesc::Tensor { elem, rank } => {
+        TypeDesc::Tensor { elem, rank, .. } => {
             open_list(w, iree_name(Kind::Tensor));
             w.byte(b',');
             match elem {
@@ -161,7 +161,7 @@ pub const fn type_schema(w: &mut Writer, ty: &TypeDesc) {
             w.name("]}");
         }
         TypeDesc::Class { key } => schema_leaf(w, key),
-        TypeDesc::Tensor { elem, rank } => {
+        TypeDesc::Tensor { elem, rank, cast } => {
             w.lit(lit!("{\"type\":\""));
             w.name(Kind::Tensor.key());
             w.byte(b'"');
@@ -183,6 +183,13 @@ pub const fn type_schema(w: &mut Writer, ty: &TypeDesc) {
                 w.name(abi_shared::TENSOR_NDIM_KEY);
                 w.lit(lit!("\":"));
                 w.uint(*rank as usize);
+            }
+            if *cast {
+                w.lit(lit!(",\""));
+                w.name(abi_shared::TENSOR_CAST_KEY);
+                w.lit(lit!("\":\""));
+                w.name(abi_shared::TENSOR_CAST_SAME_KIND);
+                w.byte(b'"');
             }
             w.byte(b'}');
         }
@@ -265,7 +272,7 @@ pub const fn type_display(w: &mut Writer, ty: &TypeDesc) {
             type_display(w, ret);
             w.byte(b']');
         }
-        TypeDesc::Tensor { elem: Some(e), rank } => {
+        TypeDesc::Tensor { elem: Some(e), rank, .. } => {
             w.str(Kind::Tensor.python());
             w.byte(b'[');
             match e {
@@ -373,7 +380,7 @@ const fn length_prefixed_type(w: &mut Writer, tag: u8, ty: &TypeDesc) {
 
 const fn compact_body(w: &mut Writer, ty: &TypeDesc) {
     match ty {
-        TypeDesc::Tensor { elem: Some(e), rank } => {
+        TypeDesc::Tensor { elem: Some(e), rank, .. } => {
             if let Some(code) = compact_scalar_code(e) {
                 compact_type_code(w, code);
             }

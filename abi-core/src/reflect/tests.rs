@@ -130,13 +130,13 @@ static F32: TypeDesc = TypeDesc::Float { bits: 32, brain: false };
 #[test]
 fn tensors() {
     check(
-        &TypeDesc::Tensor { elem: Some(&F32), rank: Some(2) },
+        &TypeDesc::Tensor { elem: Some(&F32), rank: Some(2), cast: false },
         r#"["ndarray","f32",2,null,null]"#,
         r#"{"type":"ffi.Tensor","dtype":"float32","ndim":2}"#,
         "Tensor[f32, 2]",
     );
     check(
-        &TypeDesc::Tensor { elem: Some(&F32), rank: Some(0) },
+        &TypeDesc::Tensor { elem: Some(&F32), rank: Some(0), cast: false },
         r#"["ndarray","f32",0]"#,
         r#"{"type":"ffi.Tensor","dtype":"float32","ndim":0}"#,
         "Tensor[f32, 0]",
@@ -144,16 +144,23 @@ fn tensors() {
     check(<Tensor as AbiType>::DESC, r#"["ndarray","unknown",null]"#, r#"{"type":"ffi.Tensor"}"#, "Tensor");
     static BF16: TypeDesc = TypeDesc::Float { bits: 16, brain: true };
     check(
-        &TypeDesc::Tensor { elem: Some(&BF16), rank: None },
+        &TypeDesc::Tensor { elem: Some(&BF16), rank: None, cast: false },
         r#"["ndarray","bf16",null]"#,
         r#"{"type":"ffi.Tensor","dtype":"bfloat16"}"#,
         "Tensor[bf16]",
     );
     check(
-        &TypeDesc::Tensor { elem: Some(&TypeDesc::Bool), rank: Some(1) },
+        &TypeDesc::Tensor { elem: Some(&TypeDesc::Bool), rank: Some(1), cast: false },
         r#"["ndarray","i1",1,null]"#,
         r#"{"type":"ffi.Tensor","dtype":"bool","ndim":1}"#,
         "Tensor[bool, 1]",
+    );
+    // A parameter converting other dtypes (`HostTensorAs`) says so in type_schema only.
+    check(
+        <crate::HostTensorAs<'static, f32, 2> as AbiType>::DESC,
+        r#"["ndarray","f32",2,null,null]"#,
+        r#"{"type":"ffi.Tensor","dtype":"float32","ndim":2,"cast":"same_kind"}"#,
+        "Tensor[f32, 2]",
     );
 }
 
@@ -246,7 +253,7 @@ static WARP_PARAMS: [ParamDesc; 3] = [
     },
     ParamDesc {
         name: "x",
-        ty: &TypeDesc::Tensor { elem: Some(&F32), rank: Some(2) },
+        ty: &TypeDesc::Tensor { elem: Some(&F32), rank: Some(2), cast: false },
         expand: false,
         exact: None,
         access: Access::None,

@@ -55,6 +55,9 @@ pub enum TypeDesc {
         elem: Option<&'static TypeDesc>,
         /// Rank; `None` when unknown.
         rank: Option<u32>,
+        /// Also takes the dtypes numpy's `same_kind` casting takes to `elem`, converted
+        /// ([`HostTensorAs`](crate::HostTensorAs)).
+        cast: bool,
     },
     /// `Option<T>`.
     Optional(&'static TypeDesc),

@@ -259,7 +259,7 @@ fn refine(t: &mut TypeSchema, r: &IreeType) {
                 _ => None,
             };
             let rank = dims.as_ref().and_then(|d| u32::try_from(d.len()).ok());
-            *tensor = TensorType { elem: elem.map(Box::new), rank };
+            *tensor = TensorType { elem: elem.map(Box::new), rank, cast: tensor.cast };
         }
         (TypeSchema::Optional(t), IreeType::Optional(r)) | (TypeSchema::Array(t), IreeType::List(r)) => refine(t, r),
         (TypeSchema::Map(k, v), IreeType::Dict(rk, rv)) => {

@@ -102,6 +102,9 @@ pub struct TensorType {
     pub elem: Option<Box<TypeSchema>>,
     /// The rank; `None` when any rank is accepted or it was not published.
     pub rank: Option<u32>,
+    /// Whether a parameter of it also takes the dtypes numpy's `same_kind` casting takes to
+    /// `elem`, converting them (`HostTensorAs`, `"cast":"same_kind"`).
+    pub cast: bool,
 }
 
 impl TensorType {
@@ -125,7 +128,12 @@ impl TensorType {
                     .ok_or_else(|| SchemaError::new(format!("the ndim of `{key}` is not a rank: {v}")))?,
             ),
         };
-        Ok(TensorType { elem: elem.map(Box::new), rank })
+        let cast = match map.get(abi_shared::TENSOR_CAST_KEY) {
+            None => false,
+            Some(Value::String(text)) if text == abi_shared::TENSOR_CAST_SAME_KIND => true,
+            Some(other) => return Err(SchemaError::new(format!("the cast of `{key}` is not \"same_kind\": {other}"))),
+        };
+        Ok(TensorType { elem: elem.map(Box::new), rank, cast })
     }
 
     fn write_json(&self, out: &mut String) {
@@ -136,6 +144,9 @@ impl TensorType {
         }
         if let Some(rank) = self.rank {
             out.push_str(&format!(",\"{}\":{rank}", abi_shared::TENSOR_NDIM_KEY));
+        }
+        if self.cast {
+            out.push_str(&format!(",\"{}\":\"{}\"", abi_shared::TENSOR_CAST_KEY, abi_shared::TENSOR_CAST_SAME_KIND));
         }
         out.push('}');
     }
@@ -154,14 +165,36 @@ impl TensorType {
     }
 
     /// Whether a tensor of `source` is one of `self`: element types and ranks agree where
-    /// both are known.
+    /// both are known, or, when `self` casts, `source`'s element type casts to its.
     pub fn accepts(&self, source: &TensorType) -> bool {
         let agree = |a: Option<&TypeSchema>, b: Option<&TypeSchema>| match (a, b) {
+            (Some(a), Some(b)) if self.cast => match (b.dtype(), a.dtype()) {
+                (Some(from), Some(to)) => from.casts_same_kind(to),
+                _ => a == b,
+            },
             (Some(a), Some(b)) => a == b,
             _ => true,
         };
         agree(self.elem.as_deref(), source.elem.as_deref())
             && (self.rank.is_none() || source.rank.is_none() || self.rank == source.rank)
+    }
+
+    /// Whether every argument a parameter of `old` took, `self` takes too: `self` names no
+    /// element type or rank `old` did not, and converts whatever `old` did. (A tensor
+    /// naming none takes any, so `accepts` does not tell this.)
+    pub fn takes_all_of(&self, old: &TensorType) -> bool {
+        let elem = match (self.elem.as_deref(), old.elem.as_deref()) {
+            (None, _) => true,
+            (Some(_), None) => false,
+            (Some(new), Some(o)) if !self.cast => new == o && !old.cast,
+            (Some(new), Some(o)) => match (o.dtype(), new.dtype()) {
+                // Every dtype `old` took casts same_kind to `new`'s: the kinds order makes
+                // it enough that `old`'s element type does.
+                (Some(from), Some(to)) => from.casts_same_kind(to),
+                _ => false,
+            },
+        };
+        elem && (self.rank.is_none() || self.rank == old.rank)
     }
 }
 
@@ -604,7 +637,9 @@ impl From<&TypeDesc> for TypeSchema {
         match desc {
             TypeDesc::Int { bits, signed } => TypeSchema::Int(Some(IntWidth { bits: *bits, signed: *signed })),
             TypeDesc::Float { bits, brain } => TypeSchema::Float(Some(FloatWidth { bits: *bits, brain: *brain })),
-            TypeDesc::Tensor { elem, rank } => TypeSchema::Tensor(TensorType { elem: elem.map(boxed), rank: *rank }),
+            TypeDesc::Tensor { elem, rank, cast } => {
+                TypeSchema::Tensor(TensorType { elem: elem.map(boxed), rank: *rank, cast: *cast })
+            }
             TypeDesc::Function => TypeSchema::Function(None),
             TypeDesc::Callable { params, ret } => TypeSchema::Function(Some(Box::new(FnType {
                 params: all(params),

@@ -3,6 +3,12 @@
 //! received from a host, or allocated through the caller's allocator, `crate::env`) that
 //! hosts can consume (e.g. `np.from_dlpack`), and the typed parameters of [`typed`].
 
+pub mod cast;
+pub(crate) mod disjoint;
+#[cfg(feature = "ndarray")]
+mod from_ndarray;
+pub(crate) mod layout;
+pub mod strided;
 pub mod typed;
 pub mod uninit;
 
@@ -208,8 +214,15 @@ impl<'a> TensorView<'a> {
     // The checked data pointer: contiguous, and non-null and aligned when it holds elements
     // (a dangling aligned pointer when it holds none).
     pub(crate) fn data_ptr<T: Element>(&self) -> Result<*mut T> {
+        self.data_ptr_or::<T>(None)
+    }
+
+    // The same, its refusal of a strided layout naming `strided`, the typed form that takes
+    // one.
+    #[inline]
+    pub(crate) fn data_ptr_or<T: Element>(&self, strided: Option<&'static str>) -> Result<*mut T> {
         if !self.is_contiguous() {
-            return Err(self.not_contiguous());
+            return Err(self.not_contiguous(strided));
         }
         if self.numel() == 0 {
             return Ok(core::ptr::NonNull::dangling().as_ptr());
@@ -223,12 +236,16 @@ impl<'a> TensorView<'a> {
 
     #[cold]
     #[inline(never)]
-    fn not_contiguous(&self) -> Error {
-        Error::value_error(format!(
+    fn not_contiguous(&self, strided: Option<&'static str>) -> Error {
+        let mut m = format!(
             "tensor is not contiguous (row-major compact): shape {:?}, strides {:?}",
             self.shape(),
             self.strides().unwrap_or_default()
-        ))
+        );
+        if let Some(strided) = strided {
+            m.push_str(&format!(" (a {strided} parameter takes any strides)"));
+        }
+        Error::value_error(m)
     }
 
     /// The elements as a slice (checks dtype, host device, contiguity, alignment).
@@ -335,10 +352,18 @@ object_handle!(Tensor, ti::TENSOR);
 
 impl Tensor {
     /// A CPU tensor owning `data`, with `shape` (row-major).
-    pub fn from_vec<T: Element>(mut data: Vec<T>, shape: &[i64]) -> Result<Tensor> {
+    pub fn from_vec<T: Element>(data: Vec<T>, shape: &[i64]) -> Result<Tensor> {
         if numel_of(shape).ok() != Some(data.len()) {
             return Err(Error::value_error(format!("shape {shape:?} does not match {} elements", data.len())));
         }
+        Tensor::from_vec_at(data, 0, shape)
+    }
+
+    /// A CPU tensor owning `data` whose elements, row-major with `shape`, start at index
+    /// `first` (an `ndarray` array sliced in place): `first` plus the element count is at
+    /// most `data.len()`, checked by the caller.
+    pub(crate) fn from_vec_at<T: Element>(mut data: Vec<T>, first: usize, shape: &[i64]) -> Result<Tensor> {
+        debug_assert!(numel_of(shape).is_ok_and(|n| first + n <= data.len()));
         let ndim = i32::try_from(shape.len()).map_err(|_| Error::value_error("too many dimensions"))?;
         let mut shape = shape.to_vec();
         let mut strides = vec![1i64; shape.len()];
@@ -346,7 +371,8 @@ impl Tensor {
             strides[i] = strides[i + 1] * shape[i + 1];
         }
         let dl = DLTensor {
-            data: data.as_mut_ptr().cast(),
+            // In bounds (or one past the end of an empty tail): the caller's check.
+            data: data.as_mut_ptr().wrapping_add(first).cast(),
             device: Device::CPU,
             ndim,
             dtype: T::DTYPE,

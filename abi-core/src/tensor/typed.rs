@@ -20,14 +20,22 @@ fn check_type<T: Element>(view: &TensorView<'_>, rank: usize) -> Result<()> {
     Ok(())
 }
 
-/// The checked data pointer of a host tensor: element type, rank, host memory, layout.
+/// Checks what every typed host tensor needs: element type, rank, host memory.
 #[inline(always)]
-fn host_data<T: Element>(view: &TensorView<'_>, rank: usize) -> Result<*mut T> {
+pub(crate) fn check_host_type<T: Element>(view: &TensorView<'_>, rank: usize) -> Result<()> {
     check_type::<T>(view, rank)?;
     if !view.device().is_host_accessible() {
         return Err(view.not_host_accessible());
     }
-    view.data_ptr::<T>()
+    Ok(())
+}
+
+/// The checked data pointer of a host tensor: element type, rank, host memory, layout;
+/// a layout that is not compact row-major names `strided`, the form that takes it.
+#[inline(always)]
+fn host_data<T: Element>(view: &TensorView<'_>, rank: usize, strided: &'static str) -> Result<*mut T> {
+    check_host_type::<T>(view, rank)?;
+    view.data_ptr_or::<T>(Some(strided))
 }
 
 #[cold]
@@ -67,7 +75,7 @@ pub struct HostTensor<'a, T: Element, const N: usize> {
 impl<'a, T: Element, const N: usize> HostTensor<'a, T, N> {
     /// Checks `view`: element type `T`, rank `N`, host-accessible, contiguous and aligned.
     pub fn new(view: TensorView<'a>) -> Result<HostTensor<'a, T, N>> {
-        let data = host_data::<T>(&view, N)?;
+        let data = host_data::<T>(&view, N, "StridedTensor")?;
         // SAFETY: checked type, host memory, contiguity and alignment; `numel` elements
         // live for 'a, read-only while the view is (the type's contract).
         let data = unsafe { core::slice::from_raw_parts(data, view.numel()) };
@@ -116,7 +124,7 @@ impl<'a, T: Element, const N: usize> HostTensorMut<'a, T, N> {
     /// # Safety
     /// Nothing else reads or writes the elements while the result lives.
     pub unsafe fn new(view: TensorView<'a>) -> Result<HostTensorMut<'a, T, N>> {
-        let data = host_data::<T>(&view, N)?;
+        let data = host_data::<T>(&view, N, "StridedTensorMut")?;
         Ok(HostTensorMut { view, data, _elements: PhantomData })
     }
 

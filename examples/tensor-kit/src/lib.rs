@@ -1,9 +1,14 @@
 //! Kernels over typed tensors. Each parameter's element type and rank are in its Rust
 //! type, so the shim checks them (and the device and layout) before the body runs, and a
-//! wrong array is refused with a message naming the function and the parameter.
+//! wrong array is refused with a message naming the function and the parameter. Compact
+//! arrays come as slices (`HostTensor`), arrays of any strides (`x.T`, `x[:, ::2]`) by
+//! index (`StridedTensor`), and other dtypes converted on request (`HostTensorAs`).
 
 use abi_core::half::f16;
-use abi_core::{env, Device, DeviceTensor, Error, HostTensor, HostTensorMut, Result, Tensor};
+use abi_core::{
+    env, Device, DeviceTensor, Error, HostTensor, HostTensorAs, HostTensorMut, Result, StridedTensor, StridedTensorMut,
+    Tensor,
+};
 
 /// `out[i][j] = x[i][j] * w[j]`: each row of `x` scaled by the weights `w`.
 #[abi_core::export_fn]
@@ -41,6 +46,43 @@ pub fn scale_rows_into(
         row_out.iter_mut().zip(row_in.iter().zip(w.as_slice())).for_each(|(o, (a, b))| *o = a * b);
     }
     Ok(())
+}
+
+/// The sums of the rows of a float64 matrix of any strides: `x.T` gives the column sums of
+/// `x`, `x[::-1]` the row sums reversed.
+#[abi_core::export_fn]
+pub fn strided_row_sums(x: StridedTensor<'_, f64, 2>) -> Vec<f64> {
+    let [rows, cols] = x.dims();
+    (0..rows).map(|i| (0..cols).map(|j| x[[i, j]]).sum()).collect()
+}
+
+/// out = factor * x, element by element, both of any strides (`out` may be `buf[:, ::2]`
+/// while `x` is `buf[:, 1::2]`: they interleave without sharing an element).
+#[abi_core::export_fn]
+pub fn scale_strided_into(
+    x: StridedTensor<'_, f32, 2>,
+    factor: f32,
+    mut out: StridedTensorMut<'_, f32, 2>,
+) -> Result<()> {
+    if x.dims() != out.dims() {
+        return Err(Error::value_error(format!("`out` has shape {:?} for x of shape {:?}", out.shape(), x.shape())));
+    }
+    out.iter_mut().zip(x.iter()).for_each(|(o, &v)| *o = factor * v);
+    Ok(())
+}
+
+/// factor * x as float32, for an `x` of float32 (not copied) or any dtype numpy's
+/// same_kind casting takes to float32 (converted first): `np.arange(6.0)` included.
+#[abi_core::export_fn]
+pub fn scale_as_f32(x: HostTensorAs<'_, f32, 1>, factor: f32) -> Result<Tensor> {
+    Tensor::from_vec(x.as_slice().iter().map(|v| v * factor).collect(), x.shape())
+}
+
+/// `x` as int32, converted as `x.astype(np.int32)` would be, for any dtype numpy's
+/// same_kind casting takes to int32 (bools and integers, not floats).
+#[abi_core::export_fn]
+pub fn as_i32(x: HostTensorAs<'_, i32, 1>) -> Result<Tensor> {
+    Tensor::from_vec(x.as_slice().to_vec(), x.shape())
 }
 
 /// The sum of a float16 vector, accumulated in f32.

@@ -160,9 +160,9 @@ impl PendingError {
                 push_arg(&mut m, params, other);
                 m.push_str(match (access(slot), access(other)) {
                     (Some(Access::Exclusive), _) | (_, Some(Access::Exclusive)) => {
-                        ": an argument written in place (HostTensorMut, TensorViewMut) must not overlap another tensor argument"
+                        ": an argument written in place (HostTensorMut, StridedTensorMut, TensorViewMut) must not overlap another tensor argument"
                     }
-                    _ => ": a HostTensor must not overlap an argument that can write through cells (TensorView, Tensor, Any)",
+                    _ => ": a HostTensor or StridedTensor must not overlap an argument that can write through cells (TensorView, Tensor, Any)",
                 });
                 Error::new(kind::VALUE_ERROR, m)
             }
