@@ -64,15 +64,15 @@ pub enum ConvError {
 }
 
 /// A number named in an out-of-range message.
-#[derive(Debug, Clone, Copy, PartialEq)]
+#[derive(Debug, Clone, PartialEq)]
 pub enum Number {
-    /// An integer (covers i64 and u64).
+    /// An integer of at most 128 bits (an Int, or a BigInt object of two words).
     Int(i128),
     /// A float.
     Float(f64),
-    /// An integer beyond the 64-bit signed range of the ABI's int (a BigInt object), value
-    /// not decoded.
-    Big,
+    /// An integer wider than 128 bits (a BigInt object), as messages name it: its decimal
+    /// digits up to 512 bits, its size in bits beyond.
+    Wide(Box<str>),
 }
 
 impl fmt::Display for Number {
@@ -80,7 +80,7 @@ impl fmt::Display for Number {
         match self {
             Number::Int(v) => write!(f, "{v}"),
             Number::Float(v) => write!(f, "{v:?}"),
-            Number::Big => f.write_str("an integer beyond the 64-bit signed range"),
+            Number::Wide(text) => f.write_str(text),
         }
     }
 }
