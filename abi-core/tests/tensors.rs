@@ -113,8 +113,10 @@ fn shapes_that_do_not_match_are_errors() {
         assert_eq!(e.kind(), "ValueError");
         assert_eq!(e.message(), format!("shape {shape:?} does not match {len} elements"));
     }
+    // A shape whose element count overflows is a ValueError too (no data can match it).
     let overflow = Tensor::from_vec(vec![0u8; 4], &[i64::MAX, i64::MAX, 4]).unwrap_err();
     assert_eq!(overflow.kind(), "ValueError");
+    assert_eq!(overflow.message(), "shape [9223372036854775807, 9223372036854775807, 4] does not match 4 elements");
 }
 
 #[test]

@@ -304,23 +304,54 @@ fn bad_shape(shape: &[i64]) -> Error {
     Error::value_error(format!("shape {shape:?} has a negative extent or too many elements"))
 }
 
-/// `numel` zeroed elements (calloc: pages are zeroed as touched), or a `MemoryError` when
-/// the allocation fails or its size overflows.
-fn zeroed_vec<T: Element>(numel: usize) -> Result<Vec<T>> {
-    let layout = core::alloc::Layout::array::<T>(numel).ok().filter(|l| l.size() > 0);
-    let Some(layout) = layout else {
-        return match numel.checked_mul(size_of::<T>()) {
-            Some(0) => Ok(Vec::new()),
-            _ => Err(Error::new(
-                kind::MEMORY_ERROR,
-                format!("{numel} elements of {} overflow the address space", T::DTYPE),
-            )),
-        };
-    };
+/// The number of elements of a new `T` tensor of `shape`, when the request is valid: a
+/// `ValueError` for a negative extent, or for a size beyond `isize::MAX` bytes, the most
+/// any allocation can hold (Rust's `Layout` limit; `malloc` refuses more too), which an
+/// element count that overflows is as well. A valid size is the allocator's to grant or
+/// refuse (a `MemoryError`, [`zeroed_vec`]).
+pub(crate) fn allocatable<T: Element>(shape: &[i64]) -> Result<usize> {
+    if shape.iter().any(|&d| d < 0) {
+        return Err(negative_extent(shape));
+    }
+    if shape.contains(&0) {
+        return Ok(0);
+    }
+    let numel = shape.iter().try_fold(1usize, |acc, &d| acc.checked_mul(d as usize));
+    match numel {
+        Some(n) if n.checked_mul(size_of::<T>()).is_some_and(|b| b <= isize::MAX as usize) => Ok(n),
+        _ => Err(too_large(shape, T::DTYPE)),
+    }
+}
+
+#[cold]
+#[inline(never)]
+fn negative_extent(shape: &[i64]) -> Error {
+    Error::value_error(format!("shape {shape:?} has a negative extent"))
+}
+
+#[cold]
+#[inline(never)]
+fn too_large(shape: &[i64], dtype: DataType) -> Error {
+    Error::value_error(format!(
+        "shape {shape:?} of {dtype} is too large: more than {} bytes, the most one allocation can hold",
+        isize::MAX
+    ))
+}
+
+/// The `numel` zeroed elements of a `T` tensor of `shape` (calloc: pages are zeroed as
+/// touched; `numel` from [`allocatable`]), or a `MemoryError` when the allocator refuses.
+fn zeroed_vec<T: Element>(numel: usize, shape: &[i64]) -> Result<Vec<T>> {
+    let layout = core::alloc::Layout::array::<T>(numel).map_err(|_| too_large(shape, T::DTYPE))?;
+    if layout.size() == 0 {
+        return Ok(Vec::new());
+    }
     // SAFETY: a non-zero-sized layout.
     let data = unsafe { std::alloc::alloc_zeroed(layout) }.cast::<T>();
     if data.is_null() {
-        return Err(Error::new(kind::MEMORY_ERROR, format!("cannot allocate {} bytes for a tensor", layout.size())));
+        return Err(Error::new(
+            kind::MEMORY_ERROR,
+            format!("cannot allocate {} bytes for a {} tensor of shape {shape:?}", layout.size(), T::DTYPE),
+        ));
     }
     // SAFETY: allocated by the global allocator with `T`'s array layout of `numel`; zeroed
     // bytes are valid `T`s (the `Element` contract).
@@ -364,6 +395,10 @@ impl Tensor {
     /// of it is sound; write it through [`Tensor::as_mut_slice`] while the tensor is yours
     /// alone. Device memory is left as allocated, for kernels to write through its data
     /// pointer. [`Tensor::empty_uninit`] skips the fill for results you write whole.
+    ///
+    /// A shape no tensor can have is a `ValueError`: a negative extent, or more than
+    /// `isize::MAX` bytes (an element count that overflows included), checked before any
+    /// allocator is asked. A valid size that the allocator refuses is a `MemoryError`.
     pub fn empty<T: Element>(shape: &[i64], device: Device) -> Result<Tensor> {
         Ok(Tensor::empty_uninit::<T>(shape, device)?.zeroed())
     }
