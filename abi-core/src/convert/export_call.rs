@@ -252,7 +252,7 @@ unsafe fn fast_pass(
     };
     // SAFETY: `fast_slots` checked `result` non-null; the caller vouches it is writable and
     // holds None.
-    Some(unsafe { finish(export, result, settled) })
+    Some(unsafe { finish(export, slots, result, settled) })
 }
 
 // The full pass after a fast pass fell back, shared and out of line: the fast path stays a
@@ -298,5 +298,5 @@ unsafe fn full_pass(
     }));
     // SAFETY: `full_slots` checked `result` non-null; the caller vouches it is writable and
     // holds None.
-    unsafe { finish(export, result, outcome) }
+    unsafe { finish(export, slots, result, outcome) }
 }

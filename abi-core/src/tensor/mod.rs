@@ -191,7 +191,7 @@ impl<'a> TensorView<'a> {
     // The checked element pointer for typed access: dtype, device, contiguity, alignment.
     pub(crate) fn typed_ptr<T: Element>(&self) -> Result<*mut T> {
         if self.dtype() != T::DTYPE {
-            return Err(Error::type_error(format!("expected a tensor of {}, got {}", T::DTYPE, self.dtype())));
+            return Err(self.wrong_dtype(T::DTYPE));
         }
         if !self.device().is_host_accessible() {
             return Err(self.not_host_accessible());
@@ -201,8 +201,21 @@ impl<'a> TensorView<'a> {
 
     #[cold]
     #[inline(never)]
+    fn wrong_dtype(&self, want: DataType) -> Error {
+        self.about(Error::type_error(format!("expected a tensor of {want}, got {}", self.dtype())))
+    }
+
+    #[cold]
+    #[inline(never)]
     pub(crate) fn not_host_accessible(&self) -> Error {
-        Error::value_error(format!("tensor data on {} is not host-accessible", self.device()))
+        self.about(Error::value_error(format!("tensor data on {} is not host-accessible", self.device())))
+    }
+
+    /// `e`, raised by a check of this tensor: from an export's body, where the tensor is an
+    /// argument, it names the function and the argument (`Error::about_tensor`).
+    #[cold]
+    pub(crate) fn about(&self, e: Error) -> Error {
+        e.about_tensor(self.dl)
     }
 
     // The checked data pointer: contiguous, and non-null and aligned when it holds elements
@@ -216,7 +229,7 @@ impl<'a> TensorView<'a> {
         }
         let ptr = self.dl.data.cast::<u8>().wrapping_add(self.dl.byte_offset as usize).cast::<T>();
         if ptr.is_null() || (ptr as usize) % align_of::<T>() != 0 {
-            return Err(Error::value_error("tensor data pointer is null or misaligned"));
+            return Err(self.about(Error::value_error("tensor data pointer is null or misaligned")));
         }
         Ok(ptr)
     }
@@ -224,14 +237,19 @@ impl<'a> TensorView<'a> {
     #[cold]
     #[inline(never)]
     fn not_contiguous(&self) -> Error {
-        Error::value_error(format!(
+        self.about(Error::value_error(format!(
             "tensor is not contiguous (row-major compact): shape {:?}, strides {:?}",
             self.shape(),
             self.strides().unwrap_or_default()
-        ))
+        )))
     }
 
-    /// The elements as a slice (checks dtype, host device, contiguity, alignment).
+    /// The elements as a slice (checks dtype, host device, contiguity, alignment). When a
+    /// check fails in the body of an export and the view is one of its arguments, the
+    /// error raised names the function and that argument, as a conversion error does:
+    /// ``sum(x: Tensor) -> float: argument `x` (#0) expected a tensor of float64, got float32``.
+    /// So do the other checks of this crate on a tensor (`as_mut_slice`, `as_cells`,
+    /// [`Tensor::as_mut_slice`], the typed tensors' constructors).
     pub fn as_slice<T: Element>(&self) -> Result<&'a [T]> {
         let ptr = self.typed_ptr::<T>()?;
         // SAFETY: checked type, contiguity and alignment; `numel` elements live for 'a.
@@ -408,7 +426,9 @@ impl Tensor {
     /// [`TensorView::as_slice`]).
     pub fn as_mut_slice<T: Element>(&mut self) -> Result<&mut [T]> {
         if self.0.strong_count() != 1 {
-            return Err(Error::value_error("the tensor is shared: it can be written only while it has one holder"));
+            return Err(self
+                .view()
+                .about(Error::value_error("the tensor is shared: it can be written only while it has one holder")));
         }
         let view = self.view();
         let ptr = view.typed_ptr::<T>()?;
