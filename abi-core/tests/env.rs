@@ -119,7 +119,8 @@ unsafe extern "C" fn counting_alloc(
     }
     // SAFETY: as above.
     let shape: Vec<i64> = unsafe { core::slice::from_raw_parts(p.shape, p.ndim as usize) }.to_vec();
-    let bytes = shape.iter().product::<i64>() as usize * (p.dtype.bits as usize / 8);
+    // Wrapping: an extent of 0 makes no bytes however large the others are.
+    let bytes = shape.iter().fold(1i64, |n, &d| n.wrapping_mul(d)) as usize * (p.dtype.bits as usize / 8);
     struct Ctx {
         data: Vec<u64>,
         shape: Vec<i64>,
@@ -256,6 +257,12 @@ fn sizes_no_allocation_can_have_are_value_errors_and_refused_allocations_memory_
             expect_error(Tensor::empty_uninit::<f32>(shape, Device::CPU), "ValueError", message);
         }
         assert_eq!(ALLOCS.load(Ordering::SeqCst), allocs, "an invalid size never reaches the allocator");
+        // Sizes are multiplied out extent by extent: a 0 first makes no elements; an
+        // overflow before a 0 is too large (numpy refuses both).
+        let none = Tensor::empty::<f32>(&[0, 1 << 62, 1 << 62], Device::CPU).unwrap();
+        assert_eq!(none.view().numel(), 0);
+        let e = Tensor::empty::<f32>(&[1 << 62, 1 << 62, 0], Device::CPU).unwrap_err();
+        assert!(e.message().ends_with(limit), "{}", e.message());
     }
     // A size that can be asked for but that no memory holds (2**60 bytes, beyond any
     // address space; Miri cannot attempt it): a MemoryError.

@@ -122,7 +122,9 @@ impl<'a> TensorView<'a> {
     /// The number of elements.
     #[inline]
     pub fn numel(&self) -> usize {
-        self.shape().iter().map(|&d| d.max(0) as usize).product()
+        // Wrapping, as `product` is in release builds: an extent of 0 gives 0 even after the
+        // others overflowed, without the overflow panic of a debug build.
+        self.shape().iter().fold(1usize, |n, &d| n.wrapping_mul(d.max(0) as usize))
     }
 
     /// Whether the elements are compact and row-major, by DLPack's rules: null strides
@@ -214,6 +216,7 @@ impl<'a> TensorView<'a> {
     /// `e`, raised by a check of this tensor: from an export's body, where the tensor is an
     /// argument, it names the function and the argument (`Error::about_tensor`).
     #[cold]
+    #[inline(never)]
     pub(crate) fn about(&self, e: Error) -> Error {
         e.about_tensor(self.dl)
     }
@@ -309,35 +312,50 @@ unsafe impl Send for TensorCell {}
 // SAFETY: see above.
 unsafe impl Sync for TensorCell {}
 
+/// The size in bytes of a tensor of `shape` whose elements take `item` bytes, multiplied out
+/// in one pass; `None` for a negative extent, or when a product exceeds `isize::MAX` (what
+/// one allocation can hold at most), which the multiplication's overflow tells. As numpy
+/// has it, a shape whose size overflows is invalid even when a later extent is 0.
+#[inline(always)]
+fn byte_size(shape: &[i64], item: usize) -> Option<usize> {
+    let mut bytes = item as i64;
+    for &d in shape {
+        if d < 0 {
+            return None;
+        }
+        bytes = bytes.checked_mul(d)?;
+    }
+    Some(bytes as usize)
+}
+
 /// The number of elements of `shape`: an error for a negative extent or an overflow.
 #[inline]
 pub(crate) fn numel_of(shape: &[i64]) -> Result<usize> {
-    let numel = shape.iter().try_fold(1usize, |acc, &d| usize::try_from(d).ok().and_then(|d| acc.checked_mul(d)));
-    numel.ok_or_else(|| bad_shape(shape))
-}
-
-#[cold]
-#[inline(never)]
-fn bad_shape(shape: &[i64]) -> Error {
-    Error::value_error(format!("shape {shape:?} has a negative extent or too many elements"))
+    byte_size(shape, 1).ok_or_else(|| invalid_shape(shape, None))
 }
 
 /// The number of elements of a new `T` tensor of `shape`, when the request is valid: a
 /// `ValueError` for a negative extent, or for a size beyond `isize::MAX` bytes, the most
-/// any allocation can hold (Rust's `Layout` limit; `malloc` refuses more too), which an
-/// element count that overflows is as well. A valid size is the allocator's to grant or
-/// refuse (a `MemoryError`, [`zeroed_vec`]).
+/// any allocation can hold (Rust's `Layout` limit; `malloc` refuses more too). A valid size
+/// is the allocator's to grant or refuse (a `MemoryError`, [`zeroed_vec`]). One pass on
+/// every allocation's path.
+#[inline]
 pub(crate) fn allocatable<T: Element>(shape: &[i64]) -> Result<usize> {
+    match byte_size(shape, size_of::<T>()) {
+        Some(bytes) => Ok(bytes / size_of::<T>()),
+        None => Err(invalid_shape(shape, Some(T::DTYPE))),
+    }
+}
+
+#[cold]
+#[inline(never)]
+fn invalid_shape(shape: &[i64], dtype: Option<DataType>) -> Error {
     if shape.iter().any(|&d| d < 0) {
-        return Err(negative_extent(shape));
+        return negative_extent(shape);
     }
-    if shape.contains(&0) {
-        return Ok(0);
-    }
-    let numel = shape.iter().try_fold(1usize, |acc, &d| acc.checked_mul(d as usize));
-    match numel {
-        Some(n) if n.checked_mul(size_of::<T>()).is_some_and(|b| b <= isize::MAX as usize) => Ok(n),
-        _ => Err(too_large(shape, T::DTYPE)),
+    match dtype {
+        Some(dtype) => too_large(shape, dtype),
+        None => Error::value_error(format!("shape {shape:?} has too many elements")),
     }
 }
 
@@ -391,8 +409,10 @@ impl Tensor {
         let ndim = i32::try_from(shape.len()).map_err(|_| Error::value_error("too many dimensions"))?;
         let mut shape = shape.to_vec();
         let mut strides = vec![1i64; shape.len()];
+        // Wrapping: only a tensor with no elements (an extent of 0) can overflow, and any
+        // strides describe it.
         for i in (0..shape.len().saturating_sub(1)).rev() {
-            strides[i] = strides[i + 1] * shape[i + 1];
+            strides[i] = strides[i + 1].wrapping_mul(shape[i + 1]);
         }
         let dl = DLTensor {
             data: data.as_mut_ptr().cast(),
@@ -415,8 +435,9 @@ impl Tensor {
     /// pointer. [`Tensor::empty_uninit`] skips the fill for results you write whole.
     ///
     /// A shape no tensor can have is a `ValueError`: a negative extent, or more than
-    /// `isize::MAX` bytes (an element count that overflows included), checked before any
-    /// allocator is asked. A valid size that the allocator refuses is a `MemoryError`.
+    /// `isize::MAX` bytes (multiplied out extent by extent: as in numpy, a product that
+    /// overflows before an extent of 0 is too large), checked before any allocator is
+    /// asked. A valid size that the allocator refuses is a `MemoryError`.
     pub fn empty<T: Element>(shape: &[i64], device: Device) -> Result<Tensor> {
         Ok(Tensor::empty_uninit::<T>(shape, device)?.zeroed())
     }
