@@ -93,7 +93,7 @@ fn int_slow<T: TryFrom<i128>>(raw: &RawAny, desc: &'static TypeDesc, target: &'s
             };
             match big_int::to_i128(words) {
                 Some(v) => v,
-                None => return Err(ConvError::OutOfRange { value: big_int::number(words), target }),
+                None => return Err(big_int::out_of_range(words, target)),
             }
         }
         other => return Err(ConvError::mismatch(desc, other)),
@@ -215,7 +215,7 @@ fn float_slow(raw: &RawAny, desc: &'static TypeDesc, target: &'static str) -> Re
             };
             let x = big_int::to_f64(words);
             if x.is_infinite() {
-                return Err(ConvError::OutOfRange { value: big_int::number(words), target });
+                return Err(big_int::out_of_range(words, target));
             }
             Ok(x)
         }
@@ -239,8 +239,14 @@ fn float_arg(raw: &RawAny, desc: &'static TypeDesc, target: &'static str) -> Res
 fn narrow_out_of_range(raw: &RawAny, x: f64, target: &'static str) -> ConvError {
     let value = match raw.type_index {
         ti::INT => Number::Int(i128::from(raw.i64())),
-        // SAFETY: an argument's object outlives its conversion; `float_arg` read it already.
-        ti::BIG_INT => unsafe { big_int::words(raw) }.map_or(Number::Float(x), big_int::number),
+        ti::BIG_INT => {
+            // SAFETY: an argument's object outlives its conversion; `float_arg` read it
+            // already, so the handle is not null.
+            if let Some(words) = unsafe { big_int::words(raw) } {
+                return big_int::out_of_range(words, target);
+            }
+            Number::Float(x)
+        }
         _ => Number::Float(x),
     };
     ConvError::OutOfRange { value, target }

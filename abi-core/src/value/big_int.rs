@@ -6,7 +6,8 @@
 use crate::ffi::type_index as ti;
 use crate::ffi::{cell_ptr, BigIntCell, ObjectHeader, RawAny, BIG_INT_WORDS_OFFSET};
 use crate::value::any::Any;
-use crate::value::conv_error::Number;
+use crate::value::conv_error::{ConvError, Number};
+use crate::value::error::Error;
 use crate::value::object::new_object;
 
 /// The words of the BigInt object `raw` holds, least significant first; `None` for a null
@@ -105,18 +106,28 @@ pub(crate) fn to_f64(words: &[i64]) -> f64 {
 /// Widest value named in decimal in messages; a wider one is named by its size.
 const DECIMAL_BITS_MAX: u32 = 512;
 
-/// The value as messages name it: exact up to [`DECIMAL_BITS_MAX`] bits, else its size.
+/// The error of a BigInt argument out of range for `target`, naming its value: exact up to
+/// [`DECIMAL_BITS_MAX`] bits, else its size. A value of two words is a [`Number`] like any
+/// integer; a wider one's text is built here, on the error path, so that `Number` stays
+/// plain data.
 #[cold]
-pub(crate) fn number(words: &[i64]) -> Number {
+#[inline(never)]
+pub(crate) fn out_of_range(words: &[i64], target: &'static str) -> ConvError {
     if let Some(v) = to_i128(words) {
-        return Number::Int(v);
+        return ConvError::OutOfRange { value: Number::Int(v), target };
     }
+    let value = wide_text(words);
+    ConvError::from(Error::value_error(format!("{value} is out of range for {target}")))
+}
+
+/// How a value wider than 128 bits is named: its decimal digits, or past
+/// [`DECIMAL_BITS_MAX`] bits its size.
+fn wide_text(words: &[i64]) -> String {
     let (negative, mut mag) = magnitude(words);
     let bits = bit_len(&mag);
-    let sign = if negative { "-" } else { "" };
     if bits > DECIMAL_BITS_MAX {
         let what = if negative { "a negative integer" } else { "an integer" };
-        return Number::Wide(format!("{what} of {bits} bits").into());
+        return format!("{what} of {bits} bits");
     }
     // Nineteen decimal digits at a time, least significant first.
     const CHUNK: u128 = 10_000_000_000_000_000_000;
@@ -133,11 +144,12 @@ pub(crate) fn number(words: &[i64]) -> Number {
             mag.pop();
         }
     }
+    let sign = if negative { "-" } else { "" };
     let mut text = format!("{sign}{}", chunks.pop().unwrap_or(0));
     for chunk in chunks.iter().rev() {
         text.push_str(&format!("{chunk:019}"));
     }
-    Number::Wide(text.into())
+    text
 }
 
 /// Two words, the cell of every BigInt made here (a value beyond i64 and within i128).

@@ -63,16 +63,15 @@ pub enum ConvError {
     Other(Box<Error>),
 }
 
-/// A number named in an out-of-range message.
-#[derive(Debug, Clone, PartialEq)]
+/// A number named in an out-of-range message. An integer wider than 128 bits (a BigInt
+/// object of more words) is refused with its text built at once, as
+/// [`ConvError::Other`].
+#[derive(Debug, Clone, Copy, PartialEq)]
 pub enum Number {
     /// An integer of at most 128 bits (an Int, or a BigInt object of two words).
     Int(i128),
     /// A float.
     Float(f64),
-    /// An integer wider than 128 bits (a BigInt object), as messages name it: its decimal
-    /// digits up to 512 bits, its size in bits beyond.
-    Wide(Box<str>),
 }
 
 impl fmt::Display for Number {
@@ -80,7 +79,6 @@ impl fmt::Display for Number {
         match self {
             Number::Int(v) => write!(f, "{v}"),
             Number::Float(v) => write!(f, "{v:?}"),
-            Number::Wide(text) => f.write_str(text),
         }
     }
 }
