@@ -176,6 +176,19 @@ impl FnDesc {
         self.fast_path() && self.required_slots() == self.slot_count() && self.slot_count() <= RETRY_SLOTS
     }
 
+    /// Whether a parameter may hold a tensor (its access is not [`Access::None`]): a check
+    /// of abi's own that refuses such a tensor in the body names the argument.
+    pub const fn holds_tensors(&self) -> bool {
+        let mut i = 0;
+        while i < self.params.len() {
+            if !matches!(self.params[i].access, Access::None) {
+                return true;
+            }
+            i += 1;
+        }
+        false
+    }
+
     /// Whether two of its parameters have accesses that conflict if their tensors share
     /// memory, so the shim compares their extents before converting (see [`Access`]).
     pub const fn checks_overlaps(&self) -> bool {

@@ -232,9 +232,15 @@ impl<'a> TensorView<'a> {
         }
         let ptr = self.dl.data.cast::<u8>().wrapping_add(self.dl.byte_offset as usize).cast::<T>();
         if ptr.is_null() || (ptr as usize) % align_of::<T>() != 0 {
-            return Err(self.about(Error::value_error("tensor data pointer is null or misaligned")));
+            return Err(self.misaligned());
         }
         Ok(ptr)
+    }
+
+    #[cold]
+    #[inline(never)]
+    fn misaligned(&self) -> Error {
+        self.about(Error::value_error("tensor data pointer is null or misaligned"))
     }
 
     #[cold]
