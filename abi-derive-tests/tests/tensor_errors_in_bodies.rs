@@ -39,6 +39,15 @@ pub fn fill64(mut x: TensorViewMut<'_>) -> Result<()> {
     Ok(())
 }
 
+/// Reads an optional tensor as float64 (0 without one).
+#[abi_core::export_fn]
+pub fn maybe64(x: Option<TensorView<'_>>) -> Result<f64> {
+    Ok(match x {
+        Some(x) => x.as_slice::<f64>()?.iter().sum(),
+        None => 0.0,
+    })
+}
+
 /// Words the same message itself: it stays as written.
 #[abi_core::export_fn]
 pub fn worded(x: TensorView<'_>) -> Result<f64> {
@@ -104,6 +113,10 @@ fn a_dtype_check_in_the_body_names_the_function_and_the_argument() {
     assert_eq!(
         raised("owned64", &[f32s(2)]).1,
         "owned64(t: Tensor) -> float: argument `t` (#0) expected a tensor of float64, got float32"
+    );
+    assert_eq!(
+        raised("maybe64", &[f32s(2)]).1,
+        "maybe64(x: Optional[Tensor]) -> float: argument `x` (#0) expected a tensor of float64, got float32"
     );
     assert_eq!(
         raised("fill64", &[f32s(2)]),

@@ -149,9 +149,10 @@ pub struct Passes {
     /// Whether the full pass compares the tensor arguments' memory first
     /// ([`FnDesc::checks_overlaps`]).
     checks_overlaps: bool,
-    /// Whether a parameter may hold a tensor ([`FnDesc::holds_tensors`]): only then does a
-    /// failed call look among its arguments for the tensor a check in the body refused
-    /// (`boundary::finish`), so that other exports keep no argument alive past the body.
+    /// Whether a parameter's slot may hold a tensor ([`FnDesc::holds_tensors`]): only then
+    /// does a failed call look among its arguments for the tensor a check in the body
+    /// refused (`boundary::finish`), so that other exports keep no argument alive past the
+    /// body.
     holds_tensors: bool,
 }
 
