@@ -286,6 +286,9 @@ fn f32_from_finite_f64_beyond_range_is_out_of_range() {
     // The next f32 after MAX would be 2^128: that is out of range, MAX itself is not.
     assert!(f32::from_any(float(2f64.powi(128))).is_err());
     assert_eq!(f32::from_any(float(f32::MAX as f64)).unwrap(), f32::MAX);
+    // An int beyond a narrow float's range is named as the int it was.
+    let e = half::f16::from_any(plain(ti::INT, 100_000)).unwrap_err();
+    assert_eq!(e.to_string(), "100000 is out of range for f16");
 }
 
 #[test]
