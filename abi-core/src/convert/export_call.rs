@@ -157,19 +157,6 @@ pub struct Passes {
 }
 
 impl Passes {
-    /// The slots a failed call searches for a refused tensor: none unless a parameter may
-    /// hold one (a constant, so that the other exports' shims drop `slots` at the body).
-    #[inline(always)]
-    fn tensor_args<'s, 'a>(&self, slots: &'s [AnyView<'a>]) -> &'s [AnyView<'a>] {
-        if self.holds_tensors {
-            slots
-        } else {
-            &[]
-        }
-    }
-}
-
-impl Passes {
     /// [`Passes::kind`] of an export with a fast pass, inline, whose fallback (the shared
     /// `retry_exact`, or its full pass) is out of line.
     pub const FAST: u8 = 0;
@@ -184,6 +171,17 @@ impl Passes {
             Passes::FAST
         } else {
             Passes::FULL
+        }
+    }
+
+    /// The slots a failed call searches for a refused tensor: none unless a parameter may
+    /// hold one (a constant, so that the other exports' shims drop `slots` at the body).
+    #[inline(always)]
+    fn tensor_args<'s, 'a>(&self, slots: &'s [AnyView<'a>]) -> &'s [AnyView<'a>] {
+        if self.holds_tensors {
+            slots
+        } else {
+            &[]
         }
     }
 }
