@@ -59,12 +59,10 @@ macro_rules! int_edges {
                         assert_eq!(<$t>::from_any(plain(ti::INT, wide)).unwrap(), v);
                     }
                     Err(_) => {
-                        // Only u64/usize above i64::MAX: they must not enter an Any as a wrapped i64.
-                        let err = v.into_any().unwrap_err();
-                        assert!(matches!(err, ConvError::OutOfRange { .. }), "{err:?}");
-                        assert_eq!(err.to_string(), format!("{v} is out of range for {}", stringify!($t)));
-                        let err = Any::from_value(v).unwrap_err();
-                        assert_eq!(err.kind(), "ValueError");
+                        // Only u64/usize above i64::MAX: a BigInt, never a wrapped i64.
+                        let a = Any::from_value(v).unwrap();
+                        assert_eq!(a.type_index(), ti::BIG_INT);
+                        assert_eq!(a.to::<$t>().unwrap(), v);
                     }
                 }
             }
@@ -102,28 +100,116 @@ fn integers_never_wrap() {
     assert_eq!((e.kind(), e.message()), ("ValueError", "300 is out of range for i8"));
 }
 
-#[test]
-fn u64_above_i64_max_cannot_enter_an_any() {
-    let just_over = i64::MAX as u64 + 1;
-    let err = just_over.into_any().unwrap_err();
-    assert_eq!(err.to_string(), "9223372036854775808 is out of range for u64");
-    let ok = Any::from_value(i64::MAX as u64).unwrap();
-    assert_eq!(ok.as_raw().i64(), i64::MAX);
-    assert!((usize::MAX).into_any().is_err());
+/// A BigInt object (78) holding `words` (two's complement, least significant first), laid
+/// out as tvm-ffi's `c_api.h` documents it: the header, a word count, the words.
+fn big<const N: usize>(words: [i64; N]) -> Any {
+    #[repr(C)]
+    struct Cell<const N: usize> {
+        size: usize,
+        words: [i64; N],
+    }
+    Any::from(abi_core::object::new_object(ti::BIG_INT, Cell { size: N, words }))
+}
+
+/// Asserts that converting `v` into `T` fails as out of range, worded `message` (an
+/// `OutOfRange` up to 128 bits; wider, the error is worded at once).
+fn expect_big_out_of_range<T: FromAny + Debug>(v: &Any, message: &str) {
+    match T::from_any(v.view()) {
+        Err(e @ (ConvError::OutOfRange { .. } | ConvError::Other(_))) => {
+            assert_eq!(e.to_string(), message);
+            assert_eq!(e.kind(), "ValueError");
+        }
+        other => panic!("expected out of range ({message}), got {other:?}"),
+    }
 }
 
 #[test]
-fn integers_wider_than_64_bits_are_out_of_range() {
-    // A BigInt object (78) as Python passes ints beyond i64: never decoded, never truncated.
-    let mut header =
-        ObjectHeader { combined_ref_count: 0x1_0000_0001.into(), type_index: ti::BIG_INT, padding: 0, deleter: None };
-    let ptr = core::ptr::from_mut(&mut header).cast::<c_void>();
-    // SAFETY: `header` is a live object header for the whole test.
-    let big = unsafe { AnyView::from_raw(RawAny::from_ptr(ti::BIG_INT, ptr)) };
-    let err = i64::from_any(big).unwrap_err();
-    assert!(matches!(err, ConvError::OutOfRange { .. }), "{err:?}");
-    assert_eq!(err.to_string(), "an integer beyond the 64-bit signed range is out of range for i64");
-    assert!(u64::from_any(big).is_err());
+fn u64_above_i64_max_enters_an_any_as_a_big_int() {
+    for (value, words) in [(i64::MAX as u64 + 1, [i64::MIN, 0]), (u64::MAX, [-1, 0])] {
+        let a = Any::from_value(value).unwrap();
+        assert_eq!(a.type_index(), ti::BIG_INT);
+        // The layout tvm-ffi reads: word count at offset 24, the words from offset 32.
+        let obj = a.as_raw().ptr().cast::<u8>();
+        // SAFETY: `a` holds a live BigInt object of two words.
+        let (size, read) = unsafe { (*obj.add(24).cast::<usize>(), *obj.add(32).cast::<[i64; 2]>()) };
+        assert_eq!((size, read), (2, words));
+        assert_eq!(a.to::<u64>().unwrap(), value);
+        assert_eq!(Any::from_value(value as usize).unwrap().to::<usize>().unwrap(), value as usize);
+    }
+    // Within i64 a u64 stays a plain Int.
+    let ok = Any::from_value(i64::MAX as u64).unwrap();
+    assert_eq!((ok.type_index(), ok.as_raw().i64()), (ti::INT, i64::MAX));
+}
+
+#[test]
+fn big_ints_convert_where_they_fit_and_name_their_value_where_they_do_not() {
+    let two_63 = big([i64::MIN, 0]);
+    let u64_max = big([-1, 0]);
+    assert_eq!(u64::from_any(two_63.view()).unwrap(), 1 << 63);
+    assert_eq!(usize::from_any(u64_max.view()).unwrap(), usize::MAX);
+    expect_big_out_of_range::<i64>(&two_63, "9223372036854775808 is out of range for i64");
+    expect_big_out_of_range::<isize>(&two_63, "9223372036854775808 is out of range for isize");
+    expect_big_out_of_range::<u8>(&u64_max, "18446744073709551615 is out of range for u8");
+    expect_big_out_of_range::<i32>(&u64_max, "18446744073709551615 is out of range for i32");
+    expect_big_out_of_range::<u64>(&big([0, 1]), "18446744073709551616 is out of range for u64");
+    expect_big_out_of_range::<u64>(&big([i64::MAX, -1]), "-9223372036854775809 is out of range for u64");
+    expect_big_out_of_range::<i64>(&big([i64::MAX, -1]), "-9223372036854775809 is out of range for i64");
+    // Wider than 128 bits: the decimal value, up to 512 bits.
+    expect_big_out_of_range::<u64>(&big([0, 0, 1]), "340282366920938463463374607431768211456 is out of range for u64");
+    expect_big_out_of_range::<i16>(
+        &big([0, 0, -1]),
+        "-340282366920938463463374607431768211456 is out of range for i16",
+    );
+    let two_511 = big([0, 0, 0, 0, 0, 0, 0, i64::MIN, 0]);
+    let digits = "6703903964971298549787012499102923063739682910296196688861780721860882015036773488400937149083451713845015929093243025426876941405973284973216824503042048";
+    expect_big_out_of_range::<u64>(&two_511, &format!("{digits} is out of range for u64"));
+    // Past 512 bits, its size.
+    expect_big_out_of_range::<u64>(&big([0, 0, 0, 0, 0, 0, 0, 0, 1]), "an integer of 513 bits is out of range for u64");
+    expect_big_out_of_range::<i8>(
+        &big([0, 0, 0, 0, 0, 0, 0, 0, -1]),
+        "a negative integer of 513 bits is out of range for i8",
+    );
+    // Redundant sign words (not canonical, still the same value) are read as that value.
+    assert_eq!(i64::from_any(big([-5, -1, -1]).view()).unwrap(), -5);
+    assert_eq!(u64::from_any(big([-1, 0, 0]).view()).unwrap(), u64::MAX);
+    // Containers hold them too.
+    let list = Any::from(Array::new(vec![big([i64::MIN, 0]), Any::from_value(7u64).unwrap()]));
+    assert_eq!(list.to::<Vec<u64>>().unwrap(), vec![1 << 63, 7]);
+    assert_eq!(two_63.to::<Option<u64>>().unwrap(), Some(1 << 63));
+    let out = Any::from_value(vec![u64::MAX, 1]).unwrap();
+    assert_eq!(out.to::<Vec<u64>>().unwrap(), vec![u64::MAX, 1]);
+    let err = list.to::<Vec<i64>>().unwrap_err();
+    assert_eq!(err.message(), "element 0: 9223372036854775808 is out of range for i64");
+}
+
+#[test]
+fn a_null_big_int_handle_is_refused() {
+    // SAFETY: a null handle points at nothing.
+    let null = unsafe { AnyView::from_raw(RawAny::from_ptr(ti::BIG_INT, core::ptr::null_mut())) };
+    for err in [u64::from_any(null).unwrap_err(), f64::from_any(null).unwrap_err()] {
+        assert!(matches!(err, ConvError::NullObject { .. }), "{err:?}");
+        assert_eq!(err.kind(), "ValueError");
+    }
+}
+
+#[test]
+fn floats_take_big_ints_rounded_to_nearest() {
+    assert_eq!(f64::from_any(big([0, 1]).view()).unwrap(), 18446744073709551616.0);
+    assert_eq!(f32::from_any(big([-1, 0]).view()).unwrap(), 18446744073709551615.0f32);
+    assert_eq!(f64::from_any(big([i64::MAX, -1]).view()).unwrap(), -9223372036854775809.0);
+    // Ties go to even, and anything past a tie rounds away: (2**53 + 1) * 2**200 sits
+    // halfway between two doubles; one more unit in the last word tips it up.
+    let tie = [0, 0, 0, 0x2000_0000_0000_0100];
+    let above = [1, 0, 0, 0x2000_0000_0000_0100];
+    // 2**e, exact (`powi` need not be, and is not under Miri).
+    let pow2 = |e: u64| f64::from_bits((e + 1023) << 52);
+    assert_eq!(f64::from_any(big(tie).view()).unwrap(), pow2(253));
+    assert_eq!(f64::from_any(big(above).view()).unwrap(), pow2(253) + pow2(201));
+    // Beyond the float's range: out of range, naming the integer.
+    expect_big_out_of_range::<f32>(&big([0, 0, 1]), "340282366920938463463374607431768211456 is out of range for f32");
+    let mut words = [0i64; 17];
+    words[16] = 1;
+    expect_big_out_of_range::<f64>(&big(words), "an integer of 1025 bits is out of range for f64");
 }
 
 #[test]
@@ -200,6 +286,9 @@ fn f32_from_finite_f64_beyond_range_is_out_of_range() {
     // The next f32 after MAX would be 2^128: that is out of range, MAX itself is not.
     assert!(f32::from_any(float(2f64.powi(128))).is_err());
     assert_eq!(f32::from_any(float(f32::MAX as f64)).unwrap(), f32::MAX);
+    // An int beyond a narrow float's range is named as the int it was.
+    let e = half::f16::from_any(plain(ti::INT, 100_000)).unwrap_err();
+    assert_eq!(e.to_string(), "100000 is out of range for f16");
 }
 
 #[test]

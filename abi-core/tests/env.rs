@@ -119,7 +119,8 @@ unsafe extern "C" fn counting_alloc(
     }
     // SAFETY: as above.
     let shape: Vec<i64> = unsafe { core::slice::from_raw_parts(p.shape, p.ndim as usize) }.to_vec();
-    let bytes = shape.iter().product::<i64>() as usize * (p.dtype.bits as usize / 8);
+    // Wrapping: an extent of 0 makes no bytes however large the others are.
+    let bytes = shape.iter().fold(1i64, |n, &d| n.wrapping_mul(d)) as usize * (p.dtype.bits as usize / 8);
     struct Ctx {
         data: Vec<u64>,
         shape: Vec<i64>,
@@ -225,16 +226,51 @@ fn without_an_allocator_cpu_tensors_are_rust_allocations_and_device_ones_fail() 
     let e = Tensor::empty::<f32>(&[4], CUDA0).unwrap_err();
     assert_eq!(e.kind(), "RuntimeError");
     assert!(e.message().starts_with("Tensor::empty on cuda:0 needs the caller's tensor allocator"), "{}", e.message());
-    // More than the address space, or than memory holds (an allocation Miri cannot even
-    // attempt): a MemoryError, not a panic.
-    let sizes: &[i64] = if cfg!(miri) { &[1 << 62] } else { &[1 << 62, 1 << 45] };
-    for &n in sizes {
-        let e = Tensor::empty::<f32>(&[n], Device::CPU).unwrap_err();
-        assert_eq!(e.kind(), "MemoryError", "{n}: {}", e.message());
-    }
     assert_eq!(Tensor::empty::<f64>(&[0, 5], Device::CPU).unwrap().view().shape(), [0, 5]);
-    let e = Tensor::empty::<f32>(&[-1], Device::CPU).unwrap_err();
-    assert_eq!(e.kind(), "ValueError");
+}
+
+/// Asserts that `result` failed with `kind` and `message`.
+fn expect_error<T>(result: abi_core::Result<T>, kind: &str, message: &str) {
+    match result {
+        Err(e) => assert_eq!((e.kind(), e.message()), (kind, message)),
+        Ok(_) => panic!("expected {kind}: {message}"),
+    }
+}
+
+#[test]
+fn sizes_no_allocation_can_have_are_value_errors_and_refused_allocations_memory_errors() {
+    let _serial = SERIAL.lock().unwrap();
+    // More bytes than any allocation may hold (isize::MAX), elements or bytes overflowing, a
+    // negative extent: the request is invalid, a ValueError, whatever the allocator.
+    let limit = "more than 9223372036854775807 bytes, the most one allocation can hold";
+    let invalid: [(&[i64], String); 4] = [
+        (&[1 << 62], format!("shape [4611686018427387904] of float32 is too large: {limit}")),
+        (&[1 << 61], format!("shape [2305843009213693952] of float32 is too large: {limit}")),
+        (&[1 << 62, 4], format!("shape [4611686018427387904, 4] of float32 is too large: {limit}")),
+        (&[3, -1], "shape [3, -1] has a negative extent".to_owned()),
+    ];
+    for with_allocator in [false, true] {
+        let _guard = with_allocator.then(|| env::set_tensor_allocator(Some(counting_alloc), false).unwrap());
+        let allocs = ALLOCS.load(Ordering::SeqCst);
+        for (shape, message) in &invalid {
+            expect_error(Tensor::empty::<f32>(shape, Device::CPU), "ValueError", message);
+            expect_error(Tensor::empty_uninit::<f32>(shape, Device::CPU), "ValueError", message);
+        }
+        assert_eq!(ALLOCS.load(Ordering::SeqCst), allocs, "an invalid size never reaches the allocator");
+        // Sizes are multiplied out extent by extent: a 0 first makes no elements; an
+        // overflow before a 0 is too large (numpy refuses both).
+        let none = Tensor::empty::<f32>(&[0, 1 << 62, 1 << 62], Device::CPU).unwrap();
+        assert_eq!(none.view().numel(), 0);
+        let e = Tensor::empty::<f32>(&[1 << 62, 1 << 62, 0], Device::CPU).unwrap_err();
+        assert!(e.message().ends_with(limit), "{}", e.message());
+    }
+    // A size that can be asked for but that no memory holds (2**60 bytes, beyond any
+    // address space; Miri cannot attempt it): a MemoryError.
+    if !cfg!(miri) {
+        let message = "cannot allocate 1152921504606846976 bytes for a float32 tensor of shape [288230376151711744]";
+        expect_error(Tensor::empty::<f32>(&[1 << 58], Device::CPU), "MemoryError", message);
+        expect_error(Tensor::empty_uninit::<f32>(&[1 << 58], Device::CPU), "MemoryError", message);
+    }
 }
 
 #[test]

@@ -113,8 +113,13 @@ fn shapes_that_do_not_match_are_errors() {
         assert_eq!(e.kind(), "ValueError");
         assert_eq!(e.message(), format!("shape {shape:?} does not match {len} elements"));
     }
+    // A shape whose element count overflows is a ValueError too (no data can match it).
     let overflow = Tensor::from_vec(vec![0u8; 4], &[i64::MAX, i64::MAX, 4]).unwrap_err();
     assert_eq!(overflow.kind(), "ValueError");
+    assert_eq!(overflow.message(), "shape [9223372036854775807, 9223372036854775807, 4] does not match 4 elements");
+    // A 0 extent first makes no elements, however large the others.
+    let none = Tensor::from_vec(Vec::<f32>::new(), &[0, 1 << 62, 1 << 62]).unwrap();
+    assert_eq!(none.view().numel(), 0);
 }
 
 #[test]
@@ -171,7 +176,8 @@ struct Foreign {
 
 impl Foreign {
     fn new(shape: &[i64], strides: Option<&[i64]>, device: Device) -> Box<Foreign> {
-        let n: i64 = shape.iter().product();
+        // Wrapping: a shape with a 0 extent holds no element however large the others.
+        let n: i64 = shape.iter().fold(1i64, |n, &d| n.wrapping_mul(d));
         let mut f = Box::new(Foreign {
             data: (0..n.max(1) * 2).map(|i| i as f32).collect(),
             shape: shape.to_vec(),
@@ -329,6 +335,10 @@ fn a_zero_extent_tensor_is_contiguous_whatever_its_strides() {
     // A non-empty view with a wrong stride is still refused.
     let f = Foreign::new(&[2, 3], Some(&[0, 1]), Device::CPU);
     assert!(!f.view().is_contiguous());
+    // Extents whose product overflows before the 0: still no element (and no overflow panic).
+    let f = Foreign::new(&[1 << 62, 1 << 62, 0], None, Device::CPU);
+    assert_eq!(f.view().numel(), 0);
+    assert_eq!(f.view().as_slice::<f32>().unwrap(), &[] as &[f32]);
 }
 
 #[test]

@@ -180,6 +180,21 @@ fn integers_out_of_range_name_the_value_and_the_type() {
 }
 
 #[test]
+fn integers_beyond_i64_cross_as_big_ints() {
+    // A BigInt is not an exact Int: the shared retry converts it, and the fast path reads it.
+    assert_fast_then_retry("echo_u64");
+    for x in [1u64 << 63, u64::MAX] {
+        assert_eq!(v(x).type_index(), abi_core::ffi::type_index::BIG_INT);
+        round_trip("echo_u64", x);
+    }
+    round_trip("echo_usize", usize::MAX);
+    let e = err("echo_i64", &[v(1u64 << 63)]);
+    assert_eq!(e.kind(), "ValueError");
+    assert_eq!(e.message(), "echo_i64(x: int) -> int: argument `x` (#0) 9223372036854775808 is out of range for i64");
+    assert_eq!(call("echo_f64", &[v(u64::MAX)]).unwrap().to::<f64>().unwrap(), u64::MAX as f64);
+}
+
+#[test]
 fn strings_bytes_and_containers_round_trip() {
     for s in ["", "1234567", "12345678", "日本語", "a\0b"] {
         round_trip("echo_string", s.to_owned());

@@ -108,7 +108,7 @@ fn random_bytes(rng: &mut Rng, max: u64) -> Vec<u8> {
 
 fn random_object(rng: &mut Rng) -> Any {
     let any = |v: Result<Any, Error>| v.expect("conversion");
-    match rng.below(11) {
+    match rng.below(12) {
         0 => Any::from(Str::new(&"long string object ".repeat(1 + rng.below(3) as usize))),
         1 => Any::from(Bytes::new(&random_bytes(rng, 40))),
         2 => Any::from(Error::value_error("an error object")),
@@ -125,6 +125,8 @@ fn random_object(rng: &mut Rng) -> Any {
             Any::from(Array::new(items))
         }
         9 => Any::from(Map::new(vec![(any(Any::from_value("k")), any(Any::from_value(1i64)))]).unwrap()),
+        // An integer beyond i64: a BigInt object.
+        10 => any(Any::from_value(u64::MAX - rng.below(1 << 40))),
         _ => Any::from(Tensor::from_vec(vec![7u8; 12], &[2, 2, 3]).unwrap()),
     }
 }
@@ -417,6 +419,7 @@ const POINTER_INDICES: &[i32] = &[
     ti::MODULE,
     ti::LIST,
     ti::DICT,
+    ti::BIG_INT,
 ];
 
 fn null_at(index: i32) -> RawAny {

@@ -152,9 +152,15 @@ fn linked_scale(x: f64, k: f64) -> f64 {
     x * k
 }
 
+#[abi_core::export_fn]
+fn linked_next(x: u64) -> u64 {
+    x.wrapping_add(1)
+}
+
 #[abi_core::import(Linked)]
 extern "C" {
     fn linked_scale(x: f64, k: f64) -> f64;
+    fn linked_next(x: u64) -> u64;
 }
 
 #[abi_core::import(Globals)]
@@ -177,6 +183,16 @@ fn linked_exports_and_global_registry_bind_too() {
     let e = e.unwrap_err();
     assert_eq!(e.kind(), "TypeError");
     assert!(e.message().contains("callback argument #0: expected int, got None"), "{}", e.message());
+}
+
+#[test]
+fn u64_values_beyond_i64_cross_an_import_both_ways() {
+    // Past i64::MAX they travel as BigInt objects, as argument and as result.
+    let linked = Linked::bind_linked().unwrap();
+    assert_eq!(linked.linked_next(1 << 62).unwrap(), (1 << 62) + 1);
+    assert_eq!(linked.linked_next(1 << 63).unwrap(), (1 << 63) + 1);
+    assert_eq!(linked.linked_next(i64::MAX as u64).unwrap(), 1 << 63);
+    assert_eq!(linked.linked_next(u64::MAX).unwrap(), 0);
 }
 
 #[test]

@@ -1,6 +1,7 @@
 //! Rules the macros' inputs must follow (exported functions, imports, structs); one
 //! function per rule.
 
+use quote::ToTokens;
 use syn::visit::Visit;
 use syn::Type;
 
@@ -218,25 +219,33 @@ fn not_variadic(sig: &syn::Signature, role: Role, errors: &mut Errors) {
 fn param_type_is_passable(ty: &Type, role: Role, errors: &mut Errors) {
     struct Check<'e> {
         errors: &'e mut Errors,
-        verb: &'static str,
+        role: Role,
     }
     impl<'ast> Visit<'ast> for Check<'_> {
         fn visit_type_reference(&mut self, r: &'ast syn::TypeReference) {
             if r.mutability.is_some() {
+                // A slice written in place is a tensor an export may write.
+                let instead = match &*r.elem {
+                    syn::Type::Slice(s) if !matches!(self.role, Role::Import) => format!(
+                        "for an array written in place take `HostTensorMut<'_, {}, 1>`",
+                        s.elem.to_token_stream()
+                    ),
+                    _ => "take the value, or return the new value".to_owned(),
+                };
                 let msg = format!(
-                    "`&mut` parameters cannot be {}: arguments are borrowed read-only; take the value, or return the new value",
-                    self.verb
+                    "`&mut` parameters cannot be {}: arguments are borrowed read-only; {instead}",
+                    self.role.verb()
                 );
                 self.errors.error(r, msg);
             }
             syn::visit::visit_type_reference(self, r);
         }
         fn visit_type_impl_trait(&mut self, t: &'ast syn::TypeImplTrait) {
-            let msg = format!("`impl Trait` parameters cannot be {}; name a concrete type", self.verb);
+            let msg = format!("`impl Trait` parameters cannot be {}; name a concrete type", self.role.verb());
             self.errors.error(t, msg);
         }
     }
-    Check { errors, verb: role.verb() }.visit_type(ty);
+    Check { errors, role }.visit_type(ty);
 }
 
 // Results outlive the call, so they must own their data.

@@ -19,7 +19,7 @@ INTS = {
     "echo_u8": (0, 2**8 - 1, "u8"),
     "echo_u16": (0, 2**16 - 1, "u16"),
     "echo_u32": (0, 2**32 - 1, "u32"),
-    "echo_u64": (0, 2**63 - 1, "u64"),
+    "echo_u64": (0, 2**64 - 1, "u64"),
 }
 
 
@@ -28,12 +28,34 @@ def test_integers_at_their_bounds_and_one_past(interop, name):
     lo, hi, rust = INTS[name]
     fn = interop[name]
     assert fn(lo) == lo and fn(hi) == hi and fn(0) == 0
-    # Past i64, Python sends a BigInt, named as such in the message.
-    past = str(hi + 1) if hi + 1 < 2**63 else "an integer beyond the 64-bit signed range"
-    with pytest.raises(ValueError, match=rf"argument `x` \(#0\) {past} is out of range for {rust}"):
-        fn(hi + 1)
-    with pytest.raises(ValueError, match="out of range"):
-        fn(lo - 1)
+    # Past i64 Python sends a BigInt object: the message names its value all the same.
+    for past in (hi + 1, lo - 1):
+        with pytest.raises(ValueError, match=rf"argument `x` \(#0\) {past} is out of range for {rust}$"):
+            fn(past)
+
+
+def test_integers_beyond_i64_as_python_passes_them(interop):
+    # u64 values past i64::MAX come back as the same Python int (a BigInt made in Rust).
+    for x in (2**63, 2**63 + 1, 2**64 - 1):
+        assert interop.echo_u64(x) == x and type(interop.echo_u64(x)) is int
+    with pytest.raises(ValueError, match=r"argument `x` \(#0\) 9223372036854775808 is out of range for i64$"):
+        interop.echo_i64(2**63)
+    with pytest.raises(ValueError, match=rf"\(#0\) {-(2**70)} is out of range for u64$"):
+        interop.echo_u64(-(2**70))
+    with pytest.raises(ValueError, match=r"\(#0\) an integer of 1001 bits is out of range for i32$"):
+        interop.echo_i32(2**1000)
+    # A float parameter takes them rounded to nearest, as float(int) does, up to its range.
+    assert interop.echo_f64(2**64) == 2.0**64
+    assert interop.echo_f64(-(2**200) - 1) == float(-(2**200) - 1)
+    with pytest.raises(ValueError, match=rf"\(#0\) {2**128} is out of range for f32$"):
+        interop.echo_f32(2**128)
+    with pytest.raises(ValueError, match=r"\(#0\) an integer of 1025 bits is out of range for f64$"):
+        interop.echo_f64(2**1024)
+    # Inside containers and options alike.
+    assert interop.echo_opt_u64(2**64 - 1) == 2**64 - 1 and interop.echo_opt_u64(None) is None
+    assert list(interop.echo_u64s([2**63, 1, 2**64 - 1])) == [2**63, 1, 2**64 - 1]
+    with pytest.raises(ValueError, match=r"element 1: 18446744073709551616 is out of range for u64$"):
+        interop.echo_u64s([0, 2**64])
 
 
 def test_floats_bools_and_halves(interop):
@@ -119,7 +141,9 @@ def test_zero_size_arrays_are_contiguous_whatever_their_strides(interop, make):
 def test_strided_views_are_refused_with_their_shape_and_strides(interop, view, shape, strides):
     with pytest.raises(ValueError) as e:
         interop.tensor_sum(view(np.arange(4.0)))
-    assert str(e.value) == f"tensor is not contiguous (row-major compact): shape {shape}, strides {strides}"
+    # A check in the body names the function and the argument, as conversion errors do.
+    sig = "tensor_sum(x: Tensor) -> float"
+    assert str(e.value) == f"{sig}: argument `x` (#0) tensor is not contiguous (row-major compact): shape {shape}, strides {strides}"
 
 
 def test_signal_kit_domain_errors_and_callbacks(kit):
@@ -127,8 +151,10 @@ def test_signal_kit_domain_errors_and_callbacks(kit):
         kit.to_grayscale(np.zeros((4, 4), dtype=np.uint8))
     with pytest.raises(ValueError, match="window 9 does not fit 3 samples"):
         kit.moving_average(np.ones(3), 9)
-    with pytest.raises(TypeError, match="expected a tensor of float64, got float32"):
+    with pytest.raises(TypeError) as e:
         kit.apply(np.ones(2, dtype=np.float32), lambda v: v)
+    sig = "apply(x: Tensor, f: Callable[[float], float]) -> Tensor"
+    assert str(e.value) == f"{sig}: argument `x` (#0) expected a tensor of float64, got float32"
     assert np.from_dlpack(kit.apply(np.array([1.0, 2.0]), lambda v: v * 10)).tolist() == [10.0, 20.0]
     seen = []
     assert kit.chunked_sum(np.arange(10, dtype=np.float64), 4, lambda done, total: seen.append((done, total))) == 45.0

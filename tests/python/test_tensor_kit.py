@@ -141,6 +141,17 @@ def test_results_without_a_framework_allocator_are_rust_allocations(tk):
     np.testing.assert_array_equal(np.from_dlpack(tk.empty_like(np.arange(3, dtype=np.float32))), np.zeros(3))
 
 
+def test_a_size_no_allocation_can_have_is_a_value_error_one_memory_refuses_a_memory_error(tk):
+    # 2**62 float32 elements are 2**64 bytes: no allocation can be that large.
+    with pytest.raises(ValueError, match=r"^shape \[4611686018427387904\] of float32 is too large: more than "):
+        tk.ones(2**62)
+    with pytest.raises(ValueError, match=r"has a negative extent$"):
+        tk.ones(-1)
+    # 2**60 bytes could be asked for, but no machine has them to give.
+    with pytest.raises(MemoryError, match=r"^cannot allocate 1152921504606846976 bytes for a float32 tensor"):
+        tk.ones(2**58)
+
+
 def test_ctrl_c_interrupts_a_long_call(tk):
     """A SIGINT during the call (a timer thread sends it) surfaces as KeyboardInterrupt."""
     import os

@@ -149,6 +149,11 @@ pub struct Passes {
     /// Whether the full pass compares the tensor arguments' memory first
     /// ([`FnDesc::checks_overlaps`]).
     checks_overlaps: bool,
+    /// Whether a parameter's slot may hold a tensor ([`FnDesc::holds_tensors`]): only then
+    /// does a failed call look among its arguments for the tensor a check in the body
+    /// refused (`boundary::finish`), so that other exports keep no argument alive past the
+    /// body.
+    holds_tensors: bool,
 }
 
 impl Passes {
@@ -168,6 +173,17 @@ impl Passes {
             Passes::FULL
         }
     }
+
+    /// The slots a failed call searches for a refused tensor: none unless a parameter may
+    /// hold one (a constant, so that the other exports' shims drop `slots` at the body).
+    #[inline(always)]
+    fn tensor_args<'s, 'a>(&self, slots: &'s [AnyView<'a>]) -> &'s [AnyView<'a>] {
+        if self.holds_tensors {
+            slots
+        } else {
+            &[]
+        }
+    }
 }
 
 impl FnDesc {
@@ -179,6 +195,7 @@ impl FnDesc {
             fast: if self.fast_path() { Some(fast) } else { None },
             full: if self.retries_exact() { None } else { Some(full) },
             checks_overlaps: self.checks_overlaps(),
+            holds_tensors: self.holds_tensors(),
         }
     }
 }
@@ -252,7 +269,7 @@ unsafe fn fast_pass(
     };
     // SAFETY: `fast_slots` checked `result` non-null; the caller vouches it is writable and
     // holds None.
-    Some(unsafe { finish(export, result, settled) })
+    Some(unsafe { finish(export, passes.tensor_args(slots), result, settled) })
 }
 
 // The full pass after a fast pass fell back, shared and out of line: the fast path stays a
@@ -298,5 +315,5 @@ unsafe fn full_pass(
     }));
     // SAFETY: `full_slots` checked `result` non-null; the caller vouches it is writable and
     // holds None.
-    unsafe { finish(export, result, outcome) }
+    unsafe { finish(export, passes.tensor_args(slots), result, outcome) }
 }

@@ -14,6 +14,7 @@ mod tensors;
 pub mod typed;
 
 pub use crate::value::any::{AbiType, FromAny, IntoAny};
+pub use strings::{SliceElement, SliceParam};
 
 use crate::convert::export_call::Slots;
 use crate::ffi::RawAny;

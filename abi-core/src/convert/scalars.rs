@@ -1,6 +1,10 @@
 //! Scalars: `()`, bool, every integer width, floats (`f32`, `f64`, `f16`, `bf16`),
 //! DataType, Device and opaque pointers. Accepts what tvm-ffi's C++ `TypeTraits` accept
-//! (an int or bool where a float is wanted, an int where a bool is wanted), never truncating.
+//! (an int or bool where a float is wanted, an int where a bool is wanted), never
+//! truncating; and, beyond them, the BigInt objects Python passes for ints outside i64,
+//! wherever an integer or a float is wanted (the C++ traits refuse them): a value that fits
+//! the type converts, any other is out of range, named. `u64` and `usize` values beyond
+//! i64 cross as BigInt objects both ways.
 
 use core::ffi::c_void;
 
@@ -12,6 +16,7 @@ use crate::ffi::type_index as ti;
 use crate::ffi::{DataType, Device, RawAny, RawValue};
 use crate::reflect::TypeDesc;
 use crate::value::any::{Any, AnyView};
+use crate::value::big_int;
 use crate::value::conv_error::{ConvError, Number};
 
 impl AbiType for () {
@@ -75,27 +80,41 @@ impl IntoAny for bool {
 }
 into_arg!(plain: bool);
 
-// Bool where an integer is wanted, or an out-of-range Int: off the fast path.
+// Bool where an integer is wanted, an out-of-range Int, or a BigInt: off the fast path.
 #[cold]
 #[inline(never)]
-fn int_slow<T: TryFrom<i64>>(raw: &RawAny, desc: &'static TypeDesc, target: &'static str) -> Result<T, ConvError> {
-    match raw.type_index {
-        ti::INT | ti::BOOL => {
-            T::try_from(raw.i64()).map_err(|_| ConvError::OutOfRange { value: Number::Int(raw.i64() as i128), target })
+fn int_slow<T: TryFrom<i128>>(raw: &RawAny, desc: &'static TypeDesc, target: &'static str) -> Result<T, ConvError> {
+    let value = match raw.type_index {
+        ti::INT | ti::BOOL => i128::from(raw.i64()),
+        ti::BIG_INT => {
+            // SAFETY: an argument's object outlives its conversion.
+            let Some(words) = (unsafe { big_int::words(raw) }) else {
+                return Err(ConvError::refused(desc, raw));
+            };
+            match big_int::to_i128(words) {
+                Some(v) => v,
+                None => return Err(big_int::out_of_range(words, target)),
+            }
         }
-        ti::BIG_INT => Err(ConvError::OutOfRange { value: Number::Big, target }),
-        other => Err(ConvError::mismatch(desc, other)),
-    }
+        other => return Err(ConvError::mismatch(desc, other)),
+    };
+    T::try_from(value).map_err(|_| ConvError::OutOfRange { value: Number::Int(value), target })
 }
 
+// A `u64` or `usize` beyond i64, which only a BigInt holds: the rest of their fast path.
 #[cold]
 #[inline(never)]
-fn int_out_of_range(value: i128, target: &'static str) -> ConvError {
-    ConvError::OutOfRange { value: Number::Int(value), target }
+fn wide_fast_path(raw: &RawAny) -> Option<u64> {
+    if raw.type_index != ti::BIG_INT {
+        return None;
+    }
+    // SAFETY: an argument's object outlives its conversion.
+    let words = unsafe { big_int::words(raw) }?;
+    big_int::to_i128(words).and_then(|v| u64::try_from(v).ok())
 }
 
 macro_rules! int_type {
-    ($($t:ident: $bits:expr, $signed:expr;)*) => {$(
+    ($($t:ident: $bits:expr, $signed:expr, $wide:expr;)*) => {$(
         impl AbiType for $t {
             const DESC: &'static TypeDesc = &TypeDesc::Int { bits: $bits, signed: $signed };
         }
@@ -114,20 +133,26 @@ macro_rules! int_type {
             }
 
             const HAS_FAST_PATH: bool = true;
+            // The values of `u64` and `usize` beyond i64 come in BigInt objects, which the
+            // fast path reads and a converted result must release.
+            const FAST_PATH_PLAIN: bool = !$wide;
 
             #[inline(always)]
             #[allow(irrefutable_let_patterns)]
             fn fast_path(v: &'a AnyView<'a>) -> Option<$t> {
                 let raw = v.raw();
                 if raw.type_index != ti::INT {
-                    return None;
+                    return if $wide { wide_fast_path(raw).map(|x| x as $t) } else { None };
                 }
                 <$t>::try_from(raw.i64()).ok()
             }
 
-            // Every value `from_arg` returns came from an i64, so `as` is exact.
+            // An Int for every value within i64; beyond, the BigInt slot itself, which the
+            // fast path reads (only `u64` and `usize` have such values).
+            #[allow(irrefutable_let_patterns)]
             fn exact_slot(v: &'a AnyView<'a>) -> Result<RawAny, ConvError> {
-                Self::from_arg(v).map(|x| RawAny::from_i64(ti::INT, x as i64))
+                let x = Self::from_arg(v)?;
+                Ok(if let Ok(x) = i64::try_from(x) { RawAny::from_i64(ti::INT, x) } else { *v.raw() })
             }
         }
 
@@ -139,18 +164,31 @@ macro_rules! int_type {
                     // SAFETY: a plain value owns nothing.
                     Ok(unsafe { Any::from_raw(RawAny::from_i64(ti::INT, x)) })
                 } else {
-                    Err(int_out_of_range(self as i128, stringify!($t)))
+                    Ok(big_int::big_int_any(self as i128))
                 }
             }
         }
-        into_arg!(plain: $t);
     )*};
 }
 
 int_type! {
-    i8: 8, true; i16: 16, true; i32: 32, true; i64: 64, true; isize: 64, true;
-    u8: 8, false; u16: 16, false; u32: 32, false; u64: 64, false; usize: 64, false;
+    i8: 8, true, false; i16: 16, true, false; i32: 32, true, false; i64: 64, true, false;
+    isize: 64, true, false; u8: 8, false, false; u16: 16, false, false; u32: 32, false, false;
+    u64: 64, false, true; usize: 64, false, true;
 }
+
+// Values within i64 pass as plain Ints; `u64` and `usize` values beyond pass as a BigInt
+// object held for the call.
+into_arg!(plain: i8);
+into_arg!(plain: i16);
+into_arg!(plain: i32);
+into_arg!(plain: i64);
+into_arg!(plain: isize);
+into_arg!(plain: u8);
+into_arg!(plain: u16);
+into_arg!(plain: u32);
+into_arg!(owned: [] u64);
+into_arg!(owned: [] usize);
 
 // Every integer but `u8` can be a list element: `Vec<u8>` is bytes.
 impl ListItem for i8 {}
@@ -163,23 +201,55 @@ impl ListItem for u32 {}
 impl ListItem for u64 {}
 impl ListItem for usize {}
 
-// Int or Bool where a float is wanted.
+// Int, Bool or BigInt where a float is wanted: rounded to nearest, like Python's
+// `float(int)`; an integer beyond the largest finite f64 is out of range.
 #[cold]
 #[inline(never)]
-fn float_slow(raw: &RawAny, desc: &'static TypeDesc) -> Result<f64, ConvError> {
+fn float_slow(raw: &RawAny, desc: &'static TypeDesc, target: &'static str) -> Result<f64, ConvError> {
     match raw.type_index {
         ti::INT | ti::BOOL => Ok(raw.i64() as f64),
+        ti::BIG_INT => {
+            // SAFETY: an argument's object outlives its conversion.
+            let Some(words) = (unsafe { big_int::words(raw) }) else {
+                return Err(ConvError::refused(desc, raw));
+            };
+            let x = big_int::to_f64(words);
+            if x.is_infinite() {
+                return Err(big_int::out_of_range(words, target));
+            }
+            Ok(x)
+        }
         other => Err(ConvError::mismatch(desc, other)),
     }
 }
 
 #[inline(always)]
-fn float_arg(raw: &RawAny, desc: &'static TypeDesc) -> Result<f64, ConvError> {
+fn float_arg(raw: &RawAny, desc: &'static TypeDesc, target: &'static str) -> Result<f64, ConvError> {
     if raw.type_index == ti::FLOAT {
         Ok(raw.f64())
     } else {
-        float_slow(raw, desc)
+        float_slow(raw, desc, target)
     }
+}
+
+// A finite value beyond a narrow float's range, named as it was passed (an integer
+// argument as that integer).
+#[cold]
+#[inline(never)]
+fn narrow_out_of_range(raw: &RawAny, x: f64, target: &'static str) -> ConvError {
+    let value = match raw.type_index {
+        ti::INT => Number::Int(i128::from(raw.i64())),
+        ti::BIG_INT => {
+            // SAFETY: an argument's object outlives its conversion; `float_arg` read it
+            // already, so the handle is not null.
+            if let Some(words) = unsafe { big_int::words(raw) } {
+                return big_int::out_of_range(words, target);
+            }
+            Number::Float(x)
+        }
+        _ => Number::Float(x),
+    };
+    ConvError::OutOfRange { value, target }
 }
 
 #[inline(always)]
@@ -196,7 +266,7 @@ impl ListItem for f64 {}
 impl<'a> FromArg<'a> for f64 {
     #[inline(always)]
     fn from_arg(v: &'a AnyView<'a>) -> Result<f64, ConvError> {
-        float_arg(v.raw(), Self::DESC)
+        float_arg(v.raw(), Self::DESC, "f64")
     }
 
     const HAS_FAST_PATH: bool = true;
@@ -231,12 +301,12 @@ macro_rules! narrow_float {
         impl<'a> FromArg<'a> for $t {
             #[inline(always)]
             fn from_arg(v: &'a AnyView<'a>) -> Result<$t, ConvError> {
-                let x = float_arg(v.raw(), Self::DESC)?;
+                let x = float_arg(v.raw(), Self::DESC, stringify!($t))?;
                 let from: fn(f64) -> $t = $from;
                 let y = from(x);
                 let to: fn($t) -> f64 = $to;
                 if to(y).is_infinite() && x.is_finite() {
-                    return Err(ConvError::OutOfRange { value: Number::Float(x), target: stringify!($t) });
+                    return Err(narrow_out_of_range(v.raw(), x, stringify!($t)));
                 }
                 Ok(y)
             }

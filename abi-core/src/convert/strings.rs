@@ -2,10 +2,12 @@
 //! byte form; results use the small inline form up to 7 bytes and objects above.
 
 use super::call_arg::into_arg;
+use super::export_call::{Mode, Slots};
 use super::{AbiType, FromArg, IntoAny, ListItem};
 use crate::ffi::type_index as ti;
 use crate::ffi::RawAny;
-use crate::reflect::TypeDesc;
+use crate::reflect::type_texts::TypeTexts;
+use crate::reflect::{Access, ExactSlot, TypeDesc};
 use crate::value::any::{Any, AnyView};
 use crate::value::conv_error::ConvError;
 use crate::value::object::{ObjectHandle, ObjectRef};
@@ -140,6 +142,55 @@ impl IntoAny for &[u8] {
     #[inline]
     fn into_any(self) -> Result<Any, ConvError> {
         Ok(bytes_any(self))
+    }
+}
+
+/// A shared slice parameter `&[E]`: an export converts one through this trait rather than
+/// [`FromArg`], so that an element other than `u8` is refused with [`SliceElement`]'s
+/// message, spanned on the parameter, naming what to take instead, and not with the unmet
+/// bound of the `&T` impl for object types.
+#[doc(hidden)]
+pub trait SliceParam<'a>: Sized {
+    /// As [`FromArg::PARAM`].
+    const PARAM: (&'static TypeDesc, Option<ExactSlot>, Access);
+    /// As [`FromArg::TEXTS`].
+    const TEXTS: TypeTexts;
+    /// As [`FromArg::convert`].
+    fn convert<M: Mode>(slots: &'a Slots<'a>, slot: usize) -> Result<Self, M::Stop>;
+}
+
+impl<'a, E: SliceElement<'a>> SliceParam<'a> for &'a [E] {
+    const PARAM: (&'static TypeDesc, Option<ExactSlot>, Access) = E::PARAM;
+    const TEXTS: TypeTexts = E::TEXTS;
+    #[inline(always)]
+    fn convert<M: Mode>(slots: &'a Slots<'a>, slot: usize) -> Result<&'a [E], M::Stop> {
+        E::convert::<M>(slots, slot)
+    }
+}
+
+/// The element of a slice parameter: bytes only.
+#[diagnostic::on_unimplemented(
+    message = "`&[{Self}]` cannot be passed across the ABI boundary",
+    label = "only `&[u8]` (bytes) is a slice parameter",
+    note = "an array of numbers crosses as a tensor: take `HostTensor<'_, {Self}, 1>` (zero copy, from numpy, torch or any DLPack array)",
+    note = "a list crosses as `Vec<{Self}>` (a copy of a Python list or tuple)"
+)]
+#[doc(hidden)]
+pub trait SliceElement<'a>: Sized {
+    /// `FromArg::PARAM` of `&[Self]`.
+    const PARAM: (&'static TypeDesc, Option<ExactSlot>, Access);
+    /// `FromArg::TEXTS` of `&[Self]`.
+    const TEXTS: TypeTexts;
+    /// `FromArg::convert` of `&[Self]`.
+    fn convert<M: Mode>(slots: &'a Slots<'a>, slot: usize) -> Result<&'a [Self], M::Stop>;
+}
+
+impl<'a> SliceElement<'a> for u8 {
+    const PARAM: (&'static TypeDesc, Option<ExactSlot>, Access) = <&[u8] as FromArg>::PARAM;
+    const TEXTS: TypeTexts = <&[u8] as FromArg>::TEXTS;
+    #[inline(always)]
+    fn convert<M: Mode>(slots: &'a Slots<'a>, slot: usize) -> Result<&'a [u8], M::Stop> {
+        <&'a [u8] as FromArg<'a>>::convert::<M>(slots, slot)
     }
 }
 

@@ -241,6 +241,21 @@ const_assert_eq!(offset_of!(SeqCell, capacity), 16);
 const_assert_eq!(offset_of!(SeqCell, size), 8);
 const_assert_eq!(offset_of!(SeqCell, data_deleter), 24);
 
+/// The cell of a BigInt object (78), as tvm-ffi's `c_api.h` lays it out
+/// (`{ TVMFFIObject, { size_t }, ... }`): the word count, then, at
+/// [`BIG_INT_WORDS_OFFSET`] in the object, that many `i64` words of a two's-complement
+/// integer, least significant first, in native byte order.
+#[repr(C)]
+#[derive(Debug)]
+pub struct BigIntCell {
+    /// The number of words.
+    pub size: usize,
+}
+
+/// Offset of a BigInt object's first word.
+pub const BIG_INT_WORDS_OFFSET: usize = CELL_OFFSET + core::mem::size_of::<BigIntCell>();
+const_assert_eq!(BIG_INT_WORDS_OFFSET, 32);
+
 /// `DLTensor` (DLPack).
 #[repr(C)]
 #[derive(Debug)]

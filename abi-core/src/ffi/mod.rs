@@ -13,8 +13,9 @@ pub mod type_table;
 pub use dtype::{code, code_name, device_type, DataType, Device};
 pub use env_api::{DLManagedTensorVersioned, DLPackVersion, EnvApi, SetError, StreamHandle, TensorAllocator};
 pub use layout::{
-    cell_ptr, ByteArray, DLTensor, Deleter, FunctionCell, ObjectHeader, RawAny, RawValue, SafeCall, SeqCell,
-    CELL_OFFSET, DELETER_BOTH, DELETER_STRONG, DELETER_WEAK, INITIAL_REF_COUNT, STRONG_MASK, WEAK_UNIT,
+    cell_ptr, BigIntCell, ByteArray, DLTensor, Deleter, FunctionCell, ObjectHeader, RawAny, RawValue, SafeCall,
+    SeqCell, BIG_INT_WORDS_OFFSET, CELL_OFFSET, DELETER_BOTH, DELETER_STRONG, DELETER_WEAK, INITIAL_REF_COUNT,
+    STRONG_MASK, WEAK_UNIT,
 };
 pub use runtime_table::{
     HostApi, RuntimeTable, ATTACH_ALREADY_RUNNING, ATTACH_OK, ATTACH_VERSION_MISMATCH, RUNTIME_TABLE_BASE_SIZE,

@@ -176,6 +176,27 @@ impl FnDesc {
         self.fast_path() && self.required_slots() == self.slot_count() && self.slot_count() <= RETRY_SLOTS
     }
 
+    /// Whether a parameter may hold a tensor in its slot (a tensor type, `Any`, or an
+    /// `Option` of one): a check of abi's own that refuses such a tensor in the body names
+    /// the argument.
+    pub const fn holds_tensors(&self) -> bool {
+        const fn tensor_slot(ty: &TypeDesc) -> bool {
+            match ty {
+                TypeDesc::Tensor { .. } | TypeDesc::Any => true,
+                TypeDesc::Optional(inner) => tensor_slot(inner),
+                _ => false,
+            }
+        }
+        let mut i = 0;
+        while i < self.params.len() {
+            if !self.params[i].expand && tensor_slot(self.params[i].ty) {
+                return true;
+            }
+            i += 1;
+        }
+        false
+    }
+
     /// Whether two of its parameters have accesses that conflict if their tensors share
     /// memory, so the shim compares their extents before converting (see [`Access`]).
     pub const fn checks_overlaps(&self) -> bool {

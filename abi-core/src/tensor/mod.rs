@@ -128,7 +128,9 @@ impl<'a> TensorView<'a> {
     /// The number of elements.
     #[inline]
     pub fn numel(&self) -> usize {
-        self.shape().iter().map(|&d| d.max(0) as usize).product()
+        // Wrapping, as `product` is in release builds: an extent of 0 gives 0 even after the
+        // others overflowed, without the overflow panic of a debug build.
+        self.shape().iter().fold(1usize, |n, &d| n.wrapping_mul(d.max(0) as usize))
     }
 
     /// Whether the elements are compact and row-major, by DLPack's rules: null strides
@@ -197,7 +199,7 @@ impl<'a> TensorView<'a> {
     // The checked element pointer for typed access: dtype, device, contiguity, alignment.
     pub(crate) fn typed_ptr<T: Element>(&self) -> Result<*mut T> {
         if self.dtype() != T::DTYPE {
-            return Err(Error::type_error(format!("expected a tensor of {}, got {}", T::DTYPE, self.dtype())));
+            return Err(self.wrong_dtype(T::DTYPE));
         }
         if !self.device().is_host_accessible() {
             return Err(self.not_host_accessible());
@@ -207,8 +209,22 @@ impl<'a> TensorView<'a> {
 
     #[cold]
     #[inline(never)]
+    fn wrong_dtype(&self, want: DataType) -> Error {
+        self.about(Error::type_error(format!("expected a tensor of {want}, got {}", self.dtype())))
+    }
+
+    #[cold]
+    #[inline(never)]
     pub(crate) fn not_host_accessible(&self) -> Error {
-        Error::value_error(format!("tensor data on {} is not host-accessible", self.device()))
+        self.about(Error::value_error(format!("tensor data on {} is not host-accessible", self.device())))
+    }
+
+    /// `e`, raised by a check of this tensor: from an export's body, where the tensor is an
+    /// argument, it names the function and the argument (`Error::about_tensor`).
+    #[cold]
+    #[inline(never)]
+    pub(crate) fn about(&self, e: Error) -> Error {
+        e.about_tensor(self.dl)
     }
 
     // The checked data pointer: contiguous, and non-null and aligned when it holds elements
@@ -229,9 +245,15 @@ impl<'a> TensorView<'a> {
         }
         let ptr = self.dl.data.cast::<u8>().wrapping_add(self.dl.byte_offset as usize).cast::<T>();
         if ptr.is_null() || (ptr as usize) % align_of::<T>() != 0 {
-            return Err(Error::value_error("tensor data pointer is null or misaligned"));
+            return Err(self.misaligned());
         }
         Ok(ptr)
+    }
+
+    #[cold]
+    #[inline(never)]
+    fn misaligned(&self) -> Error {
+        self.about(Error::value_error("tensor data pointer is null or misaligned"))
     }
 
     #[cold]
@@ -245,10 +267,15 @@ impl<'a> TensorView<'a> {
         if let Some(strided) = strided {
             m.push_str(&format!(" (a {strided} parameter takes any strides)"));
         }
-        Error::value_error(m)
+        self.about(Error::value_error(m))
     }
 
-    /// The elements as a slice (checks dtype, host device, contiguity, alignment).
+    /// The elements as a slice (checks dtype, host device, contiguity, alignment). When a
+    /// check fails in the body of an export and the view is one of its arguments, the
+    /// error raised names the function and that argument, as a conversion error does:
+    /// ``sum(x: Tensor) -> float: argument `x` (#0) expected a tensor of float64, got float32``.
+    /// So do the other checks of this crate on a tensor (`as_mut_slice`, `as_cells`,
+    /// [`Tensor::as_mut_slice`], the typed tensors' constructors).
     pub fn as_slice<T: Element>(&self) -> Result<&'a [T]> {
         let ptr = self.typed_ptr::<T>()?;
         // SAFETY: checked type, contiguity and alignment; `numel` elements live for 'a.
@@ -308,36 +335,82 @@ unsafe impl Send for TensorCell {}
 // SAFETY: see above.
 unsafe impl Sync for TensorCell {}
 
+/// The size in bytes of a tensor of `shape` whose elements take `item` bytes, multiplied out
+/// in one pass; `None` for a negative extent, or when a product exceeds `isize::MAX` (what
+/// one allocation can hold at most), which the multiplication's overflow tells. As numpy
+/// has it, a shape whose size overflows is invalid even when a later extent is 0.
+#[inline(always)]
+fn byte_size(shape: &[i64], item: usize) -> Option<usize> {
+    let mut bytes = item as i64;
+    for &d in shape {
+        if d < 0 {
+            return None;
+        }
+        bytes = bytes.checked_mul(d)?;
+    }
+    Some(bytes as usize)
+}
+
 /// The number of elements of `shape`: an error for a negative extent or an overflow.
 #[inline]
 pub(crate) fn numel_of(shape: &[i64]) -> Result<usize> {
-    let numel = shape.iter().try_fold(1usize, |acc, &d| usize::try_from(d).ok().and_then(|d| acc.checked_mul(d)));
-    numel.ok_or_else(|| bad_shape(shape))
+    byte_size(shape, 1).ok_or_else(|| invalid_shape(shape, None))
+}
+
+/// The number of elements of a new `T` tensor of `shape`, when the request is valid: a
+/// `ValueError` for a negative extent, or for a size beyond `isize::MAX` bytes, the most
+/// any allocation can hold (Rust's `Layout` limit; `malloc` refuses more too). A valid size
+/// is the allocator's to grant or refuse (a `MemoryError`, [`zeroed_vec`]). One pass on
+/// every allocation's path.
+#[inline]
+pub(crate) fn allocatable<T: Element>(shape: &[i64]) -> Result<usize> {
+    match byte_size(shape, size_of::<T>()) {
+        Some(bytes) => Ok(bytes / size_of::<T>()),
+        None => Err(invalid_shape(shape, Some(T::DTYPE))),
+    }
 }
 
 #[cold]
 #[inline(never)]
-fn bad_shape(shape: &[i64]) -> Error {
-    Error::value_error(format!("shape {shape:?} has a negative extent or too many elements"))
+fn invalid_shape(shape: &[i64], dtype: Option<DataType>) -> Error {
+    if shape.iter().any(|&d| d < 0) {
+        return negative_extent(shape);
+    }
+    match dtype {
+        Some(dtype) => too_large(shape, dtype),
+        None => Error::value_error(format!("shape {shape:?} has too many elements")),
+    }
 }
 
-/// `numel` zeroed elements (calloc: pages are zeroed as touched), or a `MemoryError` when
-/// the allocation fails or its size overflows.
-fn zeroed_vec<T: Element>(numel: usize) -> Result<Vec<T>> {
-    let layout = core::alloc::Layout::array::<T>(numel).ok().filter(|l| l.size() > 0);
-    let Some(layout) = layout else {
-        return match numel.checked_mul(size_of::<T>()) {
-            Some(0) => Ok(Vec::new()),
-            _ => Err(Error::new(
-                kind::MEMORY_ERROR,
-                format!("{numel} elements of {} overflow the address space", T::DTYPE),
-            )),
-        };
-    };
+#[cold]
+#[inline(never)]
+fn negative_extent(shape: &[i64]) -> Error {
+    Error::value_error(format!("shape {shape:?} has a negative extent"))
+}
+
+#[cold]
+#[inline(never)]
+fn too_large(shape: &[i64], dtype: DataType) -> Error {
+    Error::value_error(format!(
+        "shape {shape:?} of {dtype} is too large: more than {} bytes, the most one allocation can hold",
+        isize::MAX
+    ))
+}
+
+/// The `numel` zeroed elements of a `T` tensor of `shape` (calloc: pages are zeroed as
+/// touched; `numel` from [`allocatable`]), or a `MemoryError` when the allocator refuses.
+fn zeroed_vec<T: Element>(numel: usize, shape: &[i64]) -> Result<Vec<T>> {
+    let layout = core::alloc::Layout::array::<T>(numel).map_err(|_| too_large(shape, T::DTYPE))?;
+    if layout.size() == 0 {
+        return Ok(Vec::new());
+    }
     // SAFETY: a non-zero-sized layout.
     let data = unsafe { std::alloc::alloc_zeroed(layout) }.cast::<T>();
     if data.is_null() {
-        return Err(Error::new(kind::MEMORY_ERROR, format!("cannot allocate {} bytes for a tensor", layout.size())));
+        return Err(Error::new(
+            kind::MEMORY_ERROR,
+            format!("cannot allocate {} bytes for a {} tensor of shape {shape:?}", layout.size(), T::DTYPE),
+        ));
     }
     // SAFETY: allocated by the global allocator with `T`'s array layout of `numel`; zeroed
     // bytes are valid `T`s (the `Element` contract).
@@ -367,8 +440,10 @@ impl Tensor {
         let ndim = i32::try_from(shape.len()).map_err(|_| Error::value_error("too many dimensions"))?;
         let mut shape = shape.to_vec();
         let mut strides = vec![1i64; shape.len()];
+        // Wrapping: only a tensor with no elements (an extent of 0) can overflow, and any
+        // strides describe it.
         for i in (0..shape.len().saturating_sub(1)).rev() {
-            strides[i] = strides[i + 1] * shape[i + 1];
+            strides[i] = strides[i + 1].wrapping_mul(shape[i + 1]);
         }
         let dl = DLTensor {
             // In bounds (or one past the end of an empty tail): the caller's check.
@@ -390,6 +465,11 @@ impl Tensor {
     /// of it is sound; write it through [`Tensor::as_mut_slice`] while the tensor is yours
     /// alone. Device memory is left as allocated, for kernels to write through its data
     /// pointer. [`Tensor::empty_uninit`] skips the fill for results you write whole.
+    ///
+    /// A shape no tensor can have is a `ValueError`: a negative extent, or more than
+    /// `isize::MAX` bytes (multiplied out extent by extent: as in numpy, a product that
+    /// overflows before an extent of 0 is too large), checked before any allocator is
+    /// asked. A valid size that the allocator refuses is a `MemoryError`.
     pub fn empty<T: Element>(shape: &[i64], device: Device) -> Result<Tensor> {
         Ok(Tensor::empty_uninit::<T>(shape, device)?.zeroed())
     }
@@ -399,7 +479,9 @@ impl Tensor {
     /// [`TensorView::as_slice`]).
     pub fn as_mut_slice<T: Element>(&mut self) -> Result<&mut [T]> {
         if self.0.strong_count() != 1 {
-            return Err(Error::value_error("the tensor is shared: it can be written only while it has one holder"));
+            return Err(self
+                .view()
+                .about(Error::value_error("the tensor is shared: it can be written only while it has one holder")));
         }
         let view = self.view();
         let ptr = view.typed_ptr::<T>()?;

@@ -41,7 +41,7 @@ fn host_data<T: Element>(view: &TensorView<'_>, rank: usize, strided: &'static s
 #[cold]
 #[inline(never)]
 fn wrong_type<T: Element>(view: &TensorView<'_>, rank: usize) -> Error {
-    wrong_type_message(T::DTYPE, rank, &view.dtype(), view.ndim(), view.shape())
+    view.about(wrong_type_message(T::DTYPE, rank, &view.dtype(), view.ndim(), view.shape()))
 }
 
 /// The TypeError of a tensor whose element type or rank is not the parameter's, in both

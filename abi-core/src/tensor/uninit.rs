@@ -9,7 +9,7 @@ use core::mem::{align_of, MaybeUninit};
 
 use crate::ffi::{DLTensor, Device};
 use crate::runtime::process::environment::alloc_with;
-use crate::tensor::{numel_of, zeroed_vec, Element, Tensor};
+use crate::tensor::{allocatable, zeroed_vec, Element, Tensor};
 use crate::value::error::{Error, Result};
 use crate::value::object::{ObjectHandle, ObjectRef};
 
@@ -30,13 +30,13 @@ impl Tensor {
     /// [`UninitTensor::fill`] it. The allocator's result is checked (dtype, shape, device,
     /// compact strides, alignment) before it is handed out.
     pub fn empty_uninit<T: Element>(shape: &[i64], device: Device) -> Result<UninitTensor<T>> {
-        let numel = numel_of(shape)?;
+        let numel = allocatable::<T>(shape)?;
         let Some(allocator) = crate::env::tensor_allocator() else {
             if device != Device::CPU {
                 return Err(no_allocator(device));
             }
             // Zeroed (calloc: pages are zeroed as touched), for `Tensor::empty`.
-            let mut tensor = Tensor::from_vec(zeroed_vec::<T>(numel)?, shape)?;
+            let mut tensor = Tensor::from_vec(zeroed_vec::<T>(numel, shape)?, shape)?;
             let data = tensor.as_mut_slice::<T>()?.as_mut_ptr();
             return Ok(UninitTensor { tensor, data, numel, zero: true, _elements: PhantomData });
         };

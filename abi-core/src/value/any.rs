@@ -252,8 +252,8 @@ pub trait FromAny: Sized {
     note = "supported: (), bool, integers, floats, String, &str, Vec<u8>, Option<T>, Vec<T>, tuples, maps, Any, Tensor, Function, derived structs, object types and `Obj<T>`, and Result<T, E> of those"
 )]
 pub trait IntoAny: AbiType {
-    /// Converts; fails only when the value cannot be represented (e.g. a `u64` above
-    /// `i64::MAX`).
+    /// Converts; fails only when the value cannot be represented (a map that no runtime
+    /// in the process can build, say).
     fn into_any(self) -> Result<Any, ConvError>;
 }
 

@@ -63,16 +63,15 @@ pub enum ConvError {
     Other(Box<Error>),
 }
 
-/// A number named in an out-of-range message.
+/// A number named in an out-of-range message. An integer wider than 128 bits (a BigInt
+/// object of more words) is refused with its text built at once, as
+/// [`ConvError::Other`].
 #[derive(Debug, Clone, Copy, PartialEq)]
 pub enum Number {
-    /// An integer (covers i64 and u64).
+    /// An integer of at most 128 bits (an Int, or a BigInt object of two words).
     Int(i128),
     /// A float.
     Float(f64),
-    /// An integer beyond the 64-bit signed range of the ABI's int (a BigInt object), value
-    /// not decoded.
-    Big,
 }
 
 impl fmt::Display for Number {
@@ -80,7 +79,6 @@ impl fmt::Display for Number {
         match self {
             Number::Int(v) => write!(f, "{v}"),
             Number::Float(v) => write!(f, "{v:?}"),
-            Number::Big => f.write_str("an integer beyond the 64-bit signed range"),
         }
     }
 }

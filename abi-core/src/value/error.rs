@@ -4,12 +4,13 @@
 use core::ffi::c_void;
 use core::fmt;
 use core::mem::offset_of;
+use core::sync::atomic::{AtomicUsize, Ordering};
 use std::sync::Mutex;
 
 use static_assertions::const_assert_eq;
 
 use crate::ffi::type_index as ti;
-use crate::ffi::{cell_ptr, ByteArray, ObjectHeader};
+use crate::ffi::{cell_ptr, ByteArray, DLTensor, ObjectHeader};
 use crate::value::object::{dec_ref, new_object, object_handle, ObjectRef};
 
 /// `Result` with [`Error`] as the error type.
@@ -107,6 +108,10 @@ struct ErrorCell {
     kind_text: Text,
     message_text: Text,
     backtrace_text: Mutex<Text>,
+    /// The address of the `DLTensor` a check of abi's own found wrong (0 for none): the
+    /// boundary of the export whose argument it is names that argument
+    /// ([`Error::take_subject`]).
+    subject: AtomicUsize,
 }
 
 const_assert_eq!(offset_of!(ErrorCell, kind), 0);
@@ -186,6 +191,7 @@ impl Error {
             kind_text,
             message_text,
             backtrace_text: Mutex::new(backtrace_text),
+            subject: AtomicUsize::new(0),
         };
         Error(new_object(ti::ERROR, cell))
     }
@@ -221,6 +227,35 @@ impl Error {
     /// A `MemoryError`.
     pub fn memory_error(message: impl Into<String>) -> Error {
         Error::new(kind::MEMORY_ERROR, message)
+    }
+
+    /// The same error, about the tensor `dl`: raised from an export's body, where `dl` is
+    /// one of its arguments, its message names the function and that argument, as a
+    /// conversion error does. Only abi's own tensor checks mark their errors.
+    pub(crate) fn about_tensor(self, dl: *const DLTensor) -> Error {
+        if let Some(subject) = self.subject() {
+            subject.store(dl as usize, Ordering::Relaxed);
+        }
+        self
+    }
+
+    /// The address of the tensor [`Error::about_tensor`] marked, cleared so that only the
+    /// first boundary the error reaches reads it; `None` for every other error.
+    pub(crate) fn take_subject(&self) -> Option<usize> {
+        let subject = self.subject()?.swap(0, Ordering::Relaxed);
+        (subject != 0).then_some(subject)
+    }
+
+    /// The subject field, when the cell is an `ErrorCell` made here, recognised by its
+    /// `update_backtrace`: a function of this crate (a host's error has its own, and no
+    /// such field).
+    fn subject(&self) -> Option<&AtomicUsize> {
+        let cell = cell_ptr::<ErrorCell>(self.0.as_ptr());
+        // SAFETY: every Error object's cell starts with the public `TVMFFIErrorCell`; only
+        // that field is read (a host may be replacing the backtrace meanwhile).
+        let ours = core::ptr::fn_addr_eq(unsafe { (*cell).update_backtrace }, update_backtrace as UpdateBacktrace);
+        // SAFETY: a cell made here (checked above), alive as long as `self`.
+        ours.then(|| unsafe { &(*cell).subject })
     }
 
     fn field(&self, offset: usize) -> &[u8] {

@@ -52,9 +52,12 @@ pub fn entry(e: &Entry) -> TokenStream {
         let pname = param.name.to_string();
         match param.expand {
             None => {
-                let desc = quote_spanned!(param.ty.span()=> __abi::plain(#pname, <#ty as __abi::FromArg<'_>>::PARAM));
-                texts.push(quote_spanned!(param.ty.span()=> <#ty as __abi::FromArg<'_>>::TEXTS));
-                let arg = quote_spanned!(param.ty.span()=> <#ty as __abi::FromArg<'_>>::convert::<M>(s, #offset)?);
+                // A shared slice `&[E]` converts through `SliceParam`: `&[u8]` for bytes, and
+                // for any other element one error that names what to take instead.
+                let conv = if is_shared_slice(&param.ty) { quote!(__abi::SliceParam) } else { quote!(__abi::FromArg) };
+                let desc = quote_spanned!(param.ty.span()=> __abi::plain(#pname, <#ty as #conv<'_>>::PARAM));
+                texts.push(quote_spanned!(param.ty.span()=> <#ty as #conv<'_>>::TEXTS));
+                let arg = quote_spanned!(param.ty.span()=> <#ty as #conv<'_>>::convert::<M>(s, #offset)?);
                 match &param.default {
                     None => {
                         descs.push(desc);
@@ -110,6 +113,18 @@ pub fn shim(ident: &syn::Ident, attrs: TokenStream) -> TokenStream {
 }
 
 /// Replaces named and elided lifetimes by `'_` so the type can be named inside the shim.
+/// Whether `ty` is a shared slice `&[E]`.
+fn is_shared_slice(ty: &syn::Type) -> bool {
+    fn peel(ty: &syn::Type) -> &syn::Type {
+        match ty {
+            syn::Type::Group(g) => peel(&g.elem),
+            syn::Type::Paren(p) => peel(&p.elem),
+            other => other,
+        }
+    }
+    matches!(peel(ty), syn::Type::Reference(r) if r.mutability.is_none() && matches!(peel(&r.elem), syn::Type::Slice(_)))
+}
+
 pub fn strip_lifetimes(ty: &syn::Type) -> TokenStream {
     struct Strip;
     impl syn::visit_mut::VisitMut for Strip {

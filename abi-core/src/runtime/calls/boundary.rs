@@ -10,7 +10,8 @@ use core::mem::MaybeUninit;
 use core::ptr::{self, NonNull};
 use std::panic::{catch_unwind, AssertUnwindSafe};
 
-use crate::ffi::RawAny;
+use crate::ffi::type_index as ti;
+use crate::ffi::{cell_ptr, DLTensor, RawAny};
 use crate::reflect::RETRY_SLOTS;
 use crate::runtime::calls::error_slot::{set_raised, set_raised_pending};
 use crate::runtime::calls::export_entry::Export;
@@ -80,14 +81,30 @@ fn raise_export_panic(export: &'static Export, payload: Box<dyn StdAny + Send>) 
 
 #[cold]
 #[inline(never)]
-fn raise_call_error(export: &'static Export, e: CallError) -> i32 {
+fn raise_call_error(export: &'static Export, e: CallError, args: &[AnyView<'_>]) -> i32 {
     match e {
         CallError::Arg { slot, err } => set_raised_pending(PendingError::Arg { export, slot, err }),
         CallError::Overlap { slot, other } => set_raised_pending(PendingError::Overlap { export, slot, other }),
         CallError::Return(ReturnError::Conv(err)) => set_raised_pending(PendingError::Return { export, err }),
-        CallError::Return(ReturnError::User(err)) => set_raised(err),
+        CallError::Return(ReturnError::User(err)) => match tensor_slot(&err, args) {
+            Some(slot) => set_raised_pending(PendingError::InArg { export, slot, err }),
+            None => set_raised(err),
+        },
     }
     -1
+}
+
+/// The argument slot holding the tensor a check of abi's own refused in the body
+/// (`Error::about_tensor`), if the error is one and the tensor is an argument: a Tensor
+/// object (its `DLTensor` in its cell) or a bare `DLTensor*`, as `TensorView` reads them.
+fn tensor_slot(err: &Error, args: &[AnyView<'_>]) -> Option<u32> {
+    let dl = err.take_subject()?;
+    let holds = |raw: &RawAny| match raw.type_index {
+        ti::TENSOR => cell_ptr::<DLTensor>(raw.ptr().cast()) as usize == dl,
+        ti::DL_TENSOR_PTR => raw.ptr() as usize == dl,
+        _ => false,
+    };
+    args.iter().position(|a| holds(a.raw())).map(|slot| slot as u32)
 }
 
 #[cold]
@@ -234,13 +251,16 @@ pub unsafe fn full_slots<'a>(
 }
 
 /// Settles an export's call once its body ran behind the panic guard: writes the value,
-/// or raises the error or the panic (a non-zero return always has an error set).
+/// or raises the error or the panic (a non-zero return always has an error set). `args`
+/// are the call's slots, read only on the error path (to name the argument a tensor check
+/// in the body refused).
 ///
 /// # Safety
 /// `result` is non-null, writable, and holds None.
 #[inline(always)]
 pub unsafe fn finish(
     export: &'static Export,
+    args: &[AnyView<'_>],
     result: *mut RawAny,
     outcome: std::thread::Result<core::result::Result<Any, CallError>>,
 ) -> i32 {
@@ -250,7 +270,7 @@ pub unsafe fn finish(
             unsafe { result.write(v.into_raw()) };
             0
         }
-        Ok(Err(e)) => raise_call_error(export, e),
+        Ok(Err(e)) => raise_call_error(export, e, args),
         Err(payload) => raise_export_panic(export, payload),
     }
 }

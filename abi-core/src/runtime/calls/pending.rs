@@ -10,11 +10,34 @@ use crate::value::error::{kind, Error};
 /// An error raised but not yet formatted.
 #[derive(Debug)]
 pub(crate) enum PendingError {
-    Arity { export: &'static Export, got: i32 },
-    NullPointer { export: &'static Export, what: &'static str },
-    Arg { export: &'static Export, slot: u32, err: ConvError },
-    Return { export: &'static Export, err: ConvError },
-    Overlap { export: &'static Export, slot: u32, other: u32 },
+    Arity {
+        export: &'static Export,
+        got: i32,
+    },
+    NullPointer {
+        export: &'static Export,
+        what: &'static str,
+    },
+    Arg {
+        export: &'static Export,
+        slot: u32,
+        err: ConvError,
+    },
+    /// A check of abi's own in the body refused the tensor of argument `slot`.
+    InArg {
+        export: &'static Export,
+        slot: u32,
+        err: Error,
+    },
+    Return {
+        export: &'static Export,
+        err: ConvError,
+    },
+    Overlap {
+        export: &'static Export,
+        slot: u32,
+        other: u32,
+    },
 }
 
 /// Appends the dotted name of argument slot `slot` (`p.x` for expanded structs).
@@ -149,6 +172,14 @@ impl PendingError {
                 push_arg(&mut m, export.params(), slot);
                 m.push(' ');
                 err.push_message(&mut m);
+                Error::new(err.kind(), m)
+            }
+            PendingError::InArg { export, slot, err } => {
+                let mut m = message(export);
+                m.push_str(": ");
+                push_arg(&mut m, export.params(), slot);
+                m.push(' ');
+                m.push_str(err.message());
                 Error::new(err.kind(), m)
             }
             PendingError::Overlap { export, slot, other } => {

@@ -184,13 +184,21 @@ unsafe extern "C" fn tensor_alloc(prototype: *mut DLTensor, out: *mut *mut c_voi
 unsafe fn alloc(prototype: *mut DLTensor) -> Result<ObjectRef, Error> {
     // SAFETY: reading the allocator slots has no precondition.
     let Some(allocator) = (unsafe { get_allocator() }) else {
-        return Err(Error::runtime_error(
-            "TVMFFIEnvTensorAlloc: allocator is nullptr, likely because TVMFFIEnvSetDLPackManagedTensorAllocator \
-             has not been called.",
-        ));
+        return Err(no_allocator());
     };
     // SAFETY: forwarded from the caller.
     unsafe { alloc_with(allocator, prototype) }
+}
+
+// tvm-ffi's wording. Out of line: the error's construction kept the allocator lookup from
+// being inlined into the entry point.
+#[cold]
+#[inline(never)]
+fn no_allocator() -> Error {
+    Error::runtime_error(
+        "TVMFFIEnvTensorAlloc: allocator is nullptr, likely because TVMFFIEnvSetDLPackManagedTensorAllocator has \
+         not been called.",
+    )
 }
 
 /// What `TVMFFIEnvTensorAlloc` does once it has the allocator: calls it, and wraps the
