@@ -4,49 +4,14 @@
 
 use abi_core::ffi::{code, device_type};
 use abi_core::half::{bf16, f16};
-use abi_core::{DLTensor, DataType, Device, Element, HostTensorAs, Tensor, TensorView};
+use abi_core::{DataType, Device, Element, HostTensorAs, Tensor};
 
-/// A `DLTensor` over raw bytes of dtype `dtype`, with `shape` and `strides`.
-struct Raw {
-    bytes: Vec<u64>, // 8-byte aligned storage
-    shape: Vec<i64>,
-    strides: Option<Vec<i64>>,
-    dl: DLTensor,
-}
+mod support;
+use support::RawTensor as Raw;
 
-impl Raw {
-    fn new<S: Copy>(values: &[S], dtype: DataType, shape: &[i64], strides: Option<&[i64]>, offset: u64) -> Box<Raw> {
-        let len = core::mem::size_of_val(values).div_ceil(8);
-        let mut r = Box::new(Raw {
-            bytes: vec![0; len.max(1)],
-            shape: shape.to_vec(),
-            strides: strides.map(<[i64]>::to_vec),
-            dl: DLTensor {
-                data: core::ptr::null_mut(),
-                device: Device::CPU,
-                ndim: shape.len() as i32,
-                dtype,
-                shape: core::ptr::null_mut(),
-                strides: core::ptr::null_mut(),
-                byte_offset: offset * core::mem::size_of::<S>() as u64,
-            },
-        });
-        // SAFETY: `bytes` has room for `values`, and is aligned for any S up to 8 bytes.
-        unsafe { core::ptr::copy_nonoverlapping(values.as_ptr(), r.bytes.as_mut_ptr().cast::<S>(), values.len()) };
-        r.dl.data = r.bytes.as_mut_ptr().cast();
-        r.dl.shape = r.shape.as_mut_ptr();
-        r.dl.strides = r.strides.as_mut().map_or(core::ptr::null_mut(), |s| s.as_mut_ptr());
-        r
-    }
-
-    fn of<S: Element>(values: &[S]) -> Box<Raw> {
-        Raw::new(values, S::DTYPE, &[values.len() as i64], None, 0)
-    }
-
-    fn view(&self) -> TensorView<'_> {
-        // SAFETY: the DLTensor and what it points to live in `self`.
-        unsafe { TensorView::from_dl(&self.dl) }
-    }
+/// A vector of `values`, compact.
+fn of<S: Element>(values: &[S]) -> Box<Raw> {
+    Raw::new(values, S::DTYPE, &[values.len() as i64], None, 0)
 }
 
 fn as_f32(r: &Raw) -> Vec<f32> {
@@ -64,7 +29,7 @@ fn the_exact_dtype_is_borrowed_without_a_copy() {
 
 #[test]
 fn float64_becomes_float32_rounded_to_nearest() {
-    let r = Raw::of(&[0.0f64, 1.0, 2.5, 0.1, 1e300, -1e-300, f64::NAN]);
+    let r = of(&[0.0f64, 1.0, 2.5, 0.1, 1e300, -1e-300, f64::NAN]);
     let x = HostTensorAs::<f32, 1>::new(r.view()).unwrap();
     assert!(x.is_converted());
     assert_eq!(x.source_dtype().to_string(), "float64");
@@ -75,23 +40,23 @@ fn float64_becomes_float32_rounded_to_nearest() {
 
 #[test]
 fn integers_and_bools_convert_as_numpy_astype_does() {
-    assert_eq!(as_f32(&Raw::of(&[-3i64, 1 << 40, 16_777_217])), [-3.0, (1u64 << 40) as f32, 16_777_216.0]);
-    assert_eq!(as_f32(&Raw::of(&[255u8, 0, 7])), [255.0, 0.0, 7.0]);
-    assert_eq!(as_f32(&Raw::of(&[u64::MAX])), [u64::MAX as f32]);
+    assert_eq!(as_f32(&of(&[-3i64, 1 << 40, 16_777_217])), [-3.0, (1u64 << 40) as f32, 16_777_216.0]);
+    assert_eq!(as_f32(&of(&[255u8, 0, 7])), [255.0, 0.0, 7.0]);
+    assert_eq!(as_f32(&of(&[u64::MAX])), [u64::MAX as f32]);
     let bools = Raw::new(&[0u8, 1, 2], DataType::new(code::BOOL, 8), &[3], None, 0);
     assert_eq!(as_f32(&bools), [0.0, 1.0, 1.0], "any non-zero byte is true");
     // Narrower integers wrap; unsigned into signed is same_kind too.
-    let wide = Raw::of(&[300i64, -129, 5]);
+    let wide = of(&[300i64, -129, 5]);
     assert_eq!(HostTensorAs::<i8, 1>::new(wide.view()).unwrap().as_slice(), [44, 127, 5]);
-    let unsigned = Raw::of(&[u32::MAX, 1]);
+    let unsigned = of(&[u32::MAX, 1]);
     assert_eq!(HostTensorAs::<i32, 1>::new(unsigned.view()).unwrap().as_slice(), [-1, 1]);
-    assert_eq!(HostTensorAs::<u16, 1>::new(Raw::of(&[70_000u32]).view()).unwrap().as_slice(), [4464]);
+    assert_eq!(HostTensorAs::<u16, 1>::new(of(&[70_000u32]).view()).unwrap().as_slice(), [4464]);
     // Half floats both ways.
-    let halves = Raw::of(&[f16::from_f32(0.5), f16::from_f32(-2.0)]);
+    let halves = of(&[f16::from_f32(0.5), f16::from_f32(-2.0)]);
     assert_eq!(as_f32(&halves), [0.5, -2.0]);
-    let brains = Raw::of(&[bf16::from_f32(3.0)]);
+    let brains = of(&[bf16::from_f32(3.0)]);
     assert_eq!(HostTensorAs::<f64, 1>::new(brains.view()).unwrap().as_slice(), [3.0]);
-    let into_half = Raw::of(&[1.0f64 / 3.0, 70_000.0]);
+    let into_half = of(&[1.0f64 / 3.0, 70_000.0]);
     let h = HostTensorAs::<f16, 1>::new(into_half.view()).unwrap();
     assert_eq!(h.as_slice(), [f16::from_f64(1.0 / 3.0), f16::INFINITY]);
 }
@@ -103,9 +68,9 @@ fn casts_numpy_same_kind_refuses_are_refused() {
         assert_eq!(e.kind(), "TypeError");
         assert!(e.message().contains(want), "{}", e.message());
     };
-    refused(&Raw::of(&[1.0f32]), "got dtype float32"); // float to int
-    refused(&Raw::of(&[1.0f64]), "got dtype float64");
-    let e = HostTensorAs::<u32, 1>::new(Raw::of(&[1i8]).view()).unwrap_err(); // signed to unsigned
+    refused(&of(&[1.0f32]), "got dtype float32"); // float to int
+    refused(&of(&[1.0f64]), "got dtype float64");
+    let e = HostTensorAs::<u32, 1>::new(of(&[1i8]).view()).unwrap_err(); // signed to unsigned
     assert_eq!(
         e.message(),
         "expected a tensor of dtype uint32 or one numpy's same_kind casting takes to it, and rank 1, got dtype int8 \
@@ -115,9 +80,9 @@ fn casts_numpy_same_kind_refuses_are_refused() {
     assert!(HostTensorAs::<f64, 1>::new(complex.view()).is_err());
     let lanes = Raw::new(&[0.0f32; 4], DataType { code: code::FLOAT, bits: 32, lanes: 4 }, &[1], None, 0);
     assert!(HostTensorAs::<f32, 1>::new(lanes.view()).is_err(), "vectors are not numpy dtypes");
-    let e = HostTensorAs::<f32, 2>::new(Raw::of(&[1.0f64]).view()).unwrap_err();
+    let e = HostTensorAs::<f32, 2>::new(of(&[1.0f64]).view()).unwrap_err();
     assert!(e.message().ends_with("and rank 2, got dtype float64 and rank 1 (shape [1])"), "{}", e.message());
-    let mut gpu = Raw::of(&[1.0f32]);
+    let mut gpu = of(&[1.0f32]);
     gpu.dl.device = Device::new(device_type::CUDA, 0);
     let e = HostTensorAs::<f32, 1>::new(gpu.view()).unwrap_err();
     assert_eq!(e.message(), "tensor data on cuda:0 is not host-accessible");

@@ -4,52 +4,25 @@
 //! or wrap, misaligned or null data, repeated elements in a tensor written in place.
 
 use abi_core::ffi::{code, device_type};
-use abi_core::{DLTensor, DataType, Device, HostTensor, StridedTensor, StridedTensorMut, TensorView};
+use abi_core::{DataType, Device, HostTensor, StridedTensor, StridedTensorMut, TensorView};
 
-/// A `DLTensor` of float32 over its own buffer `0.0, 1.0, ...` (or a given address).
-struct Dl {
-    data: Vec<f32>,
-    shape: Vec<i64>,
-    strides: Option<Vec<i64>>,
-    dl: DLTensor,
+mod support;
+use support::RawTensor;
+
+/// A float32 tensor over its own buffer `0.0, 1.0, ...` of `len` elements, `offset`
+/// elements in, with `shape` and `strides`.
+fn dl(len: usize, offset: u64, shape: &[i64], strides: Option<&[i64]>) -> Box<RawTensor> {
+    let values: Vec<f32> = (0..len).map(|i| i as f32).collect();
+    RawTensor::new(&values, DataType { code: code::FLOAT, bits: 32, lanes: 1 }, shape, strides, offset)
 }
 
-impl Dl {
-    /// `shape` and `strides` over a buffer of `len` elements, `offset` elements in.
-    fn new(len: usize, offset: u64, shape: &[i64], strides: Option<&[i64]>) -> Box<Dl> {
-        let mut t = Box::new(Dl {
-            data: (0..len).map(|i| i as f32).collect(),
-            shape: shape.to_vec(),
-            strides: strides.map(<[i64]>::to_vec),
-            dl: DLTensor {
-                data: core::ptr::null_mut(),
-                device: Device::CPU,
-                ndim: shape.len() as i32,
-                dtype: DataType { code: code::FLOAT, bits: 32, lanes: 1 },
-                shape: core::ptr::null_mut(),
-                strides: core::ptr::null_mut(),
-                byte_offset: offset * 4,
-            },
-        });
-        t.dl.data = t.data.as_mut_ptr().cast();
-        t.dl.shape = t.shape.as_mut_ptr();
-        t.dl.strides = t.strides.as_mut().map_or(core::ptr::null_mut(), |s| s.as_mut_ptr());
-        t
-    }
+fn strided<const N: usize>(t: &RawTensor) -> abi_core::Result<StridedTensor<'_, f32, N>> {
+    StridedTensor::new(t.view())
+}
 
-    fn view(&self) -> TensorView<'_> {
-        // SAFETY: the DLTensor and what it points to live in `self`.
-        unsafe { TensorView::from_dl(&self.dl) }
-    }
-
-    fn strided<const N: usize>(&self) -> abi_core::Result<StridedTensor<'_, f32, N>> {
-        StridedTensor::new(self.view())
-    }
-
-    fn strided_mut<const N: usize>(&mut self) -> abi_core::Result<StridedTensorMut<'_, f32, N>> {
-        // SAFETY: `&mut self`: nothing else reads or writes the buffer meanwhile.
-        unsafe { StridedTensorMut::new(TensorView::from_dl(&self.dl)) }
-    }
+fn strided_mut<const N: usize>(t: &mut RawTensor) -> abi_core::Result<StridedTensorMut<'_, f32, N>> {
+    // SAFETY: `&mut t`: nothing else reads or writes the buffer meanwhile.
+    unsafe { StridedTensorMut::new(TensorView::from_dl(&t.dl)) }
 }
 
 fn all<const N: usize>(t: &StridedTensor<'_, f32, N>) -> Vec<f32> {
@@ -59,8 +32,8 @@ fn all<const N: usize>(t: &StridedTensor<'_, f32, N>) -> Vec<f32> {
 #[test]
 fn a_transpose_reads_columns_as_rows() {
     // x = arange(6).reshape(2, 3); x.T has shape (3, 2), strides (1, 3).
-    let x = Dl::new(6, 0, &[3, 2], Some(&[1, 3]));
-    let t = x.strided::<2>().unwrap();
+    let x = dl(6, 0, &[3, 2], Some(&[1, 3]));
+    let t = strided::<2>(&x).unwrap();
     assert_eq!((t.dims(), t.strides(), t.numel(), t.shape()), ([3, 2], [1, 3], 6, &[3i64, 2][..]));
     assert_eq!(all(&t), [0.0, 3.0, 1.0, 4.0, 2.0, 5.0]);
     assert_eq!((t.get([2, 1]), t[[1, 0]]), (Some(&5.0), 1.0));
@@ -72,42 +45,42 @@ fn a_transpose_reads_columns_as_rows() {
 #[test]
 fn steps_and_negative_strides_address_the_right_elements() {
     // x[::-1] of arange(4): its first element is the last, byte offset 12, stride -1.
-    let r = Dl::new(4, 3, &[4], Some(&[-1]));
-    let t = r.strided::<1>().unwrap();
+    let r = dl(4, 3, &[4], Some(&[-1]));
+    let t = strided::<1>(&r).unwrap();
     assert_eq!((all(&t), t.strides()), (vec![3.0, 2.0, 1.0, 0.0], [-1]));
     // y = arange(12).reshape(3, 4); y[:, ::2] and y[::-1, 1::2].
-    let every_other = Dl::new(12, 0, &[3, 2], Some(&[4, 2]));
-    assert_eq!(all(&every_other.strided::<2>().unwrap()), [0.0, 2.0, 4.0, 6.0, 8.0, 10.0]);
-    let both = Dl::new(12, 9, &[3, 2], Some(&[-4, 2]));
-    assert_eq!(all(&both.strided::<2>().unwrap()), [9.0, 11.0, 5.0, 7.0, 1.0, 3.0]);
+    let every_other = dl(12, 0, &[3, 2], Some(&[4, 2]));
+    assert_eq!(all(&strided::<2>(&every_other).unwrap()), [0.0, 2.0, 4.0, 6.0, 8.0, 10.0]);
+    let both = dl(12, 9, &[3, 2], Some(&[-4, 2]));
+    assert_eq!(all(&strided::<2>(&both).unwrap()), [9.0, 11.0, 5.0, 7.0, 1.0, 3.0]);
 }
 
 #[test]
 fn broadcast_zero_size_rank_zero_and_compact_tensors() {
     // np.broadcast_to(arange(3), (2, 3)): stride 0 along the rows, readable.
-    let b = Dl::new(3, 0, &[2, 3], Some(&[0, 1]));
-    assert_eq!(all(&b.strided::<2>().unwrap()), [0.0, 1.0, 2.0, 0.0, 1.0, 2.0]);
+    let b = dl(3, 0, &[2, 3], Some(&[0, 1]));
+    assert_eq!(all(&strided::<2>(&b).unwrap()), [0.0, 1.0, 2.0, 0.0, 1.0, 2.0]);
     // Empty, whatever the strides (numpy 2 gives zeros(0) stride 0).
-    let z = Dl::new(0, 0, &[0, 3], Some(&[0, 1]));
-    let t = z.strided::<2>().unwrap();
+    let z = dl(0, 0, &[0, 3], Some(&[0, 1]));
+    let t = strided::<2>(&z).unwrap();
     assert_eq!((t.numel(), t.get([0, 0]), t.iter().next(), t.as_slice()), (0, None, None, Some(&[][..])));
-    let rank0 = Dl::new(1, 0, &[], None);
-    assert_eq!(rank0.strided::<0>().unwrap()[[]], 0.0);
+    let rank0 = dl(1, 0, &[], None);
+    assert_eq!(strided::<0>(&rank0).unwrap()[[]], 0.0);
     // Compact row-major, stated or not, and an extent-1 dimension of any stride.
     for strides in [None, Some(&[3i64, 1][..])] {
-        let c = Dl::new(6, 0, &[2, 3], strides);
-        let t = c.strided::<2>().unwrap();
+        let c = dl(6, 0, &[2, 3], strides);
+        let t = strided::<2>(&c).unwrap();
         assert_eq!((t.as_slice(), t.strides()), (Some(&[0.0, 1.0, 2.0, 3.0, 4.0, 5.0][..]), [3, 1]));
     }
-    let row = Dl::new(3, 0, &[1, 3], Some(&[i64::MIN, 1]));
-    assert_eq!(row.strided::<2>().unwrap().as_slice(), Some(&[0.0, 1.0, 2.0][..]));
+    let row = dl(3, 0, &[1, 3], Some(&[i64::MIN, 1]));
+    assert_eq!(strided::<2>(&row).unwrap().as_slice(), Some(&[0.0, 1.0, 2.0][..]));
 }
 
 #[test]
 fn writes_land_where_the_strides_say() {
     // out.T of a (2, 3) buffer: out_t[[i, j]] = 10 * i + j.
-    let mut out = Dl::new(6, 0, &[3, 2], Some(&[1, 3]));
-    let mut t = out.strided_mut::<2>().unwrap();
+    let mut out = dl(6, 0, &[3, 2], Some(&[1, 3]));
+    let mut t = strided_mut::<2>(&mut out).unwrap();
     for i in 0..3 {
         for j in 0..2 {
             t[[i, j]] = (10 * i + j) as f32;
@@ -117,21 +90,21 @@ fn writes_land_where_the_strides_say() {
     *t.get_mut([0, 0]).unwrap() = -1.0;
     assert_eq!(t.get_mut([3, 0]), None);
     assert_eq!(t.as_slice(), None);
-    assert_eq!(out.data, [-1.0, 10.0, 20.0, 1.0, 11.0, 21.0]);
+    assert_eq!(out.elements::<f32>(6), [-1.0, 10.0, 20.0, 1.0, 11.0, 21.0]);
     // buf[::-1] written in row-major order fills the buffer backwards.
-    let mut rev = Dl::new(4, 3, &[4], Some(&[-1]));
-    rev.strided_mut::<1>().unwrap().iter_mut().enumerate().for_each(|(i, v)| *v = i as f32 * 2.0);
-    assert_eq!(rev.data, [6.0, 4.0, 2.0, 0.0]);
+    let mut rev = dl(4, 3, &[4], Some(&[-1]));
+    strided_mut::<1>(&mut rev).unwrap().iter_mut().enumerate().for_each(|(i, v)| *v = i as f32 * 2.0);
+    assert_eq!(rev.elements::<f32>(4), [6.0, 4.0, 2.0, 0.0]);
     // Compact: one mutable slice.
-    let mut c = Dl::new(3, 0, &[3], None);
-    c.strided_mut::<1>().unwrap().as_mut_slice().unwrap().fill(7.0);
-    assert_eq!(c.data, [7.0; 3]);
+    let mut c = dl(3, 0, &[3], None);
+    strided_mut::<1>(&mut c).unwrap().as_mut_slice().unwrap().fill(7.0);
+    assert_eq!(c.elements::<f32>(3), [7.0; 3]);
 }
 
 #[test]
 fn a_tensor_written_in_place_must_not_repeat_elements() {
-    let mut b = Dl::new(3, 0, &[2, 3], Some(&[0, 1]));
-    let e = b.strided_mut::<2>().unwrap_err();
+    let mut b = dl(3, 0, &[2, 3], Some(&[0, 1]));
+    let e = strided_mut::<2>(&mut b).unwrap_err();
     assert_eq!(
         (e.kind(), e.message()),
         (
@@ -141,44 +114,47 @@ fn a_tensor_written_in_place_must_not_repeat_elements() {
         )
     );
     // Rows of 3 elements, 2 apart: the third element of a row is the first of the next.
-    let mut rows = Dl::new(8, 0, &[3, 3], Some(&[2, 1]));
-    let e = rows.strided_mut::<2>().unwrap_err();
+    let mut rows = dl(8, 0, &[3, 3], Some(&[2, 1]));
+    let e = strided_mut::<2>(&mut rows).unwrap_err();
     assert!(e.message().ends_with("has strides that address one element twice; pass a copy"), "{}", e.message());
     // Distinct though not nested: (3, 2) with strides (2, 3) is refused all the same
     // (documented), while a transpose or every other column is accepted.
-    let mut odd = Dl::new(8, 0, &[3, 2], Some(&[2, 3]));
-    assert!(odd.strided_mut::<2>().is_err());
-    let mut every_other = Dl::new(12, 0, &[3, 2], Some(&[4, 2]));
-    assert!(every_other.strided_mut::<2>().is_ok());
+    let mut odd = dl(8, 0, &[3, 2], Some(&[2, 3]));
+    assert!(strided_mut::<2>(&mut odd).is_err());
+    let mut every_other = dl(12, 0, &[3, 2], Some(&[4, 2]));
+    assert!(strided_mut::<2>(&mut every_other).is_ok());
     // A zero stride along an extent of 1 repeats nothing.
-    let mut one = Dl::new(3, 0, &[1, 3], Some(&[0, 1]));
-    assert!(one.strided_mut::<2>().is_ok());
+    let mut one = dl(3, 0, &[1, 3], Some(&[0, 1]));
+    assert!(strided_mut::<2>(&mut one).is_ok());
 }
 
 #[test]
 fn hostile_layouts_are_errors_not_addresses() {
     let out_of_range = |shape: &[i64], strides: &[i64]| {
-        let t = Dl::new(4, 0, shape, Some(strides));
-        let e = t.strided::<2>().unwrap_err();
+        let t = dl(4, 0, shape, Some(strides));
+        let e = strided::<2>(&t).unwrap_err();
         assert_eq!(e.kind(), "ValueError");
         assert!(e.message().ends_with("address elements outside the address space"), "{}", e.message());
     };
     out_of_range(&[2, 2], &[i64::MAX, 1]); // one reach overflows
     out_of_range(&[3, 2], &[i64::MAX / 2, 1]); // the reaches added overflow
     out_of_range(&[2, 2], &[i64::MAX / 4, i64::MIN / 4]); // a span over isize::MAX bytes
-    out_of_range(&[1 << 62, 2], &[0, 0]); // more elements than isize::MAX
-    let e = Dl::new(4, 0, &[2, -2], Some(&[1, 1])).strided::<2>().unwrap_err();
+    let e = strided::<2>(&dl(4, 0, &[2, -2], Some(&[1, 1]))).unwrap_err();
     assert!(e.message().contains("negative extent"), "{}", e.message());
-    let e = Dl::new(4, 0, &[1 << 40, 1 << 40], Some(&[0, 0])).strided::<2>().unwrap_err();
-    assert!(e.message().contains("too many elements"), "{}", e.message());
+    // More elements than an i64 counts: the shape itself is refused, before any address.
+    for shape in [[1 << 40, 1 << 40], [1 << 62, 2]] {
+        let e = strided::<2>(&dl(4, 0, &shape, Some(&[0, 0]))).unwrap_err();
+        assert_eq!(e.kind(), "ValueError");
+        assert!(e.message().contains("too many elements"), "{}", e.message());
+    }
 
     // Addresses that wrap around either end of the address space, from a data pointer
     // that is never dereferenced (the check refuses first).
     let at = |address: usize, offset: u64, strides: &[i64]| {
-        let mut t = Dl::new(0, 0, &[4], Some(strides));
+        let mut t = dl(0, 0, &[4], Some(strides));
         t.dl.data = core::ptr::without_provenance_mut(address);
         t.dl.byte_offset = offset;
-        t.strided::<1>().map(|_| ()).unwrap_err().message().to_owned()
+        strided::<1>(&t).map(|_| ()).unwrap_err().message().to_owned()
     };
     assert!(at(8, 0, &[-1]).ends_with("outside the address space"), "the 4th element below 0");
     assert!(at(usize::MAX - 7, 0, &[1]).ends_with("outside the address space"));
@@ -190,18 +166,18 @@ fn hostile_layouts_are_errors_not_addresses() {
 
 #[test]
 fn dtype_rank_and_device_are_checked_as_for_host_tensors() {
-    let mut x = Dl::new(6, 0, &[3, 2], Some(&[1, 3]));
+    let mut x = dl(6, 0, &[3, 2], Some(&[1, 3]));
     let e = StridedTensor::<f64, 2>::new(x.view()).unwrap_err();
-    let compact = Dl::new(6, 0, &[3, 2], None);
+    let compact = dl(6, 0, &[3, 2], None);
     let same = HostTensor::<f64, 2>::new(compact.view()).unwrap_err();
     assert_eq!((e.kind(), e.message()), (same.kind(), same.message()));
     assert_eq!(
         e.message(),
         "expected a tensor of dtype float64 and rank 2, got dtype float32 and rank 2 (shape [3, 2])"
     );
-    assert!(x.strided::<1>().unwrap_err().message().contains("rank 1, got dtype float32 and rank 2"));
+    assert!(strided::<1>(&x).unwrap_err().message().contains("rank 1, got dtype float32 and rank 2"));
     x.dl.device = Device::new(device_type::CUDA, 0);
-    let e = x.strided::<2>().unwrap_err();
+    let e = strided::<2>(&x).unwrap_err();
     assert_eq!(e.message(), "tensor data on cuda:0 is not host-accessible");
-    assert!(x.strided_mut::<2>().is_err());
+    assert!(strided_mut::<2>(&mut x).is_err());
 }

@@ -83,3 +83,41 @@ pub fn fixture_library(package: &str, lib_name: &str) -> PathBuf {
     assert!(path.exists(), "{} missing after building {package}", path.display());
     path
 }
+
+/// A bare `DLTensor*` argument over float32 memory the test owns, as TVM's TIR passes
+/// one: the shape and strides it states, and the slot a host would pass.
+#[derive(Debug)]
+pub struct BareF32Tensor {
+    dl: abi_core::DLTensor,
+    // Vecs, not boxes: moving a box into the struct would invalidate the pointers taken
+    // (Stacked Borrows retags a moved box); a Vec's buffer stays put.
+    _shape: Vec<i64>,
+    _strides: Option<Vec<i64>>,
+}
+
+impl BareF32Tensor {
+    /// The tensor at `base` + `byte_offset` with `shape` and `strides` (in elements; `None`
+    /// states none, compact row-major).
+    pub fn new(base: *mut f32, byte_offset: u64, shape: &[i64], strides: Option<&[i64]>) -> BareF32Tensor {
+        let mut shape = shape.to_vec();
+        let mut strides = strides.map(<[i64]>::to_vec);
+        let dl = abi_core::DLTensor {
+            data: base.cast(),
+            device: abi_core::Device::CPU,
+            ndim: shape.len() as i32,
+            dtype: abi_core::DataType { code: abi_core::ffi::code::FLOAT, bits: 32, lanes: 1 },
+            shape: shape.as_mut_ptr(),
+            strides: strides.as_mut().map_or(core::ptr::null_mut(), |s| s.as_mut_ptr()),
+            byte_offset,
+        };
+        BareF32Tensor { dl, _shape: shape, _strides: strides }
+    }
+
+    /// The argument slot a host passes for it.
+    pub fn view(&self) -> abi_core::AnyView<'_> {
+        // SAFETY: the DLTensor and what it points to outlive the view (the tests keep both).
+        let slot = abi_core::IntoArg::into_slot(unsafe { abi_core::TensorView::from_dl(&self.dl) }).unwrap();
+        // SAFETY: as above.
+        unsafe { abi_core::AnyView::from_raw(slot) }
+    }
+}

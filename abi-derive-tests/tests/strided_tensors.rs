@@ -3,11 +3,8 @@
 //! repeats elements or shares a byte with another argument (naming the parameter), and
 //! lets interleaved views of one array (`out = x[:, ::2]`, `x[:, 1::2]`) through.
 
-use abi_core::ffi::code;
-use abi_core::{
-    Any, AnyView, DLTensor, DataType, Device, FromArg, HostTensorMut, Result, StridedTensor, StridedTensorMut,
-    TensorView,
-};
+use abi_core::{Any, AnyView, FromArg, HostTensorMut, Result, StridedTensor, StridedTensorMut, TensorView};
+use abi_derive_tests::BareF32Tensor;
 
 /// The sum of x's elements weighted by their row-major position, so that order shows.
 #[abi_core::export_fn]
@@ -43,49 +40,18 @@ fn call(name: &str, args: &[AnyView<'_>]) -> Result<Any> {
     abi_core::find_export(name).unwrap().function().call_packed(args)
 }
 
-/// A bare `DLTensor` (type index 7) of f32 over `base`, `offset` elements in.
-struct Bare {
-    dl: DLTensor,
-    // Vecs, not boxes: moving a box into the struct would invalidate the pointers taken.
-    _shape: Vec<i64>,
-    _strides: Vec<i64>,
-}
-
-impl Bare {
-    fn new(base: *mut f32, offset: u64, shape: &[i64], strides: &[i64]) -> Bare {
-        let (mut shape, mut strides) = (shape.to_vec(), strides.to_vec());
-        let dl = DLTensor {
-            data: base.cast(),
-            device: Device::CPU,
-            ndim: shape.len() as i32,
-            dtype: DataType { code: code::FLOAT, bits: 32, lanes: 1 },
-            shape: shape.as_mut_ptr(),
-            strides: strides.as_mut_ptr(),
-            byte_offset: offset * 4,
-        };
-        Bare { dl, _shape: shape, _strides: strides }
-    }
-
-    fn view(&self) -> AnyView<'_> {
-        // SAFETY: the DLTensor and what it points to outlive the view (the tests keep both).
-        let slot = abi_core::IntoArg::into_slot(unsafe { TensorView::from_dl(&self.dl) }).unwrap();
-        // SAFETY: as above.
-        unsafe { AnyView::from_raw(slot) }
-    }
-}
-
 #[test]
 fn transposed_and_reversed_arguments_are_read_in_logical_order() {
     let mut buf: Vec<f32> = (0..6).map(|i| i as f32).collect();
     let base = buf.as_mut_ptr();
     // x = buf.reshape(2, 3): 1*0 + 2*1 + 3*2 + 4*3 + 5*4 + 6*5.
-    let x = Bare::new(base, 0, &[2, 3], &[3, 1]);
+    let x = BareF32Tensor::new(base, 0, &[2, 3], Some(&[3, 1]));
     assert_eq!(call("weighted_sum", &[x.view()]).unwrap().to::<f64>().unwrap(), 70.0);
     // x.T: 0, 3, 1, 4, 2, 5.
-    let t = Bare::new(base, 0, &[3, 2], &[1, 3]);
+    let t = BareF32Tensor::new(base, 0, &[3, 2], Some(&[1, 3]));
     assert_eq!(call("weighted_sum", &[t.view()]).unwrap().to::<f64>().unwrap(), 0.0 + 6.0 + 3.0 + 16.0 + 10.0 + 30.0);
     // x[::-1, ::-1]: 5, 4, 3, 2, 1, 0.
-    let r = Bare::new(base, 5, &[2, 3], &[-3, -1]);
+    let r = BareF32Tensor::new(base, 5 * 4, &[2, 3], Some(&[-3, -1]));
     assert_eq!(call("weighted_sum", &[r.view()]).unwrap().to::<f64>().unwrap(), 5.0 + 8.0 + 9.0 + 8.0 + 5.0);
 }
 
@@ -93,9 +59,9 @@ fn transposed_and_reversed_arguments_are_read_in_logical_order() {
 fn a_strided_out_is_written_where_its_strides_say() {
     let mut x: Vec<f32> = (0..6).map(|i| i as f32).collect();
     let mut out = vec![0.0f32; 6];
-    let xs = Bare::new(x.as_mut_ptr(), 0, &[2, 3], &[3, 1]);
+    let xs = BareF32Tensor::new(x.as_mut_ptr(), 0, &[2, 3], Some(&[3, 1]));
     // out.T as a (2, 3) tensor: out[j][i] = 2 * x[i][j].
-    let out_t = Bare::new(out.as_mut_ptr(), 0, &[2, 3], &[1, 2]);
+    let out_t = BareF32Tensor::new(out.as_mut_ptr(), 0, &[2, 3], Some(&[1, 2]));
     assert!(call("double_into", &[xs.view(), out_t.view()]).unwrap().view().is_none());
     assert_eq!(out, [0.0, 6.0, 2.0, 8.0, 4.0, 10.0]);
 }
@@ -105,13 +71,15 @@ fn interleaved_views_of_one_array_pass_the_overlap_check() {
     // buf = arange(12).reshape(3, 4): out = buf[:, ::2] from x = buf[:, 1::2].
     let mut buf: Vec<f32> = (0..12).map(|i| i as f32).collect();
     let base = buf.as_mut_ptr();
-    let (x, out) = (Bare::new(base, 1, &[3, 2], &[4, 2]), Bare::new(base, 0, &[3, 2], &[4, 2]));
+    let (x, out) =
+        (BareF32Tensor::new(base, 4, &[3, 2], Some(&[4, 2])), BareF32Tensor::new(base, 0, &[3, 2], Some(&[4, 2])));
     call("double_into", &[x.view(), out.view()]).unwrap();
     drop((x, out));
     assert_eq!(buf, [2.0, 1.0, 6.0, 3.0, 10.0, 5.0, 14.0, 7.0, 18.0, 9.0, 22.0, 11.0]);
     // buf[:, 1:3] against buf[:, ::2] shares column 2: refused, and nothing is written.
     let before = buf.clone();
-    let (x, out) = (Bare::new(base, 1, &[3, 2], &[4, 1]), Bare::new(base, 0, &[3, 2], &[4, 2]));
+    let (x, out) =
+        (BareF32Tensor::new(base, 4, &[3, 2], Some(&[4, 1])), BareF32Tensor::new(base, 0, &[3, 2], Some(&[4, 2])));
     let e = call("double_into", &[x.view(), out.view()]).unwrap_err();
     assert!(e.message().contains("argument `out` (#1) shares memory with argument `x` (#0)"), "{}", e.message());
     drop((x, out));
@@ -122,9 +90,9 @@ fn interleaved_views_of_one_array_pass_the_overlap_check() {
 fn a_written_tensor_that_repeats_elements_is_refused_naming_it() {
     let mut x = vec![1.0f32; 6];
     let mut row = vec![0.0f32; 3];
-    let xs = Bare::new(x.as_mut_ptr(), 0, &[2, 3], &[3, 1]);
+    let xs = BareF32Tensor::new(x.as_mut_ptr(), 0, &[2, 3], Some(&[3, 1]));
     // np.broadcast_to(row, (2, 3)) as the out: stride 0.
-    let broadcast = Bare::new(row.as_mut_ptr(), 0, &[2, 3], &[0, 1]);
+    let broadcast = BareF32Tensor::new(row.as_mut_ptr(), 0, &[2, 3], Some(&[0, 1]));
     let e = call("double_into", &[xs.view(), broadcast.view()]).unwrap_err();
     assert_eq!(e.kind(), "ValueError");
     assert_eq!(
@@ -140,7 +108,7 @@ fn a_written_tensor_that_repeats_elements_is_refused_naming_it() {
 #[test]
 fn contiguous_forms_name_the_strided_one() {
     let mut buf = vec![0.0f32; 8];
-    let every_other = Bare::new(buf.as_mut_ptr(), 0, &[4], &[2]);
+    let every_other = BareF32Tensor::new(buf.as_mut_ptr(), 0, &[4], Some(&[2]));
     let e = call("fill_compact", &[every_other.view()]).unwrap_err();
     assert!(
         e.message().ends_with(
@@ -156,7 +124,7 @@ fn contiguous_forms_name_the_strided_one() {
 fn a_strided_read_is_refused_beside_a_view_that_shares_it() {
     let mut buf = vec![0.0f32; 8];
     let base = buf.as_mut_ptr();
-    let (evens, odds) = (Bare::new(base, 0, &[4], &[2]), Bare::new(base, 1, &[4], &[2]));
+    let (evens, odds) = (BareF32Tensor::new(base, 0, &[4], Some(&[2])), BareF32Tensor::new(base, 4, &[4], Some(&[2])));
     assert_eq!(call("strided_and_view", &[evens.view(), odds.view()]).unwrap().to::<i64>().unwrap(), 8);
     let e = call("strided_and_view", &[evens.view(), evens.view()]).unwrap_err();
     assert!(
@@ -172,7 +140,7 @@ fn a_strided_read_is_refused_beside_a_view_that_shares_it() {
 #[test]
 fn a_strided_mutable_tensor_is_only_a_parameter() {
     let mut buf = vec![0.0f32; 2];
-    let t = Bare::new(buf.as_mut_ptr(), 0, &[2], &[1]);
+    let t = BareF32Tensor::new(buf.as_mut_ptr(), 0, &[2], Some(&[1]));
     let view = t.view();
     let e = StridedTensorMut::<f32, 1>::from_arg(&view).unwrap_err();
     assert!(e.to_string().contains("a StridedTensorMut is only an #[export_fn] parameter"), "{e}");

@@ -4,11 +4,10 @@
 //! (offsets, negative strides, zero-size tensors), then, where those meet, from the
 //! elements' addresses (interleaved views share none), and the error names both parameters.
 
-use abi_core::ffi::code;
 use abi_core::{
-    Any, AnyView, DLTensor, DataType, Device, DeviceTensor, FromArg, HostTensor, HostTensorMut, Result, Tensor,
-    TensorView, TensorViewMut,
+    Any, AnyView, DeviceTensor, FromArg, HostTensor, HostTensorMut, Result, Tensor, TensorView, TensorViewMut,
 };
+use abi_derive_tests::BareF32Tensor;
 
 /// out[i][j] = x[i][j] * w[j], in place.
 #[abi_core::export_fn]
@@ -86,37 +85,6 @@ fn f32s(t: &Tensor) -> Vec<f32> {
     t.view().as_slice::<f32>().unwrap().to_vec()
 }
 
-/// A bare `DLTensor` (type index 7) of f32 over `base`, `byte_offset` bytes in.
-struct Bare {
-    dl: DLTensor,
-    _shape: Box<[i64]>,
-    _strides: Option<Box<[i64]>>,
-}
-
-impl Bare {
-    fn new(base: *mut f32, byte_offset: u64, shape: &[i64], strides: Option<&[i64]>) -> Bare {
-        let mut shape: Box<[i64]> = shape.into();
-        let mut strides: Option<Box<[i64]>> = strides.map(Into::into);
-        let dl = DLTensor {
-            data: base.cast(),
-            device: Device::CPU,
-            ndim: shape.len() as i32,
-            dtype: DataType { code: code::FLOAT, bits: 32, lanes: 1 },
-            shape: shape.as_mut_ptr(),
-            strides: strides.as_mut().map_or(core::ptr::null_mut(), |s| s.as_mut_ptr()),
-            byte_offset,
-        };
-        Bare { dl, _shape: shape, _strides: strides }
-    }
-
-    fn view(&self) -> AnyView<'_> {
-        // SAFETY: the DLTensor and what it points to outlive the view (the tests keep both).
-        let slot = abi_core::IntoArg::into_slot(unsafe { TensorView::from_dl(&self.dl) }).unwrap();
-        // SAFETY: as above.
-        unsafe { AnyView::from_raw(slot) }
-    }
-}
-
 #[test]
 fn the_body_writes_through_its_mutable_slice() {
     let x = Tensor::from_vec(vec![1.0f32, 2.0, 3.0, 4.0, 5.0, 6.0], &[2, 3]).unwrap();
@@ -153,10 +121,10 @@ fn overlap_is_by_byte_range_offsets_and_strides_included() {
     let mut buf = [1.0f32, 2.0, 3.0, 4.0, 5.0, 6.0, 7.0, 8.0];
     let base = buf.as_mut_ptr();
     // src = buf[0..4], dst = buf[4..8]: adjacent, not overlapping.
-    let (src, dst) = (Bare::new(base, 0, &[4], None), Bare::new(base, 16, &[4], None));
+    let (src, dst) = (BareF32Tensor::new(base, 0, &[4], None), BareF32Tensor::new(base, 16, &[4], None));
     call("copy_into", &[src.view(), dst.view()]).unwrap();
     // dst = buf[3..7] overlaps src's last element.
-    let dst = Bare::new(base, 12, &[4], None);
+    let dst = BareF32Tensor::new(base, 12, &[4], None);
     let e = call("copy_into", &[src.view(), dst.view()]).unwrap_err();
     assert!(
         e.message().ends_with(
@@ -167,7 +135,7 @@ fn overlap_is_by_byte_range_offsets_and_strides_included() {
         e.message()
     );
     // A negative stride: dst reads buf[7], buf[6], buf[5], buf[4] from byte offset 28.
-    let reversed = Bare::new(base, 28, &[4], Some(&[-1]));
+    let reversed = BareF32Tensor::new(base, 28, &[4], Some(&[-1]));
     let e = call("copy_into", &[src.view(), reversed.view()]).unwrap_err();
     assert_eq!(e.kind(), "ValueError", "not contiguous, but checked for overlap first: {}", e.message());
     assert!(
@@ -176,16 +144,16 @@ fn overlap_is_by_byte_range_offsets_and_strides_included() {
         e.message()
     );
     // ...and it overlaps a src spanning buf[4..8].
-    let src_high = Bare::new(base, 16, &[4], None);
+    let src_high = BareF32Tensor::new(base, 16, &[4], None);
     let e = call("copy_into", &[src_high.view(), reversed.view()]).unwrap_err();
     assert!(e.message().contains("shares memory"), "{}", e.message());
     // Strided src over every other element, dst in a gap: the ranges meet, the elements
     // do not, so the overlap check passes and the layout check refuses src.
-    let every_other = Bare::new(base, 0, &[4], Some(&[2]));
-    let e = call("copy_into", &[every_other.view(), Bare::new(base, 4, &[1], None).view()]).unwrap_err();
+    let every_other = BareF32Tensor::new(base, 0, &[4], Some(&[2]));
+    let e = call("copy_into", &[every_other.view(), BareF32Tensor::new(base, 4, &[1], None).view()]).unwrap_err();
     assert!(e.message().contains("not contiguous"), "elements, not ranges, are compared: {}", e.message());
     // dst on an element of src shares it.
-    let e = call("copy_into", &[every_other.view(), Bare::new(base, 8, &[1], None).view()]).unwrap_err();
+    let e = call("copy_into", &[every_other.view(), BareF32Tensor::new(base, 8, &[1], None).view()]).unwrap_err();
     assert!(e.message().contains("shares memory"), "{}", e.message());
     assert_eq!(buf[4..], [1.0, 2.0, 3.0, 4.0], "the first copy ran");
 }
@@ -193,7 +161,8 @@ fn overlap_is_by_byte_range_offsets_and_strides_included() {
 #[test]
 fn zero_size_tensors_share_nothing() {
     let mut buf = [1.0f32; 4];
-    let (src, empty) = (Bare::new(buf.as_mut_ptr(), 0, &[4], None), Bare::new(buf.as_mut_ptr(), 0, &[0], None));
+    let (src, empty) =
+        (BareF32Tensor::new(buf.as_mut_ptr(), 0, &[4], None), BareF32Tensor::new(buf.as_mut_ptr(), 0, &[0], None));
     call("copy_into", &[src.view(), empty.view()]).unwrap();
     assert_eq!(buf, [1.0; 4]);
 }
