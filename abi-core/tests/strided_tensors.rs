@@ -114,18 +114,32 @@ fn a_tensor_written_in_place_must_not_repeat_elements() {
         )
     );
     // Rows of 3 elements, 2 apart: the third element of a row is the first of the next.
+    // The message says what the check asks, not that an element repeats: the cheap test
+    // cannot tell (the next layout's elements are distinct).
+    let not_nested = "tensor written in place may repeat elements: shape [3, 3], strides [2, 1] do not nest \
+                      (sorted by size, each stride must reach past every element the smaller ones address, \
+                      as in views of one compact array); pass a copy";
     let mut rows = dl(8, 0, &[3, 3], Some(&[2, 1]));
-    let e = strided_mut::<2>(&mut rows).unwrap_err();
-    assert!(e.message().ends_with("has strides that address one element twice; pass a copy"), "{}", e.message());
+    assert_eq!(strided_mut::<2>(&mut rows).unwrap_err().message(), not_nested);
     // Distinct though not nested: (3, 2) with strides (2, 3) is refused all the same
     // (documented), while a transpose or every other column is accepted.
     let mut odd = dl(8, 0, &[3, 2], Some(&[2, 3]));
-    assert!(strided_mut::<2>(&mut odd).is_err());
+    let e = strided_mut::<2>(&mut odd).unwrap_err();
+    assert!(e
+        .message()
+        .starts_with("tensor written in place may repeat elements: shape [3, 2], strides [2, 3] do not nest"));
     let mut every_other = dl(12, 0, &[3, 2], Some(&[4, 2]));
     assert!(strided_mut::<2>(&mut every_other).is_ok());
     // A zero stride along an extent of 1 repeats nothing.
     let mut one = dl(3, 0, &[1, 3], Some(&[0, 1]));
     assert!(strided_mut::<2>(&mut one).is_ok());
+    // Nor does a tensor with no element, whatever its strides (numpy states [4, 1] for
+    // zeros((0, 4)), and [0, 1] for zeros((4, 0))).
+    for (shape, strides) in [([0, 4], [4, 1]), ([4, 0], [0, 1]), ([0, 0], [0, 0]), ([2, 0], [0, 0])] {
+        let mut empty = dl(0, 0, &shape, Some(&strides));
+        let t = strided_mut::<2>(&mut empty).unwrap_or_else(|e| panic!("{shape:?} {strides:?}: {}", e.message()));
+        assert_eq!(t.iter().count(), 0);
+    }
 }
 
 #[test]
@@ -180,4 +194,32 @@ fn dtype_rank_and_device_are_checked_as_for_host_tensors() {
     let e = strided::<2>(&x).unwrap_err();
     assert_eq!(e.message(), "tensor data on cuda:0 is not host-accessible");
     assert!(strided_mut::<2>(&mut x).is_err());
+}
+
+#[test]
+fn an_index_out_of_bounds_panics_at_the_callers_line() {
+    // The panic message a user reads on stderr points at their indexing, not into abi-core.
+    let t = dl(6, 0, &[2, 3], None);
+    let seen = std::sync::Arc::new(std::sync::Mutex::new(Vec::new()));
+    let hook = std::panic::take_hook();
+    let record = seen.clone();
+    std::panic::set_hook(Box::new(move |info| {
+        let at = format!("{}: {}", info.location().unwrap().file(), info.payload_as_str().unwrap_or(""));
+        record.lock().unwrap().push(at);
+    }));
+    let x = strided::<2>(&t).unwrap();
+    let read = std::panic::catch_unwind(|| x[[2, 0]]);
+    let mut t2 = dl(6, 0, &[2, 3], None);
+    let mut y = strided_mut::<2>(&mut t2).unwrap();
+    let write = std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| y[[0, 3]] = 1.0));
+    let written = seen.lock().unwrap().clone();
+    std::panic::set_hook(hook);
+    assert!(read.is_err() && write.is_err());
+    assert_eq!(
+        written,
+        [
+            "abi-core/tests/strided_tensors.rs: index [2, 0] is out of bounds for a tensor of dims [2, 3]",
+            "abi-core/tests/strided_tensors.rs: index [0, 3] is out of bounds for a tensor of dims [2, 3]",
+        ]
+    );
 }

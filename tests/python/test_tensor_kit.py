@@ -241,10 +241,18 @@ def test_strided_outs_that_repeat_elements_are_refused(tk):
     )
     buf = np.zeros(8, dtype=np.float32)
     rows = np.lib.stride_tricks.as_strided(buf, shape=(2, 3), strides=(8, 4))  # rows overlap by one
-    with pytest.raises(ValueError, match="has strides that address one element twice"):
+    with pytest.raises(ValueError, match=r"may repeat elements: shape \[2, 3\], strides \[2, 1\] do not nest"):
         tk.scale_strided_into(x, 2.0, rows)
     np.testing.assert_array_equal(row, 0)
     np.testing.assert_array_equal(buf, 0)
+
+
+@pytest.mark.parametrize("shape", [(0, 3), (2, 0), (0, 0)])
+def test_strided_outs_with_no_element_are_taken(tk, shape):
+    """numpy states strides [3, 1] for zeros((0, 3)) and [0, 1] for zeros((2, 0)): nothing
+    repeats in a tensor with no element, as HostTensorMut takes them too."""
+    tk.scale_strided_into(np.ones(shape, dtype=np.float32), 2.0, np.zeros(shape, dtype=np.float32))
+    tk.scale_rows_into(np.ones(shape, dtype=np.float32), np.ones(shape[1], dtype=np.float32), np.zeros(shape, dtype=np.float32))
 
 
 def test_np_arange_float64_goes_into_a_float32_kernel(tk):

@@ -106,8 +106,12 @@ impl<const N: usize> Layout<N> {
     /// stride along an extent above 1, and, sorted by magnitude, each stride reaches past
     /// every element the smaller ones address (what a view of one compact array sliced or
     /// transposed has). A layout whose elements are distinct in some other way is refused
-    /// too: telling those apart is costlier than a call should pay.
+    /// too: telling those apart is costlier than a call should pay. A tensor with no
+    /// element repeats none, whatever its strides.
     pub fn check_distinct(&self, view: &TensorView<'_>) -> Result<()> {
+        if self.numel == 0 {
+            return Ok(());
+        }
         let mut order = [0usize; N];
         let mut n = 0;
         for (k, (&d, &step)) in self.dims.iter().zip(&self.steps).enumerate() {
@@ -227,13 +231,17 @@ fn out_of_range(view: &TensorView<'_>) -> Error {
 #[cold]
 #[inline(never)]
 fn shared_elements(view: &TensorView<'_>, zero_stride: Option<usize>) -> Error {
-    let why = match zero_stride {
-        Some(k) => format!("stride 0 along dimension {k} (a broadcast array)"),
-        None => "strides that address one element twice".to_owned(),
-    };
-    Error::value_error(format!(
-        "tensor written in place repeats elements: shape {:?}, strides {:?} has {why}; pass a copy",
-        view.shape(),
-        view.strides().unwrap_or_default()
-    ))
+    let (shape, strides) = (view.shape(), view.strides().unwrap_or_default());
+    Error::value_error(match zero_stride {
+        Some(k) => format!(
+            "tensor written in place repeats elements: shape {shape:?}, strides {strides:?} has stride 0 along \
+             dimension {k} (a broadcast array); pass a copy"
+        ),
+        // The cheap test failed: the elements may or may not repeat, so say what it asks.
+        None => format!(
+            "tensor written in place may repeat elements: shape {shape:?}, strides {strides:?} do not nest (sorted by \
+             size, each stride must reach past every element the smaller ones address, as in views of one compact \
+             array); pass a copy"
+        ),
+    })
 }

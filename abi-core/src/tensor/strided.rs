@@ -162,28 +162,39 @@ fn host_layout<T: Element, const N: usize>(view: &TensorView<'_>) -> Result<Layo
 impl<'a, T: Element, const N: usize> Index<[usize; N]> for StridedTensor<'a, T, N> {
     type Output = T;
 
-    /// The element at `index`; panics out of bounds (an export's body that panics returns
-    /// an error to its caller).
+    /// The element at `index`; panics out of bounds, at the caller's line (an export's body
+    /// that panics returns an error to its caller).
+    #[track_caller]
     fn index(&self, index: [usize; N]) -> &T {
-        self.get(index).unwrap_or_else(|| out_of_bounds(index, self.layout.dims))
+        match self.get(index) {
+            Some(element) => element,
+            None => out_of_bounds(index, self.layout.dims),
+        }
     }
 }
 
 impl<T: Element, const N: usize> Index<[usize; N]> for StridedTensorMut<'_, T, N> {
     type Output = T;
 
-    /// The element at `index`; panics out of bounds.
+    /// The element at `index`; panics out of bounds, at the caller's line.
+    #[track_caller]
     fn index(&self, index: [usize; N]) -> &T {
-        let dims = self.layout.dims;
-        self.get(index).unwrap_or_else(|| out_of_bounds(index, dims))
+        match self.get(index) {
+            Some(element) => element,
+            None => out_of_bounds(index, self.layout.dims),
+        }
     }
 }
 
 impl<T: Element, const N: usize> IndexMut<[usize; N]> for StridedTensorMut<'_, T, N> {
-    /// The element at `index` to write; panics out of bounds.
+    /// The element at `index` to write; panics out of bounds, at the caller's line.
+    #[track_caller]
     fn index_mut(&mut self, index: [usize; N]) -> &mut T {
         let dims = self.layout.dims;
-        self.get_mut(index).unwrap_or_else(|| out_of_bounds(index, dims))
+        match self.get_mut(index) {
+            Some(element) => element,
+            None => out_of_bounds(index, dims),
+        }
     }
 }
 
