@@ -218,7 +218,8 @@ pub trait ListItem: AbiType {}
 #[diagnostic::on_unimplemented(
     message = "`{Self}` cannot be returned from an exported function",
     label = "unsupported return type",
-    note = "return an ABI type, or `Result<T, E>` where `E: Into<abi_core::Error>`"
+    note = "return an ABI type, or `Result<T, E>` where `E: Into<abi_core::Error>`",
+    note = "an array goes back as a `Tensor` (`Tensor::from_vec`, `Tensor::empty`); the borrowed views (`HostTensor`, `TensorView`, ...) are parameters only"
 )]
 pub trait ReturnValue {
     /// The reflection of the success type.
