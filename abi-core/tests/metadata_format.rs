@@ -15,8 +15,11 @@ use abi_core::Metadata;
 /// The approved (format version, FNV-1a hash of the sample's metadata) pair. Version 1
 /// since typed tensors added `dtype` and `ndim` to `{"type":"ffi.Tensor"}` (keys readers
 /// of version 1 skip), `abi.defaults` added parameter defaults and `abi.struct`/`abi.fields`
-/// named structs' names and fields in `type_schema` (keys they skip too).
-const APPROVED: (u32, u64) = (1, 0xcbdf_e22d_e03f_d4b9);
+/// named structs' names and fields in `type_schema` (keys they skip too). The sample also
+/// holds each type's Python display, which is message text, not metadata: a tuple struct's
+/// became the tuple of its fields (`tuple[str, int]`, was its Rust name), with the
+/// published records unchanged.
+const APPROVED: (u32, u64) = (1, 0xa3e2_81b0_9116_84af);
 
 static I64: TypeDesc = TypeDesc::Int { bits: 64, signed: true };
 static U8: TypeDesc = TypeDesc::Int { bits: 8, signed: false };
