@@ -5,6 +5,7 @@
 
 mod classes;
 mod diff;
+mod formats;
 mod init_python;
 mod inspect;
 mod read;
