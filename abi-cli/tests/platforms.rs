@@ -3,7 +3,7 @@
 //! small `no_std` crate placed under the section names of the other formats, and the
 //! toolchain's rust-lld links it into a dylib (ld64 flavour, for arm64 and x86_64) and a
 //! DLL (lld-link flavour), as `cargo build` does on those systems. `inspect`, `stubs`,
-//! `diff` must read them as they read the Linux library; a damaged one is an
+//! `diff` and `wheel` must read them as they read the Linux library; a damaged one is an
 //! error line, never a crash. Needs the rustup targets `aarch64-apple-darwin`,
 //! `x86_64-apple-darwin` and `x86_64-pc-windows-msvc` (scripts/ensure-tools.sh adds them).
 
@@ -254,6 +254,60 @@ fn a_library_of_another_platform_needing_loading_is_refused_in_one_line() {
         let (code, _, stderr) = run_on(&["inspect", "--no-load"], &lib);
         assert_eq!(code, Some(2));
         assert!(stderr.contains("publishes its metadata only as functions: reading it means loading"), "{stderr}");
+    }
+}
+
+/// Builds a wheel of `lib`; returns its file name and the names inside.
+fn wheel(lib: &Path, dir: &str, extra: &[&str]) -> Result<(String, Vec<String>), String> {
+    let out = target_dir().join("abi-cli-platforms").join("wheels").join(dir);
+    let _ = std::fs::remove_dir_all(&out);
+    let mut args = vec!["wheel", path(lib), "--package", "mathlib", "--version", "1.0", "-o", path(&out)];
+    args.extend_from_slice(extra);
+    let made = abi(&args);
+    let (stdout, stderr) = text(&made);
+    if !made.status.success() {
+        assert_eq!(made.status.code(), Some(2));
+        assert_eq!(stderr.lines().count(), 1, "{stderr}");
+        return Err(stderr);
+    }
+    let written = PathBuf::from(stdout.trim().strip_prefix("wrote ").unwrap());
+    let mut zip = zip::ZipArchive::new(std::fs::File::open(&written).unwrap()).unwrap();
+    let names = (0..zip.len()).map(|i| zip.by_index(i).unwrap().name().to_owned()).collect();
+    Ok((written.file_name().unwrap().to_str().unwrap().to_owned(), names))
+}
+
+#[test]
+fn wheels_are_tagged_from_the_minimum_macos_and_the_windows_machine() {
+    let linux = fixture_library("abi-mathlib", "mathlib");
+    // (target, MACOSX_DEPLOYMENT_TARGET, tag): 10.12 is LC_VERSION_MIN_MACOSX, the others
+    // LC_BUILD_VERSION; from 11 on pip matches only macosx_<major>_0.
+    for (target, macos, tag) in [
+        (MacX86_64, "10.12", "macosx_10_12_x86_64"),
+        (MacX86_64, "11.3", "macosx_11_0_x86_64"),
+        (MacArm64, "11.0", "macosx_11_0_arm64"),
+        (MacArm64, "11.3", "macosx_11_0_arm64"),
+        (MacArm64, "14.2", "macosx_14_0_arm64"),
+    ] {
+        let dir = format!("macos-{macos}");
+        let lib =
+            relink(&Relink { from: &linux, name: "mathlib", target, macos: Some(macos), records: true, dir: &dir });
+        let (name, files) = wheel(&lib, &dir, &[]).unwrap();
+        assert_eq!(name, format!("mathlib-1.0-py3-none-{tag}.whl"));
+        assert!(files.contains(&"mathlib/libmathlib.dylib".to_owned()), "{files:?}");
+        assert!(files.contains(&"mathlib/__init__.pyi".to_owned()), "{files:?}");
+    }
+    let dll = relinked(&linux, "mathlib", WindowsMsvc, "wheel");
+    let (name, files) = wheel(&dll, "windows", &[]).unwrap();
+    assert_eq!(name, "mathlib-1.0-py3-none-win_amd64.whl");
+    assert!(files.contains(&"mathlib/mathlib.dll".to_owned()), "{files:?}");
+    // A Linux tag asked for a macOS or Windows library is refused.
+    let dylib = relinked(&linux, "mathlib", MacArm64, "wheel");
+    for (lib, system, tag) in [(&dylib, "macOS", "macosx_11_0_arm64"), (&dll, "Windows", "win_amd64")] {
+        let refused = wheel(lib, "refused", &["--platform-tag", "manylinux2014"]).unwrap_err();
+        assert_eq!(
+            refused,
+            format!("abi: error: `--platform-tag manylinux2014` is a Linux tag and this is a {system} library: leave --platform-tag at auto, which reads its tag ({tag}) from the library\n")
+        );
     }
 }
 
