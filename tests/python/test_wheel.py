@@ -4,6 +4,7 @@ byte-for-byte reproducibility, one-line errors; and the user's route, a crate fo
 pip-installable by `abi init-python`, installed with `pip install` into a clean venv, then
 imported, called, `pip check`ed and type-checked with numpy arguments under mypy --strict."""
 
+import json
 import os
 import re
 import struct
@@ -437,6 +438,33 @@ def test_without_abi_the_build_names_the_install_command(tmp_path, clean_venv):
     assert failed.returncode != 0
     assert "is not an executable file" in failed.stdout + failed.stderr
     assert "FileNotFoundError" not in failed.stdout + failed.stderr
+
+
+def test_the_backend_takes_the_library_of_the_platform_it_builds_on(tmp_path):
+    """cargo names a cdylib libgeokit.so on Linux, libgeokit.dylib on macOS, geokit.dll
+    (beside its import library geokit.dll.lib) on Windows."""
+    crate = make_crate(tmp_path)
+    assert abi("init-python", crate).returncode == 0
+    sys.path.insert(0, str(crate))
+    try:
+        import abi_build
+    finally:
+        sys.path.remove(str(crate))
+    manifest = crate / "Cargo.toml"
+
+    def built(*files, kind="cdylib"):
+        message = {"reason": "compiler-artifact", "manifest_path": str(manifest), "package_id": "path+file:///geokit#0.1.0", "target": {"kind": [kind]}, "filenames": list(files)}
+        return json.dumps(message) + "\n" + json.dumps({"reason": "build-finished", "success": True})
+
+    for platform, files, want in [
+        ("linux", ["/t/release/libgeokit.so"], "/t/release/libgeokit.so"),
+        ("darwin", ["/t/release/libgeokit.dylib"], "/t/release/libgeokit.dylib"),
+        ("win32", ["C:/t/release/geokit.dll", "C:/t/release/geokit.dll.lib", "C:/t/release/geokit.pdb"], "C:/t/release/geokit.dll"),
+    ]:
+        libraries, package_id = abi_build._cdylibs(built(*files), manifest, platform)
+        assert [str(p) for p in libraries] == [want] and package_id == "path+file:///geokit#0.1.0", platform
+    # Another crate's library, or this crate's rlib, is not taken.
+    assert abi_build._cdylibs(built("/t/release/libgeokit.rlib", kind="rlib"), manifest, "linux") == ([], None)
 
 
 def test_init_python_keeps_existing_files_and_needs_a_crate(tmp_path):
