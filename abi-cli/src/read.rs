@@ -102,6 +102,13 @@ struct Found {
 /// by calling it.
 pub fn read(path: &Path, allow_load: bool) -> Result<Listing, String> {
     let bytes = std::fs::read(path).map_err(|e| format!("cannot read {}: {e}", path.display()))?;
+    if matches!(object::FileKind::parse(&*bytes), Ok(object::FileKind::MachOFat32 | object::FileKind::MachOFat64)) {
+        return Err(format!(
+            "{} is a universal (fat) Mach-O file, which abi does not read: build one architecture \
+             (cargo build --target aarch64-apple-darwin) or take one out (lipo -thin arm64)",
+            path.display()
+        ));
+    }
     let file = object::File::parse(&*bytes).map_err(|e| format!("{} is not a shared library: {e}", path.display()))?;
     if file.kind() != ObjectKind::Dynamic {
         return Err(format!("{} is not a shared library (it is {:?})", path.display(), file.kind()));

@@ -257,6 +257,32 @@ fn a_library_of_another_platform_needing_loading_is_refused_in_one_line() {
     }
 }
 
+#[test]
+fn a_universal_mach_o_file_is_refused_naming_the_way_out() {
+    let thin = relinked(&fixture_library("abi-mathlib", "mathlib"), "mathlib", MacArm64, "universal");
+    let dylib = std::fs::read(&thin).unwrap();
+    // A fat header (big-endian) naming one arm64 slice at 4096, as `lipo -create` writes it.
+    let mut fat = Vec::new();
+    for word in [0xcafe_babe_u32, 1, 0x0100_000c, 0, 4096, dylib.len() as u32, 12] {
+        fat.extend_from_slice(&word.to_be_bytes());
+    }
+    fat.resize(4096, 0);
+    fat.extend_from_slice(&dylib);
+    let universal = thin.with_file_name("libuniversal.dylib");
+    std::fs::write(&universal, fat).unwrap();
+    for args in [&["inspect"][..], &["wheel", "--package", "p", "--version", "1", "-o", "/nonexistent"]] {
+        let mut all = args.to_vec();
+        all.insert(1, path(&universal));
+        let out = abi(&all);
+        assert_eq!(out.status.code(), Some(2));
+        assert_eq!(
+            text(&out).1.replace(path(&universal), "LIB"),
+            "abi: error: LIB is a universal (fat) Mach-O file, which abi does not read: build one architecture \
+             (cargo build --target aarch64-apple-darwin) or take one out (lipo -thin arm64)\n"
+        );
+    }
+}
+
 /// Builds a wheel of `lib`; returns its file name and the names inside.
 fn wheel(lib: &Path, dir: &str, extra: &[&str]) -> Result<(String, Vec<String>), String> {
     let out = target_dir().join("abi-cli-platforms").join("wheels").join(dir);
