@@ -1,10 +1,12 @@
 //! IREE statuses: a code alone, or a code with a message in the block layout IREE's release
 //! builds use (a private layout, pinned to the tested IREE version: docs/IREE-DYNAMIC-MODULE.md).
-//! The host copies the message and frees the block with libc's `free`.
+//! The host copies the message and frees the block with its C runtime's `free`. On Windows a
+//! status is always a code alone, its message on stderr (abi-core/src/sys/windows.rs says why).
 
 use core::ffi::c_void;
 
 use crate::iree::vm::Status;
+use crate::sys;
 use crate::value::error::{kind, Error};
 
 /// Status codes (`iree_status_code_t`).
@@ -127,10 +129,10 @@ pub fn from_error(e: &Error, what: &str, at: Location, mode: Messages) -> Status
 
 fn with_message(code: u32, message: &str, at: Location) -> Option<Status> {
     let header = core::mem::size_of::<MessageHeader>();
-    let mut block: *mut c_void = core::ptr::null_mut();
-    // SAFETY: libc's allocator, as the host's `free` expects; 32-byte alignment leaves the
-    // status's 5 code bits free.
-    if unsafe { libc::posix_memalign(&mut block, 32, header + message.len()) } != 0 || block.is_null() {
+    // 32-byte alignment leaves the status's 5 code bits free; the platform layer allocates
+    // from the C runtime whose `free` the host calls, and on Windows not at all.
+    let block = sys::status_block_alloc(header + message.len());
+    if block.is_null() {
         return None;
     }
     let text = block.cast::<u8>().wrapping_add(header);
@@ -160,7 +162,7 @@ pub unsafe fn take_message(status: Status) -> Option<String> {
     }
     // SAFETY: a block written by `with_message`.
     let text = unsafe { String::from_utf8_lossy((*block).message.bytes()).into_owned() };
-    // SAFETY: allocated by posix_memalign.
-    unsafe { libc::free(block.cast()) };
+    // SAFETY: allocated by `with_message`, and not used afterwards.
+    unsafe { sys::status_block_free(block.cast()) };
     Some(text)
 }
