@@ -1,20 +1,32 @@
 #!/usr/bin/env bash
-# Makes sure the tools the test suite needs are present: python3 with venv, gcc, g++, valgrind
-# (installed with apt-get when missing and running as root), and a nightly Rust toolchain
-# for the AddressSanitizer step (installed with rustup when missing). Otherwise fails
-# saying what to install.
+# Makes sure the tools the test suite needs are present: python3 with venv, gcc, g++, valgrind,
+# and for scripts/test-platforms.sh mingw-w64 and wine (installed with apt-get when missing
+# and running as root), a nightly Rust toolchain for the AddressSanitizer step, and the
+# macOS and Windows targets of the pinned toolchain (installed with rustup when missing).
+# Otherwise fails saying what to install.
 set -euo pipefail
 if ! rustup toolchain list | grep -q '^nightly'; then
   echo "installing the nightly Rust toolchain (AddressSanitizer needs it)"
   rustup toolchain install nightly --profile minimal ||
     { echo "missing tool: the nightly Rust toolchain (rustup toolchain install nightly)" >&2; exit 1; }
 fi
+# macOS and Windows targets of the pinned toolchain (rust-toolchain.toml), for
+# scripts/test-platforms.sh.
+installed=$(cd "$(dirname "$0")/.." && rustup target list --installed)
+for triple in aarch64-apple-darwin x86_64-apple-darwin x86_64-pc-windows-gnu x86_64-pc-windows-msvc; do
+  grep -qx "$triple" <<<"$installed" && continue
+  echo "installing the Rust target $triple"
+  (cd "$(dirname "$0")/.." && rustup target add "$triple") ||
+    { echo "missing tool: the Rust target $triple (rustup target add $triple)" >&2; exit 1; }
+done
 missing=()
 command -v g++ >/dev/null || missing+=(g++)
 command -v gcc >/dev/null || missing+=(gcc)
 command -v valgrind >/dev/null || missing+=(valgrind)
 command -v python3 >/dev/null || missing+=(python3)
 python3 -c 'import venv, ensurepip' 2>/dev/null || missing+=(python3-venv)
+command -v x86_64-w64-mingw32-gcc >/dev/null || missing+=(gcc-mingw-w64-x86-64)
+command -v wine >/dev/null && command -v wineboot >/dev/null || missing+=(wine wine64)
 [ ${#missing[@]} -eq 0 ] && exit 0
 if [ "$(id -u)" = 0 ] && command -v apt-get >/dev/null; then
   echo "installing: ${missing[*]}"
