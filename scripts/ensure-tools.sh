@@ -2,22 +2,25 @@
 # Makes sure the tools the test suite needs are present: python3 with venv, gcc, g++, valgrind,
 # and for scripts/test-platforms.sh mingw-w64 and wine (installed with apt-get when missing
 # and running as root), a nightly Rust toolchain for the AddressSanitizer step, and the
-# macOS and Windows targets of the pinned toolchain (installed with rustup when missing).
-# Otherwise fails saying what to install.
+# macOS and Windows targets of the pinned toolchain that abi-cli's platform tests and
+# scripts/test-platforms.sh build for (installed with rustup when missing). Otherwise fails
+# saying what to install.
 set -euo pipefail
 if ! rustup toolchain list | grep -q '^nightly'; then
   echo "installing the nightly Rust toolchain (AddressSanitizer needs it)"
   rustup toolchain install nightly --profile minimal ||
     { echo "missing tool: the nightly Rust toolchain (rustup toolchain install nightly)" >&2; exit 1; }
 fi
-# macOS and Windows targets of the pinned toolchain (rust-toolchain.toml), for
-# scripts/test-platforms.sh.
+# The macOS and Windows targets of the pinned toolchain (rust-toolchain.toml): abi-cli's
+# tests link libraries for them with the toolchain's rust-lld (abi-cli/tests/platforms.rs),
+# scripts/test-platforms.sh builds the workspace for them.
+targets=(aarch64-apple-darwin x86_64-apple-darwin x86_64-pc-windows-msvc x86_64-pc-windows-gnu)
 installed=$(cd "$(dirname "$0")/.." && rustup target list --installed)
-for triple in aarch64-apple-darwin x86_64-apple-darwin x86_64-pc-windows-gnu x86_64-pc-windows-msvc; do
-  grep -qx "$triple" <<<"$installed" && continue
-  echo "installing the Rust target $triple"
-  (cd "$(dirname "$0")/.." && rustup target add "$triple") ||
-    { echo "missing tool: the Rust target $triple (rustup target add $triple)" >&2; exit 1; }
+for target in "${targets[@]}"; do
+  grep -qx "$target" <<<"$installed" && continue
+  echo "adding the Rust target $target"
+  (cd "$(dirname "$0")/.." && rustup target add "$target") ||
+    { echo "missing Rust target: $target (rustup target add $target)" >&2; exit 1; }
 done
 missing=()
 command -v g++ >/dev/null || missing+=(g++)

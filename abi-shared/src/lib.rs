@@ -55,19 +55,19 @@ pub const IREE_RECORDS_SECTION: &str = "abi_iree_records";
 // The record sections of each object format. abi-core's `sys` module places records with a
 // `macro_rules!`, which cannot name a constant: it spells each name as a literal, one file
 // per format, and a test there holds the literals to these constants.
-/// [`EXPORT_RECORDS_SECTION`] in a Mach-O file (`segment,section`, the section name at
-/// most 16 bytes).
+/// [`EXPORT_RECORDS_SECTION`] in a Mach-O library (macOS): `segment,section`, the section
+/// name at most 16 bytes.
 pub const EXPORT_RECORDS_SECTION_MACHO: &str = "__DATA,__abi_exports";
-/// [`CLASS_RECORDS_SECTION`] in a Mach-O file.
+/// [`CLASS_RECORDS_SECTION`] in a Mach-O library.
 pub const CLASS_RECORDS_SECTION_MACHO: &str = "__DATA,__abi_classes";
-/// [`IREE_RECORDS_SECTION`] in a Mach-O file.
+/// [`IREE_RECORDS_SECTION`] in a Mach-O library.
 pub const IREE_RECORDS_SECTION_MACHO: &str = "__DATA,__abi_iree";
-/// [`EXPORT_RECORDS_SECTION`] in a PE/COFF file (at most 8 bytes: lld-link truncates
-/// longer names).
+/// [`EXPORT_RECORDS_SECTION`] in a PE library (Windows): at most 8 bytes, since lld-link
+/// truncates longer section names in an image.
 pub const EXPORT_RECORDS_SECTION_PE: &str = ".abiexp";
-/// [`CLASS_RECORDS_SECTION`] in a PE/COFF file.
+/// [`CLASS_RECORDS_SECTION`] in a PE library.
 pub const CLASS_RECORDS_SECTION_PE: &str = ".abicls";
-/// [`IREE_RECORDS_SECTION`] in a PE/COFF file.
+/// [`IREE_RECORDS_SECTION`] in a PE library.
 pub const IREE_RECORDS_SECTION_PE: &str = ".abiiree";
 /// Prefix of the hidden crate-root macro that makes a second export of a name an error.
 pub const UNIQUENESS_MARKER_PREFIX: &str = "abi_export_named_";
