@@ -39,7 +39,7 @@ abi=$target/debug/abi
 same_as_linux() { # linux-lib other-lib
   python3 tests/platforms/same_records.py "$objcopy" "$1" "$2"
   local linux other
-  linux=$("$abi" inspect --no-load --json "$1")
+  linux=$("$abi" inspect --no-load --json "$1") || { echo "FAIL: abi inspect cannot read $1" >&2; return 1; }
   other=$("$abi" inspect --no-load --json "$2") || { echo "FAIL: abi inspect cannot read $2" >&2; return 1; }
   python3 - "$linux" "$other" "$2" <<'PY'
 import json, sys
