@@ -166,3 +166,26 @@ pub unsafe fn take_message(status: Status) -> Option<String> {
     unsafe { sys::status_block_free(block.cast()) };
     Some(text)
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// A failure the module reports with messages on (the default): the host gets the
+    /// message in a block on unix, where IREE's `free` and this library's allocation are
+    /// the same libc's; on Windows the code alone (IREE would free a block with its own C
+    /// runtime's `_aligned_free`), the message going to stderr.
+    #[test]
+    fn a_status_carries_its_message_only_where_the_host_frees_it_from_the_same_heap() {
+        let status = failure(code::INVALID_ARGUMENT, "kit.f: ValueError: no", here!(), Messages::InStatus);
+        assert_eq!(status_code(status), code::INVALID_ARGUMENT);
+        // SAFETY: a status `failure` just made, used once.
+        let message = unsafe { take_message(status) };
+        if cfg!(windows) {
+            assert_eq!(status, code::INVALID_ARGUMENT as Status, "a bare code on Windows");
+            assert_eq!(message, None);
+        } else {
+            assert_eq!(message.as_deref(), Some("kit.f: ValueError: no"));
+        }
+    }
+}
