@@ -33,8 +33,12 @@ command -v wine >/dev/null && command -v wineboot >/dev/null || missing+=(wine w
 [ ${#missing[@]} -eq 0 ] && exit 0
 if [ "$(id -u)" = 0 ] && command -v apt-get >/dev/null; then
   echo "installing: ${missing[*]}"
-  apt-get update -qq
-  DEBIAN_FRONTEND=noninteractive apt-get install -y -qq "${missing[@]}" >/dev/null
+  apt-get update -qq &&
+    DEBIAN_FRONTEND=noninteractive apt-get install -y -qq "${missing[@]}" >/dev/null ||
+    { echo "missing tools: ${missing[*]} (apt-get install failed)" >&2; exit 1; }
+  for tool in g++ gcc valgrind python3 x86_64-w64-mingw32-gcc wine wineboot; do
+    command -v "$tool" >/dev/null || { echo "missing tool: $tool (not there after apt-get install ${missing[*]})" >&2; exit 1; }
+  done
 else
   echo "missing tools: ${missing[*]} (install them, e.g. apt-get install ${missing[*]})" >&2
   exit 1
