@@ -43,6 +43,26 @@ mod macho;
 
 #[cfg(test)]
 mod tests {
+    /// A library the process has loaded is found by its file name, as a loaded tvm_ffi is
+    /// (`libtvm_ffi.so`, `libtvm_ffi.dylib`, `tvm_ffi.dll`), and its symbols resolve; tvm_ffi,
+    /// which this test does not load, is not found.
+    #[test]
+    #[cfg(any(windows, target_vendor = "apple", all(target_os = "linux", target_env = "gnu")))]
+    #[cfg_attr(miri, ignore = "Miri cannot look up loaded libraries")]
+    fn a_loaded_library_is_found_by_its_file_name() {
+        #[cfg(windows)]
+        let (name, symbol) = ("kernel32.dll", &b"GetCurrentProcessId\0"[..]);
+        #[cfg(target_vendor = "apple")]
+        let (name, symbol) = ("libSystem.B.dylib", &b"getpid\0"[..]);
+        #[cfg(all(target_os = "linux", target_env = "gnu"))]
+        let (name, symbol) = ("libc.so.6", &b"getpid\0"[..]);
+        let lib = super::loaded_library(name).unwrap_or_else(|| panic!("{name}, loaded, was not found"));
+        // SAFETY: looking a symbol up runs no code; it is not called.
+        let found = unsafe { lib.get::<unsafe extern "C" fn() -> u32>(symbol) };
+        assert!(found.is_ok(), "{name} has no {}", String::from_utf8_lossy(&symbol[..symbol.len() - 1]));
+        assert!(super::loaded_library(super::TVM_FFI_LIBRARY).is_none());
+    }
+
     /// The section names each format's macro spells as literals are abi-shared's, which
     /// tools read.
     #[test]
