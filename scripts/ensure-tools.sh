@@ -1,19 +1,22 @@
 #!/usr/bin/env bash
-# Makes sure the tools the test suite needs are present: python3 with venv, gcc, g++, valgrind
-# (installed with apt-get when missing and running as root), a nightly Rust toolchain
-# for the AddressSanitizer step and the rustup targets the CLI's platform tests link for
-# (installed with rustup when missing). Otherwise fails saying what to install.
+# Makes sure the tools the test suite needs are present: python3 with venv, gcc, g++, valgrind,
+# and for scripts/test-platforms.sh mingw-w64 and wine (installed with apt-get when missing
+# and running as root), a nightly Rust toolchain for the AddressSanitizer step, and the
+# macOS and Windows targets of the pinned toolchain that abi-cli's platform tests and
+# scripts/test-platforms.sh build for (installed with rustup when missing). Otherwise fails
+# saying what to install.
 set -euo pipefail
 if ! rustup toolchain list | grep -q '^nightly'; then
   echo "installing the nightly Rust toolchain (AddressSanitizer needs it)"
   rustup toolchain install nightly --profile minimal ||
     { echo "missing tool: the nightly Rust toolchain (rustup toolchain install nightly)" >&2; exit 1; }
 fi
-# The targets abi-cli's tests link macOS and Windows libraries for (with the toolchain's
-# rust-lld, abi-cli/tests/platforms.rs).
-cli_targets=(aarch64-apple-darwin x86_64-apple-darwin x86_64-pc-windows-msvc)
+# The macOS and Windows targets of the pinned toolchain (rust-toolchain.toml): abi-cli's
+# tests link libraries for them with the toolchain's rust-lld (abi-cli/tests/platforms.rs),
+# scripts/test-platforms.sh builds the workspace for them.
+targets=(aarch64-apple-darwin x86_64-apple-darwin x86_64-pc-windows-msvc x86_64-pc-windows-gnu)
 installed=$(cd "$(dirname "$0")/.." && rustup target list --installed)
-for target in "${cli_targets[@]}"; do
+for target in "${targets[@]}"; do
   grep -qx "$target" <<<"$installed" && continue
   echo "adding the Rust target $target"
   (cd "$(dirname "$0")/.." && rustup target add "$target") ||
@@ -25,11 +28,17 @@ command -v gcc >/dev/null || missing+=(gcc)
 command -v valgrind >/dev/null || missing+=(valgrind)
 command -v python3 >/dev/null || missing+=(python3)
 python3 -c 'import venv, ensurepip' 2>/dev/null || missing+=(python3-venv)
+command -v x86_64-w64-mingw32-gcc >/dev/null || missing+=(gcc-mingw-w64-x86-64)
+command -v wine >/dev/null && command -v wineboot >/dev/null || missing+=(wine wine64)
 [ ${#missing[@]} -eq 0 ] && exit 0
 if [ "$(id -u)" = 0 ] && command -v apt-get >/dev/null; then
   echo "installing: ${missing[*]}"
-  apt-get update -qq
-  DEBIAN_FRONTEND=noninteractive apt-get install -y -qq "${missing[@]}" >/dev/null
+  apt-get update -qq &&
+    DEBIAN_FRONTEND=noninteractive apt-get install -y -qq "${missing[@]}" >/dev/null ||
+    { echo "missing tools: ${missing[*]} (apt-get install failed)" >&2; exit 1; }
+  for tool in g++ gcc valgrind python3 x86_64-w64-mingw32-gcc wine wineboot; do
+    command -v "$tool" >/dev/null || { echo "missing tool: $tool (not there after apt-get install ${missing[*]})" >&2; exit 1; }
+  done
 else
   echo "missing tools: ${missing[*]} (install them, e.g. apt-get install ${missing[*]})" >&2
   exit 1

@@ -8,6 +8,8 @@ pub use crate::convert::{
     AbiStruct, AbiType, Expand, FromAny, FromArg, IntoAny, ListItem, ReturnValue, SliceElement, SliceParam, StructField,
 };
 pub use crate::ffi::RawAny;
+// The platform layer's macros (abi-core/src/sys/): where a generated static goes, and code
+// run at load.
 pub use crate::link::bound::Bound;
 pub use crate::link::exports::{Export, EXPORTS};
 pub use crate::link::import::ImportSource;
@@ -27,11 +29,12 @@ pub use crate::value::any::{Any, AnyView};
 pub use crate::value::conv_error::ConvError;
 pub use crate::value::conv_error::ReturnError;
 pub use crate::value::error::{Error, Result};
+pub use crate::{__abi_at_load as at_load, __abi_place as place};
 
 pub use crate::convert::objects::{get_field, get_shared_field, set_shared_field, FieldGet, SharedField};
 pub use crate::runtime::calls::globals::register_globals_at_load;
 pub use crate::runtime::object_types::class::{
-    register_at_load, registered_layout, ClassSpec, FieldLayout, FieldSpec, MethodSpec, Object, TypeSlot,
+    register_at_load, registered_layout, ClassSpec, FieldLayout, FieldSpec, MethodSpec, Object, TypeSlot, METHODS,
 };
 pub use crate::runtime::object_types::class_record::{
     class_record_bytes, class_record_len, method_record_bytes, method_record_len,

@@ -14,6 +14,7 @@
 //! (see [`host`]); otherwise an embedded runtime does the same job.
 //!
 //! The source is layered, each folder using only itself and the folders before it:
+//! `sys` (the platform layer: what differs between operating systems and object formats),
 //! `ffi` (the C contract as plain data), `reflect` (type descriptions and their texts),
 //! `schema` (the type model read back from published metadata, and type compatibility),
 //! `value` (objects, `Any`, strings, errors, arrays, shapes), `runtime` (where the runtime
@@ -34,6 +35,7 @@ pub mod schema;
 mod convert;
 mod link;
 mod runtime;
+mod sys;
 mod tensor;
 mod value;
 

@@ -55,9 +55,27 @@ pub fn target_dir() -> PathBuf {
     .clone()
 }
 
+/// The file a cdylib whose library is named `lib_name` is built into on this target:
+/// `libmathlib.so`, `libmathlib.dylib`, `mathlib.dll`.
+pub fn library_file_name(lib_name: &str) -> String {
+    format!("{}{lib_name}{}", std::env::consts::DLL_PREFIX, std::env::consts::DLL_SUFFIX)
+}
+
 /// Builds the cdylib of `package` (debug) and returns its path. It builds into its own
 /// target directory so that a running `cargo test` never waits on its own build lock.
+///
+/// With `ABI_FIXTURE_DIR` set, the libraries were built beforehand into that directory and
+/// are taken from there: a test run under an emulator (wine) has no cargo to build them.
 pub fn fixture_library(package: &str, lib_name: &str) -> PathBuf {
+    if let Some(dir) = std::env::var_os("ABI_FIXTURE_DIR") {
+        let path = PathBuf::from(dir).join(library_file_name(lib_name));
+        assert!(
+            path.exists(),
+            "{} missing: ABI_FIXTURE_DIR names a directory of built libraries ({package})",
+            path.display()
+        );
+        return path;
+    }
     static BUILT: OnceLock<Mutex<Vec<String>>> = OnceLock::new();
     let root = workspace_root();
     let target = target_dir().join("fixtures");
@@ -67,7 +85,7 @@ pub fn fixture_library(package: &str, lib_name: &str) -> PathBuf {
         Some(t) => target.join(t).join("debug"),
         None => target.join("debug"),
     };
-    let path = out_dir.join(format!("lib{lib_name}.so"));
+    let path = out_dir.join(library_file_name(lib_name));
     let mut built = BUILT.get_or_init(Default::default).lock().unwrap_or_else(|e| e.into_inner());
     if !built.iter().any(|p| p == package) {
         let cargo = std::env::var("CARGO").unwrap_or_else(|_| "cargo".to_owned());

@@ -34,9 +34,6 @@ pub const RUNTIME_ATTACH: &str = "abi_runtime_attach";
 /// Version of the runtime table layout handed over by `abi_runtime_attach`; libraries
 /// attach only to the same version and refuse another with a message.
 pub const RUNTIME_TABLE_VERSION: u32 = 3;
-/// The ELF section every export's registry entry is placed in: the one linkme collects
-/// for abi-core's distributed slice `EXPORTS` (`__start_`/`__stop_` bounds).
-pub const EXPORTS_SECTION: &str = "linkme_EXPORTS";
 /// The ELF section holding every export's record, so tools read a library's exports from
 /// the file without running it (docs/ABI.md section 4): records follow one another, the
 /// linker possibly padding between them with NULs, each being the exported name, NUL, the
@@ -44,24 +41,20 @@ pub const EXPORTS_SECTION: &str = "linkme_EXPORTS";
 /// `u32`, and the body: the metadata JSON, NUL, the signature text, NUL, the docstring
 /// (which may hold NULs), NUL.
 pub const EXPORT_RECORDS_SECTION: &str = "abi_export_records";
-/// The ELF section every object method's entry is placed in: the one linkme collects for
-/// abi-core's distributed slice `METHODS`.
-pub const METHODS_SECTION: &str = "linkme_METHODS";
 /// The ELF section holding the reflection records of object types and their methods: one
 /// NUL-terminated JSON text per class (`{"record":"class",...}`) and per method
 /// (`{"record":"method",...}`), rendered at compile time and concatenated by the linker, so
 /// tools read a library's classes from the file without running it (docs/ABI.md section 10).
 pub const CLASS_RECORDS_SECTION: &str = "abi_class_records";
-/// The ELF section every `#[export_fn(iree)]` function's IREE entry is placed in: the one
-/// linkme collects for abi-core's distributed slice `IREE_FUNCTIONS`.
-pub const IREE_SECTION: &str = "linkme_IREE_FUNCTIONS";
 /// The ELF section holding the IREE records, so tools read a library's IREE module from
 /// the file without running it: one NUL-terminated JSON text per `iree_module!`
 /// (`{"record":"iree.module","name":"kit","entry":"iree_vm_dynamic_module_create","abi.version":1}`)
 /// and per `#[export_fn(iree)]` function (`{"record":"iree.function","name":"add_i32","cconv":"0ii_i","abi.version":1}`),
-/// rendered at compile time and concatenated by the linker. `iree_module!` spells it as a
-/// literal (a `macro_rules!` cannot name this constant); a test holds the two together.
+/// rendered at compile time and concatenated by the linker.
 pub const IREE_RECORDS_SECTION: &str = "abi_iree_records";
+// The record sections of each object format. abi-core's `sys` module places records with a
+// `macro_rules!`, which cannot name a constant: it spells each name as a literal, one file
+// per format, and a test there holds the literals to these constants.
 /// [`EXPORT_RECORDS_SECTION`] in a Mach-O library (macOS): `segment,section`, the section
 /// name at most 16 bytes.
 pub const EXPORT_RECORDS_SECTION_MACHO: &str = "__DATA,__abi_exports";

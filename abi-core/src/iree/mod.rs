@@ -119,7 +119,9 @@ pub const fn is_module_name(name: &str) -> bool {
 ///
 /// Module parameters (`lib.so@entry?abi.messages=off`): `abi.messages=on|off` (default on)
 /// chooses between failure messages inside statuses (the layout of the pinned IREE version)
-/// and bare status codes with the message on stderr; other `abi.*` keys are refused.
+/// and bare status codes with the message on stderr; other `abi.*` keys are refused. On
+/// Windows statuses are always bare codes (IREE would free a message block with its own C
+/// runtime, which a Rust library cannot be shown to share).
 ///
 /// The module's name and entry point are also a record in the library's file
 /// (`abi_shared::IREE_RECORDS_SECTION`), which `abi inspect` reads without running it; a
@@ -152,13 +154,9 @@ macro_rules! iree_module {
             }
 
             const RECORD_LEN: usize = $crate::iree::records::module_record_len($name, $entry);
-            // The section is `abi_shared::IREE_RECORDS_SECTION`, spelled as a literal here.
-            #[used]
-            #[cfg_attr(
-                any(target_os = "linux", target_os = "android", target_os = "freebsd"),
-                unsafe(link_section = "abi_iree_records")
-            )]
-            static RECORD: [u8; RECORD_LEN] = $crate::iree::records::module_record_bytes::<RECORD_LEN>($name, $entry);
+            $crate::__private::place! {
+                iree_record: static RECORD: [u8; RECORD_LEN] = $crate::iree::records::module_record_bytes::<RECORD_LEN>($name, $entry);
+            }
         };
     };
 }

@@ -1,10 +1,12 @@
 //! IREE statuses: a code alone, or a code with a message in the block layout IREE's release
 //! builds use (a private layout, pinned to the tested IREE version: docs/IREE-DYNAMIC-MODULE.md).
-//! The host copies the message and frees the block with libc's `free`.
+//! The host copies the message and frees the block with its C runtime's `free`. On Windows a
+//! status is always a code alone, its message on stderr (abi-core/src/sys/windows.rs says why).
 
 use core::ffi::c_void;
 
 use crate::iree::vm::Status;
+use crate::sys;
 use crate::value::error::{kind, Error};
 
 /// Status codes (`iree_status_code_t`).
@@ -127,10 +129,10 @@ pub fn from_error(e: &Error, what: &str, at: Location, mode: Messages) -> Status
 
 fn with_message(code: u32, message: &str, at: Location) -> Option<Status> {
     let header = core::mem::size_of::<MessageHeader>();
-    let mut block: *mut c_void = core::ptr::null_mut();
-    // SAFETY: libc's allocator, as the host's `free` expects; 32-byte alignment leaves the
-    // status's 5 code bits free.
-    if unsafe { libc::posix_memalign(&mut block, 32, header + message.len()) } != 0 || block.is_null() {
+    // 32-byte alignment leaves the status's 5 code bits free; the platform layer allocates
+    // from the C runtime whose `free` the host calls, and on Windows not at all.
+    let block = sys::status_block_alloc(header + message.len());
+    if block.is_null() {
         return None;
     }
     let text = block.cast::<u8>().wrapping_add(header);
@@ -160,7 +162,30 @@ pub unsafe fn take_message(status: Status) -> Option<String> {
     }
     // SAFETY: a block written by `with_message`.
     let text = unsafe { String::from_utf8_lossy((*block).message.bytes()).into_owned() };
-    // SAFETY: allocated by posix_memalign.
-    unsafe { libc::free(block.cast()) };
+    // SAFETY: allocated by `with_message`, and not used afterwards.
+    unsafe { sys::status_block_free(block.cast()) };
     Some(text)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// A failure the module reports with messages on (the default): the host gets the
+    /// message in a block on unix, where IREE's `free` and this library's allocation are
+    /// the same libc's; on Windows the code alone (IREE would free a block with its own C
+    /// runtime's `_aligned_free`), the message going to stderr.
+    #[test]
+    fn a_status_carries_its_message_only_where_the_host_frees_it_from_the_same_heap() {
+        let status = failure(code::INVALID_ARGUMENT, "kit.f: ValueError: no", here!(), Messages::InStatus);
+        assert_eq!(status_code(status), code::INVALID_ARGUMENT);
+        // SAFETY: a status `failure` just made, used once.
+        let message = unsafe { take_message(status) };
+        if cfg!(windows) {
+            assert_eq!(status, code::INVALID_ARGUMENT as Status, "a bare code on Windows");
+            assert_eq!(message, None);
+        } else {
+            assert_eq!(message.as_deref(), Some("kit.f: ValueError: no"));
+        }
+    }
 }

@@ -1,20 +1,11 @@
-//! Code run while a library loads: an ELF constructor (a `.init_array` entry, or
-//! `__mod_init_func` on Apple targets) calling one runtime function that never unwinds.
+//! Code run while a library loads (a constructor: `.init_array`, `__mod_init_func` or
+//! `.CRT$XCU`, as abi-core's `at_load!` decides for the target) calling one runtime function
+//! that never unwinds.
 
 use proc_macro2::TokenStream;
 use quote::quote;
 
-/// A `static` constructor entry calling `call` (a path into `__abi`, the runtime glue).
+/// A constructor calling `call` (a path into `__abi`, the runtime glue).
 pub fn constructor(call: TokenStream) -> TokenStream {
-    quote! {
-        #[used]
-        #[cfg_attr(any(target_os = "linux", target_os = "android", target_os = "freebsd"), unsafe(link_section = ".init_array"))]
-        #[cfg_attr(target_vendor = "apple", unsafe(link_section = "__DATA,__mod_init_func"))]
-        static AT_LOAD: extern "C" fn() = {
-            extern "C" fn at_load() {
-                #call;
-            }
-            at_load
-        };
-    }
+    quote!(__abi::at_load!(#call);)
 }

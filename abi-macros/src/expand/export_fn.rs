@@ -21,7 +21,6 @@ fn expand(f: &ExportFn) -> TokenStream {
     let metadata = mangle::metadata(&f.name, f.name_span);
     let doc_fn = mangle::doc(&f.name, f.name_span);
     let marker = mangle::uniqueness_marker(&f.name, f.name_span);
-    let section = abi_shared::EXPORTS_SECTION;
     // Symbols embed the exported name, which may be any C identifier (`fooBar`).
     let snake = f.name.chars().all(|c| !c.is_ascii_uppercase());
     let allow = (!snake).then(|| quote!(#[allow(non_snake_case)]));
@@ -37,12 +36,8 @@ fn expand(f: &ExportFn) -> TokenStream {
         params: &f.params,
         ret: f.ret.as_ref(),
         callee: fn_ident.to_token_stream(),
-        // The record is also data a tool reads from the file without running it (an ELF
-        // section, as the registry entry's).
-        texts_attrs: {
-            let section = abi_shared::EXPORT_RECORDS_SECTION;
-            quote!(#[unsafe(link_section = #section)])
-        },
+        // The record is also data a tool reads from the file without running it.
+        texts_in_records: true,
         global: global_name.as_deref(),
     });
     let shim_fn = packed::shim(&shim, quote!(#[unsafe(no_mangle)]));
@@ -79,9 +74,9 @@ fn expand(f: &ExportFn) -> TokenStream {
             // `name` is "defined multiple times" on the second name.
             #marker_macro
 
-            #[used]
-            #[unsafe(link_section = #section)]
-            static EXPORT: __abi::Export = __abi::Export::new(&DESC, #shim, &TEXTS, RENDERED.offsets());
+            __abi::place! {
+                EXPORTS: static EXPORT: __abi::Export = __abi::Export::new(&DESC, #shim, &TEXTS, RENDERED.offsets());
+            }
             #register
             #iree
         };

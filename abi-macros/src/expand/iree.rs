@@ -45,8 +45,6 @@ pub fn entry(f: &ExportFn) -> TokenStream {
     });
     let ret_kinds = quote_spanned!(ret_span=> <#ret_ty as __abi::IreeReturn>::KINDS);
     let into_slots = quote_spanned!(ret_span=> <#ret_ty as __abi::IreeReturn>::into_slots);
-    let section = abi_shared::IREE_SECTION;
-    let records = abi_shared::IREE_RECORDS_SECTION;
     quote! {
         const IREE_ARG_KINDS: &[__abi::IreeKind] = &[#(#kinds),*];
         const IREE_RESULT_KINDS: &[__abi::IreeKind] = #ret_kinds;
@@ -76,23 +74,23 @@ pub fn entry(f: &ExportFn) -> TokenStream {
             ::core::result::Result::Ok(())
         }
 
-        #[used]
-        #[unsafe(link_section = #section)]
-        static IREE_FUNCTION: __abi::IreeFunction = __abi::IreeFunction {
-            name: #name,
-            cconv: __abi::iree_text(&IREE_CCONV),
-            args_size: IREE_ARGS.1,
-            results_size: IREE_RESULTS.1,
-            iree_abi: __abi::iree_text(&IREE_ABI),
-            at: __abi::IreeLocation { file: ::core::concat!(::core::file!(), "\0"), line: ::core::line!() },
-            uses_hal: __abi::iree_any_ref(IREE_ARG_KINDS) || __abi::iree_any_ref(IREE_RESULT_KINDS),
-            call: iree_call,
-        };
+        __abi::place! {
+            IREE_FUNCTIONS: static IREE_FUNCTION: __abi::IreeFunction = __abi::IreeFunction {
+                name: #name,
+                cconv: __abi::iree_text(&IREE_CCONV),
+                args_size: IREE_ARGS.1,
+                results_size: IREE_RESULTS.1,
+                iree_abi: __abi::iree_text(&IREE_ABI),
+                at: __abi::IreeLocation { file: ::core::concat!(::core::file!(), "\0"), line: ::core::line!() },
+                uses_hal: __abi::iree_any_ref(IREE_ARG_KINDS) || __abi::iree_any_ref(IREE_RESULT_KINDS),
+                call: iree_call,
+            };
+        }
 
         // What tools read from the file: the name and calling convention.
         const IREE_RECORD_LEN: usize = __abi::iree_function_record_len(#name, &IREE_CCONV);
-        #[used]
-        #[cfg_attr(any(target_os = "linux", target_os = "android", target_os = "freebsd"), unsafe(link_section = #records))]
-        static IREE_RECORD: [u8; IREE_RECORD_LEN] = __abi::iree_function_record_bytes::<IREE_RECORD_LEN>(#name, &IREE_CCONV);
+        __abi::place! {
+            iree_record: static IREE_RECORD: [u8; IREE_RECORD_LEN] = __abi::iree_function_record_bytes::<IREE_RECORD_LEN>(#name, &IREE_CCONV);
+        }
     }
 }

@@ -17,7 +17,6 @@ impl_macro!(MethodsBlock, args_and_item, parse::methods, validate::methods, expa
 fn expand(block: &MethodsBlock) -> TokenStream {
     let (item, krate) = (&block.item, &block.krate);
     let self_ty = &block.item.self_ty;
-    let section = abi_shared::METHODS_SECTION;
     let class_name = self_ty.to_token_stream().to_string().replace(' ', "");
     let entries = block.methods.iter().map(|m| {
         let ident = &m.ident;
@@ -29,7 +28,7 @@ fn expand(block: &MethodsBlock) -> TokenStream {
             params: &m.params,
             ret: m.ret.as_ref(),
             callee: quote!(<#self_ty>::#ident),
-            texts_attrs: TokenStream::new(),
+            texts_in_records: false,
             global: None,
         });
         let shim_fn = packed::shim(&shim, TokenStream::new());
@@ -63,14 +62,14 @@ fn expand(block: &MethodsBlock) -> TokenStream {
 
                 #record
 
-                #[used]
-                #[unsafe(link_section = #section)]
-                static METHOD: __abi::MethodSpec = __abi::MethodSpec {
-                    class_key: <#self_ty as __abi::Object>::CLASS.key,
-                    name: #name,
-                    is_static: #is_static,
-                    export: &EXPORT,
-                };
+                __abi::place! {
+                    METHODS: static METHOD: __abi::MethodSpec = __abi::MethodSpec {
+                        class_key: <#self_ty as __abi::Object>::CLASS.key,
+                        name: #name,
+                        is_static: #is_static,
+                        export: &EXPORT,
+                    };
+                }
             };
         }
     });

@@ -23,8 +23,9 @@ pub struct Entry<'a> {
     pub ret: Option<&'a syn::Type>,
     /// The path of the function to call with the converted arguments.
     pub callee: TokenStream,
-    /// Attributes of the `TEXTS` record (an export places it in the export records section).
-    pub texts_attrs: TokenStream,
+    /// Whether the `TEXTS` record also goes in the export records section tools read (an
+    /// export's does, a method's does not).
+    pub texts_in_records: bool,
     /// The global registry name (`#[export_fn(global = "...")]`), published in `META`.
     pub global: Option<&'a str>,
 }
@@ -34,7 +35,7 @@ pub struct Entry<'a> {
 /// runs) and their `KIND` (which body of `export` the shim compiles), and `call::<M>`
 /// (converts the slots, calls, converts the result).
 pub fn entry(e: &Entry) -> TokenStream {
-    let (name, doc, callee, texts_attrs) = (e.name, e.doc, &e.callee, &e.texts_attrs);
+    let (name, doc, callee) = (e.name, e.doc, &e.callee);
     let global = e.global.map(|g| quote!(.with_global(#g)));
     let unit: syn::Type = syn::parse_quote!(());
     let ret_ty = e.ret.unwrap_or(&unit);
@@ -85,12 +86,18 @@ pub fn entry(e: &Entry) -> TokenStream {
     let ret = quote_spanned!(ret_span=> <#ret_ty as __abi::ReturnValue>::into_outcome::<M>);
     let ret_desc = quote_spanned!(ret_span=> <#ret_ty as __abi::ReturnValue>::DESC);
     let ret_texts = quote_spanned!(ret_span=> <#ret_ty as __abi::ReturnValue>::TEXTS);
+    let record = quote!(
+        static TEXTS: [u8; RENDERED.len()] = RENDERED.texts(&DESC);
+    );
+    let record = match e.texts_in_records {
+        true => quote!(__abi::place! { export_record: #record }),
+        false => record,
+    };
     quote! {
         #(#checks)*
         const DESC: __abi::FnDesc = __abi::FnDesc::new(#name, &[#(#descs),*], #ret_desc, #doc)#global;
         const RENDERED: __abi::RenderedTexts = __abi::render_export_texts(&DESC, &[#(#texts),*], &#ret_texts);
-        #texts_attrs
-        static TEXTS: [u8; RENDERED.len()] = RENDERED.texts(&DESC);
+        #record
         const PASSES: __abi::Passes = DESC.passes(call::<__abi::Fast>, call::<__abi::Full>);
         const KIND: u8 = PASSES.kind();
 

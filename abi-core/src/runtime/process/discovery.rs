@@ -1,8 +1,9 @@
 //! Where this library's runtime services (the error slot, the global registry, embedded
 //! containers) live, decided once, at the first use: the runtime of the abi library or
 //! program that opened this one, if it attached us (docs/ABI.md section 9); else a tvm-ffi
-//! runtime in the process, whose C entry points are resolved at run time (`RTLD_DEFAULT`,
-//! then `libtvm_ffi.so` with `RTLD_NOLOAD`, docs/ABI.md section 5); else our own embedded
+//! runtime in the process, whose C entry points are resolved at run time (the process's
+//! global symbols, then the already loaded `libtvm_ffi.so`, `libtvm_ffi.dylib` or
+//! `tvm_ffi.dll`, found by the platform layer, docs/ABI.md section 5); else our own embedded
 //! runtime. A tvm-ffi runtime loaded after that first use is not adopted.
 
 use std::sync::OnceLock;
@@ -11,6 +12,7 @@ use crate::ffi::type_table::TypeApi;
 use crate::ffi::{
     EnvApi, HostApi, RuntimeTable, ATTACH_ALREADY_RUNNING, ATTACH_OK, ATTACH_VERSION_MISMATCH, RUNTIME_TABLE_BASE_SIZE,
 };
+use crate::sys;
 
 /// Where this library's runtime services live.
 #[derive(Clone, Copy, Debug)]
@@ -121,32 +123,25 @@ fn resolve() -> Services {
     resolve_tvm_ffi().map_or(Services::Embedded, Services::TvmFfi)
 }
 
-#[cfg(target_os = "linux")]
-const RTLD_NOLOAD: i32 = 0x4;
-#[cfg(not(target_os = "linux"))]
-const RTLD_NOLOAD: i32 = 0x10;
-
 fn resolve_tvm_ffi() -> Option<RuntimeTable> {
     // Miri cannot look symbols up in loaded objects (`dlsym`, `dlopen`): under it the
     // process has no tvm-ffi (scripts/test-miri.sh lists this switch-off).
     if cfg!(miri) {
         return None;
     }
-    use libloading::os::unix::{Library, RTLD_LAZY};
     // SAFETY: looking symbols up runs no code; the signatures are those of tvm-ffi's C API.
-    unsafe {
-        if let Some(api) = api_from(&Library::this()) {
-            return Some(api);
-        }
-        let lib = Library::open(Some("libtvm_ffi.so"), RTLD_LAZY | RTLD_NOLOAD).ok()?;
-        let api = api_from(&lib);
-        // The runtime was already loaded by somebody else; keep our handle so it stays.
-        core::mem::forget(lib);
-        api
+    if let Some(api) = sys::process_library().and_then(|lib| unsafe { api_from(&lib) }) {
+        return Some(api);
     }
+    let lib = sys::loaded_library(sys::TVM_FFI_LIBRARY)?;
+    // SAFETY: as above.
+    let api = unsafe { api_from(&lib) };
+    // The runtime was already loaded by somebody else; keep our handle so it stays.
+    core::mem::forget(lib);
+    api
 }
 
-unsafe fn api_from(lib: &libloading::os::unix::Library) -> Option<RuntimeTable> {
+unsafe fn api_from(lib: &libloading::Library) -> Option<RuntimeTable> {
     // SAFETY: the caller vouches for the signatures; symbols of a loaded library stay valid
     // while it is loaded, and tvm-ffi is never unloaded once a host has loaded it.
     unsafe {
@@ -179,7 +174,7 @@ unsafe fn api_from(lib: &libloading::os::unix::Library) -> Option<RuntimeTable> 
 
 /// tvm-ffi's environment entry points, each NULL when this libtvm_ffi lacks it (they came
 /// with apache/tvm-ffi PR 131).
-unsafe fn env_from(lib: &libloading::os::unix::Library) -> EnvApi {
+unsafe fn env_from(lib: &libloading::Library) -> EnvApi {
     // SAFETY: as `api_from`: tvm-ffi's `c_env_api.h` signatures, a library never unloaded.
     unsafe {
         EnvApi {
