@@ -1,14 +1,24 @@
 #!/usr/bin/env bash
 # Makes sure the tools the test suite needs are present: python3 with venv, gcc, g++, valgrind
-# (installed with apt-get when missing and running as root), and a nightly Rust toolchain
-# for the AddressSanitizer step (installed with rustup when missing). Otherwise fails
-# saying what to install.
+# (installed with apt-get when missing and running as root), a nightly Rust toolchain
+# for the AddressSanitizer step and the rustup targets the CLI's platform tests link for
+# (installed with rustup when missing). Otherwise fails saying what to install.
 set -euo pipefail
 if ! rustup toolchain list | grep -q '^nightly'; then
   echo "installing the nightly Rust toolchain (AddressSanitizer needs it)"
   rustup toolchain install nightly --profile minimal ||
     { echo "missing tool: the nightly Rust toolchain (rustup toolchain install nightly)" >&2; exit 1; }
 fi
+# The targets abi-cli's tests link macOS and Windows libraries for (with the toolchain's
+# rust-lld, abi-cli/tests/platforms.rs).
+cli_targets=(aarch64-apple-darwin x86_64-apple-darwin x86_64-pc-windows-msvc)
+installed=$(cd "$(dirname "$0")/.." && rustup target list --installed)
+for target in "${cli_targets[@]}"; do
+  grep -qx "$target" <<<"$installed" && continue
+  echo "adding the Rust target $target"
+  (cd "$(dirname "$0")/.." && rustup target add "$target") ||
+    { echo "missing Rust target: $target (rustup target add $target)" >&2; exit 1; }
+done
 missing=()
 command -v g++ >/dev/null || missing+=(g++)
 command -v gcc >/dev/null || missing+=(gcc)

@@ -5,6 +5,7 @@
 
 mod classes;
 mod diff;
+mod formats;
 mod init_python;
 mod inspect;
 mod read;
@@ -66,8 +67,9 @@ enum Command {
         /// A requirement beyond apache-tvm-ffi (repeatable), e.g. `numpy>=1.26`.
         #[arg(long = "requires", value_name = "SPEC")]
         requires: Vec<String>,
-        /// `auto` (the oldest manylinux policy the library fits, else linux), `linux`, or
-        /// `manylinux_2_<minor>` (refused when the library needs more).
+        /// `auto` (Linux: the oldest manylinux policy the library fits, else linux; macOS:
+        /// `macosx_<version>_<arch>` from its minimum macOS; Windows: `win_amd64`), `linux`, or
+        /// `manylinux_2_<minor>` / `manylinux2014` (refused when the library needs more).
         #[arg(long, default_value = "auto")]
         platform_tag: String,
         /// The folder to write the wheel into.

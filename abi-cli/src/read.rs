@@ -1,7 +1,8 @@
-//! Reading a library's exports from disk: the metadata and docs abi libraries publish in
-//! their export records section, read with the `object` crate so no code of the library runs; libraries
-//! that publish them only as functions (C++ tvm-ffi libraries) are loaded and asked,
-//! unless the caller forbids it.
+//! Reading a library's exports from disk (ELF, Mach-O or PE, [`crate::formats`]): the
+//! metadata and docs abi libraries publish in their export records section, read with the
+//! `object` crate so no code of the library runs; libraries that publish them only as
+//! functions (C++ tvm-ffi libraries) are loaded and asked, unless the caller forbids it
+//! or the library is another platform's.
 
 use std::path::{Path, PathBuf};
 
@@ -9,8 +10,9 @@ use abi_core::schema::{parse_export_records, parse_iree_records, ExportRecord, I
 use abi_core::Library;
 
 use crate::classes;
+use crate::formats::{self, Records};
 use abi_core::schema::Class;
-use object::{Object, ObjectKind, ObjectSection, ObjectSymbol};
+use object::{Object, ObjectKind};
 
 /// One exported packed function.
 #[derive(Debug, Clone)]
@@ -100,6 +102,13 @@ struct Found {
 /// by calling it.
 pub fn read(path: &Path, allow_load: bool) -> Result<Listing, String> {
     let bytes = std::fs::read(path).map_err(|e| format!("cannot read {}: {e}", path.display()))?;
+    if matches!(object::FileKind::parse(&*bytes), Ok(object::FileKind::MachOFat32 | object::FileKind::MachOFat64)) {
+        return Err(format!(
+            "{} is a universal (fat) Mach-O file, which abi does not read: build one architecture \
+             (cargo build --target aarch64-apple-darwin) or take one out (lipo -thin arm64)",
+            path.display()
+        ));
+    }
     let file = object::File::parse(&*bytes).map_err(|e| format!("{} is not a shared library: {e}", path.display()))?;
     if file.kind() != ObjectKind::Dynamic {
         return Err(format!("{} is not a shared library (it is {:?})", path.display(), file.kind()));
@@ -112,18 +121,18 @@ pub fn read(path: &Path, allow_load: bool) -> Result<Listing, String> {
         entry.metadata_data = Some(record.metadata);
         entry.doc_data = Some(record.doc);
     }
-    for sym in file.dynamic_symbols().filter(|s| s.is_definition()) {
-        let Ok(name) = sym.name() else { continue };
-        if let Some(export) = name.strip_prefix(abi_shared::METADATA_PREFIX) {
+    let exported = formats::exported(&file).map_err(|e| format!("{}: {e}", path.display()))?;
+    for sym in &exported {
+        if let Some(export) = sym.name.strip_prefix(abi_shared::METADATA_PREFIX) {
             found.entry(export.to_owned()).or_default().metadata_fn = true;
-        } else if let Some(export) = name.strip_prefix(abi_shared::DOC_PREFIX) {
+        } else if let Some(export) = sym.name.strip_prefix(abi_shared::DOC_PREFIX) {
             found.entry(export.to_owned()).or_default().doc_fn = true;
         }
     }
-    let shims: Vec<String> = file
-        .dynamic_symbols()
-        .filter(|s| s.is_definition() && s.kind() == object::SymbolKind::Text)
-        .filter_map(|s| s.name().ok()?.strip_prefix(abi_shared::SHIM_PREFIX).map(str::to_owned))
+    let shims: Vec<String> = exported
+        .iter()
+        .filter(|s| s.code)
+        .filter_map(|s| s.name.strip_prefix(abi_shared::SHIM_PREFIX).map(str::to_owned))
         // `__tvm_ffi__...` symbols are the metadata, docs and listing entries.
         .filter(|n| !n.starts_with('_'))
         .collect();
@@ -138,6 +147,13 @@ pub fn read(path: &Path, allow_load: bool) -> Result<Listing, String> {
         found.get(n).is_some_and(|f| (f.metadata_data.is_none() && f.metadata_fn) || (f.doc_data.is_none() && f.doc_fn))
     });
     let library = match (needs_load, allow_load) {
+        (true, true) if !formats::loadable(&file) => {
+            return Err(format!(
+                "{} publishes its metadata only as functions, and {} cannot be loaded here to call them",
+                path.display(),
+                formats::describe(file.format())
+            ))
+        }
         (true, true) => Some(
             Library::open(path)
                 .map_err(|e| format!("loading {} to read its metadata: {}", path.display(), e.message()))?,
@@ -189,20 +205,14 @@ pub fn read(path: &Path, allow_load: bool) -> Result<Listing, String> {
 }
 
 /// The records of the file's export records section (none without one: a C++ tvm-ffi
-/// library, or a file format whose sections abi does not name).
+/// library).
 fn export_records(file: &object::File<'_>) -> Result<Vec<ExportRecord>, String> {
-    let Some(section) = file.section_by_name(abi_shared::EXPORT_RECORDS_SECTION) else {
-        return Ok(Vec::new());
-    };
-    let data = section.data().map_err(|e| format!("unreadable export records: {e}"))?;
+    let Some(data) = formats::records(file, Records::Exports)? else { return Ok(Vec::new()) };
     parse_export_records(data).map_err(|e| e.message().to_owned())
 }
 
 /// The records of the file's IREE records section (none without one).
 fn iree_records(file: &object::File<'_>) -> Result<IreeRecords, String> {
-    let Some(section) = file.section_by_name(abi_shared::IREE_RECORDS_SECTION) else {
-        return Ok(IreeRecords::default());
-    };
-    let data = section.data().map_err(|e| format!("unreadable IREE records: {e}"))?;
+    let Some(data) = formats::records(file, Records::Iree)? else { return Ok(IreeRecords::default()) };
     parse_iree_records(data).map_err(|e| e.message().to_owned())
 }

@@ -62,6 +62,20 @@ pub const IREE_SECTION: &str = "linkme_IREE_FUNCTIONS";
 /// rendered at compile time and concatenated by the linker. `iree_module!` spells it as a
 /// literal (a `macro_rules!` cannot name this constant); a test holds the two together.
 pub const IREE_RECORDS_SECTION: &str = "abi_iree_records";
+/// [`EXPORT_RECORDS_SECTION`] in a Mach-O library (macOS): `segment,section`, the section
+/// name at most 16 bytes.
+pub const EXPORT_RECORDS_SECTION_MACHO: &str = "__DATA,__abi_exports";
+/// [`CLASS_RECORDS_SECTION`] in a Mach-O library.
+pub const CLASS_RECORDS_SECTION_MACHO: &str = "__DATA,__abi_classes";
+/// [`IREE_RECORDS_SECTION`] in a Mach-O library.
+pub const IREE_RECORDS_SECTION_MACHO: &str = "__DATA,__abi_iree";
+/// [`EXPORT_RECORDS_SECTION`] in a PE library (Windows): at most 8 bytes, since lld-link
+/// truncates longer section names in an image.
+pub const EXPORT_RECORDS_SECTION_PE: &str = ".abiexp";
+/// [`CLASS_RECORDS_SECTION`] in a PE library.
+pub const CLASS_RECORDS_SECTION_PE: &str = ".abicls";
+/// [`IREE_RECORDS_SECTION`] in a PE library.
+pub const IREE_RECORDS_SECTION_PE: &str = ".abiiree";
 /// Prefix of the hidden crate-root macro that makes a second export of a name an error.
 pub const UNIQUENESS_MARKER_PREFIX: &str = "abi_export_named_";
 

@@ -71,6 +71,24 @@ def test_the_package_loads_and_calls_the_library(tmp_path):
     assert out.stdout == "3 6 hello, stubs [2, 4]\n"
 
 
+def test_the_package_finds_the_library_by_the_suffix_of_the_platform_it_runs_on(tmp_path):
+    """A package whose named library is absent loads the only `*.so` beside it on Linux,
+    `*.dylib` on macOS, `*.dll` on Windows: here the Linux library under those names, with
+    `sys.platform` set as it is there (the file name is all the package reads)."""
+    package = make_package(tmp_path)
+    (package / "libmathlib.so").unlink()
+    lib = target_dir() / "debug" / "libmathlib.so"
+    code = "import sys, tvm_ffi; sys.platform = {!r}; import mathlib_py; print(mathlib_py.add(1, 2))"
+    for platform, file_name in [("darwin", "libmathlib.dylib"), ("win32", "mathlib.dll"), ("linux", "libmath.so")]:
+        (package / file_name).symlink_to(lib)
+        ran = run([sys.executable, "-c", code.format(platform)], tmp_path)
+        assert ran.stdout == "3\n", ran.stderr
+        (package / file_name).unlink()
+    (package / "libmath.so").symlink_to(lib)
+    ran = run([sys.executable, "-c", code.format("darwin")], tmp_path)
+    assert "ImportError: mathlib_py: expected libmathlib.so (or exactly one *.dylib) in " in ran.stderr, ran.stderr
+
+
 def test_help_shows_the_signature_and_docs(tmp_path):
     make_package(tmp_path)
     script = "import pydoc, mathlib_py\nprint(pydoc.render_doc(mathlib_py.gcd, renderer=pydoc.plaintext))\n"

@@ -4,8 +4,10 @@ byte-for-byte reproducibility, one-line errors; and the user's route, a crate fo
 pip-installable by `abi init-python`, installed with `pip install` into a clean venv, then
 imported, called, `pip check`ed and type-checked with numpy arguments under mypy --strict."""
 
+import json
 import os
 import re
+import struct
 import subprocess
 import sys
 import textwrap
@@ -87,6 +89,129 @@ def test_the_tag_is_the_one_auditwheel_reads(tmp_path, lib):
         assert ours == "manylinux_2_35_x86_64"
 
 
+OLD_GLIBC_C = """\
+#include <string.h>
+
+/* A packed function whose only versioned need is memcpy@GLIBC_2.14: a library as old as
+   manylinux2014 (glibc 2.17), as `cargo zigbuild --target x86_64-unknown-linux-gnu.2.17`
+   makes one. */
+int __tvm_ffi_copy(void *self, const void *args, int n, void *result) {
+    memcpy(result, args, (size_t)n);
+    return 0;
+}
+"""
+
+
+def test_a_library_that_fits_glibc_2_17_gets_the_manylinux2014_pair(tmp_path):
+    (tmp_path / "old.c").write_text(OLD_GLIBC_C)
+    lib = tmp_path / "libold.so"
+    built = subprocess.run(["gcc", "-shared", "-fPIC", "-O0", "-o", str(lib), str(tmp_path / "old.c")], capture_output=True, text=True)
+    assert built.returncode == 0, built.stderr
+    pair = "manylinux_2_17_x86_64.manylinux2014_x86_64"
+    for tag in ["auto", "manylinux2014", "manylinux_2_17"]:
+        made = abi("wheel", lib, "--package", "old", "--version", "1.0", "--platform-tag", tag, "-o", tmp_path / tag)
+        assert made.returncode == 0, made.stderr
+        wheel = tmp_path / tag / f"old-1.0-py3-none-{pair}.whl"
+        assert wheel.exists(), made.stdout
+    with zipfile.ZipFile(wheel) as z:
+        assert f"Tag: py3-none-{pair}\n" in z.read("old-1.0.dist-info/WHEEL").decode()
+    shown = subprocess.run([tool("auditwheel"), "show", str(wheel)], capture_output=True, text=True)
+    said = re.search(r'consistent with the\s+following platform tag:\s*"([^"]+)"', shown.stdout)
+    assert said and said.group(1) == "manylinux_2_17_x86_64", shown.stdout + shown.stderr
+    # pip takes the pair here (it reads either tag).
+    installed = subprocess.run(
+        [sys.executable, "-m", "pip", "install", "--quiet", "--no-deps", "--target", str(tmp_path / "site"), str(wheel)],
+        capture_output=True,
+        text=True,
+    )
+    assert installed.returncode == 0, installed.stderr
+    assert (tmp_path / "site" / "old" / "libold.so").exists()
+
+
+def rust_lld():
+    """The linker that ships with the Rust toolchain."""
+    ask = lambda *a: subprocess.run(["rustc", *a], capture_output=True, text=True, cwd=ROOT, check=True).stdout
+    host = re.search(r"^host: (\S+)$", ask("-vV"), re.M).group(1)
+    return os.path.join(ask("--print", "sysroot").strip(), "lib", "rustlib", host, "bin", "rust-lld")
+
+
+def aarch64_library(tmp_path, imports, weak=()):
+    """An aarch64 library linked here by rust-lld: one packed function and references to
+    `imports`, (symbol, version) pairs (those named in `weak` weak, as Rust's std imports
+    `__cxa_thread_atexit_impl`), which a stub libc.so.6 defines at those versions
+    (glibc's aarch64 port begins at GLIBC_2.17). gcc compiles the object for this machine;
+    no code of it runs, so its machine and relocation types are rewritten as aarch64's and
+    the linker writes the needed versions as it would for a real aarch64 build."""
+    lld = rust_lld()
+    versions = sorted({v for _, v in imports}, key=lambda v: [int(n) for n in v.split("_")[1].split(".")])
+    script, previous = "", None
+    for version in versions:
+        names = " ".join(f"{n};" for n, v in imports if v == version)
+        script += f"{version} {{ global: {names} {'local: *;' if previous is None else ''} }} {previous or ''};\n"
+        previous = version
+    (tmp_path / "libc.map").write_text(script)
+    (tmp_path / "empty.lds").write_text("")
+    stub = ["-shared", "-m", "aarch64linux", "-soname", "libc.so.6", "--version-script", str(tmp_path / "libc.map")]
+    stub += [f"--defsym={n}=0x1000" for n, _ in imports]
+    subprocess.run([lld, "-flavor", "gnu", *stub, str(tmp_path / "empty.lds"), "-o", str(tmp_path / "libc.so.6")], check=True)
+    names = [n for n, _ in imports]
+    (tmp_path / "kit.c").write_text(
+        "".join(f"extern char {n}[]{' __attribute__((weak))' if n in weak else ''};\n" for n in names)
+        + "int __tvm_ffi_add(void) { return 1; }\n"
+        f"void *const refs[] = {{ {', '.join(names)} }};\n"
+    )
+    obj = tmp_path / "kit.o"
+    subprocess.run(["gcc", "-c", "-fPIC", "-fno-builtin", "-fno-asynchronous-unwind-tables", "-o", str(obj), str(tmp_path / "kit.c")], check=True)
+    data = bytearray(obj.read_bytes())
+    struct.pack_into("<H", data, 18, 183)  # e_machine: EM_AARCH64
+    shoff, (shentsize, shnum) = struct.unpack_from("<Q", data, 0x28)[0], struct.unpack_from("<HH", data, 0x3A)
+    for i in range(shnum):
+        header = shoff + i * shentsize
+        if struct.unpack_from("<I", data, header + 4)[0] == 4:  # SHT_RELA
+            offset, size = struct.unpack_from("<QQ", data, header + 24)
+            for entry in range(offset, offset + size, 24):
+                info = struct.unpack_from("<Q", data, entry + 8)[0]
+                assert info & 0xFFFFFFFF == 1, "R_X86_64_64 expected"
+                struct.pack_into("<Q", data, entry + 8, (info & ~0xFFFFFFFF) | 257)  # R_AARCH64_ABS64
+    obj.write_bytes(data)
+    lib = tmp_path / "libkit.so"
+    subprocess.run([lld, "-flavor", "gnu", "-m", "aarch64linux", "-shared", str(obj), str(tmp_path / "libc.so.6"), "-o", str(lib)], check=True)
+    return lib
+
+
+TLS_DTOR = ("__cxa_thread_atexit_impl", "GLIBC_2.18")
+AARCH64_CASES = [
+    ([("memcpy", "GLIBC_2.17")], (), "manylinux_2_17_aarch64.manylinux2014_aarch64"),
+    # GLIBC_2.18, outside x86_64's manylinux2014, is in aarch64's, for this weak import of
+    # Rust's std...
+    ([("memcpy", "GLIBC_2.17"), TLS_DTOR], (TLS_DTOR[0],), "manylinux_2_17_aarch64.manylinux2014_aarch64"),
+    # ...which the policy forbids as a strong one.
+    ([TLS_DTOR], (), "manylinux_2_24_aarch64"),
+    # A plain build on glibc 2.34 or newer: dlsym moved into libc.
+    ([("memcpy", "GLIBC_2.17"), ("dlsym", "GLIBC_2.34")], (), "manylinux_2_34_aarch64"),
+]
+
+
+@pytest.mark.parametrize("imports,weak,tag", AARCH64_CASES)
+def test_aarch64_libraries_get_aarch64_manylinux_tags_as_auditwheel_reads_them(tmp_path, imports, weak, tag):
+    lib = aarch64_library(tmp_path, imports, weak)
+    made = abi("wheel", lib, "--package", "kit", "--version", "1.0", "-o", tmp_path / "out")
+    assert made.returncode == 0, made.stderr
+    wheel = tmp_path / "out" / f"kit-1.0-py3-none-{tag}.whl"
+    assert wheel.exists(), made.stdout
+    shown = subprocess.run([tool("auditwheel"), "show", str(wheel)], capture_output=True, text=True)
+    said = re.search(r'consistent with the\s+following platform tag:\s*"([^"]+)"', shown.stdout)
+    assert said and said.group(1) == tag.split(".")[0], shown.stdout + shown.stderr
+
+
+def test_the_manylinux_policies_are_auditwheels():
+    """abi-cli/src/wheel/manylinux-policy.json is what scripts/manylinux-policy.py cuts from
+    the pinned auditwheel's table (rewrite it with that script after bumping auditwheel)."""
+    written = subprocess.run([sys.executable, str(ROOT / "scripts" / "manylinux-policy.py")], capture_output=True, text=True)
+    assert written.returncode == 0, written.stderr
+    assert written.stdout == (ROOT / "abi-cli" / "src" / "wheel" / "manylinux-policy.json").read_text()
+
+
 def test_record_hashes_are_verified_and_a_tampered_copy_is_refused(kit_wheel, tmp_path):
     unpacked = subprocess.run([tool("wheel"), "unpack", "-d", str(tmp_path / "ok"), str(kit_wheel)], capture_output=True, text=True)
     assert unpacked.returncode == 0, unpacked.stderr
@@ -127,8 +252,10 @@ BAD_INPUT = [
     (["{lib}", "--package", "p", "--version", "1.0", "--requires", "numpy>=>1"], "`numpy>=>1` is not a requirement"),
     (["{lib}", "--package", "p", "--version", "1.0", "--requires", "numpy; garbage marker"], "is not a requirement"),
     (["{lib}", "--package", "", "--version", "1.0"], "`` is not a Python package name"),
-    (["{lib}", "--package", "p", "--version", "1.0", "--platform-tag", "manylinux2014"], "is not a platform tag"),
+    (["{lib}", "--package", "p", "--version", "1.0", "--platform-tag", "manylinux2015"], "is not a platform tag"),
     (["{lib}", "--package", "p", "--version", "1.0", "--platform-tag", "manylinux_2_17"], "does not fit manylinux_2_17: it needs GLIBC_2."),
+    # The symbols that need the version are named.
+    (["{lib}", "--package", "p", "--version", "1.0", "--platform-tag", "manylinux2014"], "does not fit manylinux2014: it needs GLIBC_2.35 from libm.so.6 (hypot)"),
 ]
 
 
@@ -311,6 +438,33 @@ def test_without_abi_the_build_names_the_install_command(tmp_path, clean_venv):
     assert failed.returncode != 0
     assert "is not an executable file" in failed.stdout + failed.stderr
     assert "FileNotFoundError" not in failed.stdout + failed.stderr
+
+
+def test_the_backend_takes_the_library_of_the_platform_it_builds_on(tmp_path):
+    """cargo names a cdylib libgeokit.so on Linux, libgeokit.dylib on macOS, geokit.dll
+    (beside its import library geokit.dll.lib) on Windows."""
+    crate = make_crate(tmp_path)
+    assert abi("init-python", crate).returncode == 0
+    sys.path.insert(0, str(crate))
+    try:
+        import abi_build
+    finally:
+        sys.path.remove(str(crate))
+    manifest = crate / "Cargo.toml"
+
+    def built(*files, kind="cdylib"):
+        message = {"reason": "compiler-artifact", "manifest_path": str(manifest), "package_id": "path+file:///geokit#0.1.0", "target": {"kind": [kind]}, "filenames": list(files)}
+        return json.dumps(message) + "\n" + json.dumps({"reason": "build-finished", "success": True})
+
+    for platform, files, want in [
+        ("linux", ["/t/release/libgeokit.so"], "/t/release/libgeokit.so"),
+        ("darwin", ["/t/release/libgeokit.dylib"], "/t/release/libgeokit.dylib"),
+        ("win32", ["C:/t/release/geokit.dll", "C:/t/release/geokit.dll.lib", "C:/t/release/geokit.pdb"], "C:/t/release/geokit.dll"),
+    ]:
+        libraries, package_id = abi_build._cdylibs(built(*files), manifest, platform)
+        assert [str(p) for p in libraries] == [want] and package_id == "path+file:///geokit#0.1.0", platform
+    # Another crate's library, or this crate's rlib, is not taken.
+    assert abi_build._cdylibs(built("/t/release/libgeokit.rlib", kind="rlib"), manifest, "linux") == ([], None)
 
 
 def test_init_python_keeps_existing_files_and_needs_a_crate(tmp_path):

@@ -27,6 +27,11 @@ except ModuleNotFoundError:  # Python < 3.11: pyproject.toml requires tomli ther
 
 HERE = Path(__file__).resolve().parent
 
+# A shared library's suffix on each platform, as cargo names a cdylib: libNAME.so,
+# libNAME.dylib, NAME.dll (beside NAME.dll.lib, its import library, which is no library
+# to load).
+LIBRARY_SUFFIXES = {"darwin": ".dylib", "win32": ".dll"}
+
 
 def get_requires_for_build_wheel(config_settings=None):
     return []
@@ -183,20 +188,28 @@ def _build_library(target):
         raise SystemExit("abi_build: `cargo` was not found: install Rust (https://rustup.rs) or set CARGO")
     if run.returncode != 0:
         raise SystemExit(f"abi_build: `{what}` failed (exit {run.returncode}); its errors are above")
-    libraries, version = [], None
-    for line in run.stdout.splitlines():
-        message = json.loads(line)
-        if message.get("reason") != "compiler-artifact" or Path(message["manifest_path"]) != manifest.resolve():
-            continue
-        if "cdylib" in message["target"]["kind"]:
-            libraries += [Path(f) for f in message["filenames"] if f.endswith(".so")]
-            version = message["package_id"]
+    libraries, version = _cdylibs(run.stdout, manifest)
     if len(libraries) != 1:
         raise SystemExit(
             f"abi_build: expected one shared library from this crate, got {[str(p) for p in libraries]}; "
             'set `crate-type = ["cdylib"]` under [lib] in Cargo.toml'
         )
     return libraries[0], _python_version(_crate_version(version))
+
+
+def _cdylibs(cargo_output, manifest, platform=sys.platform):
+    """The shared libraries cargo's JSON messages say it built for the crate of `manifest`
+    (on `platform`), and the crate's package id."""
+    suffix = LIBRARY_SUFFIXES.get(platform, ".so")
+    libraries, package_id = [], None
+    for line in cargo_output.splitlines():
+        message = json.loads(line)
+        if message.get("reason") != "compiler-artifact" or Path(message["manifest_path"]) != manifest.resolve():
+            continue
+        if "cdylib" in message["target"]["kind"]:
+            libraries += [Path(f) for f in message["filenames"] if f.endswith(suffix)]
+            package_id = message["package_id"]
+    return libraries, package_id
 
 
 def _crate_version(package_id):

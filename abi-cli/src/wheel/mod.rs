@@ -6,8 +6,11 @@
 //! 1980-01-01, fixed permissions.
 
 mod archive;
+mod macos;
+mod manylinux;
 mod names;
 pub mod platform;
+mod windows;
 
 use std::path::{Path, PathBuf};
 
