@@ -7,6 +7,7 @@ imported, called, `pip check`ed and type-checked with numpy arguments under mypy
 import json
 import os
 import re
+import shutil
 import struct
 import subprocess
 import sys
@@ -19,6 +20,7 @@ import pytest
 from conftest import ROOT, doc_block, target_dir
 
 ABI = target_dir() / "debug" / "abi"
+PAIR_2014 = "manylinux_2_17_x86_64.manylinux2014_x86_64"
 TVM_FFI_RANGE = ">=0.1.15,<0.2"
 
 
@@ -386,11 +388,82 @@ def test_pip_wheel_and_build_make_the_same_wheel_and_no_sdist(tmp_path):
     )
     assert built.returncode == 0, built.stdout + built.stderr
     (by_pip,), (by_build,) = (tmp_path / "pip").iterdir(), (tmp_path / "build").iterdir()
-    assert re.fullmatch(r"geokit-0\.1\.0-py3-none-manylinux_2_\d+_x86_64\.whl", by_pip.name)
+    # init-python's pyproject.toml asks for glibc 2.17: cargo zigbuild (which pip installs
+    # from [build-system] requires) links against it, and the wheel is manylinux2014.
+    assert by_pip.name == f"geokit-0.1.0-py3-none-{PAIR_2014}.whl"
     assert by_pip.read_bytes() == by_build.read_bytes()
+    shown = subprocess.run([tool("auditwheel"), "show", str(by_pip)], capture_output=True, text=True)
+    said = re.search(r'consistent with the\s+following platform tag:\s*"([^"]+)"', shown.stdout)
+    assert said and said.group(1) == "manylinux_2_17_x86_64", shown.stdout + shown.stderr
     sdist = subprocess.run([sys.executable, "-m", "build", "--sdist", str(crate)], capture_output=True, text=True, env=env)
     assert sdist.returncode != 0
     assert "abi_build builds wheels only" in sdist.stdout + sdist.stderr
+
+
+def set_glibc(crate, value):
+    """Replaces the `glibc = ...` line init-python wrote in pyproject.toml."""
+    pyproject = crate / "pyproject.toml"
+    text, count = re.subn(r"(?m)^glibc = .*$", f"glibc = {value}", pyproject.read_text())
+    assert count == 1, text
+    pyproject.write_text(text)
+
+
+def pip_wheel_here(crate, out, env):
+    """`pip wheel --no-build-isolation` with this venv (the backend runs in this Python)."""
+    return subprocess.run(
+        [sys.executable, "-m", "pip", "wheel", "--no-build-isolation", "--no-deps", "-w", str(out), str(crate)],
+        capture_output=True, text=True, env=env, timeout=900,
+    )
+
+
+def test_glibc_native_builds_with_cargo_build_and_gets_the_tag_it_fits(tmp_path):
+    crate = make_crate(tmp_path)
+    assert abi("init-python", crate).returncode == 0
+    set_glibc(crate, '"native"')
+    env = dict(os.environ, ABI=str(ABI), CARGO_TARGET_DIR=str(target_dir() / "own-crate"))
+    made = pip_wheel_here(crate, tmp_path / "out", env)
+    assert made.returncode == 0, made.stdout + made.stderr
+    (wheel,) = (tmp_path / "out").iterdir()
+    # This machine's glibc: dlsym@GLIBC_2.34 and newer, whatever auditwheel reads.
+    tag = re.fullmatch(r"geokit-0\.1\.0-py3-none-(manylinux_2_(\d+)_x86_64)\.whl", wheel.name)
+    assert tag and int(tag.group(2)) >= 34, wheel.name
+    shown = subprocess.run([tool("auditwheel"), "show", str(wheel)], capture_output=True, text=True)
+    said = re.search(r'consistent with the\s+following platform tag:\s*"([^"]+)"', shown.stdout)
+    assert said and said.group(1) == tag.group(1), shown.stdout + shown.stderr
+
+
+@pytest.mark.parametrize(
+    "value,shown",
+    [('"2.x"', '"2.x"'), ('"banana"', '"banana"'), ('"2.16"', '"2.16"'), ("2.28", "2.28"), ('"2.28.1"', '"2.28.1"')],
+)
+def test_a_glibc_setting_that_is_not_a_version_is_refused_before_building(tmp_path, value, shown):
+    crate = make_crate(tmp_path)
+    assert abi("init-python", crate).returncode == 0
+    set_glibc(crate, value)
+    env = dict(os.environ, ABI=str(ABI), CARGO=str(tmp_path / "no-cargo"))  # nothing may build
+    made = pip_wheel_here(crate, tmp_path / "out", env)
+    assert made.returncode != 0
+    said = made.stdout + made.stderr
+    assert f"abi_build: [tool.abi] glibc = {shown} is not a glibc version" in said, said
+    assert "Traceback" not in said and "no-cargo" not in said
+
+
+def test_without_zig_the_build_names_what_to_install(tmp_path, clean_venv):
+    """With --no-build-isolation pip installs nothing from [build-system] requires: the
+    clean venv has neither ziglang nor cargo-zigbuild, and the build must not quietly fall
+    back to a narrower `cargo build`."""
+    crate = make_crate(tmp_path)
+    assert abi("init-python", crate).returncode == 0
+    cargo = shutil.which("cargo")
+    env = {k: v for k, v in os.environ.items() if not k.startswith("CARGO_ZIGBUILD")}
+    env.update(ABI=str(ABI), PATH=f"{os.path.dirname(cargo)}:/usr/bin:/bin", CARGO_TARGET_DIR=str(target_dir() / "own-crate"))
+    assert shutil.which("cargo-zigbuild", path=env["PATH"]) is None and shutil.which("zig", path=env["PATH"]) is None
+    failed = pip(clean_venv, "wheel", "--no-build-isolation", "--no-deps", "-w", str(tmp_path / "out"), str(crate), env=env)
+    assert failed.returncode != 0
+    said = failed.stdout + failed.stderr
+    assert "`cargo zigbuild --target x86_64-unknown-linux-gnu.2.17` ([tool.abi] glibc) needs cargo-zigbuild and zig" in said, said
+    assert "pip install ziglang cargo-zigbuild" in said and 'glibc = "native"' in said
+    assert "Traceback" not in said
 
 
 def test_cargo_versions_become_pep_440_versions(tmp_path):

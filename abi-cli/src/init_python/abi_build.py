@@ -83,9 +83,12 @@ def _settings():
     package = tool.get("package")
     if not name or not package:
         raise SystemExit("abi_build: pyproject.toml needs [project] name and [tool.abi] package")
-    glibc = str(tool.get("glibc", "native"))
-    if glibc != "native" and not re.fullmatch(r"2\.(1[7-9]|[2-9]\d)", glibc):
-        raise SystemExit(f'abi_build: [tool.abi] glibc = "{glibc}" is not a glibc version: use "2.17" or newer (e.g. "2.28"), or "native"')
+    glibc = tool.get("glibc", "native")
+    if not isinstance(glibc, str) or (glibc != "native" and not re.fullmatch(r"2\.(1[7-9]|[2-9]\d)", glibc)):
+        raise SystemExit(
+            f"abi_build: [tool.abi] glibc = {json.dumps(glibc, default=str)} is not a glibc version: write a manylinux "
+            'policy\'s glibc as a string, "2.17" (manylinux2014) or newer (e.g. "2.28"), or "native"'
+        )
     return {"name": name, "package": package, "dependencies": list(project.get("dependencies", [])), "glibc": glibc}
 
 
