@@ -402,6 +402,25 @@ def test_pip_wheel_and_build_make_the_same_wheel_and_no_sdist(tmp_path):
     assert "abi_build builds wheels only" in sdist.stdout + sdist.stderr
 
 
+def test_the_build_requirements_hold_the_pinned_zig_tools(tmp_path):
+    """The ranges init-python writes in [build-system] requires take the ziglang and
+    cargo-zigbuild this venv pins (tests/python/requirements.txt), which the suite runs."""
+    import tomllib
+    from pip._vendor.packaging.requirements import Requirement
+
+    crate = make_crate(tmp_path)
+    assert abi("init-python", crate).returncode == 0
+    requires = tomllib.loads((crate / "pyproject.toml").read_text())["build-system"]["requires"]
+    ranges = {r.name: r for r in map(Requirement, requires)}
+    pins = dict(line.split("==") for line in (ROOT / "tests/python/requirements.txt").read_text().split() if "==" in line)
+    for tool_name in ["ziglang", "cargo-zigbuild"]:
+        assert pins[tool_name] in ranges[tool_name].specifier, (tool_name, pins[tool_name], ranges[tool_name])
+        # Installed only where the backend uses them.
+        marker = ranges[tool_name].marker
+        assert marker.evaluate({"sys_platform": "linux", "platform_machine": "aarch64"})
+        assert not marker.evaluate({"sys_platform": "darwin", "platform_machine": "arm64"})
+
+
 def set_glibc(crate, value):
     """Replaces the `glibc = ...` line init-python wrote in pyproject.toml."""
     pyproject = crate / "pyproject.toml"
