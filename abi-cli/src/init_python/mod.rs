@@ -78,9 +78,10 @@ dependencies = []
 [tool.abi]
 # The Python package (import name).
 package = "{package}"
-# The oldest glibc the library needs (Linux x86_64 and aarch64): with "{GLIBC}" the wheel is
-# manylinux_2_17 (manylinux2014) and installs wherever glibc is 2.17 or newer; "native"
-# builds with plain `cargo build` against this machine's glibc, tagged as that fits.
+# The oldest glibc the library may need (Linux x86_64 and aarch64), a manylinux policy's:
+# with "{GLIBC}" the wheel is manylinux_2_17 (manylinux2014) and installs wherever glibc is
+# 2.17 or newer ("2.28" is tvm_ffi's own); "native" builds with plain `cargo build` against
+# this machine's glibc, and the wheel gets the tag the library fits.
 glibc = "{GLIBC}"
 "#
     )
