@@ -12,5 +12,6 @@ if [ -x "$venv/bin/python" ] && [ "$(cat "$stamp" 2>/dev/null)" = "$want" ]; the
 fi
 python3 -m venv "$venv"
 "$venv/bin/python" -m pip install --quiet --disable-pip-version-check -r "$req"
-"$venv/bin/python" -c "import tvm_ffi, numpy, pytest, mypy; print('venv ready: tvm_ffi', tvm_ffi.__version__)"
+"$venv/bin/python" -c "import tvm_ffi, numpy, pytest, mypy, ziglang; print('venv ready: tvm_ffi', tvm_ffi.__version__)"
+"$venv/bin/cargo-zigbuild" --version >/dev/null # the broad-wheel route and test-aarch64.sh link with it
 echo "$want" > "$stamp"

@@ -7,6 +7,7 @@ imported, called, `pip check`ed and type-checked with numpy arguments under mypy
 import json
 import os
 import re
+import shutil
 import struct
 import subprocess
 import sys
@@ -19,6 +20,7 @@ import pytest
 from conftest import ROOT, doc_block, target_dir
 
 ABI = target_dir() / "debug" / "abi"
+PAIR_2014 = "manylinux_2_17_x86_64.manylinux2014_x86_64"
 TVM_FFI_RANGE = ">=0.1.15,<0.2"
 
 
@@ -381,16 +383,146 @@ def test_pip_wheel_and_build_make_the_same_wheel_and_no_sdist(tmp_path):
     )
     assert made.returncode == 0, made.stdout + made.stderr
     built = subprocess.run(
-        [sys.executable, "-m", "build", "--wheel", "-o", str(tmp_path / "build"), str(crate)],
-        capture_output=True, text=True, env=env, timeout=900,
+        # In this venv, whose pins hold ziglang and cargo-zigbuild: one isolated build
+        # environment (pip's) is enough to test, and each installs zig (400 MB unpacked).
+        [sys.executable, "-m", "build", "--wheel", "--no-isolation", "-o", str(tmp_path / "build"), str(crate)],
+        capture_output=True, text=True, env=dict(env, PATH=f"{os.path.dirname(sys.executable)}:{env['PATH']}"), timeout=900,
     )
     assert built.returncode == 0, built.stdout + built.stderr
     (by_pip,), (by_build,) = (tmp_path / "pip").iterdir(), (tmp_path / "build").iterdir()
-    assert re.fullmatch(r"geokit-0\.1\.0-py3-none-manylinux_2_\d+_x86_64\.whl", by_pip.name)
+    # init-python's pyproject.toml asks for glibc 2.17: cargo zigbuild (which pip installs
+    # from [build-system] requires) links against it, and the wheel is manylinux2014.
+    assert by_pip.name == f"geokit-0.1.0-py3-none-{PAIR_2014}.whl"
     assert by_pip.read_bytes() == by_build.read_bytes()
+    shown = subprocess.run([tool("auditwheel"), "show", str(by_pip)], capture_output=True, text=True)
+    said = re.search(r'consistent with the\s+following platform tag:\s*"([^"]+)"', shown.stdout)
+    assert said and said.group(1) == "manylinux_2_17_x86_64", shown.stdout + shown.stderr
     sdist = subprocess.run([sys.executable, "-m", "build", "--sdist", str(crate)], capture_output=True, text=True, env=env)
     assert sdist.returncode != 0
     assert "abi_build builds wheels only" in sdist.stdout + sdist.stderr
+
+
+def test_the_build_requirements_hold_the_pinned_zig_tools(tmp_path):
+    """The ranges init-python writes in [build-system] requires take the ziglang and
+    cargo-zigbuild this venv pins (tests/python/requirements.txt), which the suite runs."""
+    import tomllib
+    from pip._vendor.packaging.requirements import Requirement
+
+    crate = make_crate(tmp_path)
+    assert abi("init-python", crate).returncode == 0
+    requires = tomllib.loads((crate / "pyproject.toml").read_text())["build-system"]["requires"]
+    ranges = {r.name: r for r in map(Requirement, requires)}
+    pins = dict(line.split("==") for line in (ROOT / "tests/python/requirements.txt").read_text().split() if "==" in line)
+    for tool_name in ["ziglang", "cargo-zigbuild"]:
+        assert pins[tool_name] in ranges[tool_name].specifier, (tool_name, pins[tool_name], ranges[tool_name])
+        # Installed only where the backend uses them.
+        marker = ranges[tool_name].marker
+        assert marker.evaluate({"sys_platform": "linux", "platform_machine": "aarch64"})
+        assert not marker.evaluate({"sys_platform": "darwin", "platform_machine": "arm64"})
+
+
+def set_glibc(crate, value):
+    """Replaces the `glibc = ...` line init-python wrote in pyproject.toml."""
+    pyproject = crate / "pyproject.toml"
+    text, count = re.subn(r"(?m)^glibc = .*$", f"glibc = {value}", pyproject.read_text())
+    assert count == 1, text
+    pyproject.write_text(text)
+
+
+def pip_wheel_here(crate, out, env):
+    """`pip wheel --no-build-isolation` with this venv (the backend runs in this Python)."""
+    return subprocess.run(
+        [sys.executable, "-m", "pip", "wheel", "--no-build-isolation", "--no-deps", "-w", str(out), str(crate)],
+        capture_output=True, text=True, env=env, timeout=900,
+    )
+
+
+FAKE_CARGO = """\
+#!{python}
+# Stands in for cargo: answers `cargo metadata`, records every other command line, and
+# reports the library given as this crate's cdylib, as cargo's JSON messages do.
+import json, pathlib, sys
+here = pathlib.Path(__file__).parent
+if sys.argv[1] == "metadata":
+    print(json.dumps({{"target_directory": str(here / "target")}}))
+    sys.exit(0)
+(here / "argv.json").write_text(json.dumps(sys.argv[1:]))
+manifest = sys.argv[sys.argv.index("--manifest-path") + 1]
+artifact = {{"reason": "compiler-artifact", "manifest_path": manifest, "package_id": "path+file:///geokit#0.1.0",
+            "target": {{"kind": ["cdylib"]}}, "filenames": ["{library}"]}}
+print(json.dumps(artifact))
+"""
+
+
+def fake_cargo(tmp_path, library):
+    """A cargo that 'builds' `library` (a copy named libgeokit.so), recording its command."""
+    (tmp_path / "fake").mkdir()
+    built = tmp_path / "fake" / "libgeokit.so"
+    built.write_bytes(library.read_bytes())
+    cargo = tmp_path / "fake" / "cargo"
+    cargo.write_text(FAKE_CARGO.format(python=sys.executable, library=built))
+    cargo.chmod(0o755)
+    return cargo
+
+
+def test_the_backend_builds_as_glibc_says_and_abi_wheel_checks_it(tmp_path):
+    """glibc = "native" runs a plain `cargo build --release` and the wheel gets the tag the
+    library fits; glibc = "2.17" runs `cargo zigbuild` for glibc 2.17 and asks abi wheel for
+    manylinux_2_17, which refuses a library needing more, naming the symbol. (The real
+    builds: the pip tests above.) mathlib needs hypot@GLIBC_2.35."""
+    crate = make_crate(tmp_path)
+    assert abi("init-python", crate).returncode == 0
+    cargo = fake_cargo(tmp_path, target_dir() / "debug" / "libmathlib.so")
+    venv_bin = os.path.dirname(sys.executable)  # cargo-zigbuild, from the venv's pins
+    env = dict(os.environ, ABI=str(ABI), CARGO=str(cargo), PATH=f"{venv_bin}:{os.environ['PATH']}")
+    set_glibc(crate, '"native"')
+    made = pip_wheel_here(crate, tmp_path / "native", env)
+    assert made.returncode == 0, made.stdout + made.stderr
+    assert json.loads((cargo.parent / "argv.json").read_text())[:2] == ["build", "--release"]
+    (wheel,) = (tmp_path / "native").iterdir()
+    assert wheel.name == "geokit-0.1.0-py3-none-manylinux_2_35_x86_64.whl"
+    set_glibc(crate, '"2.17"')
+    refused = pip_wheel_here(crate, tmp_path / "old", env)
+    assert refused.returncode != 0
+    argv = json.loads((cargo.parent / "argv.json").read_text())
+    assert argv[:4] == ["zigbuild", "--target", "x86_64-unknown-linux-gnu.2.17", "--release"], argv
+    said = refused.stdout + refused.stderr
+    assert "does not fit manylinux_2_17: it needs GLIBC_2.35 from libm.so.6 (hypot)" in said, said
+    assert "abi_build: `abi wheel` failed" in said
+
+
+@pytest.mark.parametrize(
+    "value,shown",
+    [('"2.x"', '"2.x"'), ('"banana"', '"banana"'), ('"2.16"', '"2.16"'), ("2.28", "2.28"), ('"2.28.1"', '"2.28.1"')],
+)
+def test_a_glibc_setting_that_is_not_a_version_is_refused_before_building(tmp_path, value, shown):
+    crate = make_crate(tmp_path)
+    assert abi("init-python", crate).returncode == 0
+    set_glibc(crate, value)
+    env = dict(os.environ, ABI=str(ABI), CARGO=str(tmp_path / "no-cargo"))  # nothing may build
+    made = pip_wheel_here(crate, tmp_path / "out", env)
+    assert made.returncode != 0
+    said = made.stdout + made.stderr
+    assert f"abi_build: [tool.abi] glibc = {shown} is not a glibc version" in said, said
+    assert "Traceback" not in said and "no-cargo" not in said
+
+
+def test_without_zig_the_build_names_what_to_install(tmp_path, clean_venv):
+    """With --no-build-isolation pip installs nothing from [build-system] requires: the
+    clean venv has neither ziglang nor cargo-zigbuild, and the build must not quietly fall
+    back to a narrower `cargo build`."""
+    crate = make_crate(tmp_path)
+    assert abi("init-python", crate).returncode == 0
+    cargo = shutil.which("cargo")
+    env = {k: v for k, v in os.environ.items() if not k.startswith("CARGO_ZIGBUILD")}
+    env.update(ABI=str(ABI), PATH=f"{os.path.dirname(cargo)}:/usr/bin:/bin", CARGO_TARGET_DIR=str(target_dir() / "own-crate"))
+    assert shutil.which("cargo-zigbuild", path=env["PATH"]) is None and shutil.which("zig", path=env["PATH"]) is None
+    failed = pip(clean_venv, "wheel", "--no-build-isolation", "--no-deps", "-w", str(tmp_path / "out"), str(crate), env=env)
+    assert failed.returncode != 0
+    said = failed.stdout + failed.stderr
+    assert "`cargo zigbuild --target x86_64-unknown-linux-gnu.2.17` ([tool.abi] glibc) needs cargo-zigbuild and zig" in said, said
+    assert "pip install ziglang cargo-zigbuild" in said and 'glibc = "native"' in said
+    assert "Traceback" not in said
 
 
 def test_cargo_versions_become_pep_440_versions(tmp_path):

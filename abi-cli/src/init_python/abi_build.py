@@ -1,13 +1,19 @@
 """A PEP 517 build backend, written by `abi init-python`: `pip install .` (or
 `python -m build --wheel`) builds this crate in release mode with cargo and packages its
 library with `abi wheel`. Settings are read from pyproject.toml: `[project] name` (the
-distribution), `[project] dependencies` (beyond apache-tvm-ffi, which abi adds) and
-`[tool.abi] package` (the import name); the version is the crate's, from Cargo.toml.
-There is no source distribution: a wheel is built from this folder only.
+distribution), `[project] dependencies` (beyond apache-tvm-ffi, which abi adds),
+`[tool.abi] package` (the import name) and `[tool.abi] glibc` (the oldest glibc the
+library must load on, on Linux x86_64 and aarch64: `cargo zigbuild` links against that
+glibc's symbol versions and the wheel is tagged `manylinux_2_<minor>`; "native", or no
+key, links against this machine's glibc with `cargo build`); the version is the crate's,
+from Cargo.toml. There is no source distribution: a wheel is built from this folder only.
 """
 
 import json
+import filecmp
+import importlib.util
 import os
+import platform
 import re
 import shutil
 import subprocess
@@ -34,7 +40,8 @@ def get_requires_for_build_wheel(config_settings=None):
 def build_wheel(wheel_directory, config_settings=None, metadata_directory=None):
     settings = _settings()
     abi = _abi()
-    library, version = _build_library()
+    target = _zig_target(settings["glibc"])
+    library, version = _build_library(target)
     command = [
         abi,
         "wheel",
@@ -50,6 +57,8 @@ def build_wheel(wheel_directory, config_settings=None, metadata_directory=None):
     ]
     for requirement in settings["dependencies"]:
         command += ["--requires", requirement]
+    if target:  # the glibc asked for is checked: a library that needs more is refused, naming the symbol
+        command += ["--platform-tag", "manylinux_" + settings["glibc"].replace(".", "_")]
     run = subprocess.run(command, stdout=subprocess.PIPE, text=True)
     if run.returncode != 0:
         raise SystemExit(f"abi_build: `abi wheel` failed (exit {run.returncode}); its message is above")
@@ -74,7 +83,81 @@ def _settings():
     package = tool.get("package")
     if not name or not package:
         raise SystemExit("abi_build: pyproject.toml needs [project] name and [tool.abi] package")
-    return {"name": name, "package": package, "dependencies": list(project.get("dependencies", []))}
+    glibc = tool.get("glibc", "native")
+    if not isinstance(glibc, str) or (glibc != "native" and not re.fullmatch(r"2\.(1[7-9]|[2-9]\d)", glibc)):
+        raise SystemExit(
+            f"abi_build: [tool.abi] glibc = {json.dumps(glibc, default=str)} is not a glibc version: write a manylinux "
+            'policy\'s glibc as a string, "2.17" (manylinux2014) or newer (e.g. "2.28"), or "native"'
+        )
+    return {"name": name, "package": package, "dependencies": list(project.get("dependencies", [])), "glibc": glibc}
+
+
+# The machines `cargo zigbuild` builds for here (platform.machine() to Rust's architecture).
+ZIG_MACHINES = {"x86_64": "x86_64", "aarch64": "aarch64"}
+
+
+def _zig_target(glibc):
+    """The `cargo zigbuild` target that links against `glibc` on this machine, e.g.
+    `x86_64-unknown-linux-gnu.2.17`; None for a plain `cargo build`: with glibc "native",
+    and on other systems and machines (their build is unchanged)."""
+    if glibc == "native" or not sys.platform.startswith("linux"):
+        return None
+    arch = ZIG_MACHINES.get(platform.machine())
+    if arch is None:
+        print(f"abi_build: [tool.abi] glibc applies on x86_64 and aarch64; building for {platform.machine()} with cargo build", file=sys.stderr)
+        return None
+    return f"{arch}-unknown-linux-gnu.{glibc}"
+
+
+def _zigbuild_env(target, cargo, manifest):
+    """The environment `cargo zigbuild` runs in: told to use the ziglang package beside this
+    Python, which pip installs from [build-system] requires. Refuses, naming the remedies,
+    when cargo-zigbuild or zig is missing (with --no-build-isolation, say): pip shows a
+    successful build's output only with -v, so a narrower wheel than pyproject.toml asks
+    for would go unnoticed."""
+    env = dict(os.environ)
+    in_cargo_home = Path(env.get("CARGO_HOME", Path.home() / ".cargo")) / "bin" / "cargo-zigbuild"
+    zigbuild = shutil.which("cargo-zigbuild") or (in_cargo_home if in_cargo_home.is_file() else None)
+    if importlib.util.find_spec("ziglang") is not None:
+        env.setdefault("CARGO_ZIGBUILD_PYTHON_PATH", sys.executable)
+    has_zig = "CARGO_ZIGBUILD_PYTHON_PATH" in env or "CARGO_ZIGBUILD_ZIG_PATH" in env or shutil.which("zig")
+    if not (zigbuild and has_zig):
+        raise SystemExit(
+            f"abi_build: `cargo zigbuild --target {target}` ([tool.abi] glibc) needs cargo-zigbuild and zig, "
+            "which pip installs from [build-system] requires; install them yourself "
+            "(pip install ziglang cargo-zigbuild) when building without isolation, "
+            'or set [tool.abi] glibc = "native" to link against this machine\'s glibc'
+        )
+    # cargo-zigbuild names the linker it gives cargo after its own path, and cargo rebuilds
+    # every dependency when the linker changes: pip's build environment is a new folder
+    # each time, so cargo runs a copy kept in the target folder.
+    kept = _target_dir(cargo, manifest) / "abi-build" / "bin"
+    _keep_copy(Path(zigbuild), kept / "cargo-zigbuild")
+    env["PATH"] = f"{kept}{os.pathsep}{env.get('PATH', '')}"
+    return env
+
+
+def _target_dir(cargo, manifest):
+    """The folder cargo builds this crate into (CARGO_TARGET_DIR, a workspace's, ...)."""
+    command = [cargo, "metadata", "--format-version", "1", "--no-deps", "--manifest-path", str(manifest)]
+    try:
+        run = subprocess.run(command, stdout=subprocess.PIPE, text=True)
+    except FileNotFoundError:
+        raise SystemExit("abi_build: `cargo` was not found: install Rust (https://rustup.rs) or set CARGO")
+    if run.returncode != 0:
+        raise SystemExit(f"abi_build: `cargo metadata` failed (exit {run.returncode}); its errors are above")
+    return Path(json.loads(run.stdout)["target_directory"])
+
+
+def _keep_copy(source, kept):
+    """Copies `source` to `kept` unless the same bytes are there (atomically: builds may run
+    side by side)."""
+    if kept.is_file() and filecmp.cmp(source, kept, shallow=False):
+        return
+    kept.parent.mkdir(parents=True, exist_ok=True)
+    partial = kept.with_name(f"{kept.name}.{os.getpid()}")
+    shutil.copy2(source, partial)
+    os.replace(partial, kept)
 
 
 def _abi():
@@ -93,17 +176,21 @@ def _abi():
     )
 
 
-def _build_library():
-    """Runs `cargo build --release` for this crate; returns its cdylib's path and version."""
+def _build_library(target):
+    """Runs `cargo build --release` for this crate, or `cargo zigbuild --release --target
+    TARGET`; returns its cdylib's path and version."""
     cargo = os.environ.get("CARGO", "cargo")
     manifest = HERE / "Cargo.toml"
-    command = [cargo, "build", "--release", "--lib", "--manifest-path", str(manifest), "--message-format=json-render-diagnostics"]
+    build, env = (["zigbuild", "--target", target], _zigbuild_env(target, cargo, manifest)) if target else (["build"], None)
+    what = f"cargo {' '.join(build)} --release"
+    command = [cargo, *build, "--release", "--lib", "--manifest-path", str(manifest), "--message-format=json-render-diagnostics"]
+    print(f"abi_build: {what}", file=sys.stderr)
     try:
-        run = subprocess.run(command, stdout=subprocess.PIPE, text=True)
+        run = subprocess.run(command, stdout=subprocess.PIPE, text=True, env=env)
     except FileNotFoundError:
         raise SystemExit("abi_build: `cargo` was not found: install Rust (https://rustup.rs) or set CARGO")
     if run.returncode != 0:
-        raise SystemExit(f"abi_build: `cargo build --release` failed (exit {run.returncode}); its errors are above")
+        raise SystemExit(f"abi_build: `{what}` failed (exit {run.returncode}); its errors are above")
     libraries, version = _cdylibs(run.stdout, manifest)
     if len(libraries) != 1:
         raise SystemExit(

@@ -1,6 +1,7 @@
 //! `abi init-python`: makes a crate folder pip-installable. It writes `pyproject.toml`,
 //! naming the build backend, and the backend itself, `abi_build.py` (a PEP 517 backend
-//! that runs `cargo build --release` and `abi wheel`), beside `Cargo.toml`.
+//! that runs `cargo build --release`, or on Linux x86_64 and aarch64 `cargo zigbuild`
+//! against glibc 2.17, and `abi wheel`), beside `Cargo.toml`.
 
 use std::path::{Path, PathBuf};
 
@@ -45,14 +46,25 @@ pub fn write(
     crate::stubs::write_files(crate_dir, files)
 }
 
-/// `pyproject.toml`: the backend kept in the folder, the distribution name, the package.
+/// The glibc `pyproject.toml` asks libraries to load on: manylinux2014's, what maturin
+/// builds for by default; tvm_ffi's own wheels ask for 2.28.
+const GLIBC: &str = "2.17";
+
+/// `pyproject.toml`: the backend kept in the folder, the tools it builds with on Linux, the
+/// distribution name, the package, the glibc.
 fn pyproject(package: &str, dist_name: &str) -> String {
     format!(
         r#"# Written by `abi init-python`: `pip install .` builds this crate with cargo and
 # packages its library as a wheel with `abi wheel` (abi_build.py). No sdist is built.
 
 [build-system]
-requires = ["tomli>=1.1; python_version < '3.11'"]
+# On Linux x86_64 and aarch64 the library is built with `cargo zigbuild`, which links it
+# against the glibc named below with zig (pip installs both into the build environment).
+requires = [
+    "tomli>=1.1; python_version < '3.11'",
+    "ziglang>=0.17,<0.18; {ZIG_MARKER}",
+    "cargo-zigbuild>=0.24,<0.25; {ZIG_MARKER}",
+]
 build-backend = "abi_build"
 backend-path = ["."]
 
@@ -66,9 +78,18 @@ dependencies = []
 [tool.abi]
 # The Python package (import name).
 package = "{package}"
+# The oldest glibc the library may need (Linux x86_64 and aarch64), a manylinux policy's:
+# with "{GLIBC}" the wheel is manylinux_2_17 (manylinux2014) and installs wherever glibc is
+# 2.17 or newer ("2.28" is tvm_ffi's own); "native" builds with plain `cargo build` against
+# this machine's glibc, and the wheel gets the tag the library fits.
+glibc = "{GLIBC}"
 "#
     )
 }
+
+/// Where `[build-system] requires` installs zig and cargo-zigbuild: where the backend uses
+/// them.
+const ZIG_MARKER: &str = "sys_platform == 'linux' and (platform_machine == 'x86_64' or platform_machine == 'aarch64')";
 
 /// The crate's `[package] name`, read from the manifest's text.
 fn package_name(cargo_toml: &str) -> Option<String> {
