@@ -10,34 +10,23 @@
 //! makes the static reachable from a kept section. MSVC's linker and lld-link keep sections
 //! outside COMDAT groups anyway; the initializers cost them one empty call each at load.
 
-/// Places a generated static: `place! { KIND: static NAME: TYPE = VALUE; }`, `KIND` being
-/// `export_record`, `class_record` or `iree_record` (the sections tools read, spelled as
-/// `abi_shared::*_RECORDS_SECTION_PE`), or the name of one of abi-core's distributed slices
-/// (`EXPORTS`, `METHODS`, `IREE_FUNCTIONS`), whose element it becomes: linkme's own macro
-/// spells the slice's section for the target.
+/// The section of a placed static (`export_record`, `class_record`, `iree_record`: as
+/// `abi_shared::*_RECORDS_SECTION_PE`) or of code run at load (`at_load`, the C runtime's
+/// initializers; for a DLL they run under the loader lock).
 #[doc(hidden)]
 #[macro_export]
-macro_rules! __abi_place {
-    (export_record: static $name:ident: $ty:ty = $value:expr;) => {
-        #[unsafe(link_section = ".abiexp")]
-        static $name: $ty = $value;
-        $crate::__abi_keep!($name);
+macro_rules! __abi_section {
+    (export_record) => {
+        ".abiexp"
     };
-    (class_record: static $name:ident: $ty:ty = $value:expr;) => {
-        #[used]
-        #[unsafe(link_section = ".abicls")]
-        static $name: $ty = $value;
-        $crate::__abi_keep!($name);
+    (class_record) => {
+        ".abicls"
     };
-    (iree_record: static $name:ident: $ty:ty = $value:expr;) => {
-        #[used]
-        #[unsafe(link_section = ".abiiree")]
-        static $name: $ty = $value;
-        $crate::__abi_keep!($name);
+    (iree_record) => {
+        ".abiiree"
     };
-    ($slice:ident: static $name:ident: $ty:ty = $value:expr;) => {
-        $crate::__private::$slice! { #![linkme_macro = $crate::__private::$slice] static $name: $ty = $value; }
-        $crate::__abi_keep!($name);
+    (at_load) => {
+        ".CRT$XCU"
     };
 }
 
@@ -49,30 +38,13 @@ macro_rules! __abi_keep {
     ($name:ident) => {
         const _: () = {
             #[used]
-            #[unsafe(link_section = ".CRT$XCU")]
+            #[unsafe(link_section = $crate::__abi_section!(at_load))]
             static KEEP: extern "C" fn() = {
                 extern "C" fn keep() {
                     ::core::hint::black_box(&$name);
                 }
                 keep
             };
-        };
-    };
-}
-
-/// Runs `call` (an expression that never unwinds) while the library or program loads (for
-/// a DLL, under the loader lock: `call` loads no library and waits on no thread).
-#[doc(hidden)]
-#[macro_export]
-macro_rules! __abi_at_load {
-    ($call:expr) => {
-        #[used]
-        #[unsafe(link_section = ".CRT$XCU")]
-        static AT_LOAD: extern "C" fn() = {
-            extern "C" fn at_load() {
-                $call;
-            }
-            at_load
         };
     };
 }

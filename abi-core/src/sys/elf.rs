@@ -2,45 +2,28 @@
 //! for code run at load. The linker's `--gc-sections` keeps them: `#[used]` records, and
 //! linkme's sections, which the runtime reads through their `__start_`/`__stop_` bounds.
 
-/// Places a generated static: `place! { KIND: static NAME: TYPE = VALUE; }`, `KIND` being
-/// `export_record`, `class_record` or `iree_record` (the sections tools read, spelled as
-/// `abi_shared::*_RECORDS_SECTION`), or the name of one of abi-core's distributed slices
-/// (`EXPORTS`, `METHODS`, `IREE_FUNCTIONS`), whose element it becomes: linkme's own macro
-/// spells the slice's section for the target.
+/// The section of a placed static (`export_record`, `class_record`, `iree_record`: as
+/// `abi_shared::*_RECORDS_SECTION`) or of code run at load (`at_load`).
 #[doc(hidden)]
 #[macro_export]
-macro_rules! __abi_place {
-    (export_record: $item:item) => {
-        #[unsafe(link_section = "abi_export_records")]
-        $item
+macro_rules! __abi_section {
+    (export_record) => {
+        "abi_export_records"
     };
-    (class_record: $item:item) => {
-        #[used]
-        #[unsafe(link_section = "abi_class_records")]
-        $item
+    (class_record) => {
+        "abi_class_records"
     };
-    (iree_record: $item:item) => {
-        #[used]
-        #[unsafe(link_section = "abi_iree_records")]
-        $item
+    (iree_record) => {
+        "abi_iree_records"
     };
-    ($slice:ident: $item:item) => {
-        $crate::__private::$slice! { #![linkme_macro = $crate::__private::$slice] $item }
+    (at_load) => {
+        ".init_array"
     };
 }
 
-/// Runs `call` (an expression that never unwinds) while the library or program loads.
+/// Nothing more keeps a placed static: its section does.
 #[doc(hidden)]
 #[macro_export]
-macro_rules! __abi_at_load {
-    ($call:expr) => {
-        #[used]
-        #[unsafe(link_section = ".init_array")]
-        static AT_LOAD: extern "C" fn() = {
-            extern "C" fn at_load() {
-                $call;
-            }
-            at_load
-        };
-    };
+macro_rules! __abi_keep {
+    ($name:ident) => {};
 }

@@ -7,7 +7,7 @@
 //! | finding a loaded tvm_ffi | [`TVM_FFI_LIBRARY`], [`process_library`], [`loaded_library`] | `unix.rs` (`apple.rs`), `windows.rs` |
 //! | keeping this library loaded | [`pin_module_containing`] | `unix.rs`, `windows.rs` |
 //! | IREE status blocks | [`status_block_alloc`], [`status_block_free`] | `unix.rs`, `windows.rs` |
-//! | where generated statics go, code run at load | `place!`, `at_load!` (in `__private`) | `elf.rs`, `macho.rs`, `coff.rs` |
+//! | where generated statics go, code run at load | `place!`, `at_load!` (in `__private`) | `place.rs`; the sections in `elf.rs`, `macho.rs`, `coff.rs` |
 //!
 //! Generated code writes `__abi::place! { exports: static EXPORT: T = value; }` or
 //! `__abi::at_load!(call)`; the macro defined for the target being built decides the
@@ -32,14 +32,16 @@ pub use windows::{
 #[cfg(not(any(unix, windows)))]
 compile_error!("abi-core supports unix (Linux, macOS, the BSDs) and Windows targets");
 
-// One of the three defines `__abi_place!` and `__abi_at_load!` for the target's object
-// format.
+// `place.rs` defines `__abi_place!` and `__abi_at_load!` once; one of the three format
+// files names their sections (`__abi_section!`) for the target, and says what else keeps a
+// placed static (`__abi_keep!`).
 #[cfg(windows)]
 mod coff;
 #[cfg(not(any(target_vendor = "apple", windows)))]
 mod elf;
 #[cfg(target_vendor = "apple")]
 mod macho;
+mod place;
 
 #[cfg(test)]
 mod tests {
@@ -67,22 +69,26 @@ mod tests {
     /// tools read.
     #[test]
     fn record_sections_are_spelled_as_abi_shared_says() {
-        let spelled = |source: &str, section: &str, attrs: &str| {
-            let literal = format!("link_section = \"{section}{attrs}\"");
-            assert!(source.contains(&literal), "{literal} missing");
+        // The first string literal after the `(kind) =>` arm of the file's `__abi_section!`.
+        let spelled = |source: &str, kind: &str, section: &str, attrs: &str| {
+            let arm = format!("({kind}) =>");
+            let after = &source[source.find(&arm).unwrap_or_else(|| panic!("no {arm} arm")) + arm.len()..];
+            let literal = after.split('"').nth(1).expect("a string literal");
+            assert_eq!(literal, format!("{section}{attrs}"), "the section of {kind}");
         };
         let elf = include_str!("elf.rs");
-        spelled(elf, abi_shared::EXPORT_RECORDS_SECTION, "");
-        spelled(elf, abi_shared::CLASS_RECORDS_SECTION, "");
-        spelled(elf, abi_shared::IREE_RECORDS_SECTION, "");
+        spelled(elf, "export_record", abi_shared::EXPORT_RECORDS_SECTION, "");
+        spelled(elf, "class_record", abi_shared::CLASS_RECORDS_SECTION, "");
+        spelled(elf, "iree_record", abi_shared::IREE_RECORDS_SECTION, "");
         let macho = include_str!("macho.rs");
-        spelled(macho, abi_shared::EXPORT_RECORDS_SECTION_MACHO, ",regular,no_dead_strip");
-        spelled(macho, abi_shared::CLASS_RECORDS_SECTION_MACHO, ",regular,no_dead_strip");
-        spelled(macho, abi_shared::IREE_RECORDS_SECTION_MACHO, ",regular,no_dead_strip");
+        let kept = ",regular,no_dead_strip";
+        spelled(macho, "export_record", abi_shared::EXPORT_RECORDS_SECTION_MACHO, kept);
+        spelled(macho, "class_record", abi_shared::CLASS_RECORDS_SECTION_MACHO, kept);
+        spelled(macho, "iree_record", abi_shared::IREE_RECORDS_SECTION_MACHO, kept);
         let coff = include_str!("coff.rs");
-        spelled(coff, abi_shared::EXPORT_RECORDS_SECTION_PE, "");
-        spelled(coff, abi_shared::CLASS_RECORDS_SECTION_PE, "");
-        spelled(coff, abi_shared::IREE_RECORDS_SECTION_PE, "");
+        spelled(coff, "export_record", abi_shared::EXPORT_RECORDS_SECTION_PE, "");
+        spelled(coff, "class_record", abi_shared::CLASS_RECORDS_SECTION_PE, "");
+        spelled(coff, "iree_record", abi_shared::IREE_RECORDS_SECTION_PE, "");
         for name in [
             abi_shared::EXPORT_RECORDS_SECTION_PE,
             abi_shared::CLASS_RECORDS_SECTION_PE,
