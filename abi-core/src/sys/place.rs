@@ -11,18 +11,19 @@
 #[doc(hidden)]
 #[macro_export]
 macro_rules! __abi_place {
+    // An export's record needs no `#[used]`: its registry entry refers to it.
     (export_record: $($static:tt)*) => { $crate::__abi_place!(@record export_record: $($static)*); };
-    (class_record: $($static:tt)*) => { $crate::__abi_place!(@record class_record: $($static)*); };
-    (iree_record: $($static:tt)*) => { $crate::__abi_place!(@record iree_record: $($static)*); };
-    (@record $kind:ident: static $name:ident: $ty:ty = $value:expr;) => {
-        #[used]
+    (class_record: $($static:tt)*) => { $crate::__abi_place!(@record class_record #[used]: $($static)*); };
+    (iree_record: $($static:tt)*) => { $crate::__abi_place!(@record iree_record #[used]: $($static)*); };
+    (@record $kind:ident $(#[$used:meta])?: static $name:ident: $ty:ty = $value:expr;) => {
+        $(#[$used])?
         #[unsafe(link_section = $crate::__abi_section!($kind))]
         static $name: $ty = $value;
-        $crate::__abi_keep!($name);
+        $crate::__abi_keep! { $name }
     };
     ($slice:ident: static $name:ident: $ty:ty = $value:expr;) => {
         $crate::__private::$slice! { #![linkme_macro = $crate::__private::$slice] static $name: $ty = $value; }
-        $crate::__abi_keep!($name);
+        $crate::__abi_keep! { $name }
     };
 }
 
