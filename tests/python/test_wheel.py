@@ -19,7 +19,7 @@ import pytest
 from conftest import ROOT, doc_block, target_dir
 
 ABI = target_dir() / "debug" / "abi"
-TVM_FFI_RANGE = ">=0.1.15,<0.2"
+TVM_FFI_RANGE = ">=0.1.8.post2,<0.2"
 
 
 def abi(*args):

@@ -20,6 +20,7 @@ use crate::ffi::RawAny;
 use crate::reflect::FnDesc;
 use crate::runtime::calls::boundary::{fast_slots, finish, full_slots, retry_exact, CallError};
 use crate::runtime::calls::export_entry::Export;
+use crate::runtime::process::discovery::calls_allowed;
 use crate::value::any::{Any, AnyView};
 
 /// An export's argument slots as its generated `call` receives them: holding one vouches
@@ -219,6 +220,10 @@ pub unsafe fn export<const KIND: u8>(
     result: *mut RawAny,
     passes: Passes,
 ) -> i32 {
+    // Under a libtvm_ffi outside the supported range every call raises that.
+    if !calls_allowed() {
+        return -1;
+    }
     // A switch on the const argument alone: code generation keeps the one arm it takes.
     match KIND {
         Passes::FAST => {

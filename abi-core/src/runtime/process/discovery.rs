@@ -11,6 +11,7 @@ use crate::ffi::type_table::TypeApi;
 use crate::ffi::{
     EnvApi, HostApi, RuntimeTable, ATTACH_ALREADY_RUNNING, ATTACH_OK, ATTACH_VERSION_MISMATCH, RUNTIME_TABLE_BASE_SIZE,
 };
+use crate::runtime::process::tvm_ffi_version;
 
 /// Where this library's runtime services live.
 #[derive(Clone, Copy, Debug)]
@@ -54,6 +55,16 @@ pub fn tvm_ffi_undecided() -> Option<RuntimeTable> {
         return None;
     }
     resolve_tvm_ffi()
+}
+
+/// Whether exported calls may run: false (with the refusal raised) when the libtvm_ffi in
+/// the process reports a version outside the supported range. One relaxed load once the
+/// first call has passed.
+#[inline(always)]
+pub fn calls_allowed() -> bool {
+    tvm_ffi_version::calls_allowed(|| {
+        let _ = resolve_tvm_ffi();
+    })
 }
 
 /// Whether a tvm-ffi runtime is loaded in the process now, whichever runtime this library
@@ -166,6 +177,12 @@ unsafe fn api_from(lib: &libloading::os::unix::Library) -> Option<RuntimeTable> 
             get_attr_column: *lib.get(b"TVMFFIGetTypeAttrColumn\0").ok()?,
             get_type_info: *lib.get(b"TVMFFIGetTypeInfo\0").ok()?,
         };
+        // A tvm-ffi runtime: one outside the supported range is not adopted
+        // (tvm_ffi_version.rs).
+        let get_version = lib.get(b"TVMFFIGetVersion\0").ok().map(|s| *s);
+        if !tvm_ffi_version::accept(get_version, lib.get(b"TVMFFIErrorSetRaisedFromCStr\0").ok().map(|s| *s)) {
+            return None;
+        }
         Some(RuntimeTable {
             version: abi_shared::RUNTIME_TABLE_VERSION,
             size: size_of::<RuntimeTable>() as u32,
