@@ -1,10 +1,13 @@
 #!/usr/bin/env bash
 # Creates the project-local Python venv (.venv) with the pinned interop dependencies.
 # Idempotent: reuses the venv when the pins have not changed. Fails loudly.
+# Usage: scripts/setup-venv.sh [VENV REQUIREMENTS]: another venv from another pinned file,
+# both relative to the checkout (scripts/test.sh makes .venv-oldest from
+# tests/python/requirements-oldest.txt, the oldest apache-tvm-ffi the wheels allow).
 set -euo pipefail
 root=$(cd "$(dirname "$0")/.." && pwd)
-venv="$root/.venv"
-req="$root/tests/python/requirements.txt"
+venv="$root/${1:-.venv}"
+req="$root/${2:-tests/python/requirements.txt}"
 stamp="$venv/.requirements.sha256"
 want=$(sha256sum "$req" | cut -d' ' -f1)
 if [ -x "$venv/bin/python" ] && [ "$(cat "$stamp" 2>/dev/null)" = "$want" ]; then
@@ -12,5 +15,7 @@ if [ -x "$venv/bin/python" ] && [ "$(cat "$stamp" 2>/dev/null)" = "$want" ]; the
 fi
 python3 -m venv "$venv"
 "$venv/bin/python" -m pip install --quiet --disable-pip-version-check -r "$req"
-"$venv/bin/python" -c "import tvm_ffi, numpy, pytest, mypy; print('venv ready: tvm_ffi', tvm_ffi.__version__)"
+modules="tvm_ffi, numpy, pytest"
+[ $# -gt 0 ] || modules="$modules, mypy" # only the main venv has mypy
+"$venv/bin/python" -c "import $modules; print('venv ready: tvm_ffi', tvm_ffi.__version__)"
 echo "$want" > "$stamp"
