@@ -85,7 +85,7 @@ SCRIPT = textwrap.dedent(
 def test_a_libtvm_ffi_outside_the_range_is_refused_in_one_line(tmp_path, reported):
     fake = tmp_path / "libfake_version.so"
     (tmp_path / "fake.c").write_text(FAKE % reported)
-    subprocess.run(["cc", "-shared", "-fPIC", "-o", fake, tmp_path / "fake.c"], check=True)
+    subprocess.run(["gcc", "-shared", "-fPIC", "-o", fake, tmp_path / "fake.c"], check=True)
     libs = [str(target_dir() / "debug" / n) for n in ("libabi_interop_lib.so", "libabi_objects_lib.so")]
     env = {"LD_PRELOAD": str(fake), "PATH": "/usr/bin:/bin"}
     ran = subprocess.run([sys.executable, "-c", SCRIPT, *libs], capture_output=True, text=True, env=env, timeout=60)
