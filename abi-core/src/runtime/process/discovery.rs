@@ -5,11 +5,13 @@
 //! then `libtvm_ffi.so` with `RTLD_NOLOAD`, docs/ABI.md section 5); else our own embedded
 //! runtime. A tvm-ffi runtime loaded after that first use is not adopted.
 
+use core::ffi::c_void;
 use std::sync::OnceLock;
 
 use crate::ffi::type_table::TypeApi;
 use crate::ffi::{
-    EnvApi, HostApi, RuntimeTable, ATTACH_ALREADY_RUNNING, ATTACH_OK, ATTACH_VERSION_MISMATCH, RUNTIME_TABLE_BASE_SIZE,
+    EnvApi, HostApi, RawAny, RuntimeTable, SafeCall, ATTACH_ALREADY_RUNNING, ATTACH_OK, ATTACH_VERSION_MISMATCH,
+    RUNTIME_TABLE_BASE_SIZE,
 };
 use crate::runtime::process::tvm_ffi_version;
 
@@ -57,14 +59,34 @@ pub fn tvm_ffi_undecided() -> Option<RuntimeTable> {
     resolve_tvm_ffi()
 }
 
-/// Whether exported calls may run: false (with the refusal raised) when the libtvm_ffi in
-/// the process reports a version outside the supported range. One relaxed load once the
-/// first call has passed.
+/// Whether exported calls run without asking [`first_call`]: once the first found nothing
+/// to refuse. One relaxed load.
 #[inline(always)]
-pub fn calls_allowed() -> bool {
-    tvm_ffi_version::calls_allowed(|| {
+pub fn calls_accepted() -> bool {
+    tvm_ffi_version::accepted()
+}
+
+/// An exported call made before [`calls_accepted`]: raises the refusal when the
+/// libtvm_ffi in the process reports a version outside the supported range, else runs
+/// `call` (the export's shim). The shim's own parameters come first, in their registers,
+/// and the C ABI unwinds nowhere, so that the shim reaches this by a jump.
+///
+/// # Safety
+/// The packed calling convention, as for `call`.
+#[cold]
+#[inline(never)]
+pub unsafe extern "C" fn first_call(
+    handle: *mut c_void,
+    args: *const RawAny,
+    n: i32,
+    result: *mut RawAny,
+    call: SafeCall,
+) -> i32 {
+    let lookup = || {
         let _ = resolve_tvm_ffi();
-    })
+    };
+    // SAFETY: forwarded from the caller.
+    unsafe { tvm_ffi_version::first_call(handle, args, n, result, call, lookup) }
 }
 
 /// Whether a tvm-ffi runtime is loaded in the process now, whichever runtime this library

@@ -5,11 +5,12 @@
 //! table or registry while the library loads), and every exported call raises the one-line
 //! refusal through its `TVMFFIErrorSetRaisedFromCStr`, which every release has.
 
-use core::ffi::c_char;
+use core::ffi::{c_char, c_void};
 use std::ffi::CString;
 use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::OnceLock;
 
+use crate::ffi::{RawAny, SafeCall};
 use abi_shared::{TVM_FFI_ABI_BELOW, TVM_FFI_ABI_LOWEST, TVM_FFI_REQUIREMENT};
 
 /// `TVMFFIVersion`: three `uint32_t`.
@@ -86,37 +87,52 @@ pub unsafe fn accept(get_version: Option<GetVersion>, raise: Option<SetRaisedFro
     false
 }
 
-/// Whether exported calls may run: always after the first call found nothing to refuse
-/// (a relaxed load); the first call asks discovery (`lookup`) once.
+/// Whether exported calls run without asking: set by the first call that found nothing to
+/// refuse (one relaxed load; the check itself is [`first_call`], out of line).
 #[inline(always)]
-pub fn calls_allowed(lookup: fn()) -> bool {
-    ACCEPTED.load(Ordering::Relaxed) || first_call(lookup)
+pub fn accepted() -> bool {
+    ACCEPTED.load(Ordering::Relaxed)
 }
 
-/// The first exported call: looks for a tvm-ffi runtime (which records a refusal), then
-/// raises the refusal if there is one. Returns whether the call may run.
+/// An exported call made before [`accepted`]: looks for a tvm-ffi runtime once (`lookup`,
+/// which records a refusal), then raises the refusal and returns -1, or, with nothing to
+/// refuse, runs the call (`call`, the export's own shim, which then passes the check).
+///
+/// # Safety
+/// The packed calling convention, as for `call`.
 #[cold]
 #[inline(never)]
-fn first_call(lookup: fn()) -> bool {
+pub unsafe fn first_call(
+    handle: *mut c_void,
+    args: *const RawAny,
+    n: i32,
+    result: *mut RawAny,
+    call: SafeCall,
+    lookup: fn(),
+) -> i32 {
     if REFUSAL.get().is_none() {
         lookup();
     }
     let Some(refusal) = REFUSAL.get() else {
         ACCEPTED.store(true, Ordering::Relaxed);
-        return true;
+        // SAFETY: forwarded from the caller.
+        return unsafe { call(handle, args, n, result) };
     };
     match refusal.raise {
-        // SAFETY: the refused library's own entry point; both texts are NUL-terminated.
-        Some(raise) => unsafe { raise(c"RuntimeError".as_ptr(), refusal.message.as_ptr()) },
+        Some(raise) => {
+            // SAFETY: the refused library's own entry point; both texts are NUL-terminated.
+            unsafe { raise(c"RuntimeError".as_ptr(), refusal.message.as_ptr()) };
+            -1
+        }
         // No way to raise in that host: say it and run the call (a non-zero return with
         // no error set would crash Python).
         None => {
             eprintln!("abi: {}", refusal.message());
             ACCEPTED.store(true, Ordering::Relaxed);
-            return true;
+            // SAFETY: forwarded from the caller.
+            unsafe { call(handle, args, n, result) }
         }
     }
-    false
 }
 
 #[cfg(test)]
