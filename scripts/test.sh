@@ -43,6 +43,13 @@ cargo build --quiet -p signal-kit -p abi-interop-lib -p abi-mathlib -p abi-objec
 step "Python interop suite"
 .venv/bin/python -m pytest -q tests/python
 
+# The wheels allow every apache-tvm-ffi in abi-shared's TVM_FFI_REQUIREMENT: the suites that
+# load libraries run under its oldest release too (the newest is the main venv's).
+step "Python suites under the oldest apache-tvm-ffi (tests/python/requirements-oldest.txt)"
+scripts/setup-venv.sh .venv-oldest tests/python/requirements-oldest.txt
+.venv-oldest/bin/python -m pytest -q tests/python/test_interop.py tests/python/test_running_stats.py \
+  tests/python/test_objects.py tests/python/test_globals.py tests/python/test_tvm_ffi_versions.py
+
 for extra in scripts/test-*.sh; do
   [ -e "$extra" ] || continue
   step "$(basename "$extra")"

@@ -72,10 +72,20 @@ pub const IREE_RECORDS_SECTION_PE: &str = ".abiiree";
 /// Prefix of the hidden crate-root macro that makes a second export of a name an error.
 pub const UNIQUENESS_MARKER_PREFIX: &str = "abi_export_named_";
 
-/// The `apache-tvm-ffi` versions the Python side of this project works with: the
-/// requirement `abi wheel` writes into every wheel's METADATA (`Requires-Dist`), and the
-/// range the interop suite's pinned version must fall in.
-pub const TVM_FFI_REQUIREMENT: &str = "apache-tvm-ffi>=0.1.15,<0.2";
+/// The `apache-tvm-ffi` releases a library built with abi works with, the oldest and the
+/// newest of which the test command runs the interop suites against: the requirement
+/// `abi wheel` writes into every wheel's METADATA (`Requires-Dist`) and `abi init-python`
+/// names in the `pyproject.toml` it writes.
+pub const TVM_FFI_REQUIREMENT: &str = "apache-tvm-ffi>=0.1.8.post2,<0.2";
+
+/// The version `TVMFFIGetVersion` reports in the oldest release of [`TVM_FFI_REQUIREMENT`]
+/// (0.1.8.post2 reports 0.1.8; a release's C version is not its package version:
+/// 0.1.15.post2 reports 0.1.16): a library refuses a libtvm_ffi reporting less.
+pub const TVM_FFI_ABI_LOWEST: [u32; 3] = [0, 1, 8];
+
+/// The first `TVMFFIGetVersion` above [`TVM_FFI_REQUIREMENT`]: a library refuses a
+/// libtvm_ffi reporting this or more.
+pub const TVM_FFI_ABI_BELOW: [u32; 3] = [0, 2, 0];
 
 /// The key of the format version in every metadata object and class record this project
 /// writes.

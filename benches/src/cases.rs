@@ -665,7 +665,9 @@ pub const CASES: &[Case] = &[
         name: "export_callback_arg",
         floor: "hand_shim_add",
         run: callback_arg,
-        budget: Budget::Instructions(120),
+        // 116 until the tvm-ffi release check (4 instructions in every export's shim) made
+        // it 120.0002; 124 keeps the margin it had.
+        budget: Budget::Instructions(124),
         worlds: Worlds::Both,
     },
     Case {

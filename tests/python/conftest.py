@@ -38,6 +38,34 @@ def target_dir():
     return pathlib.Path(json.loads(meta.stdout)["target_directory"])
 
 
+def tvm_ffi_c_version():
+    """What the loaded libtvm_ffi's `TVMFFIGetVersion` reports (not the package version:
+    0.1.15.post2 reports (0, 1, 16)); Python loads the library RTLD_GLOBAL."""
+    import ctypes
+
+    class Version(ctypes.Structure):
+        _fields_ = [("major", ctypes.c_uint32), ("minor", ctypes.c_uint32), ("patch", ctypes.c_uint32)]
+
+    v = Version()
+    ctypes.CDLL(None).TVMFFIGetVersion(ctypes.byref(v))
+    return (v.major, v.minor, v.patch)
+
+
+# What differs between the releases the wheels allow (scripts/test.sh runs the interop,
+# running-stats, objects and globals suites under the oldest and the newest). Python passes
+# ints beyond i64 as BigInt objects from 0.1.14.post1 (C version 0.1.15; older releases'
+# headers have no kTVMFFIBigInt, and their Python raises OverflowError itself).
+PASSES_BIGINT = tvm_ffi_c_version() >= (0, 1, 15)
+# tvm-ffi-stubgen annotates from the `type_schema` metadata from 0.1.15.post2 (C version
+# 0.1.16); 0.1.8.post2 to 0.1.14.post1 write `*args: Any` for globals and `__ffi_init__`.
+STUBGEN_READS_TYPE_SCHEMA = tvm_ffi_c_version() >= (0, 1, 16)
+needs_stubgen_type_schema = pytest.mark.skipif(
+    not STUBGEN_READS_TYPE_SCHEMA, reason="this tvm-ffi-stubgen reads no type_schema (`*args: Any`)"
+)
+# tvm_ffi's own text for a Python int beyond i64 in releases without BigInt.
+NO_BIGINT_TEXT = "Python int too large to convert to C long"
+
+
 def load(name):
     path = target_dir() / "debug" / name
     assert path.exists(), f"{path} is missing: run scripts/test.sh (it builds the example libraries)"

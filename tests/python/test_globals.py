@@ -6,7 +6,7 @@ import types
 
 import tvm_ffi
 
-from conftest import run_stubgen, target_dir
+from conftest import needs_stubgen_type_schema, run_stubgen, target_dir
 
 
 def test_globals_are_registered_when_the_library_loads(mathlib):
@@ -52,6 +52,7 @@ GLOBAL_TEMPLATE = """\
 """
 
 
+@needs_stubgen_type_schema
 def test_stubgen_emits_the_globals(tmp_path):
     source = tmp_path / "mathlib_api.py"
     source.write_text(GLOBAL_TEMPLATE)

@@ -11,6 +11,8 @@ import numpy as np
 import pytest
 import tvm_ffi
 
+from conftest import NO_BIGINT_TEXT, PASSES_BIGINT
+
 INTS = {
     "echo_i8": (-(2**7), 2**7 - 1, "i8"),
     "echo_i16": (-(2**15), 2**15 - 1, "i16"),
@@ -27,13 +29,32 @@ INTS = {
 def test_integers_at_their_bounds_and_one_past(interop, name):
     lo, hi, rust = INTS[name]
     fn = interop[name]
-    assert fn(lo) == lo and fn(hi) == hi and fn(0) == 0
+    assert fn(lo) == lo and fn(0) == 0
+    # Releases without BigInt refuse ints beyond i64 in Python, before any call.
+    passes = lambda x: PASSES_BIGINT or -(2**63) <= x < 2**63  # noqa: E731
+    if passes(hi):
+        assert fn(hi) == hi
+    else:
+        with pytest.raises(OverflowError, match=NO_BIGINT_TEXT):
+            fn(hi)
     # Past i64 Python sends a BigInt object: the message names its value all the same.
     for past in (hi + 1, lo - 1):
-        with pytest.raises(ValueError, match=rf"argument `x` \(#0\) {past} is out of range for {rust}$"):
+        if passes(past):
+            refused = pytest.raises(ValueError, match=rf"argument `x` \(#0\) {past} is out of range for {rust}$")
+        else:
+            refused = pytest.raises(OverflowError, match=NO_BIGINT_TEXT)
+        with refused:
             fn(past)
 
 
+@pytest.mark.skipif(PASSES_BIGINT, reason="this tvm_ffi passes ints beyond i64 as BigInt objects")
+def test_integers_beyond_i64_are_refused_by_tvm_ffi_releases_without_bigint(interop):
+    for call in (lambda: interop.echo_u64(2**63), lambda: interop.echo_f64(2**64), lambda: interop.echo_u64s([2**63])):
+        with pytest.raises(OverflowError, match=NO_BIGINT_TEXT):
+            call()
+
+
+@pytest.mark.skipif(not PASSES_BIGINT, reason="this tvm_ffi refuses ints beyond i64 itself")
 def test_integers_beyond_i64_as_python_passes_them(interop):
     # u64 values past i64::MAX come back as the same Python int (a BigInt made in Rust).
     for x in (2**63, 2**63 + 1, 2**64 - 1):

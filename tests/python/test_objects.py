@@ -11,7 +11,7 @@ import textwrap
 import pytest
 import tvm_ffi
 
-from conftest import load, run_stubgen, target_dir
+from conftest import load, needs_stubgen_type_schema, run_stubgen, target_dir
 
 
 @pytest.fixture(scope="module")
@@ -370,6 +370,7 @@ def block(text, key):
     return [line.strip() for line in body.splitlines() if line.strip() and not line.strip().startswith("# fmt")]
 
 
+@needs_stubgen_type_schema
 def test_stubgen_annotates_fields_and_methods_from_their_type_schema(tmp_path):
     source = tmp_path / "counters.py"
     source.write_text(STUB_TEMPLATE)

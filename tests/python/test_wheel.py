@@ -21,7 +21,7 @@ from conftest import ROOT, doc_block, target_dir
 
 ABI = target_dir() / "debug" / "abi"
 PAIR_2014 = "manylinux_2_17_x86_64.manylinux2014_x86_64"
-TVM_FFI_RANGE = ">=0.1.15,<0.2"
+TVM_FFI_RANGE = ">=0.1.8.post2,<0.2"
 
 
 def abi(*args):

@@ -72,7 +72,7 @@ backend-path = ["."]
 name = "{dist_name}"
 # The version is the crate's (Cargo.toml).
 dynamic = ["version"]
-# Requirements beyond apache-tvm-ffi (which every wheel abi builds requires).
+# Requirements beyond {tvm_ffi} (which every wheel abi builds requires).
 dependencies = []
 
 [tool.abi]
@@ -83,7 +83,8 @@ package = "{package}"
 # 2.17 or newer ("2.28" is tvm_ffi's own); "native" builds with plain `cargo build` against
 # this machine's glibc, and the wheel gets the tag the library fits.
 glibc = "{GLIBC}"
-"#
+"#,
+        tvm_ffi = abi_shared::TVM_FFI_REQUIREMENT,
     )
 }
 
@@ -113,5 +114,15 @@ mod tests {
         let manifest = "[workspace]\nname = \"no\"\n\n[package]\nname = \"geo-kit\"\nversion = \"0.1.0\"\n";
         assert_eq!(super::package_name(manifest).as_deref(), Some("geo-kit"));
         assert_eq!(super::package_name("[lib]\ncrate-type = [\"cdylib\"]\n"), None);
+    }
+
+    #[test]
+    fn the_pyproject_names_the_tvm_ffi_releases_every_wheel_requires() {
+        let text = super::pyproject("geo_kit", "geo-kit");
+        let line = format!(
+            "# Requirements beyond {} (which every wheel abi builds requires).\n",
+            abi_shared::TVM_FFI_REQUIREMENT
+        );
+        assert!(text.contains(&line), "{text}");
     }
 }

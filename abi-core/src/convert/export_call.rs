@@ -20,6 +20,7 @@ use crate::ffi::RawAny;
 use crate::reflect::FnDesc;
 use crate::runtime::calls::boundary::{fast_slots, finish, full_slots, retry_exact, CallError};
 use crate::runtime::calls::export_entry::Export;
+use crate::runtime::process::discovery::{calls_accepted, first_call};
 use crate::value::any::{Any, AnyView};
 
 /// An export's argument slots as its generated `call` receives them: holding one vouches
@@ -219,6 +220,13 @@ pub unsafe fn export<const KIND: u8>(
     result: *mut RawAny,
     passes: Passes,
 ) -> i32 {
+    // Until a call found the libtvm_ffi in the process in the supported range (or none),
+    // the check runs out of line and calls the shim again (a tail call: the shim's own
+    // path keeps no frame for it).
+    if !calls_accepted() {
+        // SAFETY: forwarded from the caller; `safe_call` is this export's shim.
+        return unsafe { first_call(handle, args, n, result, export.safe_call) };
+    }
     // A switch on the const argument alone: code generation keeps the one arm it takes.
     match KIND {
         Passes::FAST => {

@@ -11,9 +11,7 @@ use std::sync::atomic::{AtomicI32, Ordering};
 use std::sync::{Mutex, OnceLock};
 
 use crate::ffi::type_index as ti;
-use crate::ffi::type_table::{
-    field_flags, FieldGetter, FieldInfo, MethodInfo, TypeApi, TypeMetadata, QUERY_ONLY_PARENT,
-};
+use crate::ffi::type_table::{field_flags, FieldGetter, FieldInfo, MethodInfo, TypeApi, TypeMetadata};
 use crate::ffi::{ByteArray, RawAny, CELL_OFFSET};
 use crate::reflect::writer::Writer;
 use crate::reflect::TypeDesc;
@@ -318,11 +316,15 @@ fn register(spec: &'static ClassSpec) -> core::result::Result<i32, String> {
         .ok_or_else(|| format!("type `{}`: parent index {parent} has no type info", spec.key))?;
     let depth = parent_info.type_depth + 1;
     let ours = spec.fingerprint();
-    // SAFETY: query mode allocates nothing and validates nothing.
-    let existing = unsafe { (api.get_or_alloc_index)(&key, -1, depth, 0, 1, QUERY_ONLY_PARENT) };
-    if existing >= 0 {
+    // Look the key up with `TVMFFITypeKeyToIndex`, which every supported tvm-ffi release
+    // has: `TVMFFITypeGetOrAllocIndex`'s query mode (parent -2) is not in 0.1.12 and older,
+    // which end the process on it. An unknown key raises an error: drop it.
+    let mut existing = -1;
+    // SAFETY: a valid byte array and a writable index; a lookup registers nothing.
+    if unsafe { (api.key_to_index)(&key, &mut existing) } == 0 {
         return same_layout(api, spec, existing, &ours);
     }
+    drop(take_raised_after(-1));
     // SAFETY: the parent is registered and `depth` follows it, as tvm-ffi requires.
     let index = unsafe { (api.get_or_alloc_index)(&key, -1, depth, 0, 1, parent) };
     if index < 0 {

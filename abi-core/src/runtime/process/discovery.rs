@@ -6,12 +6,15 @@
 //! `tvm_ffi.dll`, found by the platform layer, docs/ABI.md section 5); else our own embedded
 //! runtime. A tvm-ffi runtime loaded after that first use is not adopted.
 
+use core::ffi::c_void;
 use std::sync::OnceLock;
 
 use crate::ffi::type_table::TypeApi;
 use crate::ffi::{
-    EnvApi, HostApi, RuntimeTable, ATTACH_ALREADY_RUNNING, ATTACH_OK, ATTACH_VERSION_MISMATCH, RUNTIME_TABLE_BASE_SIZE,
+    EnvApi, HostApi, RawAny, RuntimeTable, SafeCall, ATTACH_ALREADY_RUNNING, ATTACH_OK, ATTACH_VERSION_MISMATCH,
+    RUNTIME_TABLE_BASE_SIZE,
 };
+use crate::runtime::process::tvm_ffi_version;
 use crate::sys;
 
 /// Where this library's runtime services live.
@@ -56,6 +59,36 @@ pub fn tvm_ffi_undecided() -> Option<RuntimeTable> {
         return None;
     }
     resolve_tvm_ffi()
+}
+
+/// Whether exported calls run without asking [`first_call`]: once the first found nothing
+/// to refuse. One relaxed load.
+#[inline(always)]
+pub fn calls_accepted() -> bool {
+    tvm_ffi_version::accepted()
+}
+
+/// An exported call made before [`calls_accepted`]: raises the refusal when the
+/// libtvm_ffi in the process reports a version outside the supported range, else runs
+/// `call` (the export's shim). The shim's own parameters come first, in their registers,
+/// and the C ABI unwinds nowhere, so that the shim reaches this by a jump.
+///
+/// # Safety
+/// The packed calling convention, as for `call`.
+#[cold]
+#[inline(never)]
+pub unsafe extern "C" fn first_call(
+    handle: *mut c_void,
+    args: *const RawAny,
+    n: i32,
+    result: *mut RawAny,
+    call: SafeCall,
+) -> i32 {
+    let lookup = || {
+        let _ = resolve_tvm_ffi();
+    };
+    // SAFETY: forwarded from the caller.
+    unsafe { tvm_ffi_version::first_call(handle, args, n, result, call, lookup) }
 }
 
 /// Whether a tvm-ffi runtime is loaded in the process now, whichever runtime this library
@@ -161,6 +194,12 @@ unsafe fn api_from(lib: &libloading::Library) -> Option<RuntimeTable> {
             get_attr_column: *lib.get(b"TVMFFIGetTypeAttrColumn\0").ok()?,
             get_type_info: *lib.get(b"TVMFFIGetTypeInfo\0").ok()?,
         };
+        // A tvm-ffi runtime: one outside the supported range is not adopted
+        // (tvm_ffi_version.rs).
+        let get_version = lib.get(b"TVMFFIGetVersion\0").ok().map(|s| *s);
+        if !tvm_ffi_version::accept(get_version, lib.get(b"TVMFFIErrorSetRaisedFromCStr\0").ok().map(|s| *s)) {
+            return None;
+        }
         Some(RuntimeTable {
             version: abi_shared::RUNTIME_TABLE_VERSION,
             size: size_of::<RuntimeTable>() as u32,

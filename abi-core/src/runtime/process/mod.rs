@@ -10,3 +10,4 @@ pub mod environment;
 pub mod linked;
 pub mod map;
 pub mod pin;
+pub mod tvm_ffi_version;
