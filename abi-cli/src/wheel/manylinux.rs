@@ -199,24 +199,34 @@ fn fits(needs: &Needs, policy: &Policy) -> Result<(), String> {
         }
     }
     let allowed = &policy.versions[needs.arch];
+    // Every version the policy lacks; the newest is named first, since a build for an older
+    // glibc must get rid of it too.
+    let mut over: Vec<(&str, &str, Vec<u32>)> = Vec::new();
     for (library, version) in &needs.versions {
         // auditwheel splits at the first `_`: GLIBC_2.17, CXXABI_TM_1, GLIBC_ABI_DT_RELR.
         let Some((family, number)) = version.split_once('_') else { continue };
         let Some(numbers) = allowed.get(family) else { continue };
         if !numbers.contains(number) {
-            let users: Vec<&str> = needs
-                .imports
-                .iter()
-                .filter(|(_, v)| v.as_deref() == Some(version.as_str()))
-                .map(|(name, _)| name.as_str())
-                .collect();
-            let users = match users.len() {
-                0 => String::new(),
-                1..=4 => format!(" ({})", users.join(", ")),
-                n => format!(" ({}, and {} more)", users[..3].join(", "), n - 3),
-            };
-            return Err(format!("it needs {version} from {library}{users}"));
+            let key = number.split('.').map(|part| part.parse().unwrap_or(0)).collect();
+            over.push((library, version, key));
         }
+    }
+    over.sort_by(|a, b| b.2.cmp(&a.2));
+    if let Some((library, version, _)) = over.first() {
+        let users: Vec<&str> = needs
+            .imports
+            .iter()
+            .filter(|(_, v)| v.as_deref() == Some(*version))
+            .map(|(name, _)| name.as_str())
+            .collect();
+        let users = match users.len() {
+            0 => " (for weak imports only)".to_owned(),
+            1..=4 => format!(" ({})", users.join(", ")),
+            n => format!(" ({}, and {} more)", users[..3].join(", "), n - 3),
+        };
+        let others: Vec<&str> = over[1..].iter().map(|(_, v, _)| *v).collect();
+        let others = if others.is_empty() { String::new() } else { format!("; also {}", others.join(", ")) };
+        return Err(format!("it needs {version} from {library}{users}{others}"));
     }
     for (library, symbols) in policy.forbidden.iter().filter(|(l, _)| needs.needed.contains(l)) {
         if let Some((name, _)) = needs.imports.iter().find(|(n, _)| symbols.contains("*") || symbols.contains(n)) {
@@ -334,6 +344,15 @@ mod tests {
         let lib = needs("x86_64", &["libc.so.6"], &[("libc.so.6", "GLIBC_2.34")], &many);
         let err = tag(&lib, &Requested::Policy("manylinux_2_28".into())).unwrap_err();
         assert!(err.ends_with("it needs GLIBC_2.34 from libc.so.6 (a, b, c, and 2 more)"), "{err}");
+        // The newest version first, even when only weak imports need an older one; the
+        // others after it.
+        let versions = [("libc.so.6", "GLIBC_2.18"), ("libc.so.6", "GLIBC_2.34"), ("libc.so.6", "GLIBC_2.30")];
+        let plain = needs("x86_64", &["libc.so.6"], &versions, &[("dlopen", "GLIBC_2.34"), ("gettid", "GLIBC_2.30")]);
+        let err = tag(&plain, &Requested::Policy("manylinux2014".into())).unwrap_err();
+        assert!(err.ends_with("it needs GLIBC_2.34 from libc.so.6 (dlopen); also GLIBC_2.30, GLIBC_2.18"), "{err}");
+        let weak = needs("x86_64", &["libc.so.6"], &[("libc.so.6", "GLIBC_2.18")], &[]);
+        let err = tag(&weak, &Requested::Policy("manylinux2014".into())).unwrap_err();
+        assert!(err.ends_with("it needs GLIBC_2.18 from libc.so.6 (for weak imports only)"), "{err}");
         let err = tag(&lib, &Requested::Policy("manylinux_2_3".into())).unwrap_err();
         assert!(
             err.starts_with("manylinux_2_3 is not a manylinux policy for x86_64; known: manylinux_2_5 (manylinux1), ")
