@@ -14,6 +14,7 @@ import sys
 import textwrap
 import venv
 import zipfile
+from pathlib import Path
 
 import pytest
 
@@ -493,7 +494,7 @@ def test_the_backend_builds_as_glibc_says_and_abi_wheel_checks_it(tmp_path):
 
 @pytest.mark.parametrize(
     "value,shown",
-    [('"2.x"', '"2.x"'), ('"banana"', '"banana"'), ('"2.16"', '"2.16"'), ("2.28", "2.28"), ('"2.28.1"', '"2.28.1"')],
+    [('"2.x"', '"2.x"'), ('"banana"', '"banana"'), ("2.28", "2.28"), ('"2.28.1"', '"2.28.1"')],
 )
 def test_a_glibc_setting_that_is_not_a_version_is_refused_before_building(tmp_path, value, shown):
     crate = make_crate(tmp_path)
@@ -505,6 +506,38 @@ def test_a_glibc_setting_that_is_not_a_version_is_refused_before_building(tmp_pa
     said = made.stdout + made.stderr
     assert f"abi_build: [tool.abi] glibc = {shown} is not a glibc version" in said, said
     assert "Traceback" not in said and "no-cargo" not in said
+
+
+@pytest.mark.parametrize("value", ["2.16", "2.12", "2.5"])
+def test_a_glibc_older_than_zig_links_for_is_refused_before_building(tmp_path, value):
+    crate = make_crate(tmp_path)
+    assert abi("init-python", crate).returncode == 0
+    set_glibc(crate, f'"{value}"')
+    env = dict(os.environ, ABI=str(ABI), CARGO=str(tmp_path / "no-cargo"))  # nothing may build
+    made = pip_wheel_here(crate, tmp_path / "out", env)
+    assert made.returncode != 0
+    said = made.stdout + made.stderr
+    assert f'abi_build: [tool.abi] glibc = "{value}" is older than the oldest glibc Rust and zig link for (2.17' in said, said
+
+
+def test_cargo_zigbuild_beside_the_building_python_is_found_off_path(tmp_path, monkeypatch):
+    """`venv/bin/pip wheel --no-build-isolation` with the venv not activated: its
+    cargo-zigbuild is beside the Python that runs the backend, not on PATH."""
+    crate = make_crate(tmp_path)
+    assert abi("init-python", crate).returncode == 0
+    sys.path.insert(0, str(crate))
+    try:
+        import abi_build
+    finally:
+        sys.path.remove(str(crate))
+    assert (Path(sys.executable).parent / "cargo-zigbuild").is_file()  # the project venv pins it
+    sysroot = subprocess.run(["rustc", "--print", "sysroot"], stdout=subprocess.PIPE, text=True, check=True).stdout.strip()
+    monkeypatch.setenv("PATH", "/usr/bin:/bin")
+    monkeypatch.setenv("CARGO_HOME", str(tmp_path / "empty-cargo-home"))
+    monkeypatch.setenv("CARGO_TARGET_DIR", str(tmp_path / "target"))
+    env = abi_build._zigbuild_env("x86_64-unknown-linux-gnu.2.17", f"{sysroot}/bin/cargo", crate / "Cargo.toml")
+    kept = Path(env["PATH"].split(os.pathsep)[0]) / "cargo-zigbuild"
+    assert kept.is_file() and kept.read_bytes() == (Path(sys.executable).parent / "cargo-zigbuild").read_bytes()
 
 
 def test_without_zig_the_build_names_what_to_install(tmp_path, clean_venv):

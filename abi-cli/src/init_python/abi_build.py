@@ -84,6 +84,12 @@ def _settings():
     if not name or not package:
         raise SystemExit("abi_build: pyproject.toml needs [project] name and [tool.abi] package")
     glibc = tool.get("glibc", "native")
+    old = isinstance(glibc, str) and re.fullmatch(r"2\.(\d|1[0-6])", glibc)
+    if old:
+        raise SystemExit(
+            f'abi_build: [tool.abi] glibc = "{glibc}" is older than the oldest glibc Rust and zig link for (2.17, '
+            'manylinux2014): write "2.17" or newer (e.g. "2.28"), or "native"'
+        )
     if not isinstance(glibc, str) or (glibc != "native" and not re.fullmatch(r"2\.(1[7-9]|[2-9]\d)", glibc)):
         raise SystemExit(
             f"abi_build: [tool.abi] glibc = {json.dumps(glibc, default=str)} is not a glibc version: write a manylinux "
@@ -116,16 +122,22 @@ def _zigbuild_env(target, cargo, manifest):
     successful build's output only with -v, so a narrower wheel than pyproject.toml asks
     for would go unnoticed."""
     env = dict(os.environ)
-    in_cargo_home = Path(env.get("CARGO_HOME", Path.home() / ".cargo")) / "bin" / "cargo-zigbuild"
-    zigbuild = shutil.which("cargo-zigbuild") or (in_cargo_home if in_cargo_home.is_file() else None)
+    # On PATH (pip's build environment puts its scripts there), beside this Python (a venv
+    # not activated, with --no-build-isolation), or where cargo installs.
+    candidates = [
+        Path(sys.executable).parent / "cargo-zigbuild",
+        Path(env.get("CARGO_HOME", Path.home() / ".cargo")) / "bin" / "cargo-zigbuild",
+    ]
+    zigbuild = shutil.which("cargo-zigbuild") or next((c for c in candidates if c.is_file()), None)
     if importlib.util.find_spec("ziglang") is not None:
         env.setdefault("CARGO_ZIGBUILD_PYTHON_PATH", sys.executable)
     has_zig = "CARGO_ZIGBUILD_PYTHON_PATH" in env or "CARGO_ZIGBUILD_ZIG_PATH" in env or shutil.which("zig")
     if not (zigbuild and has_zig):
         raise SystemExit(
             f"abi_build: `cargo zigbuild --target {target}` ([tool.abi] glibc) needs cargo-zigbuild and zig, "
-            "which pip installs from [build-system] requires; install them yourself "
-            "(pip install ziglang cargo-zigbuild) when building without isolation, "
+            "which pip installs from [build-system] requires; without isolation, install them yourself "
+            f"(pip install ziglang cargo-zigbuild; looked for cargo-zigbuild on PATH, in {Path(sys.executable).parent} "
+            f"and in cargo's bin folder, and for the ziglang package in {sys.executable}), "
             'or set [tool.abi] glibc = "native" to link against this machine\'s glibc'
         )
     # cargo-zigbuild names the linker it gives cargo after its own path, and cargo rebuilds
