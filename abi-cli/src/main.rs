@@ -138,7 +138,11 @@ fn run(cli: Cli) -> Result<ExitCode, String> {
                 requires: &requires,
                 platform: &platform_tag.parse()?,
             };
-            println!("wrote {}", wheel::write(&listing, &request, &out)?.display());
+            let written = wheel::write(&listing, &request, &out)?;
+            for warning in &written.warnings {
+                eprintln!("abi: warning: {warning}");
+            }
+            println!("wrote {}", written.path.display());
             Ok(ExitCode::SUCCESS)
         }
         Command::InitPython { dir, package, dist_name, force } => {

@@ -283,8 +283,8 @@ fn a_universal_mach_o_file_is_refused_naming_the_way_out() {
     }
 }
 
-/// Builds a wheel of `lib`; returns its file name and the names inside.
-fn wheel(lib: &Path, dir: &str, extra: &[&str]) -> Result<(String, Vec<String>), String> {
+/// Builds a wheel of `lib`; returns its file name, the names inside and the warnings.
+fn wheel(lib: &Path, dir: &str, extra: &[&str]) -> Result<(String, Vec<String>, String), String> {
     let out = target_dir().join("abi-cli-platforms").join("wheels").join(dir);
     let _ = std::fs::remove_dir_all(&out);
     let mut args = vec!["wheel", path(lib), "--package", "mathlib", "--version", "1.0", "-o", path(&out)];
@@ -299,31 +299,44 @@ fn wheel(lib: &Path, dir: &str, extra: &[&str]) -> Result<(String, Vec<String>),
     let written = PathBuf::from(stdout.trim().strip_prefix("wrote ").unwrap());
     let mut zip = zip::ZipArchive::new(std::fs::File::open(&written).unwrap()).unwrap();
     let names = (0..zip.len()).map(|i| zip.by_index(i).unwrap().name().to_owned()).collect();
-    Ok((written.file_name().unwrap().to_str().unwrap().to_owned(), names))
+    Ok((written.file_name().unwrap().to_str().unwrap().to_owned(), names, stderr))
 }
 
 #[test]
 fn wheels_are_tagged_from_the_minimum_macos_and_the_windows_machine() {
     let linux = fixture_library("abi-mathlib", "mathlib");
     // (target, MACOSX_DEPLOYMENT_TARGET, tag): 10.12 is LC_VERSION_MIN_MACOSX, the others
-    // LC_BUILD_VERSION; from 11 on pip matches only macosx_<major>_0.
-    for (target, macos, tag) in [
-        (MacX86_64, "10.12", "macosx_10_12_x86_64"),
-        (MacX86_64, "11.3", "macosx_11_0_x86_64"),
-        (MacArm64, "11.0", "macosx_11_0_arm64"),
-        (MacArm64, "11.3", "macosx_11_0_arm64"),
-        (MacArm64, "14.2", "macosx_14_0_arm64"),
+    // LC_BUILD_VERSION; from 11 on pip matches only macosx_<major>_0, which is warned
+    // about, as x86_64 (no tvm_ffi wheel) is.
+    let build_only = "abi: warning: x86_64 macOS is build-only";
+    let rounded = "abi: warning: the library's minimum macOS is 11.3, tagged macosx_11_0";
+    for (target, macos, tag, warned) in [
+        (MacX86_64, "10.12", "macosx_10_12_x86_64", &[build_only][..]),
+        (MacX86_64, "11.3", "macosx_11_0_x86_64", &[build_only, rounded][..]),
+        (MacArm64, "11.0", "macosx_11_0_arm64", &[][..]),
+        (MacArm64, "11.3", "macosx_11_0_arm64", &[rounded][..]),
+        (
+            MacArm64,
+            "14.2",
+            "macosx_14_0_arm64",
+            &["abi: warning: the library's minimum macOS is 14.2, tagged macosx_14_0"][..],
+        ),
     ] {
         let dir = format!("macos-{macos}");
         let lib =
             relink(&Relink { from: &linux, name: "mathlib", target, macos: Some(macos), records: true, dir: &dir });
-        let (name, files) = wheel(&lib, &dir, &[]).unwrap();
+        let (name, files, warnings) = wheel(&lib, &dir, &[]).unwrap();
         assert_eq!(name, format!("mathlib-1.0-py3-none-{tag}.whl"));
+        assert_eq!(warnings.lines().count(), warned.len(), "{macos}: {warnings}");
+        for (line, start) in warnings.lines().zip(warned) {
+            assert!(line.starts_with(start), "{macos}: {line}");
+        }
         assert!(files.contains(&"mathlib/libmathlib.dylib".to_owned()), "{files:?}");
         assert!(files.contains(&"mathlib/__init__.pyi".to_owned()), "{files:?}");
     }
     let dll = relinked(&linux, "mathlib", WindowsMsvc, "wheel");
-    let (name, files) = wheel(&dll, "windows", &[]).unwrap();
+    let (name, files, warnings) = wheel(&dll, "windows", &[]).unwrap();
+    assert_eq!(warnings, "");
     assert_eq!(name, "mathlib-1.0-py3-none-win_amd64.whl");
     assert!(files.contains(&"mathlib/mathlib.dll".to_owned()), "{files:?}");
     // A Linux tag asked for a macOS or Windows library is refused.

@@ -73,6 +73,28 @@ pub fn tag(needs: &Needs) -> String {
     format!("macosx_{major}_{minor}_{}", needs.arch)
 }
 
+/// What the tag cannot say about where the wheel works: x86_64 macOS has no tvm_ffi wheel
+/// to install beside it, and a minimum above `N.0` from macOS 11 on is tagged `N_0`.
+pub fn warnings(needs: &Needs) -> Vec<String> {
+    let mut said = Vec::new();
+    if needs.arch == "x86_64" {
+        said.push(
+            "x86_64 macOS is build-only: apache-tvm-ffi publishes no x86_64 macOS wheel (0.1.15.post2 has \
+             macosx_11_0_arm64 only), so pip finds no apache-tvm-ffi to install beside this wheel"
+                .to_owned(),
+        );
+    }
+    if let (major @ 11.., minor @ 1..) = needs.minos {
+        said.push(format!(
+            "the library's minimum macOS is {major}.{minor}, tagged macosx_{major}_0 (pip matches only \
+             macosx_N_0 from macOS 11 on): pip also installs it on the macOS versions from {major}.0 below \
+             {major}.{minor}, whose loader refuses it; \
+             build with MACOSX_DEPLOYMENT_TARGET={major}.0 for an exact tag"
+        ));
+    }
+    said
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -87,6 +109,20 @@ mod tests {
         assert_eq!(tag_of("arm64", (14, 2)), "macosx_14_0_arm64");
         assert_eq!(tag_of("arm64", (10, 15)), "macosx_11_0_arm64");
         assert_eq!(tag_of("x86_64", (10, 2)), "macosx_10_4_x86_64");
+    }
+
+    #[test]
+    fn x86_64_and_rounded_minimums_are_warned_about() {
+        let warned = |arch, minos| warnings(&Needs { arch, minos });
+        assert!(warned("arm64", (11, 0)).is_empty());
+        assert!(warned("arm64", (14, 0)).is_empty());
+        let x86 = warned("x86_64", (10, 12));
+        assert_eq!(x86.len(), 1);
+        assert!(x86[0].starts_with("x86_64 macOS is build-only"), "{x86:?}");
+        let rounded = warned("arm64", (11, 3));
+        assert_eq!(rounded.len(), 1);
+        assert!(rounded[0].starts_with("the library's minimum macOS is 11.3, tagged macosx_11_0"), "{rounded:?}");
+        assert_eq!(warned("x86_64", (12, 1)).len(), 2);
         assert_eq!(version(0x000e_0200), (14, 2));
         assert_eq!(version(0x000a_0c00), (10, 12));
     }

@@ -33,8 +33,17 @@ pub struct Request<'a> {
     pub platform: &'a Requested,
 }
 
-/// Writes the wheel into `out`; returns its path.
-pub fn write(listing: &Listing, request: &Request<'_>, out: &Path) -> Result<PathBuf, String> {
+/// A wheel written: its path, and what its platform tag cannot say about where it works.
+#[derive(Debug)]
+pub struct Written {
+    /// The wheel file.
+    pub path: PathBuf,
+    /// Warnings for the user (the wheel was written all the same).
+    pub warnings: Vec<String>,
+}
+
+/// Writes the wheel into `out`.
+pub fn write(listing: &Listing, request: &Request<'_>, out: &Path) -> Result<Written, String> {
     crate::stubs::check_package_name(request.package)?;
     let dist_name = request.dist_name.unwrap_or(request.package);
     names::check_dist_name(dist_name)?;
@@ -43,6 +52,7 @@ pub fn write(listing: &Listing, request: &Request<'_>, out: &Path) -> Result<Pat
     let library = std::fs::read(&listing.path).map_err(|e| format!("cannot read {}: {e}", listing.path.display()))?;
     let needs = platform::needs(&library).map_err(|e| format!("{} {e}", listing.path.display()))?;
     let tag = format!("py3-none-{}", platform::tag(&needs, request.platform)?);
+    let warnings = platform::warnings(&needs);
     let lib_name = listing.path.file_name().map(|n| n.to_string_lossy().into_owned()).unwrap_or_default();
     if lib_name.is_empty() || lib_name.contains([',', '"', '\n', '\r']) {
         return Err(format!("`{lib_name}` cannot be a file name inside a wheel"));
@@ -67,7 +77,7 @@ pub fn write(listing: &Listing, request: &Request<'_>, out: &Path) -> Result<Pat
     std::fs::create_dir_all(out).map_err(|e| format!("cannot create {}: {e}", out.display()))?;
     let path = out.join(format!("{stem}-{tag}.whl"));
     archive::write(&path, &entries)?;
-    Ok(path)
+    Ok(Written { path, warnings })
 }
 
 /// `METADATA` (core metadata 2.1): the name, version, a summary naming the library, and

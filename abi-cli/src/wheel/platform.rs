@@ -58,6 +58,15 @@ pub fn needs(bytes: &[u8]) -> Result<Needs, String> {
     }
 }
 
+/// What the platform tag cannot say about where the wheel works (said as warnings; the
+/// wheel is still written).
+pub fn warnings(needs: &Needs) -> Vec<String> {
+    match needs {
+        Needs::MachO(macho) => macos::warnings(macho),
+        Needs::Elf(_) | Needs::Pe(_) => Vec::new(),
+    }
+}
+
 /// The platform tag for `needs`, or why the requested one does not fit.
 pub fn tag(needs: &Needs, requested: &Requested) -> Result<String, String> {
     let (system, tag) = match needs {
