@@ -6,8 +6,8 @@
 # wheel packaged by `abi wheel` and checked by `auditwheel show` (tests/aarch64).
 #
 # Everything is linked by `cargo zigbuild` against glibc 2.17, as the guide's wheel route
-# links (docs/guide-drafts/linux-breadth.md). The derive suites run here: record sections
-# and linkme entries (exports, objects, globals), struct layout across the C boundary
+# links (docs/guide/platforms.md, "Linux: wheels as broad as tvm_ffi's"). The derive
+# suites run here: record sections and linkme entries (exports, objects, globals), struct layout across the C boundary
 # (structs), loading, pinning and finding libraries and the runtime (imports,
 # one_runtime), thread-local errors (threads), IREE status blocks (iree_module).
 # Left to the native run, to keep this step near its 2.5 minute budget:

@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# macOS and Windows, checked on this Linux machine (issue 39; docs/guide-drafts/platform-layer.md
+# macOS and Windows, checked on this Linux machine (issue 39; docs/guide/platforms.md
 # says what runs where):
 #   - macOS (aarch64-apple-darwin, x86_64-apple-darwin): the whole workspace built for each
 #     target, every library, cdylib and binary compiled and linked by the toolchain's rust-lld
