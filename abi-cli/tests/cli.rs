@@ -2,22 +2,13 @@
 //! diff fixture pair (one change per category), a C++ tvm-ffi library (loaded to read its
 //! metadata; run by scripts/test-cpp-library.sh), and bad input (exit 2, never a panic).
 
-use std::path::{Path, PathBuf};
-use std::process::{Command, Output};
+use std::path::PathBuf;
 
 use abi_derive_tests::fixture_library;
 
-fn abi(args: &[&str]) -> Output {
-    Command::new(env!("CARGO_BIN_EXE_abi")).args(args).output().expect("run abi")
-}
+mod support;
 
-fn text(out: &Output) -> (String, String) {
-    (String::from_utf8_lossy(&out.stdout).into_owned(), String::from_utf8_lossy(&out.stderr).into_owned())
-}
-
-fn path(p: &Path) -> &str {
-    p.to_str().expect("UTF-8 path")
-}
+use support::{abi, path, text};
 
 #[test]
 fn inspect_reads_signatures_docs_and_records_from_the_file() {

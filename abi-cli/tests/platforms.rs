@@ -14,17 +14,9 @@ use std::sync::OnceLock;
 use abi_derive_tests::{fixture_library, target_dir};
 use object::{Object, ObjectSection, ObjectSymbol};
 
-fn abi(args: &[&str]) -> Output {
-    Command::new(env!("CARGO_BIN_EXE_abi")).args(args).output().expect("run abi")
-}
+mod support;
 
-fn text(out: &Output) -> (String, String) {
-    (String::from_utf8_lossy(&out.stdout).into_owned(), String::from_utf8_lossy(&out.stderr).into_owned())
-}
-
-fn path(p: &Path) -> &str {
-    p.to_str().expect("UTF-8 path")
-}
+use support::{abi, path, text};
 
 /// The targets a library is relinked for, and the file name each gives `lib<name>`.
 #[derive(Clone, Copy, Debug)]

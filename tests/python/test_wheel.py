@@ -520,9 +520,8 @@ def test_a_glibc_older_than_zig_links_for_is_refused_before_building(tmp_path, v
     assert f'abi_build: [tool.abi] glibc = "{value}" is older than the oldest glibc Rust and zig link for (2.17' in said, said
 
 
-def test_cargo_zigbuild_beside_the_building_python_is_found_off_path(tmp_path, monkeypatch):
-    """`venv/bin/pip wheel --no-build-isolation` with the venv not activated: its
-    cargo-zigbuild is beside the Python that runs the backend, not on PATH."""
+def backend_of_new_crate(tmp_path):
+    """A crate made pip-installable by `abi init-python`, and its `abi_build` module."""
     crate = make_crate(tmp_path)
     assert abi("init-python", crate).returncode == 0
     sys.path.insert(0, str(crate))
@@ -530,6 +529,13 @@ def test_cargo_zigbuild_beside_the_building_python_is_found_off_path(tmp_path, m
         import abi_build
     finally:
         sys.path.remove(str(crate))
+    return crate, abi_build
+
+
+def test_cargo_zigbuild_beside_the_building_python_is_found_off_path(tmp_path, monkeypatch):
+    """`venv/bin/pip wheel --no-build-isolation` with the venv not activated: its
+    cargo-zigbuild is beside the Python that runs the backend, not on PATH."""
+    crate, abi_build = backend_of_new_crate(tmp_path)
     assert (Path(sys.executable).parent / "cargo-zigbuild").is_file()  # the project venv pins it
     sysroot = subprocess.run(["rustc", "--print", "sysroot"], stdout=subprocess.PIPE, text=True, check=True).stdout.strip()
     monkeypatch.setenv("PATH", "/usr/bin:/bin")
@@ -559,13 +565,7 @@ def test_without_zig_the_build_names_what_to_install(tmp_path, clean_venv):
 
 
 def test_cargo_versions_become_pep_440_versions(tmp_path):
-    crate = make_crate(tmp_path)
-    assert abi("init-python", crate).returncode == 0
-    sys.path.insert(0, str(crate))
-    try:
-        import abi_build
-    finally:
-        sys.path.remove(str(crate))
+    _, abi_build = backend_of_new_crate(tmp_path)
     spelled = {v: abi_build._python_version(v) for v in ["0.1.0", "0.2.0-rc.1", "1.0.0-alpha.2", "1.0.0-beta.3", "1.0.0+Build.5"]}
     assert spelled == {"0.1.0": "0.1.0", "0.2.0-rc.1": "0.2.0rc1", "1.0.0-alpha.2": "1.0.0a2", "1.0.0-beta.3": "1.0.0b3", "1.0.0+Build.5": "1.0.0+build.5"}
     with pytest.raises(SystemExit, match="PEP 440 cannot spell"):
@@ -608,13 +608,7 @@ def test_without_abi_the_build_names_the_install_command(tmp_path, clean_venv):
 def test_the_backend_takes_the_library_of_the_platform_it_builds_on(tmp_path):
     """cargo names a cdylib libgeokit.so on Linux, libgeokit.dylib on macOS, geokit.dll
     (beside its import library geokit.dll.lib) on Windows."""
-    crate = make_crate(tmp_path)
-    assert abi("init-python", crate).returncode == 0
-    sys.path.insert(0, str(crate))
-    try:
-        import abi_build
-    finally:
-        sys.path.remove(str(crate))
+    crate, abi_build = backend_of_new_crate(tmp_path)
     manifest = crate / "Cargo.toml"
 
     def built(*files, kind="cdylib"):

@@ -154,7 +154,7 @@ macro_rules! iree_module {
             }
 
             const RECORD_LEN: usize = $crate::iree::records::module_record_len($name, $entry);
-            $crate::__private::place! {
+            $crate::__abi_place! {
                 iree_record: static RECORD: [u8; RECORD_LEN] = $crate::iree::records::module_record_bytes::<RECORD_LEN>($name, $entry);
             }
         };
