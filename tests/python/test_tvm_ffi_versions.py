@@ -3,7 +3,6 @@ installed release lies in the declared range (scripts/test.sh runs this file und
 newest and under the oldest release), and a library loaded under a libtvm_ffi reporting a
 version outside it raises one line naming both versions, never ending the process."""
 
-import ctypes
 import pathlib
 import re
 import subprocess
@@ -14,7 +13,7 @@ import pytest
 import tvm_ffi
 from pip._vendor.packaging.specifiers import SpecifierSet
 
-from conftest import ROOT, target_dir
+from conftest import ROOT, target_dir, tvm_ffi_c_version
 
 SHARED = (ROOT / "abi-shared" / "src" / "lib.rs").read_text()
 REQUIREMENT = re.search(r'TVM_FFI_REQUIREMENT: &str = "apache-tvm-ffi([^"]+)"', SHARED).group(1)
@@ -29,20 +28,9 @@ def abi_version(name):
 LOWEST, BELOW = abi_version("TVM_FFI_ABI_LOWEST"), abi_version("TVM_FFI_ABI_BELOW")
 
 
-class Version(ctypes.Structure):
-    _fields_ = [("major", ctypes.c_uint32), ("minor", ctypes.c_uint32), ("patch", ctypes.c_uint32)]
-
-
-def loaded_version():
-    """What the libtvm_ffi tvm_ffi loaded reports (Python loads it RTLD_GLOBAL)."""
-    v = Version()
-    ctypes.CDLL(None).TVMFFIGetVersion(ctypes.byref(v))
-    return (v.major, v.minor, v.patch)
-
-
 def test_the_installed_release_lies_in_the_declared_range():
     assert tvm_ffi.__version__ in SpecifierSet(REQUIREMENT)
-    assert LOWEST <= loaded_version() < BELOW
+    assert LOWEST <= tvm_ffi_c_version() < BELOW
 
 
 def test_the_oldest_venv_pins_the_oldest_release_allowed():
@@ -51,7 +39,7 @@ def test_the_oldest_venv_pins_the_oldest_release_allowed():
     assert f"\napache-tvm-ffi=={lowest}\n" in pins
     # That release's libtvm_ffi reports the lowest version a library accepts.
     if tvm_ffi.__version__ == lowest:
-        assert loaded_version() == LOWEST
+        assert tvm_ffi_c_version() == LOWEST
 
 
 def dotted(v):
@@ -81,12 +69,17 @@ SCRIPT = textwrap.dedent(
 )
 
 
+def script_libraries():
+    """The two libraries SCRIPT loads."""
+    return [str(target_dir() / "debug" / n) for n in ("libabi_interop_lib.so", "libabi_objects_lib.so")]
+
+
 @pytest.mark.parametrize("reported", [BELOW, (LOWEST[0], LOWEST[1], LOWEST[2] - 1)], ids=dotted)
 def test_a_libtvm_ffi_outside_the_range_is_refused_in_one_line(tmp_path, reported):
     fake = tmp_path / "libfake_version.so"
     (tmp_path / "fake.c").write_text(FAKE % reported)
     subprocess.run(["gcc", "-shared", "-fPIC", "-o", fake, tmp_path / "fake.c"], check=True)
-    libs = [str(target_dir() / "debug" / n) for n in ("libabi_interop_lib.so", "libabi_objects_lib.so")]
+    libs = script_libraries()
     env = {"LD_PRELOAD": str(fake), "PATH": "/usr/bin:/bin"}
     ran = subprocess.run([sys.executable, "-c", SCRIPT, *libs], capture_output=True, text=True, env=env, timeout=60)
     assert ran.returncode == 0, ran.stdout + ran.stderr
@@ -98,7 +91,7 @@ def test_a_libtvm_ffi_outside_the_range_is_refused_in_one_line(tmp_path, reporte
 
 
 def test_the_same_calls_run_under_the_installed_release():
-    libs = [str(target_dir() / "debug" / n) for n in ("libabi_interop_lib.so", "libabi_objects_lib.so")]
+    libs = script_libraries()
     ran = subprocess.run([sys.executable, "-c", SCRIPT, *libs], capture_output=True, text=True, timeout=60)
     assert ran.returncode == 0, ran.stdout + ran.stderr
     lines = ran.stdout.splitlines()
