@@ -8,8 +8,6 @@ pub use crate::convert::{
     AbiStruct, AbiType, Expand, FromAny, FromArg, IntoAny, ListItem, ReturnValue, SliceElement, SliceParam, StructField,
 };
 pub use crate::ffi::RawAny;
-// The platform layer's macros (abi-core/src/sys/): where a generated static goes, and code
-// run at load.
 pub use crate::link::bound::Bound;
 pub use crate::link::exports::{Export, EXPORTS};
 pub use crate::link::import::ImportSource;
@@ -29,6 +27,8 @@ pub use crate::value::any::{Any, AnyView};
 pub use crate::value::conv_error::ConvError;
 pub use crate::value::conv_error::ReturnError;
 pub use crate::value::error::{Error, Result};
+// The platform layer's macros (abi-core/src/sys/): where a generated static goes, and code
+// run at load.
 pub use crate::{__abi_at_load as at_load, __abi_place as place};
 
 pub use crate::convert::objects::{get_field, get_shared_field, set_shared_field, FieldGet, SharedField};
