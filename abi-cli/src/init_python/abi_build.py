@@ -84,13 +84,13 @@ def _settings():
     if not name or not package:
         raise SystemExit("abi_build: pyproject.toml needs [project] name and [tool.abi] package")
     glibc = tool.get("glibc", "native")
-    old = isinstance(glibc, str) and re.fullmatch(r"2\.(\d|1[0-6])", glibc)
-    if old:
+    minor = re.fullmatch(r"2\.(0|[1-9]\d*)", glibc) if isinstance(glibc, str) else None
+    if minor and int(minor.group(1)) < 17:
         raise SystemExit(
             f'abi_build: [tool.abi] glibc = "{glibc}" is older than the oldest glibc Rust and zig link for (2.17, '
             'manylinux2014): write "2.17" or newer (e.g. "2.28"), or "native"'
         )
-    if not isinstance(glibc, str) or (glibc != "native" and not re.fullmatch(r"2\.(1[7-9]|[2-9]\d)", glibc)):
+    if glibc != "native" and not minor:
         raise SystemExit(
             f"abi_build: [tool.abi] glibc = {json.dumps(glibc, default=str)} is not a glibc version: write a manylinux "
             'policy\'s glibc as a string, "2.17" (manylinux2014) or newer (e.g. "2.28"), or "native"'
@@ -98,8 +98,9 @@ def _settings():
     return {"name": name, "package": package, "dependencies": list(project.get("dependencies", [])), "glibc": glibc}
 
 
-# The machines `cargo zigbuild` builds for here (platform.machine() to Rust's architecture).
-ZIG_MACHINES = {"x86_64": "x86_64", "aarch64": "aarch64"}
+# The machines (platform.machine(), spelled as Rust spells them on Linux) the backend
+# builds for with `cargo zigbuild`.
+ZIG_MACHINES = ("x86_64", "aarch64")
 
 
 def _zig_target(glibc):
@@ -108,8 +109,8 @@ def _zig_target(glibc):
     and on other systems and machines (their build is unchanged)."""
     if glibc == "native" or not sys.platform.startswith("linux"):
         return None
-    arch = ZIG_MACHINES.get(platform.machine())
-    if arch is None:
+    arch = platform.machine()
+    if arch not in ZIG_MACHINES:
         print(f"abi_build: [tool.abi] glibc applies on x86_64 and aarch64; building for {platform.machine()} with cargo build", file=sys.stderr)
         return None
     return f"{arch}-unknown-linux-gnu.{glibc}"
@@ -152,13 +153,19 @@ def _zigbuild_env(target, cargo, manifest):
 def _target_dir(cargo, manifest):
     """The folder cargo builds this crate into (CARGO_TARGET_DIR, a workspace's, ...)."""
     command = [cargo, "metadata", "--format-version", "1", "--no-deps", "--manifest-path", str(manifest)]
+    return Path(json.loads(_run_cargo(command, "cargo metadata"))["target_directory"])
+
+
+def _run_cargo(command, what, env=None):
+    """Runs cargo (`command`, `what` naming it in messages); returns its stdout, or ends the
+    build with a message when cargo is missing or fails (its own errors are on stderr)."""
     try:
-        run = subprocess.run(command, stdout=subprocess.PIPE, text=True)
+        run = subprocess.run(command, stdout=subprocess.PIPE, text=True, env=env)
     except FileNotFoundError:
         raise SystemExit("abi_build: `cargo` was not found: install Rust (https://rustup.rs) or set CARGO")
     if run.returncode != 0:
-        raise SystemExit(f"abi_build: `cargo metadata` failed (exit {run.returncode}); its errors are above")
-    return Path(json.loads(run.stdout)["target_directory"])
+        raise SystemExit(f"abi_build: `{what}` failed (exit {run.returncode}); its errors are above")
+    return run.stdout
 
 
 def _keep_copy(source, kept):
@@ -197,13 +204,7 @@ def _build_library(target):
     what = f"cargo {' '.join(build)} --release"
     command = [cargo, *build, "--release", "--lib", "--manifest-path", str(manifest), "--message-format=json-render-diagnostics"]
     print(f"abi_build: {what}", file=sys.stderr)
-    try:
-        run = subprocess.run(command, stdout=subprocess.PIPE, text=True, env=env)
-    except FileNotFoundError:
-        raise SystemExit("abi_build: `cargo` was not found: install Rust (https://rustup.rs) or set CARGO")
-    if run.returncode != 0:
-        raise SystemExit(f"abi_build: `{what}` failed (exit {run.returncode}); its errors are above")
-    libraries, version = _cdylibs(run.stdout, manifest)
+    libraries, version = _cdylibs(_run_cargo(command, what, env), manifest)
     if len(libraries) != 1:
         raise SystemExit(
             f"abi_build: expected one shared library from this crate, got {[str(p) for p in libraries]}; "
