@@ -7,9 +7,10 @@
 #
 # Everything is linked by `cargo zigbuild` against glibc 2.17, as the guide's wheel route
 # links (docs/guide/platforms.md, "Linux: wheels as broad as tvm_ffi's"). The derive
-# suites run here: record sections and linkme entries (exports, objects, globals), struct layout across the C boundary
-# (structs), loading, pinning and finding libraries and the runtime (imports,
-# one_runtime), thread-local errors (threads), IREE status blocks (iree_module).
+# suites run here: record sections and linkme entries (exports, objects, globals), struct
+# layout across the C boundary (structs), loading, pinning and finding libraries and the
+# runtime (imports, one_runtime), thread-local errors (threads), IREE status blocks
+# (iree_module).
 # Left to the native run, to keep this step near its 2.5 minute budget:
 # shims_as_a_host_calls_them (the C shims every suite above calls through),
 # objects_between_libraries (three more fixture libraries to build; two libraries sharing
