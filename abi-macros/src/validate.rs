@@ -67,7 +67,7 @@ fn op_param_is_carried(p: &Param, errors: &mut Errors) {
     match p.op_type() {
         OpType::Other => errors.error(
             &p.ty,
-            format!("parameter `{name}` cannot be a parameter of an op: ops carry only tensors (HostTensor, StridedTensor, DeviceTensor and their `Mut` forms) and int/float/bool scalars (i64, i32, f64, f32, bool)"),
+            format!("`{name}` cannot be a parameter of an op: ops carry only tensors (HostTensor, StridedTensor, DeviceTensor and their `Mut` forms) and int/float/bool scalars (i64, i32, f64, f32, bool)"),
         ),
         OpType::Mutable { .. } => match (&p.out, p.inout) {
             (None, None) => errors.error(

@@ -149,9 +149,11 @@ pub const fn tensor_rank(ty: &TypeDesc) -> u32 {
     }
 }
 
-/// Checks, at compile time, that `bwd` is the backward of op `fwd`: `bwd`'s parameters are `fwd`'s inputs and scalars (same names, order and
-/// types), then one gradient per output (a tensor of the output's type), then one output
-/// per input, `out = <that input>`. Panics (a compile error where it is asserted) with
+/// Checks, at compile time, that `bwd` is the backward of op `fwd`: `bwd`'s input tensors
+/// are `fwd`'s inputs (same names, order and types) then one gradient per output (a tensor
+/// of the output's dtype and rank), its scalars are `fwd`'s (same names, order and types,
+/// standing where the order rule lets them), and its outputs are one per input of `fwd`, in
+/// order, each `out = <that input>`. Panics (a compile error where it is asserted) with
 /// what is wrong.
 pub const fn check_backward(fwd: &FnDesc, bwd: &FnDesc) {
     let Some(fwd_op) = fwd.op else {
@@ -160,66 +162,49 @@ pub const fn check_backward(fwd: &FnDesc, bwd: &FnDesc) {
     let Some(bwd_op) = bwd.op else {
         panic!("the backward is not an `#[export_fn(op)]`");
     };
-    // The forward's inputs and scalars, in the forward's parameter order.
-    let mut k = 0;
+    let (n_in, n_out) = (fwd_op.inputs.len(), fwd_op.outputs.len());
+    if bwd_op.inputs.len() != n_in + n_out {
+        panic!("the backward's input tensors are the forward's inputs, then one gradient per forward output");
+    }
     let mut i = 0;
-    while i < fwd.params.len() {
-        let p = &fwd.params[i];
-        if !is_output(fwd_op, p.name) {
-            if k >= bwd.params.len() || !str_eq(bwd.params[k].name, p.name) || !same_type(bwd.params[k].ty, p.ty) {
-                panic!(
-                    "the backward's parameters must start with the forward's inputs and scalars: same names, order and types"
-                );
-            }
-            k += 1;
+    while i < n_in {
+        let (name, want) = (fwd_op.inputs[i], param_ty(fwd, fwd_op.inputs[i]));
+        if !str_eq(bwd_op.inputs[i], name) || !same_type(param_ty(bwd, name), want) {
+            panic!("the backward's input tensors start with the forward's inputs: same names, order, dtypes and ranks");
         }
         i += 1;
     }
-    // One gradient input per forward output.
     let mut o = 0;
-    while o < fwd_op.outputs.len() {
-        let out_ty = param_ty(fwd, fwd_op.outputs[o].name);
-        if k >= bwd.params.len() || is_output(bwd_op, bwd.params[k].name) || !same_tensor_type(bwd.params[k].ty, out_ty)
-        {
-            panic!(
-                "after the forward's inputs and scalars, the backward takes one gradient per forward output: an input tensor of the output's dtype and rank"
-            );
+    while o < n_out {
+        let grad = param_ty(bwd, bwd_op.inputs[n_in + o]);
+        if !same_tensor_type(grad, param_ty(fwd, fwd_op.outputs[o].name)) {
+            panic!("after the forward's inputs, the backward takes one gradient per forward output, of the output's dtype and rank");
         }
-        k += 1;
         o += 1;
     }
-    // One output per forward input, `out = <that input>`.
-    let mut j = 0;
-    while j < fwd_op.inputs.len() {
-        let ok = k < bwd.params.len()
-            && match find_output(bwd_op, bwd.params[k].name) {
-                Some(OpRule::Like(like)) => str_eq(like, fwd_op.inputs[j]),
-                _ => false,
-            };
-        if !ok {
-            panic!("the backward ends with one output per forward input tensor, in order, each `#[abi(out = <that input>)]`");
+    if bwd_op.scalars.len() != fwd_op.scalars.len() {
+        panic!("the backward takes the forward's scalars: same names, order and types");
+    }
+    let mut k = 0;
+    while k < fwd_op.scalars.len() {
+        let name = fwd_op.scalars[k];
+        if !str_eq(bwd_op.scalars[k], name) || !same_type(param_ty(bwd, name), param_ty(fwd, name)) {
+            panic!("the backward takes the forward's scalars: same names, order and types");
         }
         k += 1;
+    }
+    if bwd_op.outputs.len() != n_in {
+        panic!("the backward has one output per forward input tensor, in order, each `#[abi(out = <that input>)]`");
+    }
+    let mut j = 0;
+    while j < n_in {
+        let ok = match bwd_op.outputs[j].rule {
+            OpRule::Like(like) => str_eq(like, fwd_op.inputs[j]),
+            _ => false,
+        };
+        if !ok {
+            panic!("the backward has one output per forward input tensor, in order, each `#[abi(out = <that input>)]`");
+        }
         j += 1;
     }
-    if k != bwd.params.len() {
-        panic!("the backward has more parameters than the forward's inputs, scalars, one gradient per output and one output per input");
-    }
-}
-
-/// Whether `name` is an output or in-place parameter of `op`.
-const fn is_output(op: &OpDesc, name: &str) -> bool {
-    find_output(op, name).is_some()
-}
-
-/// The rule of output `name` of `op`.
-const fn find_output(op: &OpDesc, name: &str) -> Option<OpRule> {
-    let mut i = 0;
-    while i < op.outputs.len() {
-        if str_eq(op.outputs[i].name, name) {
-            return Some(op.outputs[i].rule);
-        }
-        i += 1;
-    }
-    None
 }
