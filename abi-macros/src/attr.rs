@@ -97,8 +97,9 @@ impl Opt<Option<DefaultLit>> {
     }
 }
 
-impl Opt<OutRule> {
-    /// `key = input` or `key = [dim, ...]`.
+impl Opt<syn::Result<OutRule>> {
+    /// `key = input` or `key = [dim, ...]`; a malformed list inside the brackets is kept as
+    /// its error, so the parameter still reads as an output.
     const fn out_rule(key: &'static str) -> Self {
         Opt { key, form: " = input or [input.axis, scalar, 3, ...]", parse: out_rule, value: None }
     }
@@ -148,13 +149,23 @@ fn path(meta: &ParseNestedMeta) -> syn::Result<syn::Path> {
 
 /// `= x` (the shape of input `x`) or `= [a.0, n, 3]` (a dimension of an input, an integer
 /// scalar parameter, a constant).
-fn out_rule(meta: &ParseNestedMeta) -> syn::Result<OutRule> {
+fn out_rule(meta: &ParseNestedMeta) -> syn::Result<syn::Result<OutRule>> {
     let input = meta.value()?;
     if !input.peek(syn::token::Bracket) {
-        return Ok(OutRule::Like(input.parse()?));
+        return Ok(Ok(OutRule::Like(input.parse()?)));
     }
     let content;
     syn::bracketed!(content in input);
+    let items = shape_items(&content);
+    if items.is_err() {
+        // The rest of the list is part of the reported mistake, not a second one.
+        content.parse::<TokenStream>()?;
+    }
+    Ok(items)
+}
+
+/// The items of `[a.0, n, 3]`.
+fn shape_items(content: syn::parse::ParseStream) -> syn::Result<OutRule> {
     let mut dims = Vec::new();
     while !content.is_empty() {
         if content.peek(syn::LitInt) {
@@ -306,10 +317,17 @@ pub fn take_param_options(attrs: &mut Vec<Attribute>, errors: &mut Errors) -> Pa
     strip_abi_attrs(attrs);
     let span = default.span();
     let out_span = out.span();
+    let out = match out.take() {
+        Some(Err(e)) => {
+            errors.push(e);
+            Some(OutRule::Shape(Vec::new()))
+        }
+        other => other.and_then(Result::ok),
+    };
     ParamOptions {
         expand: expand.span(),
         default: span.map(|span| ParamDefault { value: default.take().flatten(), span }),
-        out: out.take().zip(out_span),
+        out: out.zip(out_span),
         inout: inout.span(),
     }
 }
