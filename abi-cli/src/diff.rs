@@ -936,4 +936,49 @@ mod tests {
         classes(&c, &c, &mut changes);
         assert!(changes.is_empty());
     }
+
+    /// The op changes `op` reports between two descriptions written as `abi.op` JSON
+    /// (`None`: not an op).
+    fn op_changes(old: Option<&str>, new: Option<&str>) -> Vec<(String, &'static str, Severity)> {
+        let read = |t: Option<&str>| t.map(|t| OpInfo::from_value(&serde_json::from_str(t).unwrap()).unwrap());
+        let (old, new) = (read(old), read(new));
+        let mut changes = Vec::new();
+        op(&mut Diff { subject: "f", out: &mut changes }, old.as_ref(), new.as_ref());
+        changes.iter().map(|c| (c.param.clone().unwrap_or_default(), c.kind.name(), c.kind.severity())).collect()
+    }
+
+    fn op_json(outputs: &str, backward: &str, device: &str) -> String {
+        format!(
+            r#"{{"inputs":["x"],"scalars":[],"outputs":[{outputs}],"inout":[],"backward":{backward},"jax":null,"device":"{device}"}}"#
+        )
+    }
+
+    #[test]
+    fn an_ops_rules_outputs_in_place_params_backward_and_device_are_its_contract() {
+        use Severity::{Breaking, Compatible};
+        let y_like_x = r#"{"name":"y","like":"x"}"#;
+        let base = op_json(y_like_x, r#""g""#, "cpu");
+        assert_eq!(op_changes(Some(&base), Some(&base)), []);
+        let cases: [(String, Vec<(&str, &str, Severity)>); 8] = [
+            (op_json(r#"{"name":"y","shape":["x.0",2]}"#, r#""g""#, "cpu"), vec![("y", "op_rule_changed", Breaking)]),
+            (op_json(r#"{"name":"y","inout":true}"#, r#""g""#, "cpu"), vec![("y", "op_inplace_changed", Breaking)]),
+            (op_json("", r#""g""#, "cpu"), vec![("y", "op_output_removed", Breaking)]),
+            (
+                op_json(&format!(r#"{y_like_x},{{"name":"z","like":"x"}}"#), r#""g""#, "cpu"),
+                vec![("z", "op_output_added", Breaking)],
+            ),
+            (op_json(y_like_x, r#""h""#, "cpu"), vec![("", "op_backward_changed", Breaking)]),
+            (op_json(y_like_x, "null", "cpu"), vec![("", "op_backward_changed", Breaking)]),
+            (op_json(y_like_x, r#""g""#, "gpu"), vec![("", "op_device_changed", Breaking)]),
+            (base.clone(), vec![]),
+        ];
+        for (new, want) in cases {
+            let want: Vec<(String, &str, Severity)> = want.into_iter().map(|(p, k, s)| (p.to_owned(), k, s)).collect();
+            assert_eq!(op_changes(Some(&base), Some(&new)), want, "{new}");
+        }
+        let plain = op_json(y_like_x, "null", "cpu");
+        assert_eq!(op_changes(Some(&plain), Some(&base)), [(String::new(), "op_backward_added", Compatible)]);
+        assert_eq!(op_changes(None, Some(&base)), [(String::new(), "op_added", Compatible)]);
+        assert_eq!(op_changes(Some(&base), None), [(String::new(), "op_removed", Breaking)]);
+    }
 }
