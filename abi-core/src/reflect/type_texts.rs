@@ -366,4 +366,17 @@ mod tests {
         assert!(!with_desc(vec![plain()], &I64, "", None, one), "a piece per parameter");
         assert!(!with_desc(vec![], &I64, "", None, |f| assembles(f, &[], &TypeTexts::NONE)));
     }
+
+    #[test]
+    fn ops_take_the_general_renderers() {
+        use crate::reflect::{OpDesc, OpDevice};
+        static OP: OpDesc =
+            OpDesc { inputs: &[], scalars: &["a"], outputs: &[], backward: None, jax: None, device: OpDevice::Cpu };
+        with_desc(vec![ParamDesc::new("a", &I64)], &TypeDesc::None, "", None, |f| {
+            assert!(assembled(f).is_some(), "the plain export assembles");
+            let op = (*f).with_op(&OP);
+            assert!(assembled(&op).is_none(), "its op does not");
+            assert!(general(&op).0.contains(r#","abi.op":{"inputs":[],"scalars":["a"],"#));
+        });
+    }
 }
