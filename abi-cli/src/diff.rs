@@ -959,7 +959,8 @@ mod tests {
         let y_like_x = r#"{"name":"y","like":"x"}"#;
         let base = op_json(y_like_x, r#""g""#, "cpu");
         assert_eq!(op_changes(Some(&base), Some(&base)), []);
-        let cases: [(String, Vec<(&str, &str, Severity)>); 8] = [
+        type Expected = Vec<(&'static str, &'static str, Severity)>;
+        let cases: [(String, Expected); 8] = [
             (op_json(r#"{"name":"y","shape":["x.0",2]}"#, r#""g""#, "cpu"), vec![("y", "op_rule_changed", Breaking)]),
             (op_json(r#"{"name":"y","inout":true}"#, r#""g""#, "cpu"), vec![("y", "op_inplace_changed", Breaking)]),
             (op_json("", r#""g""#, "cpu"), vec![("y", "op_output_removed", Breaking)]),
