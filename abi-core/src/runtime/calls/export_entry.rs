@@ -81,7 +81,8 @@ impl Export {
         }
     }
 
-    /// Its description, rebuilt from what the entry keeps (the docstring included).
+    /// Its description, rebuilt from what the entry keeps (the docstring included; an op's
+    /// description is not kept: it is in the metadata text, `abi.op`).
     pub fn desc(&self) -> FnDesc {
         let desc = FnDesc::new(self.name(), self.params, self.ret, self.doc());
         match self.global() {
