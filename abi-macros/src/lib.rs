@@ -26,6 +26,14 @@ use proc_macro::TokenStream;
 /// runtime crate when it is not `::abi_core`. Parameters may carry `#[abi(expand)]` to pass
 /// a derived struct as one argument slot per leaf field.
 ///
+/// `op` makes it a framework op: destination-passing (it returns `()` or `Result<()>`), its
+/// input tensors first, then its outputs, each mutable tensor marked `#[abi(out = x)]` (the
+/// shape of input `x`), `#[abi(out = [a.0, n, 3])]` (an input's axis, an integer scalar, a
+/// constant) or `#[abi(inout)]` (in place), scalars before, between or after those groups;
+/// `backward = path` names the op computing its gradients. Its rules are published in the
+/// metadata (`abi.op`); an op with an `inout` tensor also exports `<name>__jax`, in JAX's
+/// argument order.
+///
 /// ```ignore
 /// /// Adds two integers.
 /// #[abi_core::export_fn]
