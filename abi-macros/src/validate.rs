@@ -116,12 +116,13 @@ fn op_device_is_one(f: &ExportFn, errors: &mut Errors) {
 // A rule names an input tensor (`out = x`, `x.0`) or an integer scalar (`n`).
 fn op_rules_name_parameters(f: &ExportFn, errors: &mut Errors) {
     let find = |name: &syn::Ident| f.params.iter().find(|p| p.name == *name);
-    let input = |name: &syn::Ident, errors: &mut Errors| {
-        match find(name) {
+    let input = |name: &syn::Ident, errors: &mut Errors| match find(name) {
         Some(p) if p.op_role() == OpRole::Input => {}
-        Some(_) => errors.error(name, format!("`{name}` is not an input tensor of this op: a shape rule takes the shape or an axis of an input tensor")),
+        Some(_) => {
+            let why = "a shape rule takes the shape or an axis of an input tensor";
+            errors.error(name, format!("`{name}` is not an input tensor of this op: {why}"));
+        }
         None => errors.error(name, format!("`{name}` is no parameter of this op")),
-    }
     };
     for p in &f.params {
         let Some((rule, _)) = &p.out else { continue };

@@ -67,14 +67,17 @@ impl<'f> Op<'f> {
                 (Some((OutRule::Shape(dims), _)), _) => {
                     let dims = dims.iter().map(|d| match d {
                         DimRule::Axis(x, axis) => {
-                            let x = x.to_string();
+                            let (x, axis) = (x.to_string(), unsuffixed(axis));
                             quote!(__abi::OpDim::Axis(#x, #axis))
                         }
                         DimRule::Scalar(n) => {
                             let n = n.to_string();
                             quote!(__abi::OpDim::Scalar(#n))
                         }
-                        DimRule::Const(c) => quote!(__abi::OpDim::Const(#c)),
+                        DimRule::Const(c) => {
+                            let c = unsuffixed(c);
+                            quote!(__abi::OpDim::Const(#c))
+                        }
                     });
                     quote!(__abi::OpRule::Shape(&[#(#dims),*]))
                 }
@@ -154,8 +157,8 @@ impl<'f> Op<'f> {
                     for d in dims {
                         let DimRule::Axis(x, axis) = d else { continue };
                         let Some(input) = self.param(x) else { continue };
-                        let message = format!("axis {axis} is past the rank of input `{x}`");
-                        let have = rank(input);
+                        let message = format!("axis {} is past the rank of input `{x}`", unsuffixed(axis));
+                        let (have, axis) = (rank(input), unsuffixed(axis));
                         checks.push(
                             quote_spanned!(axis.span()=> const _: () = ::core::assert!(#axis < #have, #message);),
                         );
@@ -201,6 +204,13 @@ impl<'f> Op<'f> {
         );
         Some(JaxEntry { name, doc, params, callee: self.f.item.sig.ident.clone() })
     }
+}
+
+/// A validated integer literal without its suffix (`2u8` is the axis `2`), on its span.
+fn unsuffixed(lit: &syn::LitInt) -> proc_macro2::Literal {
+    let mut out = proc_macro2::Literal::u32_unsuffixed(lit.base10_parse().unwrap_or_default());
+    out.set_span(lit.span());
+    out
 }
 
 fn plain(name: syn::Ident, ty: syn::Type) -> Param {

@@ -32,7 +32,7 @@ mod grads {
 }
 
 #[abi_core::export_fn(op)]
-fn outer(a: HostTensor<'_, f32, 1>, b: HostTensor<'_, f32, 1>, n: i64, #[abi(out = [a.0, b.0, n, 2])] c: HostTensorMut<'_, f32, 4>) {
+fn outer(a: HostTensor<'_, f32, 1>, b: HostTensor<'_, f32, 1>, n: i64, #[abi(out = [a.0, b.0u8, n, 2usize])] c: HostTensorMut<'_, f32, 4>) {
     let _ = (a, b, n, c);
 }
 
@@ -49,5 +49,8 @@ fn clamp_(lo: f32, #[abi(inout)] mut x: HostTensorMut<'_, f32, 1>, hi: f32) {
 fn main() {
     let _ = (scale, outer, gpu_copy, clamp_);
     assert!(abi_core::find_export("clamp___jax").is_some());
+    // Suffixes on an axis or a constant are not part of the rule.
+    let outer = abi_core::find_export("outer").map(|e| e.metadata_json()).unwrap_or_default();
+    assert!(outer.contains(r#""shape":["a.0","b.0","n",2]"#), "{outer}");
     assert_eq!(abi_core::find_export("scale_bwd").map(|e| e.name()), Some("scale_bwd"));
 }
