@@ -23,6 +23,7 @@ const NOT_TYPE_SPELLINGS: &[(&str, &str, &str)] = &[
     ("abi-core/src/ffi/type_index.rs", "object", "the display name of a runtime-registered object type"),
     ("abi-core/src/runtime/process/map.rs", "ffi.Map", "the global function that builds a map"),
     ("abi-macros/src/attr.rs", "optional", "the `#[import(optional)]` option"),
+    ("abi-macros/src/model.rs", "bool", "the Rust type `bool`, a scalar an op takes"),
     ("abi-core/src/value/any.rs", "None", "the Python repr of the None value"),
     ("abi-core/src/value/error.rs", "Error", "the Rust struct name in its Debug output"),
     ("abi-core/src/tensor/typed.rs", "ndarray", "the cargo feature `ndarray` (the crate)"),
