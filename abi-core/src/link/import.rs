@@ -125,6 +125,24 @@ impl Binder {
         None
     }
 
+    /// Resolves one `#[abi(unchecked)]` import: like [`Binder::bind`], but its signature is
+    /// not compared with what the callee publishes (nothing, an untyped `ffi.Function`,
+    /// or metadata this build cannot read). Each call still converts its arguments as
+    /// declared, the callee checks what it receives, and the result is checked as it
+    /// converts.
+    pub fn bind_unchecked(
+        &mut self,
+        source: &ImportSource<'_>,
+        desc: &'static FnDesc,
+        optional: bool,
+    ) -> Option<Bound> {
+        let found = source.resolve(desc.name).map(|(bound, _)| bound);
+        if found.is_none() && !optional {
+            self.missing.push(desc.name.to_owned());
+        }
+        found
+    }
+
     /// Fails with every problem recorded, or succeeds.
     pub fn finish(self, set: &str, source: &ImportSource<'_>) -> Result<()> {
         if self.missing.is_empty() && self.mismatched.is_empty() {
