@@ -47,6 +47,7 @@ pub mod __private;
 pub use half;
 
 pub use convert::call_arg::IntoArg;
+pub use convert::mutable::{Dict, List};
 pub use convert::typed::{Signature, TypedFunction};
 pub use convert::{AbiStruct, AbiType, Expand, FromAny, FromArg, IntoAny, ListItem, ReturnValue};
 pub use ffi::{DLTensor, DataType, Device, RawAny, SafeCall};

@@ -51,6 +51,6 @@ fn a_refused_object_outside_a_call_says_why_on_stderr() {
 #[test]
 fn try_new_returns_the_same_refusal() {
     let _ = Obj::new(Point { x: 2 });
-    let err = Obj::try_new(OtherPoint { x: 0.0, y: 0.0 }).err().expect("refused");
+    let Err(err) = Obj::try_new(OtherPoint { x: 0.0, y: 0.0 }) else { panic!("refused") };
     assert_eq!(err.kind(), "TypeError");
 }

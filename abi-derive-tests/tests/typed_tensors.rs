@@ -148,7 +148,7 @@ fn typed_tensors_are_import_arguments_checked_when_bound() {
     let device = DeviceTensor::new(w.view()).unwrap();
     assert_eq!(lib.launch(device).unwrap(), (device_type::CPU as i64, device.data_ptr() as i64));
 
-    let err = ScaleRowsF64::bind_linked().err().expect("refused");
+    let err = ScaleRowsF64::bind_linked().expect_err("refused");
     assert!(
         err.message().contains("argument `x` (#0) is declared Tensor[f64, 2] but the callee takes Tensor[f32, 2]"),
         "{}",

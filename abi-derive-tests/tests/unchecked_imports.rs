@@ -43,7 +43,7 @@ extern "C" {
 #[test]
 fn a_checked_import_of_an_untyped_callee_is_refused() {
     register_echo("unchecked_test.echo");
-    let err = Checked::bind_globals().err().expect("refused");
+    let err = Checked::bind_globals().expect_err("refused");
     assert!(err.message().contains("has no signature"), "{}", err.message());
 }
 
@@ -60,6 +60,6 @@ fn an_unchecked_import_binds_and_converts_each_call() {
 
 #[test]
 fn an_unchecked_import_must_still_exist() {
-    let err = UncheckedMissing::bind_globals().err().expect("missing");
+    let err = UncheckedMissing::bind_globals().expect_err("missing");
     assert!(err.message().contains("missing: unchecked_test.nowhere"), "{}", err.message());
 }

@@ -26,8 +26,13 @@
 //! | `Map` | `ffi.Map` | `std::map`, `std::unordered_map` | `dict[...]` | `Mapping[...]` | `py_homogeneous_dict` |
 //! | `Tuple` | `Tuple` | `std::tuple` | `tuple[...]` | `tuple[...]` | `stuple` |
 //! | `Variant` | `Variant` | `std::variant` | `Union[...]` | `Union[...]` | |
+//! | `List` | `ffi.List` | | `tvm_ffi.List[...]` | `Sequence[...]` | (`Array`'s) |
+//! | `Dict` | `ffi.Dict` | | `tvm_ffi.Dict[...]` | `Mapping[...]` | (`Map`'s) |
 //!
-//! The keys of the built-in object kinds (`ffi.String` ... `ffi.Map`, `ffi.Object`) are
+//! `ffi.List` and `ffi.Dict` are the mutable `ffi.Array` and `ffi.Map`: C++ converts each
+//! to the other, so they carry the same values, and IREE records write them as the other two; the
+//! Python names say `tvm_ffi.List` (Python's own `list` is what an `ffi.Array` reads as).
+//! The keys of the built-in object kinds (`ffi.String` ... `ffi.Dict`, `ffi.Object`) are
 //! also their object type keys in the type table. The spellings of a kind that takes type
 //! arguments (from `Callable` on) are heads, written `head[arguments]`. Object classes are
 //! spelled by their own type keys, and integer and float widths (`i64`, `f32`) are not
@@ -92,6 +97,10 @@ pub enum Kind {
     Tuple,
     /// Any one of its member types.
     Variant,
+    /// A mutable sequence of one element type (`ffi.List`).
+    List,
+    /// A mutable map from one key type to one value type (`ffi.Dict`).
+    Dict,
 }
 
 /// How one [`Kind`] is spelled.
@@ -124,7 +133,7 @@ const fn spelling(
 }
 
 /// Every kind's spellings, in the order of [`Kind`]'s variants.
-pub const SPELLINGS: [Spelling; 21] = [
+pub const SPELLINGS: [Spelling; 23] = [
     spelling(Kind::Any, "Any", &[], "Any", "Any", None),
     spelling(Kind::None, "None", &[], "None", "None", None),
     spelling(Kind::Bool, "bool", &[], "bool", "bool", Some("i1")),
@@ -146,6 +155,8 @@ pub const SPELLINGS: [Spelling; 21] = [
     spelling(Kind::Map, "ffi.Map", &["std::map", "std::unordered_map"], "dict", "Mapping", Some("py_homogeneous_dict")),
     spelling(Kind::Tuple, "Tuple", &["std::tuple"], "tuple", "tuple", Some("stuple")),
     spelling(Kind::Variant, "Variant", &["std::variant"], "Union", "Union", None),
+    spelling(Kind::List, "ffi.List", &[], "tvm_ffi.List", "Sequence", None),
+    spelling(Kind::Dict, "ffi.Dict", &[], "tvm_ffi.Dict", "Mapping", None),
 ];
 
 // The table is indexed by the enum: each row must sit at its kind's position.

@@ -22,6 +22,8 @@ const NOT_TYPE_SPELLINGS: &[(&str, &str, &str)] = &[
     ("abi-core/src/ffi/dtype.rs", "unknown", "DLPack's dtype code names"),
     ("abi-core/src/ffi/type_index.rs", "object", "the display name of a runtime-registered object type"),
     ("abi-core/src/runtime/process/map.rs", "ffi.Map", "the global function that builds a map"),
+    ("abi-core/src/runtime/process/map.rs", "ffi.Dict", "the global function that builds a dict"),
+    ("abi-core/src/runtime/process/list.rs", "ffi.List", "the global function that builds a list"),
     ("abi-macros/src/attr.rs", "optional", "the `#[import(optional)]` option"),
     ("abi-core/src/value/any.rs", "None", "the Python repr of the None value"),
     ("abi-core/src/value/error.rs", "Error", "the Rust struct name in its Debug output"),

@@ -6,6 +6,7 @@ pub mod call_arg;
 mod containers;
 pub mod default_range;
 pub mod export_call;
+pub mod mutable;
 pub mod objects;
 mod overlap;
 mod scalars;
