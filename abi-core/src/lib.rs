@@ -49,6 +49,7 @@ pub use half;
 pub use convert::call_arg::IntoArg;
 pub use convert::mutable::{Dict, List};
 pub use convert::typed::{Signature, TypedFunction};
+pub use convert::variant::{Variant2, Variant3, Variant4};
 pub use convert::{AbiStruct, AbiType, Expand, FromAny, FromArg, IntoAny, ListItem, ReturnValue};
 pub use ffi::{DLTensor, DataType, Device, RawAny, SafeCall};
 pub use link::bound::Bound;

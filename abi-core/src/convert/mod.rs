@@ -13,6 +13,7 @@ mod scalars;
 mod strings;
 mod tensors;
 pub mod typed;
+pub mod variant;
 
 pub use crate::value::any::{AbiType, FromAny, IntoAny};
 pub use strings::{SliceElement, SliceParam};

@@ -205,6 +205,7 @@ pub const fn type_schema(w: &mut Writer, ty: &TypeDesc) {
         TypeDesc::Tuple(items) => schema_args(w, Kind::Tuple.key(), items),
         TypeDesc::Map(k, v) => schema_args(w, Kind::Map.key(), &[*k, *v]),
         TypeDesc::FfiList(t) => schema_args(w, Kind::List.key(), &[*t]),
+        TypeDesc::Variant(items) => schema_args(w, Kind::Variant.key(), items),
         TypeDesc::FfiDict(k, v) => schema_args(w, Kind::Dict.key(), &[*k, *v]),
         TypeDesc::Struct(s) => {
             w.lit(lit!("{\"type\":\""));
@@ -299,6 +300,7 @@ pub const fn type_display(w: &mut Writer, ty: &TypeDesc) {
         TypeDesc::Tuple(items) => display_list(w, Kind::Tuple.python(), items),
         TypeDesc::Map(k, v) => display_list(w, Kind::Map.python(), &[*k, *v]),
         TypeDesc::FfiList(t) => display_list(w, Kind::List.python(), &[*t]),
+        TypeDesc::Variant(items) => display_list(w, Kind::Variant.python(), items),
         TypeDesc::FfiDict(k, v) => display_list(w, Kind::Dict.python(), &[*k, *v]),
         // A tuple struct crosses, and is published, as the tuple of its fields: no name.
         TypeDesc::Struct(s) => {
@@ -334,7 +336,8 @@ impl TypeDesc {
             | TypeDesc::Tuple(_)
             | TypeDesc::Map(..)
             | TypeDesc::FfiList(_)
-            | TypeDesc::FfiDict(..) => None,
+            | TypeDesc::FfiDict(..)
+            | TypeDesc::Variant(_) => None,
             leaf => match leaf.kind() {
                 Some(kind) => Some(kind.python()),
                 None => None,

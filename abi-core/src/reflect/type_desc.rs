@@ -67,6 +67,8 @@ pub enum TypeDesc {
     Tuple(&'static [&'static TypeDesc]),
     /// A map from keys to values.
     Map(&'static TypeDesc, &'static TypeDesc),
+    /// Any one of its members, tried in order ([`Variant2`](crate::Variant2)...).
+    Variant(&'static [&'static TypeDesc]),
     /// A mutable `ffi.List` ([`List<T>`](crate::List)).
     FfiList(&'static TypeDesc),
     /// A mutable `ffi.Dict` ([`Dict<K, V>`](crate::Dict)).

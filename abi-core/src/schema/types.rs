@@ -678,6 +678,7 @@ impl From<&TypeDesc> for TypeSchema {
             TypeDesc::FfiList(t) => TypeSchema::List(boxed(t)),
             TypeDesc::FfiDict(k, v) => TypeSchema::Dict(boxed(k), boxed(v)),
             TypeDesc::Tuple(items) => TypeSchema::Tuple(all(items)),
+            TypeDesc::Variant(items) => TypeSchema::Variant(all(items)),
             TypeDesc::Struct(s) if s.tuple_like => TypeSchema::Tuple(s.fields.iter().map(|f| f.ty.into()).collect()),
             TypeDesc::Struct(s) => TypeSchema::Struct {
                 name: Some(s.name.to_owned()),
