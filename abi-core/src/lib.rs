@@ -60,6 +60,7 @@ pub use reflect::TypeDesc;
 pub use runtime::calls::function::{Function, FunctionRef};
 pub use runtime::object_types::class::Object;
 pub use runtime::object_types::obj::Obj;
+pub use runtime::object_types::reflected::Reflected;
 pub use runtime::object_types::weak_obj::WeakObj;
 pub use runtime::process::map::Map;
 pub use schema::Metadata;
