@@ -6,6 +6,7 @@
 mod classes;
 mod diff;
 mod formats;
+mod globals;
 mod init_python;
 mod inspect;
 mod read;
@@ -26,16 +27,25 @@ struct Cli {
 
 #[derive(Subcommand, Debug)]
 enum Command {
-    /// Every export with its signature as Python reads it, docs, IREE record and raw signature.
+    /// Every export with its signature as Python reads it, docs, IREE record and raw signature;
+    /// with --globals, the global functions the loaded libraries register too.
     Inspect {
-        /// The shared library.
-        lib: PathBuf,
+        /// The shared library (optional with --globals).
+        #[arg(required_unless_present = "globals")]
+        lib: Option<PathBuf>,
         /// Print the metadata model as JSON.
         #[arg(long)]
         json: bool,
         /// Never load the library (fail if its metadata is only reachable by calling it).
-        #[arg(long)]
+        #[arg(long, conflicts_with = "globals")]
         no_load: bool,
+        /// Load this library first (repeatable), so that its global functions are registered;
+        /// libtvm_ffi is loaded before it when ABI_TVM_FFI_LIBDIR or tvm-ffi-config names it.
+        #[arg(long = "load", value_name = "LIB")]
+        load: Vec<PathBuf>,
+        /// List the global functions whose names start with PREFIX (`testing.`), with their metadata.
+        #[arg(long, value_name = "PREFIX")]
+        globals: Option<String>,
     },
     /// Write DIR/NAME/__init__.py, __init__.pyi and py.typed for the library's exports and classes.
     Stubs {
@@ -111,13 +121,27 @@ enum Command {
 
 fn run(cli: Cli) -> Result<ExitCode, String> {
     match cli.command {
-        Command::Inspect { lib, json, no_load } => {
-            let listing = read::read(&lib, !no_load)?;
-            warn(&listing);
+        Command::Inspect { lib, json, no_load, load, globals } => {
+            let found = match &globals {
+                Some(prefix) => {
+                    globals::load(&[load, lib.clone().into_iter().collect()].concat())?;
+                    Some(globals::read(prefix)?)
+                }
+                None => None,
+            };
+            let listing = lib.as_deref().map(|lib| read::read(lib, !no_load)).transpose()?;
+            if let Some(listing) = &listing {
+                warn(listing);
+            }
             if json {
-                println!("{}", pretty(&inspect::json(&listing)));
+                println!("{}", pretty(&inspect::json(listing.as_ref(), found.as_deref())));
             } else {
-                print!("{}", inspect::text(&listing));
+                if let Some(listing) = &listing {
+                    print!("{}", inspect::text(listing));
+                }
+                if let (Some(found), Some(prefix)) = (&found, &globals) {
+                    print!("{}", inspect::globals_text(prefix, found, listing.is_some()));
+                }
             }
             Ok(ExitCode::SUCCESS)
         }

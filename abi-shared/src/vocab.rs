@@ -16,7 +16,7 @@
 //! | `DataType` | `DataType` | | `DataType` | `tvm_ffi.dtype` | |
 //! | `Device` | `Device` | | `Device` | `tvm_ffi.Device` | |
 //! | `Shape` | `ffi.Shape` | | `Shape` | `tvm_ffi.Shape` | |
-//! | `Tensor` | `ffi.Tensor` | | `Tensor` | `tvm_ffi.Tensor` | `ndarray` |
+//! | `Tensor` | `ffi.Tensor` | `DLTensor*` | `Tensor` | `tvm_ffi.Tensor` | `ndarray` |
 //! | `Error` | `ffi.Error` | | `Error` | `Exception` | |
 //! | `Object` | `ffi.Object` | | `Object` | `tvm_ffi.Object` | |
 //! | `Function` | `ffi.Function` | `std::function` | `Function` | `Callable[..., Any]` | |
@@ -103,6 +103,10 @@ pub enum Kind {
     Dict,
 }
 
+/// The C++ key of a borrowed `DLTensor*` parameter (read as a tensor; a tensor object or a
+/// bare pointer is passed for it), and its name in messages about a value of index 7.
+pub const DL_TENSOR_PTR: &str = "DLTensor*";
+
 /// How one [`Kind`] is spelled.
 #[derive(Debug)]
 pub struct Spelling {
@@ -145,7 +149,7 @@ pub const SPELLINGS: [Spelling; 23] = [
     spelling(Kind::DataType, "DataType", &[], "DataType", "tvm_ffi.dtype", None),
     spelling(Kind::Device, "Device", &[], "Device", "tvm_ffi.Device", None),
     spelling(Kind::Shape, "ffi.Shape", &[], "Shape", "tvm_ffi.Shape", None),
-    spelling(Kind::Tensor, "ffi.Tensor", &[], "Tensor", "tvm_ffi.Tensor", Some("ndarray")),
+    spelling(Kind::Tensor, "ffi.Tensor", &[DL_TENSOR_PTR], "Tensor", "tvm_ffi.Tensor", Some("ndarray")),
     spelling(Kind::Error, "ffi.Error", &[], "Error", "Exception", None),
     spelling(Kind::Object, "ffi.Object", &[], "Object", "tvm_ffi.Object", None),
     spelling(Kind::Function, "ffi.Function", &["std::function"], "Function", "Callable[..., Any]", None),

@@ -123,18 +123,33 @@ impl Reflected {
         result.to().map_err(|e| Error::type_error(format!("{}.{name}: the result {}", self.type_key(), e.message())))
     }
 
+    /// Calls the static method `name` of the type `type_key` with `args`, converting the
+    /// result to `R`: no object is needed.
+    pub fn call_static<R: FromAny>(type_key: &str, name: &str, args: &[AnyView<'_>]) -> Result<R> {
+        let api = type_api();
+        let key = crate::ffi::ByteArray::from_slice(type_key.as_bytes());
+        let mut index = 0;
+        // SAFETY: a valid key and out pointer; a miss returns non-zero with an error raised.
+        let rc = unsafe { (api.key_to_index)(&key, &mut index) };
+        if rc != 0 {
+            let _ = take_raised_after(rc);
+            return Err(Error::attribute_error(format!("no type `{type_key}` is registered in this process")));
+        }
+        // SAFETY: the info of a registered index.
+        let info = unsafe { &*(api.get_type_info)(index) };
+        let method = lineage(info)
+            .into_iter()
+            // SAFETY: `num_methods` records, registered for the process.
+            .flat_map(|i| unsafe { records(i.methods, i.num_methods) })
+            .rfind(|m| name_is(&m.name, name))
+            .ok_or_else(|| Error::attribute_error(format!("{type_key} has no method `{name}`")))?;
+        let result = method_function(&method.method, name)?.call_packed(args)?;
+        result.to().map_err(|e| Error::type_error(format!("{type_key}.{name}: the result {}", e.message())))
+    }
+
     /// The object's type and its ancestors, the root first.
     fn lineage(&self) -> Vec<&'static TypeInfo> {
-        let info = self.info();
-        let mut out = Vec::with_capacity(info.type_depth as usize + 1);
-        for d in 0..info.type_depth.max(0) as usize {
-            // SAFETY: a type info lists `type_depth` ancestors, registered for the process.
-            if let Some(a) = unsafe { (*info.type_ancestors.add(d)).as_ref() } {
-                out.push(a);
-            }
-        }
-        out.push(info);
-        out
+        lineage(self.info())
     }
 
     fn info(&self) -> &'static TypeInfo {
@@ -143,14 +158,14 @@ impl Reflected {
         unsafe { &*(type_api().get_type_info)(self.0.type_index()) }
     }
 
-    fn fields(&self) -> impl Iterator<Item = &'static FieldInfo> {
+    fn fields(&self) -> impl DoubleEndedIterator<Item = &'static FieldInfo> {
         self.lineage().into_iter().flat_map(|info| {
             // SAFETY: `num_fields` records, registered for the process.
             unsafe { records(info.fields, info.num_fields) }
         })
     }
 
-    fn methods(&self) -> impl Iterator<Item = &'static MethodInfo> {
+    fn methods(&self) -> impl DoubleEndedIterator<Item = &'static MethodInfo> {
         self.lineage().into_iter().flat_map(|info| {
             // SAFETY: `num_methods` records, registered for the process.
             unsafe { records(info.methods, info.num_methods) }
@@ -159,7 +174,7 @@ impl Reflected {
 
     fn field(&self, name: &str) -> Result<&'static FieldInfo> {
         // The last match: a type's own field hides an ancestor's of the same name.
-        self.fields().filter(|f| name_is(&f.name, name)).last().ok_or_else(|| {
+        self.fields().rfind(|f| name_is(&f.name, name)).ok_or_else(|| {
             Error::attribute_error(format!(
                 "{} has no field `{name}` (it has: {})",
                 self.type_key(),
@@ -169,7 +184,7 @@ impl Reflected {
     }
 
     fn method(&self, name: &str) -> Result<&'static MethodInfo> {
-        self.methods().filter(|m| name_is(&m.name, name)).last().ok_or_else(|| {
+        self.methods().rfind(|m| name_is(&m.name, name)).ok_or_else(|| {
             Error::attribute_error(format!(
                 "{} has no method `{name}` (it has: {})",
                 self.type_key(),
@@ -188,6 +203,19 @@ impl core::fmt::Debug for Reflected {
     fn fmt(&self, f: &mut core::fmt::Formatter<'_>) -> core::fmt::Result {
         write!(f, "{}({:p})", self.type_key(), self.0.as_ptr())
     }
+}
+
+/// `info`'s type and its ancestors, the root first.
+fn lineage(info: &'static TypeInfo) -> Vec<&'static TypeInfo> {
+    let mut out = Vec::with_capacity(info.type_depth.max(0) as usize + 1);
+    for d in 0..info.type_depth.max(0) as usize {
+        // SAFETY: a type info lists `type_depth` ancestors, registered for the process.
+        if let Some(a) = unsafe { (*info.type_ancestors.add(d)).as_ref() } {
+            out.push(a);
+        }
+    }
+    out.push(info);
+    out
 }
 
 /// `n` records at `ptr` (none when null).
