@@ -1,6 +1,7 @@
 #!/usr/bin/env bash
 # Reading what the apache-tvm-ffi wheel's libraries register by loading them: `abi inspect
-# --globals` on libtvm_ffi_testing.so's `testing.*` and libtvm_ffi's `ffi.*` globals.
+# --globals` and `abi bindgen --globals` on libtvm_ffi_testing.so's `testing.*` and
+# libtvm_ffi's `ffi.*` globals.
 set -euo pipefail
 root=$(cd "$(dirname "$0")/.." && pwd)
 cd "$root"

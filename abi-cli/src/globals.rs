@@ -2,11 +2,12 @@
 //! (C++ `TVM_FFI_STATIC_INIT_BLOCK`s, `#[export_fn(global = ...)]`), which no file records.
 //! They are read by loading the libraries into this process (libtvm_ffi first, so their
 //! registrations land in its registry, and before the first abi call settles the runtime),
-//! listing the registry and asking `ffi.GetGlobalFuncMetadata`.
+//! listing the registry and asking `ffi.GetGlobalFuncMetadata`; the object types their
+//! signatures name are read from the type table's reflection.
 
 use std::path::{Path, PathBuf};
 
-use abi_core::schema::{Metadata, TypeSchema};
+use abi_core::schema::{Class, Field, Metadata, Method, TypeSchema};
 use abi_core::{Any, Function};
 
 /// One global function.
@@ -128,4 +129,65 @@ pub fn read_metadata(text: &str) -> Result<(Option<Metadata>, bool), String> {
     }
     let meta = Metadata::from_value(&value).map_err(|e| e.message().to_owned())?;
     Ok((meta.type_schema.is_some().then_some(meta), packed))
+}
+
+/// The object class `key` as the type table reflects it (fields with their types, methods
+/// with their signatures); `None` when no type of that key is registered.
+pub fn reflect_class(key: &str) -> Option<Class> {
+    let api = abi_core::host::type_api();
+    let bytes = abi_core::ffi::ByteArray::from_slice(key.as_bytes());
+    let mut index = 0i32;
+    // SAFETY: a valid byte array and out pointer; a miss returns non-zero with an error set.
+    if unsafe { (api.key_to_index)(&bytes, &mut index) } != 0 {
+        let _ = abi_core::host::take_raised();
+        return None;
+    }
+    // SAFETY: the index of a registered key.
+    let info = unsafe { (api.get_type_info)(index).as_ref()? };
+    let text = |b: &abi_core::ffi::ByteArray| {
+        // SAFETY: the registered records' texts live for the process.
+        String::from_utf8_lossy(unsafe { b.as_slice() }).into_owned()
+    };
+    let parent = match info.type_depth {
+        // SAFETY: a type info lists `type_depth` ancestors.
+        d if d > 0 => unsafe { (*info.type_ancestors.add(d as usize - 1)).as_ref() }.map(|p| text(&p.type_key)),
+        _ => None,
+    };
+    // SAFETY: `num_fields` field records and `num_methods` method records, for the process.
+    let (fields, methods) = unsafe { (records(info.fields, info.num_fields), records(info.methods, info.num_methods)) };
+    let fields = fields
+        .iter()
+        .map(|f| {
+            let ty = serde_json::from_str::<serde_json::Value>(&text(&f.metadata))
+                .ok()
+                .and_then(|m| m.get("type_schema").and_then(|t| t.as_str()).and_then(|t| TypeSchema::parse(t).ok()))
+                .unwrap_or(TypeSchema::Any);
+            let writable = f.flags & abi_core::ffi::type_table::field_flags::WRITABLE != 0;
+            Field { name: text(&f.name), ty, writable, doc: text(&f.doc) }
+        })
+        .collect();
+    let methods = methods
+        .iter()
+        .filter_map(|m| {
+            let (metadata, _) = read_metadata(&text(&m.metadata)).ok()?;
+            let is_static = m.flags & abi_core::ffi::type_table::field_flags::STATIC_METHOD != 0;
+            Some(Method { name: text(&m.name), is_static, doc: text(&m.doc), metadata: metadata? })
+        })
+        .collect();
+    // SAFETY: the type's metadata record, or null.
+    let doc = match unsafe { info.metadata.as_ref() } {
+        Some(m) => text(&m.doc),
+        None => String::new(),
+    };
+    Some(Class { key: key.to_owned(), parent: parent.unwrap_or_default(), doc, fields, methods })
+}
+
+/// # Safety
+/// `ptr` points at `n` records valid for the process, or is null.
+unsafe fn records<T>(ptr: *const T, n: i32) -> &'static [T] {
+    if ptr.is_null() || n <= 0 {
+        return &[];
+    }
+    // SAFETY: guaranteed by the caller.
+    unsafe { core::slice::from_raw_parts(ptr, n as usize) }
 }

@@ -1,4 +1,4 @@
-//! `abi inspect --globals` on the pinned apache-tvm-ffi: the globals its
+//! `abi inspect --globals` and `abi bindgen` on the pinned apache-tvm-ffi: the globals its
 //! libraries register, read by loading them (libtvm_ffi found through
 //! `ABI_TVM_FFI_LIBDIR`, which scripts/test-bindgen.sh sets; ignored by `cargo test`).
 
@@ -41,8 +41,10 @@ fn inspect_lists_the_globals_a_library_registers() {
 #[test]
 #[ignore = "needs the wheel's libtvm_ffi: run by scripts/test-bindgen.sh"]
 fn a_prefix_with_no_globals_is_one_line_and_exit_2() {
-    let out = abi(&["inspect", "--globals", "nothing."]);
-    let (_, stderr) = text(&out);
-    assert_eq!(out.status.code(), Some(2), "{stderr}");
-    assert_eq!(stderr, "abi: error: no global functions under `nothing.` in the loaded libraries\n");
+    for cmd in ["inspect", "bindgen"] {
+        let out = abi(&[cmd, "--globals", "nothing.", "-o", "/dev/null"][..if cmd == "inspect" { 3 } else { 5 }]);
+        let (_, stderr) = text(&out);
+        assert_eq!(out.status.code(), Some(2), "{stderr}");
+        assert_eq!(stderr, "abi: error: no global functions under `nothing.` in the loaded libraries\n");
+    }
 }

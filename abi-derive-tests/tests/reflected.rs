@@ -73,6 +73,11 @@ fn methods_are_called_by_name_static_ones_without_the_object() {
     let name = Any::from_value("fresh").unwrap();
     let fresh: Reflected = c.call("named", &[name.view()]).unwrap();
     assert_eq!(fresh.get::<String>("name").unwrap(), "fresh");
+    // A static method needs no object: by the type's key.
+    let made: Reflected = Reflected::call_static("reflected_test.Counter", "named", &[name.view()]).unwrap();
+    assert_eq!(made.get::<String>("name").unwrap(), "fresh");
+    let err = Reflected::call_static::<Any>("reflected_test.Nothing", "named", &[]).unwrap_err();
+    assert_eq!(err.message(), "no type `reflected_test.Nothing` is registered in this process");
     assert!(c.call::<i64>("gone", &[]).unwrap_err().message().contains("has no method `gone`"));
 }
 
