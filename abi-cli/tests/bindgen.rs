@@ -100,3 +100,33 @@ fn bad_input_is_one_line_and_exit_2() {
     assert_eq!(run.status.code(), Some(2));
     assert!(stderr.contains("exports no packed functions") && stderr.lines().count() == 1, "{stderr}");
 }
+
+/// The checked-in file `name` of abi-derive-tests/tests/bindgen/.
+fn checked_in(name: &str) -> String {
+    let path = PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("../abi-derive-tests/tests/bindgen").join(name);
+    std::fs::read_to_string(&path).unwrap_or_else(|e| panic!("{}: {e}", path.display()))
+}
+
+// The file names in the headers are Linux's.
+#[cfg(target_os = "linux")]
+#[test]
+fn the_checked_in_bindings_of_abi_libraries_are_what_bindgen_writes() {
+    let dir = out_dir("checked-in");
+    for (package, lib, file) in
+        [("abi-interop-lib", "abi_interop_lib", "interop_lib.rs"), ("abi-api-v1", "api_v1", "api_v1.rs")]
+    {
+        let fresh = generate(&fixture_library(package, lib), &dir.join(file));
+        assert!(fresh == checked_in(file), "tests/bindgen/{file} is stale: regenerate it with `abi bindgen --no-load`");
+    }
+}
+
+#[test]
+#[ignore = "needs the C++ library: scripts/test-cpp-library.sh builds it and runs this"]
+fn the_example_bindings_of_the_cpp_library_are_what_bindgen_writes() {
+    let lib = PathBuf::from(std::env::var_os("ABI_CPP_LIBRARY").expect("ABI_CPP_LIBRARY names the C++ library"));
+    let out = out_dir("cpp").join("cpplib.rs");
+    let run = abi(&["bindgen", path(&lib), "--globals", "cpplib.", "-o", path(&out)]);
+    assert!(run.status.success(), "{}", text(&run).1);
+    let example = PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("../examples/generated/cpplib.rs");
+    assert_eq!(std::fs::read_to_string(out).unwrap(), std::fs::read_to_string(example).unwrap());
+}

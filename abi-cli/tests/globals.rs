@@ -48,3 +48,25 @@ fn a_prefix_with_no_globals_is_one_line_and_exit_2() {
         assert_eq!(stderr, "abi: error: no global functions under `nothing.` in the loaded libraries\n");
     }
 }
+
+#[test]
+#[ignore = "needs the wheel's libtvm_ffi: run by scripts/test-bindgen.sh"]
+fn the_checked_in_bindings_of_tvm_ffi_are_what_bindgen_writes() {
+    let dir = std::env::temp_dir().join(format!("abi-globals-{}", std::process::id()));
+    std::fs::create_dir_all(&dir).unwrap();
+    let testing = libdir().join("libtvm_ffi_testing.so");
+    let checked_in = PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("../abi-derive-tests/tests/bindgen");
+    for (args, file) in
+        [(vec!["--load", path(&testing), "--globals", "testing."], "testing.rs"), (vec!["--globals", "ffi."], "ffi.rs")]
+    {
+        let out = dir.join(file);
+        let run = abi(&[&["bindgen"][..], &args, &["-o", path(&out)]].concat());
+        assert!(run.status.success(), "{}", text(&run).1);
+        let fresh = std::fs::read_to_string(&out).unwrap();
+        assert!(
+            fresh == std::fs::read_to_string(checked_in.join(file)).unwrap(),
+            "abi-derive-tests/tests/bindgen/{file} is stale: regenerate it with abi bindgen {}",
+            args.join(" ")
+        );
+    }
+}
