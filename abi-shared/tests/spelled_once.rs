@@ -24,6 +24,7 @@ const NOT_TYPE_SPELLINGS: &[(&str, &str, &str)] = &[
     ("abi-core/src/runtime/process/map.rs", "ffi.Map", "the global function that builds a map"),
     ("abi-core/src/runtime/process/map.rs", "ffi.Dict", "the global function that builds a dict"),
     ("abi-core/src/runtime/process/list.rs", "ffi.List", "the global function that builds a list"),
+    ("abi-cli/src/bindgen/rust_type.rs", "bool", "the Rust type `bool` that generated bindings name"),
     ("abi-macros/src/attr.rs", "optional", "the `#[import(optional)]` option"),
     ("abi-core/src/value/any.rs", "None", "the Python repr of the None value"),
     ("abi-core/src/value/error.rs", "Error", "the Rust struct name in its Debug output"),
