@@ -407,3 +407,46 @@ pub fn write(source: &str, out: &Path, krate: Option<(&str, &str)>) -> Result<Ve
         }
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn item(name: &str, metadata: Option<&str>, packed: bool) -> Item {
+        Item {
+            abi_name: name.to_owned(),
+            rust_name: ident(name, Role::Function),
+            doc: None,
+            metadata: metadata.map(|m| Metadata::parse(m).unwrap()),
+            packed,
+        }
+    }
+
+    #[test]
+    fn an_unmappable_item_is_declared_with_any_and_a_comment_never_dropped() {
+        let int = r#"{\"type\":\"int\"}"#;
+        let meta = format!(
+            r#"{{"type_schema":"{{\"type\":\"ffi.Function\",\"named_args\":{{\"return\":[{int}],\"params\":[{{\"type\":\"Variant\",\"args\":[{int},{int},{int},{int},{int}]}}]}}}}"}}"#
+        );
+        let mut out = String::new();
+        declaration(&mut out, &mut Types::default(), &item("pick", Some(&meta), false));
+        assert_eq!(
+            out,
+            "    // abi bindgen: `Union[int, int, int, int, int]` is declared `Any` (checked per call): abi_core's \
+             Variant types hold 2 to 4 members\n    fn pick(arg0: abi_core::Any) -> i64;\n"
+        );
+    }
+
+    #[test]
+    fn a_function_without_a_signature_is_declared_unchecked() {
+        let mut out = String::new();
+        declaration(&mut out, &mut Types::default(), &item("my.echo", None, true));
+        assert!(out.contains("/// Unchecked: it is registered as packed (no signature published)"), "{out}");
+        assert!(
+            out.ends_with(
+                "    #[abi(name = \"my.echo\", unchecked)]\n    fn my_echo(arg0: abi_core::Any) -> abi_core::Any;\n"
+            ),
+            "{out}"
+        );
+    }
+}

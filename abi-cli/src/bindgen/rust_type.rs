@@ -152,3 +152,47 @@ fn float(w: Option<FloatWidth>) -> String {
 fn hashable(rust: &str) -> bool {
     matches!(rust, "String" | "Vec<u8>" | "bool" | "i8" | "i16" | "i32" | "i64" | "u8" | "u16" | "u32" | "u64")
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn parse(t: &str) -> TypeSchema {
+        TypeSchema::parse(t).unwrap()
+    }
+
+    #[test]
+    fn kinds_map_to_rust_types_borrowed_in_and_owned_out() {
+        let mut types = Types::default();
+        let s = parse(r#"{"type":"ffi.String"}"#);
+        assert_eq!((types.rust(&s, Side::Param), types.rust(&s, Side::Owned)), ("&str".into(), "String".into()));
+        let opt = parse(r#"{"type":"Optional","args":[{"type":"ffi.Bytes"}]}"#);
+        assert_eq!(types.rust(&opt, Side::Param), "Option<&[u8]>");
+        let list = parse(r#"{"type":"ffi.Array","args":[{"type":"ffi.String"}]}"#);
+        assert_eq!(types.rust(&list, Side::Param), "Vec<String>", "owned inside containers");
+        let pair = parse(r#"{"type":"testing.TestIntPair"}"#);
+        assert_eq!(types.rust(&pair, Side::Param), "TestIntPair");
+        assert_eq!(types.handles["testing.TestIntPair"], "TestIntPair");
+        assert!(types.notes.is_empty());
+    }
+
+    #[test]
+    fn what_has_no_rust_type_is_any_with_the_reason() {
+        let mut types = Types::default();
+        let int = r#"{"type":"int"}"#;
+        let five = parse(&format!(r#"{{"type":"Variant","args":[{int},{int},{int},{int},{int}]}}"#));
+        assert_eq!(types.rust(&five, Side::Param), "abi_core::Any");
+        let float_keys = parse(r#"{"type":"ffi.Map","args":[{"type":"float"},{"type":"int"}]}"#);
+        assert_eq!(types.rust(&float_keys, Side::Owned), "abi_core::Any");
+        let generic = parse(r#"{"type":"my.Box","args":[{"type":"int"}]}"#);
+        assert_eq!(types.rust(&generic, Side::Owned), "abi_core::Any");
+        assert_eq!(
+            types.notes,
+            [
+                "`Union[int, int, int, int, int]` is declared `Any` (checked per call): abi_core's Variant types hold 2 to 4 members",
+                "`dict[float, int]` is declared `Any` (checked per call): its keys have no hashable Rust type",
+                "`my.Box[int]` is declared `Any` (checked per call): `my.Box` takes type arguments",
+            ]
+        );
+    }
+}
