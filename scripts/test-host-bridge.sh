@@ -10,7 +10,8 @@ cd "$root"
 . scripts/tvm-ffi-flags.sh
 export ABI_TVM_FFI_LIBDIR=$libdir
 for scenario in tvm_ffi_loaded_rtld_local_is_found_with_rtld_noload a_tvm_ffi_runtime_loaded_after_the_first_call_is_not_adopted \
-  a_library_with_object_types_opened_after_a_late_tvm_ffi_is_refused_saying_why; do
+  a_library_with_object_types_opened_after_a_late_tvm_ffi_is_refused_saying_why \
+  globals_missing_because_tvm_ffi_came_late_say_so; do
   cargo test --quiet -p abi-derive-tests --test host_bridge -- --ignored --exact "$scenario"
 done
 cargo test --quiet -p abi-derive-tests --test hostile_calls

@@ -92,6 +92,7 @@ change_kinds! {
     ParamNarrowed => "param_narrowed", Breaking;
     ParamRemoved => "param_removed", Breaking;
     ParamRenamed => "param_renamed", Breaking;
+    ParamRetyped => "param_retyped", Breaking;
     PositionalParamRenamed => "positional_param_renamed", Compatible;
     ParamWidened => "param_widened", Compatible;
     ParamsReordered => "params_reordered", Breaking;
@@ -632,6 +633,15 @@ fn param_type(d: &mut Diff<'_>, at: &str, name: &str, old: &TypeSchema, new: &Ty
         );
     } else if matches!((old, new), (TypeSchema::Function(_), TypeSchema::Function(_))) {
         d.push(ChangeKind::CallbackChanged, p, sides, format!("parameter {at} callback signature changed: {o} -> {n}"));
+    } else if !old.accepts(new) {
+        // Neither side takes the other's values (`int -> str`): a change of kind, not of
+        // width, whatever the old arguments were.
+        d.push(
+            ChangeKind::ParamRetyped,
+            p,
+            sides,
+            format!("parameter {at} type changed: {o} -> {n} (old arguments are refused)"),
+        );
     } else {
         d.push(
             ChangeKind::ParamNarrowed,
@@ -886,6 +896,27 @@ mod tests {
         let as_i32_2 = desc::<HostTensorAs<'static, i32, 2>>();
         assert_eq!(param(as_f32_2, as_i32_2)[0].0, ChangeKind::TensorChanged, "floats do not cast to int32");
         assert_eq!(param(f32_2, desc::<HostTensorAs<'static, f32, 1>>())[0].0, ChangeKind::TensorChanged, "rank");
+    }
+
+    #[test]
+    fn a_change_of_kind_is_a_type_change_not_a_narrowing() {
+        let param = |old: &TypeDesc, new: &TypeDesc| {
+            let mut changes = Vec::new();
+            let mut d = Diff { subject: "f", out: &mut changes };
+            param(&mut d, 0, &("x".to_owned(), old.into()), &("x".to_owned(), new.into()));
+            changes.iter().map(|c| (c.kind, c.message.clone())).collect::<Vec<_>>()
+        };
+        assert_eq!(
+            param(desc::<i64>(), desc::<String>()),
+            [(
+                ChangeKind::ParamRetyped,
+                "parameter `x` (#0) type changed: int -> str (old arguments are refused)".to_owned()
+            )]
+        );
+        assert_eq!(ChangeKind::ParamRetyped.severity(), Severity::Breaking);
+        // A narrowing keeps its name: every new argument was an old one.
+        assert_eq!(param(desc::<abi_core::Any>(), desc::<i64>())[0].0, ChangeKind::ParamNarrowed);
+        assert_eq!(param(desc::<Option<i64>>(), desc::<i64>())[0].0, ChangeKind::OptionalMadeRequired);
     }
 
     #[test]

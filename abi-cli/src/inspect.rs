@@ -5,6 +5,7 @@
 use abi_core::schema::OpInfo;
 use serde_json::{json, Value};
 
+use crate::globals::Global;
 use crate::read::Listing;
 
 /// The human-readable report.
@@ -138,9 +139,53 @@ fn indented(out: &mut String, doc: &str, indent: &str) {
     }
 }
 
+/// The globals under `prefix`: each with its signature as Python reads it, or as packed.
+pub fn globals_text(prefix: &str, globals: &[Global], after_exports: bool) -> String {
+    let mut out = String::new();
+    if after_exports {
+        out.push('\n');
+    }
+    out.push_str(&format!(
+        "{} global function(s) under `{prefix}`, registered by the loaded libraries\n",
+        globals.len()
+    ));
+    for g in globals {
+        out.push('\n');
+        match &g.metadata {
+            Some(m) => out.push_str(&m.python_signature(&g.name)),
+            None if g.packed => {
+                out.push_str(&format!("{}(*args: Any) -> Any  (packed: no signature published)", g.name))
+            }
+            None => out.push_str(&format!("{}(*args: Any) -> Any  (no metadata published)", g.name)),
+        }
+        out.push('\n');
+    }
+    out
+}
+
 /// The `--json` report: per export, the metadata model as published (re-printed by the
-/// model) with its Python signature and docs.
-pub fn json(listing: &Listing) -> Value {
+/// model) with its Python signature and docs; per global (with `--globals`), the same.
+pub fn json(listing: Option<&Listing>, globals: Option<&[Global]>) -> Value {
+    let mut out = listing.map_or_else(|| json!({}), exports_json);
+    if let Some(globals) = globals {
+        let globals: serde_json::Map<String, Value> = globals
+            .iter()
+            .map(|g| {
+                let metadata = g
+                    .metadata
+                    .as_ref()
+                    .and_then(|m| serde_json::from_str::<Value>(&m.to_json()).ok())
+                    .unwrap_or(Value::Null);
+                let python = g.metadata.as_ref().map(|m| m.python_signature(&g.name));
+                (g.name.clone(), json!({ "python": python, "packed": g.packed, "metadata": metadata }))
+            })
+            .collect();
+        out["globals"] = Value::Object(globals);
+    }
+    out
+}
+
+fn exports_json(listing: &Listing) -> Value {
     let exports: serde_json::Map<String, Value> = listing
         .exports
         .iter()

@@ -3,9 +3,11 @@
 //! changes between two builds. Exit status: 0 success (compatible), 1 breaking changes
 //! (`diff`), 2 an error.
 
+mod bindgen;
 mod classes;
 mod diff;
 mod formats;
+mod globals;
 mod init_python;
 mod inspect;
 mod read;
@@ -26,16 +28,25 @@ struct Cli {
 
 #[derive(Subcommand, Debug)]
 enum Command {
-    /// Every export with its signature as Python reads it, docs, IREE record and raw signature.
+    /// Every export with its signature as Python reads it, docs, IREE record and raw signature;
+    /// with --globals, the global functions the loaded libraries register too.
     Inspect {
-        /// The shared library.
-        lib: PathBuf,
+        /// The shared library (optional with --globals).
+        #[arg(required_unless_present = "globals")]
+        lib: Option<PathBuf>,
         /// Print the metadata model as JSON.
         #[arg(long)]
         json: bool,
         /// Never load the library (fail if its metadata is only reachable by calling it).
-        #[arg(long)]
+        #[arg(long, conflicts_with = "globals")]
         no_load: bool,
+        /// Load this library first (repeatable), so that its global functions are registered;
+        /// libtvm_ffi is loaded before it when ABI_TVM_FFI_LIBDIR or tvm-ffi-config names it.
+        #[arg(long = "load", value_name = "LIB")]
+        load: Vec<PathBuf>,
+        /// List the global functions whose names start with PREFIX (`testing.`), with their metadata.
+        #[arg(long, value_name = "PREFIX")]
+        globals: Option<String>,
     },
     /// Write DIR/NAME/__init__.py, __init__.pyi and py.typed for the library's exports and classes.
     Stubs {
@@ -94,6 +105,36 @@ enum Command {
         #[arg(long)]
         force: bool,
     },
+    /// Write Rust bindings (`#[abi_core::import]` declarations, typed object handles) to a
+    /// library's exports and, with --globals, to the global functions it registers.
+    Bindgen {
+        /// The shared library (optional with --globals).
+        #[arg(required_unless_present = "globals")]
+        lib: Option<PathBuf>,
+        /// The file (--module) or crate folder (--crate) to write.
+        #[arg(short, long)]
+        out: PathBuf,
+        /// Write a crate of this name: OUT/Cargo.toml and OUT/src/lib.rs.
+        #[arg(long = "crate", value_name = "NAME", conflicts_with = "module", requires = "abi_core")]
+        krate: Option<String>,
+        /// Write one module file (the default).
+        #[arg(long)]
+        module: bool,
+        /// The generated crate's abi-core dependency, as Cargo.toml writes it: a version
+        /// (`0.1`) or a table (`{ path = "../abi/abi-core" }`, `{ git = "...", tag = "..." }`).
+        #[arg(long = "abi-core", value_name = "DEPENDENCY")]
+        abi_core: Option<String>,
+        /// Load this library first (repeatable), so that its global functions are registered.
+        #[arg(long = "load", value_name = "LIB")]
+        load: Vec<PathBuf>,
+        /// Bind the global functions whose names start with PREFIX (`testing.`).
+        #[arg(long, value_name = "PREFIX")]
+        globals: Option<String>,
+        /// Never load the library: read abi libraries' records from the file (C++ libraries,
+        /// which publish metadata only as functions, are refused).
+        #[arg(long, conflicts_with = "globals")]
+        no_load: bool,
+    },
     /// Classify every change between two builds: exit 0 when compatible, 1 when breaking.
     Diff {
         /// The old build.
@@ -111,13 +152,27 @@ enum Command {
 
 fn run(cli: Cli) -> Result<ExitCode, String> {
     match cli.command {
-        Command::Inspect { lib, json, no_load } => {
-            let listing = read::read(&lib, !no_load)?;
-            warn(&listing);
+        Command::Inspect { lib, json, no_load, load, globals } => {
+            let found = match &globals {
+                Some(prefix) => {
+                    globals::load(&[load, lib.clone().into_iter().collect()].concat())?;
+                    Some(globals::read(prefix)?)
+                }
+                None => None,
+            };
+            let listing = lib.as_deref().map(|lib| read::read(lib, !no_load)).transpose()?;
+            if let Some(listing) = &listing {
+                warn(listing);
+            }
             if json {
-                println!("{}", pretty(&inspect::json(&listing)));
+                println!("{}", pretty(&inspect::json(listing.as_ref(), found.as_deref())));
             } else {
-                print!("{}", inspect::text(&listing));
+                if let Some(listing) = &listing {
+                    print!("{}", inspect::text(listing));
+                }
+                if let (Some(found), Some(prefix)) = (&found, &globals) {
+                    print!("{}", inspect::globals_text(prefix, found, listing.is_some()));
+                }
             }
             Ok(ExitCode::SUCCESS)
         }
@@ -155,6 +210,37 @@ fn run(cli: Cli) -> Result<ExitCode, String> {
             println!("next: pip install {}", folder.display());
             Ok(ExitCode::SUCCESS)
         }
+        Command::Bindgen { lib, out, krate, module: _, abi_core, load, globals, no_load } => {
+            let found = match &globals {
+                Some(prefix) => {
+                    globals::load(&[load.clone(), lib.clone().into_iter().collect()].concat())?;
+                    Some(globals::read(prefix)?)
+                }
+                None => None,
+            };
+            let listing = lib.as_deref().map(|lib| read::read(lib, !no_load)).transpose()?;
+            let file_classes = listing.as_ref().map(|l| l.classes.clone()).unwrap_or_default();
+            let classes = |key: &str| {
+                file_classes
+                    .iter()
+                    .find(|c| c.key == key)
+                    .cloned()
+                    .or_else(|| (!no_load).then(|| globals::reflect_class(key)).flatten())
+            };
+            let command = bindgen_command(lib.as_deref(), globals.as_deref(), &load);
+            let request = bindgen::Request {
+                listing: listing.as_ref(),
+                globals: globals.as_deref().zip(found.as_deref()),
+                classes: &classes,
+                command: &command,
+            };
+            let source = bindgen::module(&request)?;
+            let krate = krate.as_deref().zip(abi_core.as_deref());
+            for written in bindgen::write(&source, &out, krate)? {
+                println!("wrote {}", written.display());
+            }
+            Ok(ExitCode::SUCCESS)
+        }
         Command::Diff { old, new, json, no_load } => {
             let (old, new) = (read::read(&old, !no_load)?, read::read(&new, !no_load)?);
             let report = diff::diff(&old, &new);
@@ -166,6 +252,19 @@ fn run(cli: Cli) -> Result<ExitCode, String> {
             Ok(if report.breaking() { ExitCode::from(1) } else { ExitCode::SUCCESS })
         }
     }
+}
+
+/// How the generated header names the command that regenerates it: file names only, so
+/// the output does not depend on where the libraries lie.
+fn bindgen_command(lib: Option<&std::path::Path>, globals: Option<&str>, load: &[PathBuf]) -> String {
+    let name = |p: &std::path::Path| {
+        p.file_name().map_or_else(|| p.display().to_string(), |n| n.to_string_lossy().into_owned())
+    };
+    let mut parts = vec!["abi bindgen".to_owned()];
+    parts.extend(load.iter().map(|l| format!("--load {}", name(l))));
+    parts.extend(lib.map(name));
+    parts.extend(globals.map(|g| format!("--globals {g}")));
+    parts.join(" ")
 }
 
 /// Says on stderr what is wrong with a library that still reads (the exit status stays:

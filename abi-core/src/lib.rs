@@ -47,7 +47,9 @@ pub mod __private;
 pub use half;
 
 pub use convert::call_arg::IntoArg;
+pub use convert::mutable::{Dict, List};
 pub use convert::typed::{Signature, TypedFunction};
+pub use convert::variant::{Variant2, Variant3, Variant4};
 pub use convert::{AbiStruct, AbiType, Expand, FromAny, FromArg, IntoAny, ListItem, ReturnValue};
 pub use ffi::{DLTensor, DataType, Device, RawAny, SafeCall};
 pub use link::bound::Bound;
@@ -58,6 +60,7 @@ pub use reflect::TypeDesc;
 pub use runtime::calls::function::{Function, FunctionRef};
 pub use runtime::object_types::class::Object;
 pub use runtime::object_types::obj::Obj;
+pub use runtime::object_types::reflected::Reflected;
 pub use runtime::object_types::weak_obj::WeakObj;
 pub use runtime::process::map::Map;
 pub use schema::Metadata;

@@ -95,6 +95,30 @@ fn a_tvm_ffi_runtime_loaded_after_the_first_call_is_not_adopted() {
     assert!(abi_core::host::embedded_global_names().contains(&"host_bridge.late".to_owned()));
 }
 
+/// A global every libtvm_ffi registers and the embedded runtime does not.
+#[abi_core::import(LateGlobals)]
+extern "C" {
+    #[abi(name = "ffi.MapSize")]
+    fn map_size(map: abi_core::Any) -> i64;
+}
+
+#[test]
+#[ignore = "needs libtvm_ffi and a fresh process: run by scripts/test-host-bridge.sh"]
+fn globals_missing_because_tvm_ffi_came_late_say_so() {
+    assert!(!abi_core::host::has_tvm_ffi_runtime());
+    let err = LateGlobals::bind_globals().unwrap_err();
+    assert!(!err.message().contains("libtvm_ffi was loaded after"), "{}", err.message());
+    // SAFETY: loading the wheel's runtime runs its initialisers, as any host does.
+    let _tvm = unsafe { Dl::open(Some(libtvm_ffi()), RTLD_LAZY | RTLD_GLOBAL) }.expect("load libtvm_ffi");
+    let err = LateGlobals::bind_globals().unwrap_err();
+    assert!(
+        err.message().contains("missing: ffi.MapSize (libtvm_ffi was loaded after this process's first abi call"),
+        "{}",
+        err.message()
+    );
+    assert!(err.message().contains("before the first abi call)"), "{}", err.message());
+}
+
 #[test]
 #[ignore = "needs libtvm_ffi and a fresh process: run by scripts/test-host-bridge.sh"]
 fn a_library_with_object_types_opened_after_a_late_tvm_ffi_is_refused_saying_why() {

@@ -122,3 +122,36 @@ fn a_converting_parameter_takes_other_dtypes_and_says_so() {
     let schema = meta.type_schema.unwrap();
     assert_eq!(schema.params[0].to_json(), r#"{"type":"ffi.Tensor","dtype":"float32","ndim":1,"cast":"same_kind"}"#);
 }
+
+/// The exports above, imported with typed tensors as parameters: the declared dtype and
+/// rank are checked against the callee's when bound.
+#[abi_core::import(ScaleRows)]
+extern "C" {
+    fn scale_rows(x: HostTensor<'_, f32, 2>, w: HostTensor<'_, f32, 1>) -> Tensor;
+    fn launch(x: DeviceTensor<'_, f32, 1>) -> (i64, i64);
+}
+
+/// The same callee declared with another dtype.
+#[abi_core::import(ScaleRowsF64)]
+extern "C" {
+    fn scale_rows(x: HostTensor<'_, f64, 2>, w: HostTensor<'_, f32, 1>) -> Tensor;
+}
+
+#[test]
+fn typed_tensors_are_import_arguments_checked_when_bound() {
+    let lib = ScaleRows::bind_linked().unwrap();
+    let x = Tensor::from_vec(vec![1.0f32, 2.0, 3.0, 4.0, 5.0, 6.0], &[2, 3]).unwrap();
+    let w = Tensor::from_vec(vec![1.0f32, 10.0, 100.0], &[3]).unwrap();
+    let (xt, wt) = (HostTensor::new(x.view()).unwrap(), HostTensor::new(w.view()).unwrap());
+    let out = lib.scale_rows(xt, wt).unwrap();
+    assert_eq!(out.view().as_slice::<f32>().unwrap(), [1.0, 20.0, 300.0, 4.0, 50.0, 600.0]);
+    let device = DeviceTensor::new(w.view()).unwrap();
+    assert_eq!(lib.launch(device).unwrap(), (device_type::CPU as i64, device.data_ptr() as i64));
+
+    let err = ScaleRowsF64::bind_linked().expect_err("refused");
+    assert!(
+        err.message().contains("argument `x` (#0) is declared Tensor[f64, 2] but the callee takes Tensor[f32, 2]"),
+        "{}",
+        err.message()
+    );
+}

@@ -21,6 +21,7 @@ mod key {
     pub const DEFAULT: &str = "default";
     pub const RENAME: &str = "rename";
     pub const OPTIONAL: &str = "optional";
+    pub const UNCHECKED: &str = "unchecked";
     pub const FALLBACK: &str = "fallback";
     pub const TYPE_KEY: &str = "type_key";
     pub const GET: &str = "get";
@@ -414,6 +415,8 @@ pub struct ImportFnOptions {
     pub name: Option<LitStr>,
     /// `optional`.
     pub optional: bool,
+    /// `unchecked`.
+    pub unchecked: bool,
     /// `fallback = path`.
     pub fallback: Option<syn::Path>,
 }
@@ -421,10 +424,16 @@ pub struct ImportFnOptions {
 /// Reads and removes `#[abi(...)]` from an imported function's attributes.
 pub fn take_import_fn_options(attrs: &mut Vec<Attribute>, errors: &mut Errors) -> ImportFnOptions {
     let (mut optional, mut name) = (Flag::flag(key::OPTIONAL), Opt::string(key::NAME));
-    let mut fallback = Opt::path(key::FALLBACK);
-    abi_attrs(attrs, errors, parse_list("`abi` option on an import", &mut [&mut optional, &mut name, &mut fallback]));
+    let (mut fallback, mut unchecked) = (Opt::path(key::FALLBACK), Flag::flag(key::UNCHECKED));
+    let opts: &mut [&mut dyn Slot] = &mut [&mut optional, &mut name, &mut fallback, &mut unchecked];
+    abi_attrs(attrs, errors, parse_list("`abi` option on an import", opts));
     strip_abi_attrs(attrs);
-    ImportFnOptions { name: name.take(), optional: optional.get().is_some(), fallback: fallback.take() }
+    ImportFnOptions {
+        name: name.take(),
+        optional: optional.get().is_some(),
+        unchecked: unchecked.get().is_some(),
+        fallback: fallback.take(),
+    }
 }
 
 /// `#[abi(...)]` on a struct deriving `Object`: the type key and the runtime crate path.

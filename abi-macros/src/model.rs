@@ -144,6 +144,9 @@ pub struct ImportFn {
     pub optional: bool,
     /// `#[abi(fallback = path)]`: called when the optional import is absent.
     pub fallback: Option<syn::Path>,
+    /// `#[abi(unchecked)]`: bound without comparing signatures (for callees whose
+    /// metadata has none, such as C++ packed globals).
+    pub unchecked: bool,
 }
 
 /// A struct deriving `Object`.

@@ -177,6 +177,7 @@ pub fn import_set(args: TokenStream, item: TokenStream, errors: &mut Errors) -> 
             ret,
             optional: opts.optional,
             fallback: opts.fallback,
+            unchecked: opts.unchecked,
         });
     }
     Ok(ImportSet { ident: opts.ident, vis: opts.vis, krate: opts.krate, attrs: block.attrs, fns })

@@ -16,7 +16,7 @@
 //! | `DataType` | `DataType` | | `DataType` | `tvm_ffi.dtype` | |
 //! | `Device` | `Device` | | `Device` | `tvm_ffi.Device` | |
 //! | `Shape` | `ffi.Shape` | | `Shape` | `tvm_ffi.Shape` | |
-//! | `Tensor` | `ffi.Tensor` | | `Tensor` | `tvm_ffi.Tensor` | `ndarray` |
+//! | `Tensor` | `ffi.Tensor` | `DLTensor*` | `Tensor` | `tvm_ffi.Tensor` | `ndarray` |
 //! | `Error` | `ffi.Error` | | `Error` | `Exception` | |
 //! | `Object` | `ffi.Object` | | `Object` | `tvm_ffi.Object` | |
 //! | `Function` | `ffi.Function` | `std::function` | `Function` | `Callable[..., Any]` | |
@@ -26,8 +26,13 @@
 //! | `Map` | `ffi.Map` | `std::map`, `std::unordered_map` | `dict[...]` | `Mapping[...]` | `py_homogeneous_dict` |
 //! | `Tuple` | `Tuple` | `std::tuple` | `tuple[...]` | `tuple[...]` | `stuple` |
 //! | `Variant` | `Variant` | `std::variant` | `Union[...]` | `Union[...]` | |
+//! | `List` | `ffi.List` | | `tvm_ffi.List[...]` | `Sequence[...]` | (`Array`'s) |
+//! | `Dict` | `ffi.Dict` | | `tvm_ffi.Dict[...]` | `Mapping[...]` | (`Map`'s) |
 //!
-//! The keys of the built-in object kinds (`ffi.String` ... `ffi.Map`, `ffi.Object`) are
+//! `ffi.List` and `ffi.Dict` are the mutable `ffi.Array` and `ffi.Map`: C++ converts each
+//! to the other, so they carry the same values, and IREE records write them as the other two; the
+//! Python names say `tvm_ffi.List` (Python's own `list` is what an `ffi.Array` reads as).
+//! The keys of the built-in object kinds (`ffi.String` ... `ffi.Dict`, `ffi.Object`) are
 //! also their object type keys in the type table. The spellings of a kind that takes type
 //! arguments (from `Callable` on) are heads, written `head[arguments]`. Object classes are
 //! spelled by their own type keys, and integer and float widths (`i64`, `f32`) are not
@@ -92,7 +97,15 @@ pub enum Kind {
     Tuple,
     /// Any one of its member types.
     Variant,
+    /// A mutable sequence of one element type (`ffi.List`).
+    List,
+    /// A mutable map from one key type to one value type (`ffi.Dict`).
+    Dict,
 }
+
+/// The C++ key of a borrowed `DLTensor*` parameter (read as a tensor; a tensor object or a
+/// bare pointer is passed for it), and its name in messages about a value of index 7.
+pub const DL_TENSOR_PTR: &str = "DLTensor*";
 
 /// How one [`Kind`] is spelled.
 #[derive(Debug)]
@@ -124,7 +137,7 @@ const fn spelling(
 }
 
 /// Every kind's spellings, in the order of [`Kind`]'s variants.
-pub const SPELLINGS: [Spelling; 21] = [
+pub const SPELLINGS: [Spelling; 23] = [
     spelling(Kind::Any, "Any", &[], "Any", "Any", None),
     spelling(Kind::None, "None", &[], "None", "None", None),
     spelling(Kind::Bool, "bool", &[], "bool", "bool", Some("i1")),
@@ -136,7 +149,7 @@ pub const SPELLINGS: [Spelling; 21] = [
     spelling(Kind::DataType, "DataType", &[], "DataType", "tvm_ffi.dtype", None),
     spelling(Kind::Device, "Device", &[], "Device", "tvm_ffi.Device", None),
     spelling(Kind::Shape, "ffi.Shape", &[], "Shape", "tvm_ffi.Shape", None),
-    spelling(Kind::Tensor, "ffi.Tensor", &[], "Tensor", "tvm_ffi.Tensor", Some("ndarray")),
+    spelling(Kind::Tensor, "ffi.Tensor", &[DL_TENSOR_PTR], "Tensor", "tvm_ffi.Tensor", Some("ndarray")),
     spelling(Kind::Error, "ffi.Error", &[], "Error", "Exception", None),
     spelling(Kind::Object, "ffi.Object", &[], "Object", "tvm_ffi.Object", None),
     spelling(Kind::Function, "ffi.Function", &["std::function"], "Function", "Callable[..., Any]", None),
@@ -146,6 +159,8 @@ pub const SPELLINGS: [Spelling; 21] = [
     spelling(Kind::Map, "ffi.Map", &["std::map", "std::unordered_map"], "dict", "Mapping", Some("py_homogeneous_dict")),
     spelling(Kind::Tuple, "Tuple", &["std::tuple"], "tuple", "tuple", Some("stuple")),
     spelling(Kind::Variant, "Variant", &["std::variant"], "Union", "Union", None),
+    spelling(Kind::List, "ffi.List", &[], "tvm_ffi.List", "Sequence", None),
+    spelling(Kind::Dict, "ffi.Dict", &[], "tvm_ffi.Dict", "Mapping", None),
 ];
 
 // The table is indexed by the enum: each row must sit at its kind's position.

@@ -25,7 +25,7 @@ pub trait ArgSlot {
 #[diagnostic::on_unimplemented(
     message = "`{Self}` cannot be passed to a packed function",
     label = "unsupported argument type",
-    note = "supported: bool, integers, floats, &str, &[u8], String, Vec<u8>, Option<T>, Vec<T>, tuples, maps, Any, AnyView, TensorView, Tensor, Function, FunctionRef, derived structs, `&Obj<T>` and `Obj<T>` of object types"
+    note = "supported: bool, integers, floats, &str, &[u8], String, Vec<u8>, Option<T>, Vec<T>, tuples, maps, Any, AnyView, TensorView, HostTensor, DeviceTensor, StridedTensor, Tensor, Function, FunctionRef, derived structs, `&Obj<T>` and `Obj<T>` of object types"
 )]
 pub trait IntoArg: AbiType {
     /// `AbiType::DESC`, reachable through this trait so that generated code naming an

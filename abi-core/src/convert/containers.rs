@@ -1,5 +1,7 @@
 //! Containers and objects: `Option<T>`, `Vec<T>` (Array), tuples (Array of fixed length),
 //! `HashMap`/`BTreeMap` (Map), and the object handles (Function, Tensor, Shape, Error...).
+//! Each container reads the mutable kind beside its own (List beside Array, Dict beside
+//! Map), as C++ does.
 
 use core::hash::Hash;
 use core::ptr::NonNull;
@@ -70,7 +72,7 @@ impl<T: IntoAny> IntoAny for Option<T> {
 
 /// The elements of an Array/List view, or a mismatch against `desc`.
 #[inline]
-fn seq_elements<'a>(v: &'a AnyView<'a>, desc: &'static TypeDesc) -> Result<&'a [AnyView<'a>], ConvError> {
+pub(super) fn seq_elements<'a>(v: &'a AnyView<'a>, desc: &'static TypeDesc) -> Result<&'a [AnyView<'a>], ConvError> {
     match v.type_index() {
         // SAFETY: an Array/List object borrowed by the view for 'a.
         ti::ARRAY | ti::LIST if !v.raw().ptr().is_null() => Ok(unsafe { seq_slice(v.raw().ptr().cast()) }),
@@ -172,9 +174,10 @@ tuple!(10; A 0, B 1, C 2, D 3, E 4, F 5, G 6, H 7, I 8, J 9);
 tuple!(11; A 0, B 1, C 2, D 3, E 4, F 5, G 6, H 7, I 8, J 9, K 10);
 tuple!(12; A 0, B 1, C 2, D 3, E 4, F 5, G 6, H 7, I 8, J 9, K 10, L 11);
 
-fn map_entries(v: &AnyView<'_>, desc: &'static TypeDesc) -> Result<Vec<(Any, Any)>, ConvError> {
+/// The entries of a Map/Dict view (each converts to the other), or a mismatch against `desc`.
+pub(super) fn map_entries(v: &AnyView<'_>, desc: &'static TypeDesc) -> Result<Vec<(Any, Any)>, ConvError> {
     let obj = match v.object().and_then(NonNull::new) {
-        Some(obj) if v.type_index() == ti::MAP => obj,
+        Some(obj) if matches!(v.type_index(), ti::MAP | ti::DICT) => obj,
         _ => return Err(ConvError::refused(desc, v.raw())),
     };
     // SAFETY: a live Map object borrowed by the view.
@@ -183,7 +186,7 @@ fn map_entries(v: &AnyView<'_>, desc: &'static TypeDesc) -> Result<Vec<(Any, Any
     map.entries().map_err(ConvError::from)
 }
 
-fn entry<K: FromAny, V: FromAny>(i: usize, (k, v): &(Any, Any)) -> Result<(K, V), ConvError> {
+pub(super) fn entry<K: FromAny, V: FromAny>(i: usize, (k, v): &(Any, Any)) -> Result<(K, V), ConvError> {
     Ok((K::from_any(k.view()).map_err(|e| in_element(i, e))?, V::from_any(v.view()).map_err(|e| in_element(i, e))?))
 }
 

@@ -6,12 +6,14 @@ pub mod call_arg;
 mod containers;
 pub mod default_range;
 pub mod export_call;
+pub mod mutable;
 pub mod objects;
 mod overlap;
 mod scalars;
 mod strings;
 mod tensors;
 pub mod typed;
+pub mod variant;
 
 pub use crate::value::any::{AbiType, FromAny, IntoAny};
 pub use strings::{SliceElement, SliceParam};

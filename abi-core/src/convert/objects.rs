@@ -1,7 +1,8 @@
 //! Conversions of user objects: `Obj<T>` (an owned strong reference) both ways, `&T`
 //! arguments of exports (borrowed for the call, type-checked with one compare), `&Obj<T>`
-//! arguments of outgoing calls; and the field accessors the type table calls, which read
-//! copies and write only through interior mutability.
+//! arguments of outgoing calls; [`Reflected`] objects of any type, as `ffi.Object`; and
+//! the field accessors the type table calls, which read copies and write only through
+//! interior mutability.
 
 use core::ffi::c_void;
 use core::ptr::NonNull;
@@ -15,9 +16,28 @@ use crate::reflect::TypeDesc;
 use crate::runtime::calls::boundary::ffi_boundary;
 use crate::runtime::object_types::class::Object;
 use crate::runtime::object_types::obj::Obj;
+use crate::runtime::object_types::reflected::Reflected;
 use crate::value::any::{Any, AnyView};
 use crate::value::conv_error::ConvError;
 use crate::value::object::ObjectRef;
+
+impl AbiType for Reflected {
+    const DESC: &'static TypeDesc = &TypeDesc::Object;
+}
+impl ListItem for Reflected {}
+
+impl<'a> FromArg<'a> for Reflected {
+    fn from_arg(v: &'a AnyView<'a>) -> Result<Reflected, ConvError> {
+        ObjectRef::from_arg(v).map(Reflected::new)
+    }
+}
+
+impl IntoAny for Reflected {
+    fn into_any(self) -> Result<Any, ConvError> {
+        Ok(Any::from(self.object().clone()))
+    }
+}
+into_arg!(owned: [] Reflected);
 
 impl<T: Object> AbiType for Obj<T> {
     const DESC: &'static TypeDesc = T::CLASS.desc;

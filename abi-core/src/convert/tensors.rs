@@ -6,7 +6,9 @@
 //! `type_schema`); not the layout they take, which is the callee's business. Their accesses
 //! drive the shim's overlap check.
 
+use crate::convert::call_arg::IntoArg;
 use crate::convert::{AbiType, FromArg};
+use crate::ffi::RawAny;
 use crate::reflect::{Access, TypeDesc};
 use crate::tensor::cast::{CastElement, HostTensorAs};
 use crate::tensor::strided::{StridedTensor, StridedTensorMut};
@@ -25,6 +27,23 @@ macro_rules! typed_tensor_desc {
 }
 
 typed_tensor_desc!(HostTensor, HostTensorMut, DeviceTensor, DeviceTensorMut, StridedTensor, StridedTensorMut);
+
+/// The read-only typed tensors are arguments of outgoing calls too (typed imports and
+/// callbacks), passed as their borrowed `DLTensor*` like a [`TensorView`]: declaring one
+/// states the element type and rank the bind check compares with the callee's.
+macro_rules! typed_tensor_arg {
+    ($($ty:ident),*) => {$(
+        impl<T: Element + AbiType, const N: usize> IntoArg for $ty<'_, T, N> {
+            type Slot = RawAny;
+            #[inline(always)]
+            fn into_slot(self) -> Result<RawAny, ConvError> {
+                self.view().into_slot()
+            }
+        }
+    )*};
+}
+
+typed_tensor_arg!(HostTensor, DeviceTensor, StridedTensor);
 
 /// The argument's tensor, or the typed tensor's refusal.
 #[inline(always)]

@@ -82,7 +82,7 @@ pub const fn display_name(index: i32) -> &'static str {
         OPAQUE_PTR => Kind::OpaquePtr.python(),
         DATA_TYPE => Kind::DataType.python(),
         DEVICE => Kind::Device.python(),
-        DL_TENSOR_PTR => "DLTensor*",
+        DL_TENSOR_PTR => abi_shared::vocab::DL_TENSOR_PTR,
         RAW_STR | SMALL_STR | STR => Kind::Str.python(),
         BYTE_ARRAY_PTR | SMALL_BYTES | BYTES => Kind::Bytes.python(),
         OBJECT_RVALUE_REF => "ObjectRValueRef",

@@ -8,6 +8,7 @@ use crate::link::library::Library;
 use crate::reflect::FnDesc;
 use crate::runtime::calls::function::Function;
 use crate::runtime::calls::globals::GET_METADATA;
+use crate::runtime::process::discovery::{has_tvm_ffi_runtime, tvm_ffi_in_process};
 use crate::schema::{check_binding, Metadata, Mismatch, TypeSchema};
 use crate::value::conv_error::ConvError;
 use crate::value::error::{kind, Error, Result};
@@ -124,6 +125,24 @@ impl Binder {
         None
     }
 
+    /// Resolves one `#[abi(unchecked)]` import: like [`Binder::bind`], but its signature is
+    /// not compared with what the callee publishes (nothing, an untyped `ffi.Function`,
+    /// or metadata this build cannot read). Each call still converts its arguments as
+    /// declared, the callee checks what it receives, and the result is checked as it
+    /// converts.
+    pub fn bind_unchecked(
+        &mut self,
+        source: &ImportSource<'_>,
+        desc: &'static FnDesc,
+        optional: bool,
+    ) -> Option<Bound> {
+        let found = source.resolve(desc.name).map(|(bound, _)| bound);
+        if found.is_none() && !optional {
+            self.missing.push(desc.name.to_owned());
+        }
+        found
+    }
+
     /// Fails with every problem recorded, or succeeds.
     pub fn finish(self, set: &str, source: &ImportSource<'_>) -> Result<()> {
         if self.missing.is_empty() && self.mismatched.is_empty() {
@@ -132,6 +151,9 @@ impl Binder {
         let mut msg = format!("cannot bind {set} from {}", source.describe());
         if !self.missing.is_empty() {
             msg.push_str(&format!("; missing: {}", self.missing.join(", ")));
+            if matches!(source, ImportSource::Globals) && !has_tvm_ffi_runtime() && tvm_ffi_in_process() {
+                msg.push_str(LATE_TVM_FFI);
+            }
         }
         for m in &self.mismatched {
             msg.push_str(&format!("; signature mismatch for {m}"));
@@ -140,6 +162,12 @@ impl Binder {
         Err(Error::new(k, msg))
     }
 }
+
+/// Why globals registered by C++ libraries are missing when libtvm_ffi arrived after this
+/// process's first abi call settled on the embedded runtime (whose registry is not tvm-ffi's).
+const LATE_TVM_FFI: &str = " (libtvm_ffi was loaded after this process's first abi call had settled on abi's \
+                            embedded runtime, whose global registry is not tvm-ffi's: open the C++ libraries, \
+                            or libtvm_ffi, before the first abi call)";
 
 /// Two mismatched types as messages name them: by struct names, or, where those read the
 /// same (one struct, two layouts), as the tuples of their fields.

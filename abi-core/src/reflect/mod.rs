@@ -330,6 +330,9 @@ impl TypeDesc {
             TypeDesc::List(_) => Kind::Array,
             TypeDesc::Tuple(_) | TypeDesc::Struct(_) => Kind::Tuple,
             TypeDesc::Map(..) => Kind::Map,
+            TypeDesc::Variant(_) => Kind::Variant,
+            TypeDesc::FfiList(_) => Kind::List,
+            TypeDesc::FfiDict(..) => Kind::Dict,
             TypeDesc::Class { .. } => return None,
         })
     }

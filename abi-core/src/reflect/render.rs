@@ -66,6 +66,13 @@ pub const fn type_iree_record(w: &mut Writer, ty: &TypeDesc) {
             }
             w.byte(b']');
         }
+        // An `ffi.List` is recorded as the list it holds, an `ffi.Dict` as the map.
+        TypeDesc::FfiList(t) => {
+            open_list(w, iree_name(Kind::Array));
+            w.byte(b',');
+            type_iree_record(w, t);
+            w.byte(b']');
+        }
         TypeDesc::Optional(t) | TypeDesc::List(t) => {
             open_list(w, iree_name(ty.kind().unwrap()));
             w.byte(b',');
@@ -82,7 +89,7 @@ pub const fn type_iree_record(w: &mut Writer, ty: &TypeDesc) {
             }
             w.byte(b']');
         }
-        TypeDesc::Map(k, v) => {
+        TypeDesc::Map(k, v) | TypeDesc::FfiDict(k, v) => {
             open_list(w, iree_name(Kind::Map));
             w.byte(b',');
             type_iree_record(w, k);
@@ -197,6 +204,9 @@ pub const fn type_schema(w: &mut Writer, ty: &TypeDesc) {
         TypeDesc::List(t) => schema_args(w, Kind::Array.key(), &[*t]),
         TypeDesc::Tuple(items) => schema_args(w, Kind::Tuple.key(), items),
         TypeDesc::Map(k, v) => schema_args(w, Kind::Map.key(), &[*k, *v]),
+        TypeDesc::FfiList(t) => schema_args(w, Kind::List.key(), &[*t]),
+        TypeDesc::Variant(items) => schema_args(w, Kind::Variant.key(), items),
+        TypeDesc::FfiDict(k, v) => schema_args(w, Kind::Dict.key(), &[*k, *v]),
         TypeDesc::Struct(s) => {
             w.lit(lit!("{\"type\":\""));
             w.name(Kind::Tuple.key());
@@ -289,6 +299,9 @@ pub const fn type_display(w: &mut Writer, ty: &TypeDesc) {
         TypeDesc::List(t) => display_list(w, Kind::Array.python(), &[*t]),
         TypeDesc::Tuple(items) => display_list(w, Kind::Tuple.python(), items),
         TypeDesc::Map(k, v) => display_list(w, Kind::Map.python(), &[*k, *v]),
+        TypeDesc::FfiList(t) => display_list(w, Kind::List.python(), &[*t]),
+        TypeDesc::Variant(items) => display_list(w, Kind::Variant.python(), items),
+        TypeDesc::FfiDict(k, v) => display_list(w, Kind::Dict.python(), &[*k, *v]),
         // A tuple struct crosses, and is published, as the tuple of its fields: no name.
         TypeDesc::Struct(s) => {
             w.str(Kind::Tuple.python());
@@ -321,7 +334,10 @@ impl TypeDesc {
             | TypeDesc::Optional(_)
             | TypeDesc::List(_)
             | TypeDesc::Tuple(_)
-            | TypeDesc::Map(..) => None,
+            | TypeDesc::Map(..)
+            | TypeDesc::FfiList(_)
+            | TypeDesc::FfiDict(..)
+            | TypeDesc::Variant(_) => None,
             leaf => match leaf.kind() {
                 Some(kind) => Some(kind.python()),
                 None => None,

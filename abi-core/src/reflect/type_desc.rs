@@ -67,6 +67,12 @@ pub enum TypeDesc {
     Tuple(&'static [&'static TypeDesc]),
     /// A map from keys to values.
     Map(&'static TypeDesc, &'static TypeDesc),
+    /// Any one of its members, tried in order ([`Variant2`](crate::Variant2)...).
+    Variant(&'static [&'static TypeDesc]),
+    /// A mutable `ffi.List` ([`List<T>`](crate::List)).
+    FfiList(&'static TypeDesc),
+    /// A mutable `ffi.Dict` ([`Dict<K, V>`](crate::Dict)).
+    FfiDict(&'static TypeDesc, &'static TypeDesc),
     /// A derived struct.
     Struct(&'static StructDesc),
     /// An object type deriving `abi_core::Object`, named by its unique type key.

@@ -28,8 +28,10 @@ impl TypeSchema {
             (t, T::Optional(s)) => t.accepts(&T::None) && t.accepts(s),
             (T::Function(None), T::Function(_)) => true,
             (T::Function(Some(t)), T::Function(Some(s))) => t.accepts(s),
-            (T::Array(t), T::Array(s)) => t.accepts(s),
-            (T::Map(tk, tv), T::Map(sk, sv)) => tk.accepts(sk) && tv.accepts(sv),
+            // An `ffi.List` and an `ffi.Array` convert to each other (C++ and abi both take
+            // either for either), as do an `ffi.Dict` and an `ffi.Map`.
+            (T::Array(t) | T::List(t), T::Array(s) | T::List(s)) => t.accepts(s),
+            (T::Map(tk, tv) | T::Dict(tk, tv), T::Map(sk, sv) | T::Dict(sk, sv)) => tk.accepts(sk) && tv.accepts(sv),
             (T::Named { key: a, args: x }, T::Named { key: b, args: y }) => a == b && all_accept(x, y),
             (T::Object, s) => s.is_object(),
             (T::Tensor(t), T::Tensor(s)) => t.accepts(s),
@@ -52,6 +54,8 @@ impl TypeSchema {
                 | TypeSchema::Function(_)
                 | TypeSchema::Array(_)
                 | TypeSchema::Map(..)
+                | TypeSchema::List(_)
+                | TypeSchema::Dict(..)
                 | TypeSchema::Shape
                 | TypeSchema::Tensor(_)
                 | TypeSchema::Named { .. }

@@ -261,8 +261,9 @@ fn refine(t: &mut TypeSchema, r: &IreeType) {
             let rank = dims.as_ref().and_then(|d| u32::try_from(d.len()).ok());
             *tensor = TensorType { elem: elem.map(Box::new), rank, cast: tensor.cast };
         }
-        (TypeSchema::Optional(t), IreeType::Optional(r)) | (TypeSchema::Array(t), IreeType::List(r)) => refine(t, r),
-        (TypeSchema::Map(k, v), IreeType::Dict(rk, rv)) => {
+        (TypeSchema::Optional(t), IreeType::Optional(r))
+        | (TypeSchema::Array(t) | TypeSchema::List(t), IreeType::List(r)) => refine(t, r),
+        (TypeSchema::Map(k, v) | TypeSchema::Dict(k, v), IreeType::Dict(rk, rv)) => {
             refine(k, rk);
             refine(v, rv);
         }

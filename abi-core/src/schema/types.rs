@@ -53,6 +53,10 @@ pub enum TypeSchema {
     Array(Box<TypeSchema>),
     /// `ffi.Map[K, V]`.
     Map(Box<TypeSchema>, Box<TypeSchema>),
+    /// `ffi.List[T]`: a mutable `ffi.Array` (each converts to the other).
+    List(Box<TypeSchema>),
+    /// `ffi.Dict[K, V]`: a mutable `ffi.Map` (each converts to the other).
+    Dict(Box<TypeSchema>, Box<TypeSchema>),
     /// `Tuple[...]` (a tuple, or a struct whose field names are not known).
     Tuple(Vec<TypeSchema>),
     /// A struct with named fields, in declaration order: published as the `Tuple` of its
@@ -290,9 +294,15 @@ fn leaf(kind: Kind) -> Option<TypeSchema> {
         Kind::Tensor => TypeSchema::Tensor(TensorType::default()),
         Kind::Error => TypeSchema::Error,
         Kind::Object => TypeSchema::Object,
-        Kind::Function | Kind::Callable | Kind::Optional | Kind::Array | Kind::Map | Kind::Tuple | Kind::Variant => {
-            return None
-        }
+        Kind::Function
+        | Kind::Callable
+        | Kind::Optional
+        | Kind::Array
+        | Kind::Map
+        | Kind::Tuple
+        | Kind::Variant
+        | Kind::List
+        | Kind::Dict => return None,
     })
 }
 
@@ -335,20 +345,34 @@ impl TypeSchema {
                 arity(1)?;
                 TypeSchema::Optional(it.next().unwrap_or_default())
             }
-            Kind::Array => match args.len() {
-                0 => TypeSchema::Array(Box::new(TypeSchema::Any)),
-                _ => {
-                    arity(1)?;
-                    TypeSchema::Array(it.next().unwrap_or_default())
+            Kind::Array | Kind::List => {
+                let elem = match args.len() {
+                    0 => Box::new(TypeSchema::Any),
+                    _ => {
+                        arity(1)?;
+                        it.next().unwrap_or_default()
+                    }
+                };
+                if kind == Kind::List {
+                    TypeSchema::List(elem)
+                } else {
+                    TypeSchema::Array(elem)
                 }
-            },
-            Kind::Map => match args.len() {
-                0 => TypeSchema::Map(Box::new(TypeSchema::Any), Box::new(TypeSchema::Any)),
-                _ => {
-                    arity(2)?;
-                    TypeSchema::Map(it.next().unwrap_or_default(), it.next().unwrap_or_default())
+            }
+            Kind::Map | Kind::Dict => {
+                let (k, v) = match args.len() {
+                    0 => (Box::new(TypeSchema::Any), Box::new(TypeSchema::Any)),
+                    _ => {
+                        arity(2)?;
+                        (it.next().unwrap_or_default(), it.next().unwrap_or_default())
+                    }
+                };
+                if kind == Kind::Dict {
+                    TypeSchema::Dict(k, v)
+                } else {
+                    TypeSchema::Map(k, v)
                 }
-            },
+            }
             Kind::Tuple => read_struct(key, map, args)?,
             Kind::Variant => TypeSchema::Variant(args),
             Kind::Tensor if args.is_empty() => TypeSchema::Tensor(TensorType::read(key, map)?),
@@ -381,6 +405,8 @@ impl TypeSchema {
             TypeSchema::Optional(_) => Kind::Optional,
             TypeSchema::Array(_) => Kind::Array,
             TypeSchema::Map(..) => Kind::Map,
+            TypeSchema::List(_) => Kind::List,
+            TypeSchema::Dict(..) => Kind::Dict,
             TypeSchema::Tuple(_) | TypeSchema::Struct { .. } => Kind::Tuple,
             TypeSchema::Variant(_) => Kind::Variant,
             TypeSchema::Named { .. } => return None,
@@ -390,8 +416,8 @@ impl TypeSchema {
     /// The type arguments, as `type_schema` lists them (a struct's field types).
     pub fn args(&self) -> Vec<&TypeSchema> {
         match self {
-            TypeSchema::Optional(t) | TypeSchema::Array(t) => vec![t],
-            TypeSchema::Map(k, v) => vec![k, v],
+            TypeSchema::Optional(t) | TypeSchema::Array(t) | TypeSchema::List(t) => vec![t],
+            TypeSchema::Map(k, v) | TypeSchema::Dict(k, v) => vec![k, v],
             TypeSchema::Tuple(items) | TypeSchema::Variant(items) | TypeSchema::Named { args: items, .. } => {
                 items.iter().collect()
             }
@@ -649,7 +675,10 @@ impl From<&TypeDesc> for TypeSchema {
             TypeDesc::Optional(t) => TypeSchema::Optional(boxed(t)),
             TypeDesc::List(t) => TypeSchema::Array(boxed(t)),
             TypeDesc::Map(k, v) => TypeSchema::Map(boxed(k), boxed(v)),
+            TypeDesc::FfiList(t) => TypeSchema::List(boxed(t)),
+            TypeDesc::FfiDict(k, v) => TypeSchema::Dict(boxed(k), boxed(v)),
             TypeDesc::Tuple(items) => TypeSchema::Tuple(all(items)),
+            TypeDesc::Variant(items) => TypeSchema::Variant(all(items)),
             TypeDesc::Struct(s) if s.tuple_like => TypeSchema::Tuple(s.fields.iter().map(|f| f.ty.into()).collect()),
             TypeDesc::Struct(s) => TypeSchema::Struct {
                 name: Some(s.name.to_owned()),

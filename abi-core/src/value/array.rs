@@ -35,6 +35,11 @@ object_handle!(Array, ti::ARRAY | ti::LIST);
 impl Array {
     /// A new Array object holding `items` in order.
     pub fn new(items: Vec<Any>) -> Array {
+        Array::with_index(ti::ARRAY, items)
+    }
+
+    /// A new object of `index` (Array, or List, whose layout is the same) holding `items`.
+    pub(crate) fn with_index(index: i32, items: Vec<Any>) -> Array {
         let mut items = ManuallyDrop::new(items);
         let cell = SeqCell {
             data: items.as_mut_ptr().cast(),
@@ -42,7 +47,7 @@ impl Array {
             capacity: items.capacity() as i64,
             data_deleter: None,
         };
-        Array(new_object(ti::ARRAY, ArrayCell(cell)))
+        Array(new_object(index, ArrayCell(cell)))
     }
 
     /// The elements as borrowed views, in order.
@@ -59,6 +64,11 @@ impl Array {
     /// Whether there are no elements.
     pub fn is_empty(&self) -> bool {
         self.len() == 0
+    }
+
+    /// Whether this is a List object rather than an Array.
+    pub fn is_list(&self) -> bool {
+        self.0.type_index() == ti::LIST
     }
 }
 

@@ -92,7 +92,10 @@ fn expand(set: &ImportSet) -> TokenStream {
     });
     let binds = set.fns.iter().map(|f| {
         let (field, d, optional) = (&f.sig.ident, desc_ident(f), f.optional);
-        quote!(let #field = binder.bind(&source, &Self::#d, #optional);)
+        match f.unchecked {
+            false => quote!(let #field = binder.bind(&source, &Self::#d, #optional);),
+            true => quote!(let #field = binder.bind_unchecked(&source, &Self::#d, #optional);),
+        }
     });
     let inits = set.fns.iter().map(|f| {
         let field = &f.sig.ident;

@@ -53,14 +53,46 @@ pub fn panic_message(payload: &(dyn StdAny + Send)) -> String {
     }
 }
 
+/// The payload of the unwind `Obj::new` starts when the process refused its type. It
+/// skips the panic hook (`std::panic::resume_unwind`): an export boundary takes the error
+/// out and raises it unchanged (the library said once, when it loaded, that the type was
+/// refused). Anywhere else the unwind ends with the payload dropped (a host's `main`, which
+/// then exits with status 101, a joined thread, a `catch_unwind`), and dropping it prints
+/// what happened, so that no process ends without a word.
+pub struct RefusedType(Option<Error>);
+
+impl RefusedType {
+    /// Unwinds with `error`, the refusal of the object's type.
+    #[cold]
+    #[inline(never)]
+    pub fn unwind(error: Error) -> ! {
+        std::panic::resume_unwind(Box::new(RefusedType(Some(error))))
+    }
+
+    /// The error, taken out (nothing is printed then).
+    pub fn take(&mut self) -> Option<Error> {
+        self.0.take()
+    }
+}
+
+impl Drop for RefusedType {
+    fn drop(&mut self) {
+        if let Some(e) = self.0.take() {
+            eprintln!("abi: Obj::new panicked outside an exported call: {e} (Obj::try_new returns this error instead)");
+        }
+    }
+}
+
 #[cold]
 #[inline(never)]
 fn raise_panic(what: &str, payload: Box<dyn StdAny + Send>) -> i32 {
     // An unwind that carries an `Error` (`Obj::new` of a type the process refused) raises
     // that error as it is.
-    let payload = match payload.downcast::<Error>() {
-        Ok(error) => {
-            set_raised(*error);
+    let payload = match payload.downcast::<RefusedType>() {
+        Ok(mut refused) => {
+            if let Some(error) = refused.take() {
+                set_raised(error);
+            }
             return -1;
         }
         Err(other) => other,

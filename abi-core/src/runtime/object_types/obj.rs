@@ -26,10 +26,10 @@ impl<T: Object> Obj<T> {
     /// # Panics
     /// When `T` could not be registered in the process's type table (a different layout
     /// is registered under its key); [`Obj::try_new`] returns that error instead. The
-    /// unwind carries the registration [`Error`](crate::Error) itself as its payload and
-    /// skips the panic hook (`std::panic::resume_unwind`), so nothing is printed: in an
-    /// exported function, a method or a callback the caller gets that `TypeError`
-    /// unchanged; the library said once, when it loaded, that the type was refused.
+    /// unwind skips the panic hook (`std::panic::resume_unwind`): in an exported function,
+    /// a method or a callback the caller gets that `TypeError` unchanged (the library said
+    /// once, when it loaded, that the type was refused); anywhere else (a host program's
+    /// `main`, a thread) the error is printed to stderr where the unwind ends.
     pub fn new(value: T) -> Obj<T> {
         Obj::try_new(value).unwrap_or_else(|e| refused_type(e))
     }
@@ -144,5 +144,5 @@ pub const fn check_init<T: Object, R: InitResult<T>>() {}
 #[cold]
 #[inline(never)]
 fn refused_type(e: crate::Error) -> ! {
-    std::panic::resume_unwind(Box::new(e))
+    crate::runtime::calls::boundary::RefusedType::unwind(e)
 }

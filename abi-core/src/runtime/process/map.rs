@@ -1,7 +1,8 @@
-//! Map objects (72). Their C++ layout is opaque, so under a tvm-ffi host maps are built
-//! and read through its global functions `ffi.Map`, `ffi.MapSize` and
-//! `ffi.MapForwardIterFunctor`; without one, an embedded map object (same type index,
-//! our own layout and deleter) holds the entries in insertion order.
+//! Map (72) and Dict (76) objects. Their C++ layout is opaque, so under a tvm-ffi host
+//! they are built and read through its global functions (`ffi.Map`, `ffi.MapSize`,
+//! `ffi.MapForwardIterFunctor`, and the `ffi.Dict...` ones); without one, an embedded
+//! object (same type index, our own layout and deleter) holds the entries in insertion
+//! order.
 
 use core::fmt;
 use std::sync::OnceLock;
@@ -26,11 +27,41 @@ unsafe impl Send for MapCell {}
 // SAFETY: see above.
 unsafe impl Sync for MapCell {}
 
-/// An owned Map object (ours or a host's).
+/// An owned Map or Dict object (ours or a host's).
 #[derive(Clone)]
 pub struct Map(ObjectRef);
 
-object_handle!(Map, ti::MAP);
+object_handle!(Map, ti::MAP | ti::DICT);
+
+/// The host's global functions that build and read one of the two kinds.
+struct HostMapApi {
+    make: &'static str,
+    size: &'static str,
+    iter: &'static str,
+    cache: [OnceLock<Option<Function>>; 3],
+}
+
+static MAP_API: HostMapApi = HostMapApi {
+    make: "ffi.Map",
+    size: "ffi.MapSize",
+    iter: "ffi.MapForwardIterFunctor",
+    cache: [OnceLock::new(), OnceLock::new(), OnceLock::new()],
+};
+
+static DICT_API: HostMapApi = HostMapApi {
+    make: "ffi.Dict",
+    size: "ffi.DictSize",
+    iter: "ffi.DictForwardIterFunctor",
+    cache: [OnceLock::new(), OnceLock::new(), OnceLock::new()],
+};
+
+fn host_api(index: i32) -> &'static HostMapApi {
+    if index == ti::DICT {
+        &DICT_API
+    } else {
+        &MAP_API
+    }
+}
 
 fn host_function(name: &'static str, cache: &'static OnceLock<Option<Function>>) -> Result<&'static Function> {
     cache
@@ -42,21 +73,35 @@ fn host_function(name: &'static str, cache: &'static OnceLock<Option<Function>>)
 impl Map {
     /// A new map holding `entries` (later duplicates of a key win, as in a dict literal).
     pub fn new(entries: Vec<(Any, Any)>) -> Result<Map> {
-        if let Some(mark) = embedded_map_mark() {
-            let entries = dedup_keys(entries);
-            return Ok(Map(new_object(ti::MAP, MapCell { mark, entries })));
-        }
-        static MAKE: OnceLock<Option<Function>> = OnceLock::new();
-        let make = host_function("ffi.Map", &MAKE)?;
-        let args: Vec<AnyView<'_>> = entries.iter().flat_map(|(k, v)| [k.view(), v.view()]).collect();
-        let map = make.call_packed(&args)?;
-        Map::from_any(map)
+        Map::build(ti::MAP, entries)
     }
 
-    fn from_any(v: Any) -> Result<Map> {
+    /// A new Dict object (the mutable map) holding `entries`, as [`Map::new`].
+    pub fn new_dict(entries: Vec<(Any, Any)>) -> Result<Map> {
+        Map::build(ti::DICT, entries)
+    }
+
+    /// Whether this is a Dict object rather than a Map.
+    pub fn is_dict(&self) -> bool {
+        self.0.type_index() == ti::DICT
+    }
+
+    fn build(index: i32, entries: Vec<(Any, Any)>) -> Result<Map> {
+        if let Some(mark) = embedded_map_mark() {
+            let entries = dedup_keys(entries);
+            return Ok(Map(new_object(index, MapCell { mark, entries })));
+        }
+        let api = host_api(index);
+        let make = host_function(api.make, &api.cache[0])?;
+        let args: Vec<AnyView<'_>> = entries.iter().flat_map(|(k, v)| [k.view(), v.view()]).collect();
+        let map = make.call_packed(&args)?;
+        Map::from_any(map, index)
+    }
+
+    fn from_any(v: Any, index: i32) -> Result<Map> {
         let obj = match v.view().object().and_then(core::ptr::NonNull::new) {
-            Some(obj) if v.type_index() == ti::MAP => obj,
-            _ => return Err(Error::type_error("ffi.Map did not return a map")),
+            Some(obj) if v.type_index() == index => obj,
+            _ => return Err(Error::type_error(format!("{} did not return a map", host_api(index).make))),
         };
         // SAFETY: the Any owns one reference, moved into the ObjectRef.
         let obj = unsafe { ObjectRef::from_raw(obj) };
@@ -78,15 +123,14 @@ impl Map {
         if let Some(cell) = self.embedded() {
             return Ok(cell.entries.clone());
         }
-        static SIZE: OnceLock<Option<Function>> = OnceLock::new();
-        static ITER: OnceLock<Option<Function>> = OnceLock::new();
+        let api = host_api(self.0.type_index());
         let this = Any::from(self.clone());
-        let size: i64 = host_function("ffi.MapSize", &SIZE)?.call_packed(&[this.view()])?.to()?;
+        let size: i64 = host_function(api.size, &api.cache[1])?.call_packed(&[this.view()])?.to()?;
         let mut out = Vec::with_capacity(size.max(0) as usize);
         if size <= 0 {
             return Ok(out);
         }
-        let iter = host_function("ffi.MapForwardIterFunctor", &ITER)?.call_packed(&[this.view()])?;
+        let iter = host_function(api.iter, &api.cache[2])?.call_packed(&[this.view()])?;
         let iter: Function = iter.to()?;
         let cmd = |c: i64| -> Result<Any> {
             let c = Any::from_value(c)?;

@@ -1,0 +1,198 @@
+//! The Rust type of a type in the model, as a generated declaration spells it: widths
+//! where the metadata has them, kinds otherwise (`int` is `i64`, `float` `f64`); strings
+//! and bytes borrowed as parameters and owned as results; tensors as `Tensor` objects;
+//! object classes by the typed handle written for them. A type with no Rust
+//! spelling here is `abi_core::Any` (checked per call), with the reason noted.
+
+use std::collections::BTreeMap;
+
+use abi_core::schema::{FloatWidth, IntWidth, TypeSchema};
+
+use super::names::{ident, Role};
+
+/// Where a type appears.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Side {
+    /// A parameter of an import: borrowed where a borrow packs without allocating.
+    Param,
+    /// A result, or inside a container or callback: owned.
+    Owned,
+}
+
+/// The types one output names, collected while mapping: object classes (by key) and
+/// derived structs (by name), with the notes of what became `Any`.
+#[derive(Default)]
+pub struct Types {
+    /// Object class key -> the handle's Rust name.
+    pub handles: BTreeMap<String, String>,
+    /// Struct Rust name -> its fields (name, type).
+    pub structs: BTreeMap<String, Vec<(String, TypeSchema)>>,
+    /// Why a type became `Any`, one line each, for the current item.
+    pub notes: Vec<String>,
+}
+
+const ANY: &str = "abi_core::Any";
+
+impl Types {
+    /// The Rust spelling of `t` on `side`.
+    pub fn rust(&mut self, t: &TypeSchema, side: Side) -> String {
+        use TypeSchema as T;
+        let owned = Side::Owned;
+        match t {
+            T::Any => ANY.to_owned(),
+            T::None => "()".to_owned(),
+            T::Bool => "bool".to_owned(),
+            T::Int(w) => int(*w),
+            T::Float(w) => float(*w),
+            T::Str if side == Side::Param => "&str".to_owned(),
+            T::Str => "String".to_owned(),
+            T::Bytes if side == Side::Param => "&[u8]".to_owned(),
+            T::Bytes => "Vec<u8>".to_owned(),
+            T::OpaquePtr => "*mut core::ffi::c_void".to_owned(),
+            T::DataType => "abi_core::DataType".to_owned(),
+            T::Device => "abi_core::Device".to_owned(),
+            T::Shape => "abi_core::Shape".to_owned(),
+            // A Tensor object both ways: C++ `ffi.Tensor` parameters refuse a bare `DLTensor*`
+            // (what a `TensorView` passes); `DLTensor*` ones take either.
+            T::Tensor(_) => "abi_core::Tensor".to_owned(),
+            T::Error => "abi_core::Error".to_owned(),
+            T::Object => "abi_core::Reflected".to_owned(),
+            T::Function(None) => "abi_core::Function".to_owned(),
+            T::Function(Some(f)) => {
+                let params: Vec<String> = f.params.iter().map(|p| self.rust(p, owned)).collect();
+                let ret = match &f.ret {
+                    T::None => String::new(),
+                    r => format!(" -> {}", self.rust(r, owned)),
+                };
+                format!("abi_core::TypedFunction<fn({}){ret}>", params.join(", "))
+            }
+            T::Optional(inner) => format!("Option<{}>", self.rust(inner, side)),
+            T::Array(e) => format!("Vec<{}>", self.rust(e, owned)),
+            T::List(e) => format!("abi_core::List<{}>", self.rust(e, owned)),
+            // An untyped map is the Map handle, which takes a Map or a Dict of anything.
+            T::Map(k, v) | T::Dict(k, v) if **k == T::Any && **v == T::Any => "abi_core::Map".to_owned(),
+            T::Map(k, v) | T::Dict(k, v) => {
+                let key = self.rust(k, owned);
+                if !hashable(&key) {
+                    return self.any(t, "its keys have no hashable Rust type");
+                }
+                let head = if matches!(t, T::Dict(..)) { "abi_core::Dict" } else { "std::collections::HashMap" };
+                format!("{head}<{key}, {}>", self.rust(v, owned))
+            }
+            T::Tuple(items) if items.len() > 12 => self.any(t, "Rust tuples convert up to 12 items"),
+            T::Tuple(items) => {
+                let items: Vec<String> = items.iter().map(|i| self.rust(i, owned)).collect();
+                match items.len() {
+                    1 => format!("({},)", items[0]),
+                    _ => format!("({})", items.join(", ")),
+                }
+            }
+            T::Struct { name: Some(name), fields } => {
+                let rust = ident(name, Role::Type);
+                self.structs.entry(rust.clone()).or_insert_with(|| fields.clone());
+                rust
+            }
+            T::Struct { name: None, fields } => {
+                self.rust(&T::Tuple(fields.iter().map(|(_, t)| t.clone()).collect()), side)
+            }
+            T::Variant(members) if (2..=4).contains(&members.len()) => {
+                let members: Vec<String> = members.iter().map(|m| self.rust(m, owned)).collect();
+                format!("abi_core::Variant{}<{}>", members.len(), members.join(", "))
+            }
+            T::Variant(_) => self.any(t, "abi_core's Variant types hold 2 to 4 members"),
+            T::Named { key, args } if !args.is_empty() => self.any(t, &format!("`{key}` takes type arguments")),
+            T::Named { key, .. } => self.handle(key),
+        }
+    }
+
+    /// `Any`, noting why.
+    fn any(&mut self, t: &TypeSchema, why: &str) -> String {
+        let note = format!("`{}` is declared `Any` (checked per call): {why}", t.python());
+        if !self.notes.contains(&note) {
+            self.notes.push(note);
+        }
+        ANY.to_owned()
+    }
+
+    /// The handle of the object class `key`, named once.
+    fn handle(&mut self, key: &str) -> String {
+        if let Some(name) = self.handles.get(key) {
+            return name.clone();
+        }
+        let base = ident(key, Role::Type);
+        let taken = |n: &String| self.handles.values().any(|v| v == n) || self.structs.contains_key(n);
+        let mut name = base.clone();
+        let mut i = 2;
+        while taken(&name) {
+            name = format!("{base}{i}");
+            i += 1;
+        }
+        self.handles.insert(key.to_owned(), name.clone());
+        name
+    }
+}
+
+fn int(w: Option<IntWidth>) -> String {
+    match w {
+        Some(w) => format!("{}{}", if w.signed { 'i' } else { 'u' }, w.bits),
+        None => "i64".to_owned(),
+    }
+}
+
+fn float(w: Option<FloatWidth>) -> String {
+    match w {
+        Some(FloatWidth { bits: 16, brain: true }) => "abi_core::half::bf16".to_owned(),
+        Some(FloatWidth { bits: 16, .. }) => "abi_core::half::f16".to_owned(),
+        Some(FloatWidth { bits: 32, .. }) => "f32".to_owned(),
+        _ => "f64".to_owned(),
+    }
+}
+
+/// Whether a map key's Rust type is `Eq + Hash`.
+fn hashable(rust: &str) -> bool {
+    matches!(rust, "String" | "Vec<u8>" | "bool" | "i8" | "i16" | "i32" | "i64" | "u8" | "u16" | "u32" | "u64")
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn parse(t: &str) -> TypeSchema {
+        TypeSchema::parse(t).unwrap()
+    }
+
+    #[test]
+    fn kinds_map_to_rust_types_borrowed_in_and_owned_out() {
+        let mut types = Types::default();
+        let s = parse(r#"{"type":"ffi.String"}"#);
+        assert_eq!((types.rust(&s, Side::Param), types.rust(&s, Side::Owned)), ("&str".into(), "String".into()));
+        let opt = parse(r#"{"type":"Optional","args":[{"type":"ffi.Bytes"}]}"#);
+        assert_eq!(types.rust(&opt, Side::Param), "Option<&[u8]>");
+        let list = parse(r#"{"type":"ffi.Array","args":[{"type":"ffi.String"}]}"#);
+        assert_eq!(types.rust(&list, Side::Param), "Vec<String>", "owned inside containers");
+        let pair = parse(r#"{"type":"testing.TestIntPair"}"#);
+        assert_eq!(types.rust(&pair, Side::Param), "TestIntPair");
+        assert_eq!(types.handles["testing.TestIntPair"], "TestIntPair");
+        assert!(types.notes.is_empty());
+    }
+
+    #[test]
+    fn what_has_no_rust_type_is_any_with_the_reason() {
+        let mut types = Types::default();
+        let int = r#"{"type":"int"}"#;
+        let five = parse(&format!(r#"{{"type":"Variant","args":[{int},{int},{int},{int},{int}]}}"#));
+        assert_eq!(types.rust(&five, Side::Param), "abi_core::Any");
+        let float_keys = parse(r#"{"type":"ffi.Map","args":[{"type":"float"},{"type":"int"}]}"#);
+        assert_eq!(types.rust(&float_keys, Side::Owned), "abi_core::Any");
+        let generic = parse(r#"{"type":"my.Box","args":[{"type":"int"}]}"#);
+        assert_eq!(types.rust(&generic, Side::Owned), "abi_core::Any");
+        assert_eq!(
+            types.notes,
+            [
+                "`Union[int, int, int, int, int]` is declared `Any` (checked per call): abi_core's Variant types hold 2 to 4 members",
+                "`dict[float, int]` is declared `Any` (checked per call): its keys have no hashable Rust type",
+                "`my.Box[int]` is declared `Any` (checked per call): `my.Box` takes type arguments",
+            ]
+        );
+    }
+}

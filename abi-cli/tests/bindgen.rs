@@ -1,0 +1,132 @@
+//! `abi bindgen` on abi libraries read from the file (`--no-load`): the declarations it
+//! writes, byte-identical on every run and formatted as rustfmt formats them, as a module
+//! or as a crate with the abi-core dependency the user names; bad input is one line and
+//! exit 2. (The bindings it writes are compiled and called by abi-derive-tests'
+//! bindgen_* tests.)
+
+use std::path::PathBuf;
+
+use abi_derive_tests::fixture_library;
+
+mod support;
+
+use support::{abi, path, text};
+
+fn out_dir(name: &str) -> PathBuf {
+    let dir = std::env::temp_dir().join(format!("abi-bindgen-{}-{name}", std::process::id()));
+    let _ = std::fs::remove_dir_all(&dir);
+    std::fs::create_dir_all(&dir).unwrap();
+    dir
+}
+
+fn generate(lib: &std::path::Path, out: &std::path::Path) -> String {
+    let run = abi(&["bindgen", path(lib), "--no-load", "-o", path(out)]);
+    let (stdout, stderr) = text(&run);
+    assert!(run.status.success(), "{stderr}");
+    assert_eq!(stdout, format!("wrote {}\n", out.display()));
+    std::fs::read_to_string(out).unwrap()
+}
+
+#[test]
+fn a_module_declares_every_export_with_its_types_and_is_the_same_every_time() {
+    let lib = fixture_library("abi-mathlib", "mathlib");
+    let dir = out_dir("module");
+    let first = generate(&lib, &dir.join("a.rs"));
+    let second = generate(&lib, &dir.join("b.rs"));
+    assert_eq!(first, second, "deterministic");
+    for part in [
+        "//! Rust bindings to `libmathlib.so`, written by `abi bindgen`",
+        "#[abi_core::import(Mathlib)]\nextern \"C\" {\n",
+        "    /// Adds two integers; a sum outside the i64 range raises `ValueError`.\n    fn add(a: i64, b: i64) -> i64;\n",
+        "    fn map_ints(xs: Vec<i64>, f: abi_core::TypedFunction<fn(i64) -> i64>) -> Vec<i64>;\n",
+        // Borrowed in, owned out; an abi struct comes back as a derived struct.
+        "fn greet_v2(name: &str) -> String;",
+        "fn centroid(points: Vec<Point>) -> Option<Point>;",
+        "#[derive(Clone, Debug, PartialEq, abi_core::AbiStruct)]\npub struct Point {\n",
+    ] {
+        assert!(first.contains(part), "{part:?} not in\n{first}");
+    }
+    // Formatted as rustfmt formats it, when rustfmt is here to say.
+    if let Ok(check) =
+        std::process::Command::new("rustfmt").args(["--edition", "2021", "--check"]).arg(dir.join("a.rs")).output()
+    {
+        assert!(check.status.success(), "{}", String::from_utf8_lossy(&check.stdout));
+    }
+}
+
+#[test]
+fn a_crate_names_abi_core_as_the_user_says() {
+    let lib = fixture_library("abi-mathlib", "mathlib");
+    let dir = out_dir("crate");
+    let spec = r#"{ path = "../abi/abi-core" }"#;
+    let run =
+        abi(&["bindgen", path(&lib), "--no-load", "--crate", "mathlib-sys", "--abi-core", spec, "-o", path(&dir)]);
+    assert!(run.status.success(), "{}", text(&run).1);
+    let manifest = std::fs::read_to_string(dir.join("Cargo.toml")).unwrap();
+    assert!(manifest.contains("name = \"mathlib-sys\"\n"), "{manifest}");
+    assert!(manifest.contains("\n[dependencies]\nabi-core = { path = \"../abi/abi-core\" }\n"), "{manifest}");
+    let lib_rs = std::fs::read_to_string(dir.join("src/lib.rs")).unwrap();
+    assert!(lib_rs.contains("fn add(a: i64, b: i64) -> i64;"), "{lib_rs}");
+
+    let run = abi(&["bindgen", path(&lib), "--no-load", "--crate", "x", "--abi-core", "0.3", "-o", path(&dir)]);
+    assert!(run.status.success(), "{}", text(&run).1);
+    assert!(std::fs::read_to_string(dir.join("Cargo.toml")).unwrap().contains("\nabi-core = \"0.3\"\n"));
+
+    // A crate needs the dependency spelled.
+    let run = abi(&["bindgen", path(&lib), "--crate", "x", "-o", path(&dir)]);
+    assert_eq!(run.status.code(), Some(2));
+    assert!(text(&run).1.contains("--abi-core"), "{}", text(&run).1);
+}
+
+#[test]
+fn bad_input_is_one_line_and_exit_2() {
+    let dir = out_dir("bad");
+    let not_a_library = dir.join("notes.txt");
+    std::fs::write(&not_a_library, "hello").unwrap();
+    let run = abi(&["bindgen", path(&not_a_library), "-o", path(&dir.join("x.rs"))]);
+    let (_, stderr) = text(&run);
+    assert_eq!(run.status.code(), Some(2));
+    assert!(
+        stderr.starts_with("abi: error: ") && stderr.contains("is not a shared library") && stderr.lines().count() == 1,
+        "{stderr}"
+    );
+    assert!(!dir.join("x.rs").exists(), "nothing written");
+
+    // A shared library with no packed functions: the C runtime's.
+    let maps = std::fs::read_to_string("/proc/self/maps").unwrap();
+    let libc = maps.lines().filter_map(|l| l.split_whitespace().nth(5)).find(|p| p.contains("/libc.so")).unwrap();
+    let run = abi(&["bindgen", libc, "--no-load", "-o", path(&dir.join("x.rs"))]);
+    let (_, stderr) = text(&run);
+    assert_eq!(run.status.code(), Some(2));
+    assert!(stderr.contains("exports no packed functions") && stderr.lines().count() == 1, "{stderr}");
+}
+
+/// The checked-in file `name` of abi-derive-tests/tests/bindgen/.
+fn checked_in(name: &str) -> String {
+    let path = PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("../abi-derive-tests/tests/bindgen").join(name);
+    std::fs::read_to_string(&path).unwrap_or_else(|e| panic!("{}: {e}", path.display()))
+}
+
+// The file names in the headers are Linux's.
+#[cfg(target_os = "linux")]
+#[test]
+fn the_checked_in_bindings_of_abi_libraries_are_what_bindgen_writes() {
+    let dir = out_dir("checked-in");
+    for (package, lib, file) in
+        [("abi-interop-lib", "abi_interop_lib", "interop_lib.rs"), ("abi-api-v1", "api_v1", "api_v1.rs")]
+    {
+        let fresh = generate(&fixture_library(package, lib), &dir.join(file));
+        assert!(fresh == checked_in(file), "tests/bindgen/{file} is stale: regenerate it with `abi bindgen --no-load`");
+    }
+}
+
+#[test]
+#[ignore = "needs the C++ library: scripts/test-cpp-library.sh builds it and runs this"]
+fn the_example_bindings_of_the_cpp_library_are_what_bindgen_writes() {
+    let lib = PathBuf::from(std::env::var_os("ABI_CPP_LIBRARY").expect("ABI_CPP_LIBRARY names the C++ library"));
+    let out = out_dir("cpp").join("cpplib.rs");
+    let run = abi(&["bindgen", path(&lib), "--globals", "cpplib.", "-o", path(&out)]);
+    assert!(run.status.success(), "{}", text(&run).1);
+    let example = PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("../examples/generated/cpplib.rs");
+    assert_eq!(std::fs::read_to_string(out).unwrap(), std::fs::read_to_string(example).unwrap());
+}

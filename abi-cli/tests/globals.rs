@@ -1,0 +1,72 @@
+//! `abi inspect --globals` and `abi bindgen` on the pinned apache-tvm-ffi: the globals its
+//! libraries register, read by loading them (libtvm_ffi found through
+//! `ABI_TVM_FFI_LIBDIR`, which scripts/test-bindgen.sh sets; ignored by `cargo test`).
+
+use std::path::PathBuf;
+
+mod support;
+
+use support::{abi, path, text};
+
+fn libdir() -> PathBuf {
+    PathBuf::from(std::env::var_os("ABI_TVM_FFI_LIBDIR").expect("ABI_TVM_FFI_LIBDIR names the wheel's lib folder"))
+}
+
+#[test]
+#[ignore = "needs the wheel's libtvm_ffi: run by scripts/test-bindgen.sh"]
+fn inspect_lists_the_globals_a_library_registers() {
+    let testing = libdir().join("libtvm_ffi_testing.so");
+    let out = abi(&["inspect", path(&testing), "--globals", "testing."]);
+    let (stdout, stderr) = text(&out);
+    assert!(out.status.success(), "{stderr}");
+    assert!(stdout.contains(": 2 export(s);"), "its module exports first:\n{stdout}");
+    assert!(
+        stdout.contains("\n59 global function(s) under `testing.`, registered by the loaded libraries\n"),
+        "{stdout}"
+    );
+    assert!(stdout.contains("\ntesting.add_one(_0: int) -> int\n"), "{stdout}");
+    assert!(stdout.contains("\ntesting.schema_id_list_int(_0: tvm_ffi.List[int]) -> tvm_ffi.List[int]\n"), "{stdout}");
+    assert!(stdout.contains("\ntesting.echo(*args: Any) -> Any  (packed: no signature published)\n"), "{stdout}");
+
+    // libtvm_ffi's own, with no library named; as JSON too.
+    let out = abi(&["inspect", "--globals", "ffi.", "--json"]);
+    assert!(out.status.success(), "{}", text(&out).1);
+    let v: serde_json::Value = serde_json::from_slice(&out.stdout).unwrap();
+    let globals = v["globals"].as_object().unwrap();
+    assert_eq!(globals.len(), 100);
+    assert_eq!(globals["ffi.Array"]["packed"], true);
+    assert_eq!(globals["ffi.ArrayContains"]["python"], "ffi.ArrayContains(_0: list[Any], _1: Any) -> bool");
+}
+
+#[test]
+#[ignore = "needs the wheel's libtvm_ffi: run by scripts/test-bindgen.sh"]
+fn a_prefix_with_no_globals_is_one_line_and_exit_2() {
+    for cmd in ["inspect", "bindgen"] {
+        let out = abi(&[cmd, "--globals", "nothing.", "-o", "/dev/null"][..if cmd == "inspect" { 3 } else { 5 }]);
+        let (_, stderr) = text(&out);
+        assert_eq!(out.status.code(), Some(2), "{stderr}");
+        assert_eq!(stderr, "abi: error: no global functions under `nothing.` in the loaded libraries\n");
+    }
+}
+
+#[test]
+#[ignore = "needs the wheel's libtvm_ffi: run by scripts/test-bindgen.sh"]
+fn the_checked_in_bindings_of_tvm_ffi_are_what_bindgen_writes() {
+    let dir = std::env::temp_dir().join(format!("abi-globals-{}", std::process::id()));
+    std::fs::create_dir_all(&dir).unwrap();
+    let testing = libdir().join("libtvm_ffi_testing.so");
+    let checked_in = PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("../abi-derive-tests/tests/bindgen");
+    for (args, file) in
+        [(vec!["--load", path(&testing), "--globals", "testing."], "testing.rs"), (vec!["--globals", "ffi."], "ffi.rs")]
+    {
+        let out = dir.join(file);
+        let run = abi(&[&["bindgen"][..], &args, &["-o", path(&out)]].concat());
+        assert!(run.status.success(), "{}", text(&run).1);
+        let fresh = std::fs::read_to_string(&out).unwrap();
+        assert!(
+            fresh == std::fs::read_to_string(checked_in.join(file)).unwrap(),
+            "abi-derive-tests/tests/bindgen/{file} is stale: regenerate it with abi bindgen {}",
+            args.join(" ")
+        );
+    }
+}

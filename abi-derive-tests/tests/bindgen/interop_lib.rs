@@ -1,0 +1,57 @@
+//! Rust bindings to `libabi_interop_lib.so`, written by `abi bindgen` from the metadata they publish:
+//! every call is checked against it when bound. Do not edit; regenerate with
+//! `abi bindgen libabi_interop_lib.so`.
+
+/// The exports of `libabi_interop_lib.so`.
+#[abi_core::import(AbiInteropLib)]
+extern "C" {
+    /// Adds two integers.
+    fn add(a: i64, b: i64) -> i64;
+    /// Length in bytes of a borrowed byte string.
+    fn byte_len(data: &[u8]) -> u64;
+    /// Calls `f(x)` and returns what it returns; its failure comes back unchanged.
+    fn call_fn(f: abi_core::Function, x: i64) -> abi_core::Any;
+    fn echo_any(x: abi_core::Any) -> abi_core::Any;
+    fn echo_bf16(x: abi_core::half::bf16) -> abi_core::half::bf16;
+    fn echo_bool(x: bool) -> bool;
+    fn echo_bytes(x: &[u8]) -> Vec<u8>;
+    fn echo_device(x: abi_core::Device) -> abi_core::Device;
+    fn echo_dtype(x: abi_core::DataType) -> abi_core::DataType;
+    fn echo_f16(x: abi_core::half::f16) -> abi_core::half::f16;
+    fn echo_f32(x: f32) -> f32;
+    fn echo_f64(x: f64) -> f64;
+    fn echo_i16(x: i16) -> i16;
+    fn echo_i32(x: i32) -> i32;
+    fn echo_i64(x: i64) -> i64;
+    fn echo_i8(x: i8) -> i8;
+    fn echo_ints(x: Vec<i64>) -> Vec<i64>;
+    fn echo_map(
+        x: std::collections::HashMap<String, i64>,
+    ) -> std::collections::HashMap<String, i64>;
+    fn echo_opt(x: Option<i64>) -> Option<i64>;
+    fn echo_opt_u64(x: Option<u64>) -> Option<u64>;
+    fn echo_pair(x: (i64, String)) -> (i64, String);
+    fn echo_shape(x: abi_core::Shape) -> abi_core::Shape;
+    fn echo_string(x: &str) -> String;
+    fn echo_strs(x: Vec<String>) -> Vec<String>;
+    fn echo_tensor(x: abi_core::Tensor) -> abi_core::Tensor;
+    fn echo_u16(x: u16) -> u16;
+    fn echo_u32(x: u32) -> u32;
+    fn echo_u64(x: u64) -> u64;
+    fn echo_u64s(x: Vec<u64>) -> Vec<u64>;
+    fn echo_u8(x: u8) -> u8;
+    /// Greets `name` (borrowed, zero-copy).
+    fn greet(name: &str) -> String;
+    /// A new shape from `dims`.
+    fn make_shape(dims: Vec<i64>) -> abi_core::Shape;
+    /// Panics with `message`; Python raises `RuntimeError`.
+    fn panics(message: &str) -> i64;
+    /// Raises an error of `kind` with `message`: a Python `Exception` of the class registered
+    /// for `kind`.
+    fn raise_kind(kind: &str, message: &str);
+    /// Sum of a float64 tensor's elements; other dtypes raise `TypeError`, and data outside host
+    /// memory `ValueError`.
+    fn tensor_sum(x: abi_core::Tensor) -> f64;
+    /// Takes no arguments.
+    fn zero_args() -> i64;
+}
