@@ -27,6 +27,16 @@ extern "C" {
     fn norm(p: Point) -> f64;
     /// export_renamed: v2 calls it `new_name`.
     fn old_name(x: i64) -> i64;
+    /// op_backward_changed: v2 names `op_grad_b`.
+    fn op_backward(x: abi_core::Tensor, y: abi_core::Tensor);
+    /// A backward of `op_backward`.
+    fn op_grad_a(x: abi_core::Tensor, dy: abi_core::Tensor, dx: abi_core::Tensor);
+    /// Another backward of `op_backward`.
+    fn op_grad_b(x: abi_core::Tensor, dy: abi_core::Tensor, dx: abi_core::Tensor);
+    /// op_output_removed: v2 drops `hi`.
+    fn op_outputs(x: abi_core::Tensor, lo: abi_core::Tensor, hi: abi_core::Tensor);
+    /// op_rule_changed: v2 makes `y` `[x.0, 3]`.
+    fn op_rule(x: abi_core::Tensor, y: abi_core::Tensor);
     /// default_removed: v2 makes `width` required.
     fn pad(s: &str, width: i64) -> String;
     /// positional_param_renamed: v2 renames the expanded `p` (its slots `p.a`, `p.b`).
