@@ -1,0 +1,225 @@
+//! The description of an `#[export_fn(op)]` export ([`OpDesc`]): which parameters are
+//! input tensors, scalars, outputs (with the rule giving each output's shape) and in-place
+//! tensors, the backward op and the JAX-order entry point. Rendered as the metadata's
+//! `abi.op` object (`render::fn_op`), read back by `schema::metadata`. The `const fn`
+//! checks below are what generated code asserts at compile time about an op's rules and
+//! its backward.
+
+use super::{FnDesc, TypeDesc};
+
+/// One dimension of an output's shape rule.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum OpDim {
+    /// `a.0`: dimension `axis` of input tensor `a`.
+    Axis(&'static str, u32),
+    /// `n`: the value of integer scalar parameter `n`.
+    Scalar(&'static str),
+    /// `3`: a constant.
+    Const(i64),
+}
+
+/// How an op's output gets its shape.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum OpRule {
+    /// `#[abi(out = x)]`: the shape of input tensor `x`.
+    Like(&'static str),
+    /// `#[abi(out = [a.0, n, 3])]`: one dimension per item.
+    Shape(&'static [OpDim]),
+    /// `#[abi(inout)]`: the tensor itself, read and written in place.
+    InOut,
+}
+
+/// An output or in-place parameter of an op, in parameter order.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct OpOutput {
+    /// The parameter name.
+    pub name: &'static str,
+    /// Its shape rule.
+    pub rule: OpRule,
+}
+
+/// Where an op's tensors live.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum OpDevice {
+    /// Every tensor is a host tensor (`HostTensor`, `StridedTensor` and their `Mut`s).
+    Cpu,
+    /// Every tensor is a device tensor (`DeviceTensor`, `DeviceTensorMut`).
+    Gpu,
+}
+
+impl OpDevice {
+    /// Its spelling in the metadata: `cpu` or `gpu`.
+    pub const fn as_str(self) -> &'static str {
+        match self {
+            OpDevice::Cpu => "cpu",
+            OpDevice::Gpu => "gpu",
+        }
+    }
+}
+
+/// What `#[export_fn(op)]` adds to an export's description.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct OpDesc {
+    /// Input tensor parameters, in order.
+    pub inputs: &'static [&'static str],
+    /// Scalar parameters, in order.
+    pub scalars: &'static [&'static str],
+    /// Output and in-place parameters, in order.
+    pub outputs: &'static [OpOutput],
+    /// The exported name of the backward op (`backward = path`).
+    pub backward: Option<&'static str>,
+    /// The exported name of the JAX-order entry point (`<name>__jax`), made for an op with
+    /// an in-place parameter.
+    pub jax: Option<&'static str>,
+    /// Where its tensors live.
+    pub device: OpDevice,
+}
+
+/// The `TypeDesc` of parameter `name` of `f` (`&TypeDesc::None` when there is none).
+const fn param_ty(f: &FnDesc, name: &str) -> &'static TypeDesc {
+    let mut i = 0;
+    while i < f.params.len() {
+        if str_eq(f.params[i].name, name) {
+            return f.params[i].ty;
+        }
+        i += 1;
+    }
+    &TypeDesc::None
+}
+
+/// `a == b` in const evaluation.
+pub(crate) const fn str_eq(a: &str, b: &str) -> bool {
+    let (a, b) = (a.as_bytes(), b.as_bytes());
+    if a.len() != b.len() {
+        return false;
+    }
+    let mut i = 0;
+    while i < a.len() {
+        if a[i] != b[i] {
+            return false;
+        }
+        i += 1;
+    }
+    true
+}
+
+/// Whether two element types are the same.
+const fn same_elem(a: Option<&TypeDesc>, b: Option<&TypeDesc>) -> bool {
+    match (a, b) {
+        (Some(TypeDesc::Int { bits: x, signed: s }), Some(TypeDesc::Int { bits: y, signed: t })) => {
+            *x == *y && *s == *t
+        }
+        (Some(TypeDesc::Float { bits: x, brain: s }), Some(TypeDesc::Float { bits: y, brain: t })) => {
+            *x == *y && *s == *t
+        }
+        (Some(TypeDesc::Bool), Some(TypeDesc::Bool)) | (None, None) => true,
+        _ => false,
+    }
+}
+
+/// Whether `a` and `b` are tensors of the same element type and rank.
+pub const fn same_tensor_type(a: &TypeDesc, b: &TypeDesc) -> bool {
+    match (a, b) {
+        (TypeDesc::Tensor { elem: e1, rank: r1, .. }, TypeDesc::Tensor { elem: e2, rank: r2, .. }) => {
+            same_elem(*e1, *e2)
+                && match (r1, r2) {
+                    (Some(x), Some(y)) => *x == *y,
+                    (None, None) => true,
+                    _ => false,
+                }
+        }
+        _ => false,
+    }
+}
+
+/// Whether two parameter types are the same (tensors by element type and rank, scalars by
+/// kind and width).
+const fn same_type(a: &TypeDesc, b: &TypeDesc) -> bool {
+    match (a, b) {
+        (TypeDesc::Tensor { .. }, _) => same_tensor_type(a, b),
+        _ => same_elem(Some(a), Some(b)),
+    }
+}
+
+/// The rank of a typed tensor (0 for anything else).
+pub const fn tensor_rank(ty: &TypeDesc) -> u32 {
+    match ty {
+        TypeDesc::Tensor { rank: Some(r), .. } => *r,
+        _ => 0,
+    }
+}
+
+/// Checks, at compile time, that `bwd` is the backward of op `fwd`: `bwd`'s parameters are `fwd`'s inputs and scalars (same names, order and
+/// types), then one gradient per output (a tensor of the output's type), then one output
+/// per input, `out = <that input>`. Panics (a compile error where it is asserted) with
+/// what is wrong.
+pub const fn check_backward(fwd: &FnDesc, bwd: &FnDesc) {
+    let Some(fwd_op) = fwd.op else {
+        panic!("only an op has a backward");
+    };
+    let Some(bwd_op) = bwd.op else {
+        panic!("the backward is not an `#[export_fn(op)]`");
+    };
+    // The forward's inputs and scalars, in the forward's parameter order.
+    let mut k = 0;
+    let mut i = 0;
+    while i < fwd.params.len() {
+        let p = &fwd.params[i];
+        if !is_output(fwd_op, p.name) {
+            if k >= bwd.params.len() || !str_eq(bwd.params[k].name, p.name) || !same_type(bwd.params[k].ty, p.ty) {
+                panic!(
+                    "the backward's parameters must start with the forward's inputs and scalars: same names, order and types"
+                );
+            }
+            k += 1;
+        }
+        i += 1;
+    }
+    // One gradient input per forward output.
+    let mut o = 0;
+    while o < fwd_op.outputs.len() {
+        let out_ty = param_ty(fwd, fwd_op.outputs[o].name);
+        if k >= bwd.params.len() || is_output(bwd_op, bwd.params[k].name) || !same_tensor_type(bwd.params[k].ty, out_ty)
+        {
+            panic!(
+                "after the forward's inputs and scalars, the backward takes one gradient per forward output: an input tensor of the output's dtype and rank"
+            );
+        }
+        k += 1;
+        o += 1;
+    }
+    // One output per forward input, `out = <that input>`.
+    let mut j = 0;
+    while j < fwd_op.inputs.len() {
+        let ok = k < bwd.params.len()
+            && match find_output(bwd_op, bwd.params[k].name) {
+                Some(OpRule::Like(like)) => str_eq(like, fwd_op.inputs[j]),
+                _ => false,
+            };
+        if !ok {
+            panic!("the backward ends with one output per forward input tensor, in order, each `#[abi(out = <that input>)]`");
+        }
+        k += 1;
+        j += 1;
+    }
+    if k != bwd.params.len() {
+        panic!("the backward has more parameters than the forward's inputs, scalars, one gradient per output and one output per input");
+    }
+}
+
+/// Whether `name` is an output or in-place parameter of `op`.
+const fn is_output(op: &OpDesc, name: &str) -> bool {
+    find_output(op, name).is_some()
+}
+
+/// The rule of output `name` of `op`.
+const fn find_output(op: &OpDesc, name: &str) -> Option<OpRule> {
+    let mut i = 0;
+    while i < op.outputs.len() {
+        if str_eq(op.outputs[i].name, name) {
+            return Some(op.outputs[i].rule);
+        }
+        i += 1;
+    }
+    None
+}
