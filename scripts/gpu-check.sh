@@ -12,9 +12,10 @@
 #                                      `pip --no-index --no-deps --target`, runs the checks,
 #                                      prints one summary line, writes DIR/gpu-check.json
 #                                      (DIR: $OUT when set, else .gpu-check/out)
-#   scripts/gpu-check.sh --self-test   here, without a GPU: the install into a --target
-#                                      folder (for Python 3.12), then every check, which
-#                                      must end in skip or err, never crash or hang
+#   scripts/gpu-check.sh --self-test   here, without a GPU (after a debug build of cuda-kit):
+#                                      the install into a --target folder (for Python
+#                                      3.12), then every check, which must end in skip or
+#                                      err with its reason
 # Exit status: 0 when no check failed or erred (skips allowed), 1 otherwise, 2 on misuse.
 set -euo pipefail
 root=$(cd "$(dirname "$0")/.." && pwd)
@@ -27,20 +28,27 @@ checks=(env torch_results torch_stream torch_allocator cupy jax cost)
 declare -A limit=([env]=240 [torch_results]=120 [torch_stream]=90 [torch_allocator]=90 [cupy]=90 [jax]=150 [cost]=150)
 
 usage() {
-  sed -n '2,18p' "$0" | sed 's/^# \{0,1\}//' >&2
+  awk 'NR > 1 && /^#/ { sub(/^# ?/, ""); print; next } NR > 1 { exit }' "$0" >&2
   exit 2
+}
+
+# Downloads the wheels of tests/cuda-kit/requirements-gpu.txt for the GPU machine's Python
+# (CPython 3.12, manylinux x86_64) into $kit/wheels.
+download_wheels() {
+  mkdir -p "$kit/wheels"
+  python3 -m pip download --quiet --disable-pip-version-check --no-deps --only-binary=:all: \
+    --python-version 3.12 --implementation cp --abi cp312 --abi none \
+    --platform manylinux_2_28_x86_64 --platform manylinux_2_24_x86_64 --platform manylinux_2_17_x86_64 \
+    -d "$kit/wheels" -r tests/cuda-kit/requirements-gpu.txt
 }
 
 prepare() {
   local target_dir
   target_dir=$(scripts/target-dir.sh)
-  rm -rf "$kit" && mkdir -p "$kit/wheels" "$kit/lib"
+  rm -rf "$kit" && mkdir -p "$kit/lib"
   cargo build --quiet --release -p cuda-kit
   cp "$target_dir/release/libcuda_kit.so" "$kit/lib/"
-  python3 -m pip download --quiet --disable-pip-version-check --no-deps --only-binary=:all: \
-    --python-version 3.12 --implementation cp --abi cp312 --abi none \
-    --platform manylinux_2_28_x86_64 --platform manylinux_2_24_x86_64 --platform manylinux_2_17_x86_64 \
-    -d "$kit/wheels" -r tests/cuda-kit/requirements-gpu.txt
+  download_wheels
   # The newest glibc symbol version the library needs: the GPU machine's must be as new.
   local glibc
   glibc=$(objdump -T "$kit/lib/libcuda_kit.so" | grep -o 'GLIBC_[0-9.]*' | sort -uV | tail -1)
@@ -149,11 +157,15 @@ gpu() {
 }
 
 self_test() {
-  [ -f "$kit/MANIFEST" ] || prepare
   python=${GPU_CHECK_PYTHON:-.venv-cuda/bin/python} # tvm_ffi and numpy; no torch, CuPy or JAX
   local scratch
   scratch=$(mktemp -d)
   trap 'rm -rf "$scratch"' RETURN
+  # A kit of its own, with the debug library (.gpu-check/ is left as it is).
+  kit=$scratch/kit
+  download_wheels
+  mkdir -p "$kit/lib"
+  cp "$(scripts/target-dir.sh)/debug/libcuda_kit.so" "$kit/lib/"
   # The install the GPU machine does, for its Python 3.12, into a --target folder.
   GPU_CHECK_FOR_312=1 install "$scratch/site312" apache-tvm-ffi jax-tvm-ffi torch-c-dlpack-ext
   for module in tvm_ffi jax_tvm_ffi torch_c_dlpack_ext; do
@@ -166,7 +178,7 @@ self_test() {
   for case in "skip:$kit/lib/libcuda_kit.so" "err:$scratch/missing.so"; do
     status=0
     run_checks "" "$scratch/${case%%:*}" "${case#*:}" > "$scratch/summary" || status=$?
-    cat "$scratch/summary"
+    tail -n 1 "$scratch/summary"
     "$python" - "$scratch/${case%%:*}/gpu-check.json" "${case%%:*}" "$status" "$(tail -n 1 "$scratch/summary")" "${checks[@]}" <<'EOF'
 import json, sys
 path, want, status, summary, names = sys.argv[1], sys.argv[2], int(sys.argv[3]), sys.argv[4], sys.argv[5:]
