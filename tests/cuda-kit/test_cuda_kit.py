@@ -7,6 +7,7 @@ a stream and an allocator is tests/python/fake_framework (see test_fake_framewor
 
 import ctypes
 import ctypes.util
+import json
 import pathlib
 import subprocess
 import sys
@@ -65,6 +66,9 @@ def test_abi_inspect_reads_the_library_without_running_it():
         "sum(x: Tensor[f32, 1]) -> Tensor",
     ]:
         assert signature in out.stdout
+    listing = subprocess.run([str(target_dir() / "debug" / "abi"), "inspect", "--json", str(LIB)], check=True, capture_output=True)
+    op = json.loads(listing.stdout)["exports"]["add_into"]["metadata"]["abi.op"]
+    assert (op["device"], op["inputs"], op["outputs"]) == ("gpu", ["x", "y"], [{"name": "out", "like": "x"}]), op
 
 
 @pytest.mark.parametrize("call, arity", [("add", 2), ("add_into", 3), ("sum", 1)])

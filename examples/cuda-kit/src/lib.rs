@@ -42,11 +42,11 @@ pub fn add(x: DeviceTensor<'_, f32, 1>, y: DeviceTensor<'_, f32, 1>) -> Result<T
 
 /// `out = x + y`, elementwise, written into the caller's `out` (refused if it shares
 /// memory with `x` or `y`): for callers that lend no allocator (CuPy), and for JAX.
-#[abi_core::export_fn]
+#[abi_core::export_fn(op)]
 pub fn add_into(
     x: DeviceTensor<'_, f32, 1>,
     y: DeviceTensor<'_, f32, 1>,
-    mut out: DeviceTensorMut<'_, f32, 1>,
+    #[abi(out = x)] mut out: DeviceTensorMut<'_, f32, 1>,
 ) -> Result<()> {
     add_into_impl("cuda_kit.add_into", &x, &y, &mut out)
 }
