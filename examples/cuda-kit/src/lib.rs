@@ -72,6 +72,8 @@ pub fn add_into_on(
     add_into_impl(what, &x, &y, &mut out)
 }
 
+/// The checks and the launch of `add_into` and `add_into_on` (`what` names the export in
+/// errors).
 fn add_into_impl(
     what: &str,
     x: &DeviceTensor<'_, f32, 1>,
