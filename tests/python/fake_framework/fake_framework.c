@@ -84,14 +84,14 @@ static void free_device_tensor(DLManagedTensor* m) {
   free(m);
 }
 
-/* A float32 vector of `n` on (device_type, device_id) at a fake address, for a legacy
- * "dltensor" capsule (what tvm_ffi.from_dlpack asks for first). */
-DLManagedTensor* fake_device_tensor(int device_type, int device_id, int64_t n) {
+/* A float32 vector of `n` on (device_type, device_id) at the fake address `address`, for
+ * a legacy "dltensor" capsule (what tvm_ffi.from_dlpack asks for first). */
+DLManagedTensor* fake_device_tensor_at(int device_type, int device_id, int64_t n, uint64_t address) {
   DLManagedTensor* m = calloc(1, sizeof(*m));
   int64_t* shape = malloc(sizeof(int64_t));
   shape[0] = n;
   m->deleter = free_device_tensor;
-  m->dl_tensor.data = (void*)(uintptr_t)0x10000;
+  m->dl_tensor.data = (void*)(uintptr_t)address;
   m->dl_tensor.device.device_type = (DLDeviceType)device_type;
   m->dl_tensor.device.device_id = device_id;
   m->dl_tensor.ndim = 1;
@@ -100,4 +100,9 @@ DLManagedTensor* fake_device_tensor(int device_type, int device_id, int64_t n) {
   m->dl_tensor.dtype.lanes = 1;
   m->dl_tensor.shape = shape;
   return m;
+}
+
+/* fake_device_tensor_at, at 0x10000. */
+DLManagedTensor* fake_device_tensor(int device_type, int device_id, int64_t n) {
+  return fake_device_tensor_at(device_type, device_id, n, 0x10000);
 }
