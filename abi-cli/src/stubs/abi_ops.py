@@ -398,6 +398,8 @@ class Op:
 
     def _register_autograd(self, torch, op):
         backward = self.ops.ops[self.backward]
+        # Defined now, not while autograd (or torch.compile) runs the backward.
+        backward_op = backward.torch_function()
         tensors = self._tensors
 
         def setup_context(ctx, inputs, output):
@@ -410,7 +412,7 @@ class Op:
                 args[i] = t
             # torch hands gradients with any strides; the kernels take compact tensors.
             grads = [g.contiguous() for g in grads]
-            found = backward.torch_function()(*args, *grads)
+            found = backward_op(*args, *grads)
             found = found if isinstance(found, tuple) else (found,)
             result = [None] * len(args)
             for i, g in zip(tensors, found):
@@ -522,8 +524,18 @@ class Op:
 
 
 def _is_traced(value):
+    """Whether `value` is a JAX tracer (under `jax.jit`), whose value is not known."""
     jax = sys.modules.get("jax")
-    return jax is not None and isinstance(value, jax.core.Tracer)
+    if jax is None or not isinstance(value, jax.Array):
+        return False
+    tracer = getattr(getattr(jax, "core", None), "Tracer", None)
+    if tracer is not None:
+        return isinstance(value, tracer)
+    try:
+        value.item()
+    except Exception:
+        return True
+    return False
 
 
 def _traced_message(op, param):
