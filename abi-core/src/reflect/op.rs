@@ -149,12 +149,14 @@ pub const fn tensor_rank(ty: &TypeDesc) -> u32 {
     }
 }
 
-/// Checks, at compile time, that `bwd` is the backward of op `fwd` (`fwd_op` being its op
-/// description): `bwd`'s parameters are `fwd`'s inputs and scalars (same names, order and
+/// Checks, at compile time, that `bwd` is the backward of op `fwd`: `bwd`'s parameters are `fwd`'s inputs and scalars (same names, order and
 /// types), then one gradient per output (a tensor of the output's type), then one output
 /// per input, `out = <that input>`. Panics (a compile error where it is asserted) with
 /// what is wrong.
-pub const fn check_backward(fwd: &FnDesc, fwd_op: &OpDesc, bwd: &FnDesc) {
+pub const fn check_backward(fwd: &FnDesc, bwd: &FnDesc) {
+    let Some(fwd_op) = fwd.op else {
+        panic!("only an op has a backward");
+    };
     let Some(bwd_op) = bwd.op else {
         panic!("the backward is not an `#[export_fn(op)]`");
     };
