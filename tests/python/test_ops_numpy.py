@@ -1,9 +1,9 @@
-"""The ops' support module (`_abi_ops.py`, which `abi stubs` writes into a package whose
-library has `#[export_fn(op)]` functions) from numpy: outputs allocated by the shape rules,
-given output buffers, read-only inputs, refused outputs, in place. The kernels here are
-Python functions made tvm_ffi functions (`tvm_ffi.convert`), so arguments cross tvm_ffi's
-conversion as they do into a library; the ops' own library is exercised by the framework
-tests (test_ops_*.py)."""
+"""Ops (`#[export_fn(op)]`) from numpy: op-kit's package as `abi stubs` writes it (outputs
+allocated by the shape rules, returned as numpy arrays; given output buffers; read-only
+inputs; refused outputs; in place; the kernels' errors; the stubs under mypy --strict), and
+the support module `_abi_ops.py` alone, on kernels written in Python and made tvm_ffi
+functions (`tvm_ffi.convert`, so arguments cross tvm_ffi's conversion as they do into a
+library). torch and JAX are the framework tests' (test_ops_*.py, in .venv-frameworks)."""
 
 import importlib.util
 import subprocess
@@ -14,7 +14,7 @@ import numpy as np
 import pytest
 import tvm_ffi
 
-from conftest import ROOT
+from conftest import ROOT, target_dir
 
 SUPPORT = ROOT / "abi-cli/src/stubs/abi_ops.py"
 
@@ -188,3 +188,122 @@ def test_the_module_imports_neither_torch_nor_jax():
     )
     out = subprocess.run([sys.executable, "-c", code], check=True, capture_output=True, text=True)
     assert out.stdout == "[]\n"
+
+
+# -- op-kit's package ---------------------------------------------------------------------
+
+
+@pytest.fixture(scope="module")
+def op_kit_dir(tmp_path_factory):
+    """op-kit's package, written by `abi stubs` beside a link to the library."""
+    lib = target_dir() / "debug" / "libop_kit.so"
+    abi = target_dir() / "debug" / "abi"
+    assert lib.exists() and abi.exists(), "run scripts/test.sh (it builds op-kit and abi-cli)"
+    out = tmp_path_factory.mktemp("op_kit")
+    subprocess.run([str(abi), "stubs", str(lib), "--package", "op_kit", "-o", str(out)], check=True, capture_output=True)
+    package = out / "op_kit"
+    assert sorted(p.name for p in package.iterdir()) == ["__init__.py", "__init__.pyi", "_abi_ops.py", "py.typed"]
+    (package / lib.name).symlink_to(lib)
+    return out
+
+
+@pytest.fixture(scope="module")
+def op_kit(op_kit_dir):
+    sys.path.insert(0, str(op_kit_dir))
+    try:
+        import op_kit
+
+        yield op_kit
+    finally:
+        sys.path.remove(str(op_kit_dir))
+        sys.modules.pop("op_kit", None)
+        sys.modules.pop("op_kit._abi_ops", None)
+
+
+def test_op_kit_from_numpy(op_kit):
+    x, k = np.arange(6.0).reshape(2, 3), np.array([1.0, 2.0, 3.0])
+    np.testing.assert_array_equal(op_kit.scale_rows(x, k), x * k)
+    c = op_kit.matmul(np.ones((2, 3), np.float32), np.ones((3, 4), np.float32))
+    assert (c.shape, c.dtype) == ((2, 4), np.float32) and (c == 3).all()
+    np.testing.assert_array_equal(op_kit.ramp(4, 0.5), [0.0, 0.5, 1.0, 1.5])
+    lo, hi = op_kit.minmax(np.array([[1, 5, 3], [-2, 0, 7]], np.float32))
+    np.testing.assert_array_equal(lo, [1, -2])
+    np.testing.assert_array_equal(hi, [5, 7])
+    dx, dk = op_kit.scale_rows_bwd(x, k, np.ones((2, 3)))
+    np.testing.assert_array_equal(dx, np.ones((2, 3)) * k)
+    np.testing.assert_array_equal(dk, x.sum(axis=0))
+
+
+def test_op_kit_in_place_and_given_outputs(op_kit):
+    x = np.array([[-1.0, 2.0]], np.float32)
+    assert op_kit.relu_(x) is None
+    np.testing.assert_array_equal(x, [[0.0, 2.0]])
+    y = np.ones(3)
+    assert op_kit.axpy_(np.arange(3.0), 2.0, y) is None
+    np.testing.assert_array_equal(y, [1.0, 3.0, 5.0])
+    buf = np.empty((1, 2))
+    assert op_kit.scale_rows(np.ones((1, 2)), np.array([2.0, 3.0]), y=buf) is buf
+    np.testing.assert_array_equal(buf, [[2.0, 3.0]])
+
+
+def test_op_kit_read_only_inputs_and_outputs(op_kit):
+    x = np.frombuffer(np.arange(6.0).tobytes()).reshape(2, 3)
+    assert not x.flags.writeable
+    np.testing.assert_array_equal(op_kit.scale_rows(x, np.ones(3)), x)
+    buf = np.empty((2, 3))
+    buf.flags.writeable = False
+    with pytest.raises(ValueError, match=r"^scale_rows: `y` is written by the op, and the array given is read-only$"):
+        op_kit.scale_rows(x, np.ones(3), y=buf)
+
+
+def test_op_kit_errors_name_the_function_and_parameter(op_kit):
+    x = np.ones((2, 3))
+    with pytest.raises(TypeError, match=r"^scale_rows\(.*argument `x` \(#0\) expected a tensor of dtype float64 and rank 2, got dtype float32"):
+        op_kit.scale_rows(x.astype(np.float32), np.ones(3))
+    # A rank the rule cannot read is the kernel's error too, not an IndexError.
+    with pytest.raises(TypeError, match=r"^matmul\(.*argument `b` \(#1\) expected a tensor of dtype float32 and rank 2, got dtype float32 and rank 1"):
+        op_kit.matmul(np.ones((2, 3), np.float32), np.ones(3, np.float32))
+    with pytest.raises(TypeError, match=r"unexpected keyword argument 'z'"):
+        op_kit.scale_rows(x, np.ones(3), z=x)
+
+
+def test_op_kit_hides_the_jax_entry_points_and_imports_no_framework(op_kit_dir):
+    code = (
+        "import sys, op_kit\n"
+        "print(sorted(op_kit.__all__))\n"
+        "print(hasattr(op_kit, 'relu___jax'), type(op_kit.torch).__name__, type(op_kit.jax).__name__)\n"
+        "print(sorted(n for n in ('torch', 'jax') if n in sys.modules))\n"
+    )
+    out = subprocess.run(
+        [sys.executable, "-c", code], check=True, capture_output=True, text=True, env={"PYTHONPATH": str(op_kit_dir)}
+    )
+    assert out.stdout == (
+        "['axpy_', 'matmul', 'minmax', 'ramp', 'relu_', 'scale_rows', 'scale_rows_bwd']\n"
+        "False _Namespace _Namespace\n"
+        "[]\n"
+    )
+
+
+def test_op_kit_stubs_under_mypy_strict(op_kit_dir, tmp_path):
+    client = tmp_path / "client.py"
+    client.write_text(
+        "import numpy as np\n"
+        "import numpy.typing as npt\n"
+        "import op_kit\n\n"
+        "x: npt.NDArray[np.float64] = np.ones((2, 3))\n"
+        "y: npt.NDArray[np.float64] = op_kit.scale_rows(x, np.ones(3))\n"
+        "lo, hi = op_kit.minmax(x.astype(np.float32))\n"
+        "z = op_kit.scale_rows(x, np.ones(3), y=y)\n"
+        "op_kit.relu_(x.astype(np.float32))\n"
+        "r = op_kit.ramp(3, 1.0)\n"
+        "bad: str = op_kit.scale_rows(x, np.ones(3))\n"
+    )
+    out = subprocess.run(
+        [sys.executable, "-m", "mypy", "--strict", "--no-incremental", str(client)],
+        capture_output=True,
+        text=True,
+        env={"MYPYPATH": str(op_kit_dir), "PATH": "/usr/bin:/bin"},
+        cwd=tmp_path,
+    )
+    errors = [line for line in out.stdout.splitlines() if ": error:" in line]
+    assert len(errors) == 1 and "client.py:11: error: Incompatible types in assignment" in errors[0], out.stdout

@@ -285,12 +285,13 @@ class Op:
             full = [args[i] if kind == "a" else outs[i] for kind, i in self._order]
         try:
             self.native(*full)
+            return
         except BufferError:
             # A read-only numpy input: numpy exports it only as a versioned capsule. The
             # export ran nothing yet (arguments are converted before the call).
             if not any(type(a) is _NDARRAY and not a.flags.writeable for a in full):
                 raise
-            self.native(*[_readable(a) for a in full])
+        self.native(*[_readable(a) for a in full])
 
     def _result(self, outs):
         if len(outs) == 1:
