@@ -108,11 +108,16 @@ class Ops:
 
 
 class _Namespace:
-    """`pkg.torch` / `pkg.jax`: each op's entry point for that framework, made on first use."""
+    """`pkg.torch` / `pkg.jax`: each op's entry point for that framework. The torch ops are
+    all defined when `pkg.torch` is first used (so `torch.ops.pkg.<op>` exists from then
+    on); each JAX target is registered on its op's first use."""
 
     def __init__(self, ops, framework):
         self._ops = ops
         self._framework = framework
+        if framework == "torch":
+            for name, op in ops.ops.items():
+                setattr(self, name, op.torch_function())
 
     def __getattr__(self, name):
         op = self._ops.ops.get(name)
