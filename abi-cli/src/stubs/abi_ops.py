@@ -99,6 +99,17 @@ class Ops:
         self.ops[name] = op
         return op
 
+    def torch_if_imported(self):
+        """Defines the torch ops now when torch is imported (tvm_ffi imports it wherever it
+        is installed): a first use inside `torch.compile` would define them while Dynamo
+        traces, which `torch.library` cannot do. A failure here is left for the first use
+        of `pkg.torch` to report."""
+        if "torch" in sys.modules:
+            try:
+                self.namespace("torch")
+            except Exception:
+                self._namespaces.pop("torch", None)
+
     def namespace(self, framework):
         """`pkg.torch` or `pkg.jax`."""
         found = self._namespaces.get(framework)

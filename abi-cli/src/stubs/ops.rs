@@ -167,6 +167,12 @@ pub fn py_prelude(package: &str) -> String {
     )
 }
 
+/// The module's last statement for ops: the torch ops defined at import when torch is
+/// already imported (a first use under `torch.compile` could not define them).
+pub fn py_postlude() -> &'static str {
+    "\n\n_OPS.torch_if_imported()\n"
+}
+
 /// `_native = _OPS.op(...)`: the op described for the support module.
 pub fn py_op(op: &Op<'_>, name: &str, native: &str, listing: &Listing) -> String {
     let info = op.info;
@@ -458,6 +464,7 @@ pub mod tests {
             init.contains("__all__ = [\"add\", \"minmax\", \"ramp\", \"relu_\", \"scale_rows\", \"scale_rows_bwd\"]"),
             "{init}"
         );
+        assert!(init.ends_with("\n\n_OPS.torch_if_imported()\n"), "{init}");
         assert_python("__init__.py", &init);
         assert_eq!(file("_abi_ops.py"), SUPPORT);
         assert_python("_abi_ops.py", SUPPORT);

@@ -120,6 +120,9 @@ _lib = tvm_ffi.load_module(str(_library_path()))
     out.push_str(helpers.prelude());
     out.push_str(&helpers.defs);
     out.push_str(&format!("\n\n__all__ = {}\n", py_list(&names)));
+    if ops::any(listing) {
+        out.push_str(ops::py_postlude());
+    }
     out
 }
 
