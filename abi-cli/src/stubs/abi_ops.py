@@ -379,7 +379,7 @@ class Op:
         return self._torch
 
     def _define_torch(self):
-        import torch
+        torch = _require(self.ops.package, "torch", "torch", "PyTorch")
 
         package, name = self.ops.package, self.name
         device = self._torch_device
@@ -510,8 +510,8 @@ class Op:
         return self.jax_function()(*args)
 
     def _define_jax(self):
-        import jax
-        import jax_tvm_ffi
+        jax = _require(self.ops.package, "jax", "jax", "JAX")
+        jax_tvm_ffi = _require(self.ops.package, "jax", "jax_tvm_ffi", "jax-tvm-ffi")
         import numpy
 
         target = f"{self.ops.package}.{self.name}"
@@ -591,6 +591,18 @@ class Op:
             if not spec or spec[-1] != group:
                 spec.append(group)
         return spec
+
+
+def _require(package, extra, module, project):
+    """Imports `module`, or says which extra of the package brings it."""
+    import importlib
+
+    try:
+        return importlib.import_module(module)
+    except ImportError as e:
+        raise ImportError(
+            f"{package}.{extra} needs {project}, which is not installed: pip install {package}[{extra}]"
+        ) from e
 
 
 def _is_traced(value):
