@@ -35,10 +35,6 @@ pub fn files(listing: &Listing, package: &str) -> Result<Vec<(&'static str, Stri
     Ok(files)
 }
 
-/// A listing with ops (op-kit's kinds) and a plain export, for tests.
-#[cfg(test)]
-pub use ops::tests::listing as op_listing;
-
 /// Whether the library has ops, so its package has the `torch` and `jax` namespaces (and
 /// needs the extras of the same names).
 pub fn has_ops(listing: &Listing) -> bool {

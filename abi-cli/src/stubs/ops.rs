@@ -5,6 +5,7 @@
 //! generic over the caller's array type.
 
 use abi_core::schema::{Metadata, OpInfo, ShapeDim, ShapeRule, TypeSchema};
+use abi_shared::vocab::Kind;
 
 use super::literal::py_str;
 use super::signature::{PyParam, PySignature, DLPACK_ARRAY};
@@ -82,8 +83,8 @@ impl<'a> Op<'a> {
             .params
             .iter()
             .map(|(name, role, dtype, rank)| {
-                let dtype = dtype.as_deref().map_or("None".to_owned(), py_str);
-                let rank = rank.map_or("None".to_owned(), |r| r.to_string());
+                let dtype = dtype.as_deref().map_or(Kind::None.stub().to_owned(), py_str);
+                let rank = rank.map_or(Kind::None.stub().to_owned(), |r| r.to_string());
                 match role {
                     Role::In => format!("({}, \"in\", {dtype}, {rank})", py_str(name)),
                     Role::InOut => format!("({}, \"inout\", {dtype}, {rank})", py_str(name)),
@@ -114,12 +115,13 @@ impl<'a> Op<'a> {
     }
 }
 
-/// `int`, `float` or `bool` for a scalar type an op may take.
+/// `int`, `float` or `bool` (the Python names, which the support module reads) for a
+/// scalar type an op may take.
 fn scalar_kind(t: &TypeSchema) -> Option<&'static str> {
     match t {
-        TypeSchema::Int(_) => Some("int"),
-        TypeSchema::Float(_) => Some("float"),
-        TypeSchema::Bool => Some("bool"),
+        TypeSchema::Int(_) => Some(Kind::Int.python()),
+        TypeSchema::Float(_) => Some(Kind::Float.python()),
+        TypeSchema::Bool => Some(Kind::Bool.python()),
         _ => None,
     }
 }
@@ -138,7 +140,7 @@ fn rule_literal(rule: &ShapeRule) -> String {
                 .collect();
             format!("[{}]", items.join(", "))
         }
-        ShapeRule::InOut => "None".to_owned(),
+        ShapeRule::InOut => Kind::None.stub().to_owned(),
     }
 }
 
@@ -233,9 +235,10 @@ fn def_params(op: &Op<'_>, sig: &PySignature, types: Option<&Annotate<'_>>, with
     if with_outputs && !outs.is_empty() {
         items.push("*".into());
         for (i, p) in outs {
+            let none = Kind::None.stub();
             items.push(match types {
-                Some(t) => format!("{}: {} = None", p.name, t(i, p)),
-                None => format!("{}=None", p.name),
+                Some(t) => format!("{}: {} = {none}", p.name, t(i, p)),
+                None => format!("{}={none}", p.name),
             });
         }
     }
@@ -280,7 +283,7 @@ pub fn stub_signature(op: &Op<'_>, sig: &PySignature, entry: Entry) -> (String, 
     };
     let types = |i: usize, p: &PyParam| {
         if op.is_out(i) {
-            format!("Optional[{}]", array(i))
+            format!("{}[{}]", Kind::Optional.stub(), array(i))
         } else if op.is_tensor(i) {
             array(i)
         } else {
@@ -293,18 +296,18 @@ pub fn stub_signature(op: &Op<'_>, sig: &PySignature, entry: Entry) -> (String, 
         Entry::Jax => op.outputs() + op.info.inout.len(),
         _ => op.outputs(),
     };
-    let one = if first.is_some() { ARRAY_VAR.to_owned() } else { "Any".to_owned() };
+    let one = if first.is_some() { ARRAY_VAR.to_owned() } else { Kind::Any.stub().to_owned() };
     let ret = match (results, entry) {
-        (0, Entry::Functional) => format!("Optional[{one}]"),
-        (0, _) => "None".to_owned(),
+        (0, Entry::Functional) => format!("{}[{one}]", Kind::Optional.stub()),
+        (0, _) => Kind::None.stub().to_owned(),
         (1, _) => one,
-        (n, _) => format!("tuple[{}]", vec![one; n].join(", ")),
+        (n, _) => format!("{}[{}]", Kind::Tuple.stub(), vec![one; n].join(", ")),
     };
     (params, ret)
 }
 
 #[cfg(test)]
-pub mod tests {
+mod tests {
     use super::*;
 
     /// Metadata of an op as the macro publishes it, from its parameters' `type_schema`

@@ -129,7 +129,20 @@ mod tests {
                 Request { package: "op_kit", version: "0.1.0", dist_name: None, requires: &[], platform: &platform };
             metadata(listing, "op-kit", &request)
         }
-        let mut listing = crate::stubs::op_listing();
+        let op = r#"{"type_schema":"{\"type\":\"ffi.Function\",\"named_args\":{\"return\":[{\"type\":\"None\"}],\"params\":[{\"type\":\"ffi.Tensor\",\"dtype\":\"float32\",\"ndim\":1}]}}","arg_names":["x"],"abi.op":{"inputs":[],"scalars":[],"outputs":[{"name":"x","inout":true}],"inout":["x"],"backward":null,"jax":null,"device":"cpu"}}"#;
+        let plain = r#"{"type_schema":"{\"type\":\"ffi.Function\",\"named_args\":{\"return\":[{\"type\":\"int\"}],\"params\":[]}}"}"#;
+        let export = |name: &str, meta: &str| crate::read::Export {
+            name: name.into(),
+            metadata: Some(abi_core::schema::Metadata::parse(meta).unwrap()),
+            doc: None,
+        };
+        let mut listing = Listing {
+            path: "libop_kit.so".into(),
+            source: crate::read::Source::Data,
+            exports: vec![export("add", plain), export("relu_", op)],
+            classes: Vec::new(),
+            iree: Default::default(),
+        };
         let text = request(&listing);
         assert!(
             text.ends_with(
