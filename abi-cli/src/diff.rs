@@ -5,11 +5,13 @@
 //! its name, which keeps it positional-only); a default added is compatible, removed or
 //! changed breaking, and a parameter added with a default compatible. Struct fields cross
 //! as tuples in declaration order, so adding, removing or reordering one is breaking.
-//! Class members are reached by name, so adding one is compatible.
+//! Class members are reached by name, so adding one is compatible. An op's rules, outputs,
+//! in-place parameters, backward and device are what its framework wrappers are made of:
+//! changing one is breaking.
 
 use std::collections::BTreeSet;
 
-use abi_core::schema::{python_literal, Metadata, TypeSchema, Width};
+use abi_core::schema::{python_literal, Metadata, OpInfo, ShapeRule, TypeSchema, Width};
 use serde_json::{json, Value};
 
 use crate::read::{Export, Listing};
@@ -75,6 +77,15 @@ change_kinds! {
     MethodAdded => "method_added", Compatible;
     MethodKindChanged => "method_kind_changed", Breaking;
     MethodRemoved => "method_removed", Breaking;
+    OpAdded => "op_added", Compatible;
+    OpBackwardAdded => "op_backward_added", Compatible;
+    OpBackwardChanged => "op_backward_changed", Breaking;
+    OpDeviceChanged => "op_device_changed", Breaking;
+    OpInplaceChanged => "op_inplace_changed", Breaking;
+    OpOutputAdded => "op_output_added", Breaking;
+    OpOutputRemoved => "op_output_removed", Breaking;
+    OpRemoved => "op_removed", Breaking;
+    OpRuleChanged => "op_rule_changed", Breaking;
     OptionalMadeRequired => "optional_made_required", Breaking;
     ParamAdded => "param_added", Breaking;
     ParamAddedWithDefault => "param_added_with_default", Compatible;
@@ -189,6 +200,7 @@ fn export(old: &Export, new: &Export, changes: &mut Vec<Change>) {
     }
     let (Some(om), Some(nm)) = (&old.metadata, &new.metadata) else { return };
     global_name(&mut d, om.global.as_deref(), nm.global.as_deref());
+    op(&mut d, om.op.as_ref(), nm.op.as_ref());
     let (Some(ot), Some(nt)) = (&om.type_schema, &nm.type_schema) else { return };
     params(&mut d, om, nm);
     result(&mut d, &ot.ret, &nt.ret);
@@ -499,6 +511,90 @@ fn class_methods(old: &Class, new: &Class, changes: &mut Vec<Change>) {
         let ne = as_export(new, nm);
         let mut d = Diff { subject: &ne.name, out: changes };
         d.push(ChangeKind::MethodAdded, None, (None, signature(&ne)), "method added".to_owned());
+    }
+}
+
+/// An op's changes: the framework wrappers allocate outputs by their rules, mutate the
+/// in-place parameters and differentiate through the backward, so a changed rule, a
+/// removed or added output, a parameter that starts or stops being written in place, a
+/// changed or removed backward and another device all break callers; becoming an op or
+/// gaining a backward does not.
+fn op(d: &mut Diff<'_>, old: Option<&OpInfo>, new: Option<&OpInfo>) {
+    let (o, n) = match (old, new) {
+        (None, None) => return,
+        (None, Some(_)) => {
+            return d.push(ChangeKind::OpAdded, None, (None, None), "now an op (framework wrappers)".to_owned());
+        }
+        (Some(_), None) => {
+            return d.push(
+                ChangeKind::OpRemoved,
+                None,
+                (None, None),
+                "no longer an op: its framework wrappers are gone".to_owned(),
+            );
+        }
+        (Some(o), Some(n)) => (o, n),
+    };
+    for out in &o.outputs {
+        match n.rule_of(&out.name) {
+            None => d.push(
+                ChangeKind::OpOutputRemoved,
+                Some(out.name.clone()),
+                (Some(out.rule.text()), None),
+                format!("output `{}` removed: callers that read it fail", out.name),
+            ),
+            Some(rule) if (*rule == ShapeRule::InOut) != (out.rule == ShapeRule::InOut) => d.push(
+                ChangeKind::OpInplaceChanged,
+                Some(out.name.clone()),
+                (Some(out.rule.text()), Some(rule.text())),
+                format!("`{}` changed between output and in place: {} -> {}", out.name, out.rule.text(), rule.text()),
+            ),
+            Some(rule) if *rule != out.rule => d.push(
+                ChangeKind::OpRuleChanged,
+                Some(out.name.clone()),
+                (Some(out.rule.text()), Some(rule.text())),
+                format!(
+                    "shape rule of `{}` changed: {} -> {} (outputs are allocated by it)",
+                    out.name,
+                    out.rule.text(),
+                    rule.text()
+                ),
+            ),
+            Some(_) => {}
+        }
+    }
+    for out in n.outputs.iter().filter(|out| o.rule_of(&out.name).is_none()) {
+        d.push(
+            ChangeKind::OpOutputAdded,
+            Some(out.name.clone()),
+            (None, Some(out.rule.text())),
+            format!("output `{}` added: callers passing outputs (`{}=buf`) miss it", out.name, out.name),
+        );
+    }
+    let sides = (o.backward.clone(), n.backward.clone());
+    match (&o.backward, &n.backward) {
+        (Some(a), Some(b)) if a != b => d.push(
+            ChangeKind::OpBackwardChanged,
+            None,
+            sides,
+            format!("backward changed: {a} -> {b} (gradients are computed by another op)"),
+        ),
+        (Some(a), None) => d.push(
+            ChangeKind::OpBackwardChanged,
+            None,
+            sides,
+            format!("backward `{a}` removed: it can no longer be differentiated"),
+        ),
+        (None, Some(b)) => d.push(ChangeKind::OpBackwardAdded, None, sides, format!("backward `{b}` added")),
+        _ => {}
+    }
+    if o.device != n.device {
+        d.push(
+            ChangeKind::OpDeviceChanged,
+            None,
+            (Some(o.device.clone()), Some(n.device.clone())),
+            format!("device changed: {} -> {}", o.device, n.device),
+        );
     }
 }
 

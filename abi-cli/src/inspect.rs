@@ -1,7 +1,8 @@
 //! `abi inspect`: every export with its signature as Python reads it, its docs, its IREE
-//! record, raw signature and global registry name; the classes; the IREE module and its
+//! record, raw signature and global registry name, an op's rules; the classes; the IREE module and its
 //! functions' calling conventions; `--json` prints the model.
 
+use abi_core::schema::OpInfo;
 use serde_json::{json, Value};
 
 use crate::read::Listing;
@@ -39,6 +40,9 @@ pub fn text(listing: &Listing) -> String {
             if let Some(g) = &m.global {
                 out.push_str(&format!("    global: {g}\n"));
             }
+            if let Some(op) = &m.op {
+                op_text(&mut out, op);
+            }
         }
     }
     iree_text(&mut out, listing);
@@ -57,6 +61,30 @@ pub fn text(listing: &Listing) -> String {
         }
     }
     out
+}
+
+/// An op's rules: its device, inputs and scalars, each output's rule (`inout` for one
+/// written in place), its backward and JAX-order entry point.
+fn op_text(out: &mut String, op: &OpInfo) {
+    let list = |names: &[String]| if names.is_empty() { "-".to_owned() } else { names.join(", ") };
+    out.push_str(&format!("    op ({}): inputs {}; scalars {}\n", op.device, list(&op.inputs), list(&op.scalars)));
+    for o in &op.outputs {
+        out.push_str(&format!("        {}: {}\n", o.name, o.rule.text()));
+    }
+    if !op.inout.is_empty() {
+        out.push_str(&format!("        in place: {}\n", op.inout.join(", ")));
+    }
+    if let Some(b) = &op.backward {
+        out.push_str(&format!("        backward: {b}\n"));
+    }
+    if let Some(j) = &op.jax {
+        out.push_str(&format!("        jax entry: {j}\n"));
+    }
+}
+
+/// An op's rules in `--json`: the published `abi.op` object.
+fn op_json(op: &OpInfo) -> Value {
+    serde_json::from_str(&op.to_json()).unwrap_or(Value::Null)
 }
 
 /// Each IREE module with its entry point, then the functions it serves as programs import
@@ -124,7 +152,11 @@ pub fn json(listing: &Listing) -> Value {
                 .unwrap_or(Value::Null);
             let python = e.metadata.as_ref().map(|m| m.python_signature(&e.name));
             let global = e.metadata.as_ref().and_then(|m| m.global.clone());
-            (e.name.clone(), json!({ "python": python, "doc": e.doc, "global": global, "metadata": metadata }))
+            let op = e.metadata.as_ref().and_then(|m| m.op.as_ref()).map_or(Value::Null, op_json);
+            (
+                e.name.clone(),
+                json!({ "python": python, "doc": e.doc, "global": global, "op": op, "metadata": metadata }),
+            )
         })
         .collect();
     json!({

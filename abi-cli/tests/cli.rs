@@ -97,6 +97,10 @@ fn diff_classifies_every_category_and_exits_1_when_anything_breaks() {
         ("need", "optional_made_required", "breaking"),
         ("norm", "struct_fields_changed", "breaking"),
         ("old_name", "export_renamed", "breaking"),
+        ("op_backward", "op_backward_changed", "breaking"),
+        ("op_outputs", "op_output_removed", "breaking"),
+        ("op_outputs", "param_removed", "breaking"),
+        ("op_rule", "op_rule_changed", "breaking"),
         ("pad", "default_removed", "breaking"),
         ("pair_sum", "positional_param_renamed", "compatible"),
         ("pair_sum", "positional_param_renamed", "compatible"),
@@ -145,7 +149,47 @@ fn diff_classifies_every_category_and_exits_1_when_anything_breaks() {
         stdout.contains("compatible bump: parameter `by` (#1: int = 1) added with a default: old callers omit it [param_added_with_default]"),
         "{stdout}"
     );
-    assert!(stdout.ends_with("25 breaking, 13 compatible change(s)\n"), "{stdout}");
+    // An op's rules, outputs and backward are what its framework wrappers are made of.
+    for line in [
+        "BREAKING   op_rule: shape rule of `y` changed: out = [x.0, x.0] -> out = [x.0, 3] (outputs are allocated by it) [op_rule_changed]",
+        "BREAKING   op_outputs: output `hi` removed: callers that read it fail [op_output_removed]",
+        "BREAKING   op_backward: backward changed: op_grad_a -> op_grad_b (gradients are computed by another op) [op_backward_changed]",
+    ] {
+        assert!(stdout.contains(line), "{line:?} not in\n{stdout}");
+    }
+    assert!(stdout.ends_with("29 breaking, 13 compatible change(s)\n"), "{stdout}");
+}
+
+#[test]
+fn inspect_shows_an_ops_rules_in_place_params_backward_and_jax_entry() {
+    let lib = fixture_library("op-kit", "op_kit");
+    let out = abi(&["inspect", path(&lib)]);
+    let (stdout, stderr) = text(&out);
+    assert!(out.status.success(), "{stderr}");
+    for part in [
+        "scale_rows(x: Tensor[f64, 2], k: Tensor[f64, 1], y: Tensor[f64, 2]) -> None\n",
+        "    op (cpu): inputs x, k; scalars -\n        y: out = x\n        backward: scale_rows_bwd\n",
+        "    op (cpu): inputs a, b; scalars -\n        c: out = [a.0, b.1]\n",
+        "    op (cpu): inputs -; scalars n, step\n        y: out = [n]\n",
+        "    op (cpu): inputs -; scalars -\n        x: inout\n        in place: x\n        jax entry: relu___jax\n",
+        "relu___jax(x__in: Any, x: Tensor[f32, 2]) -> None\n",
+    ] {
+        assert!(stdout.contains(part), "{part:?} not in\n{stdout}");
+    }
+    assert_eq!(stdout.matches("    op (cpu)").count(), 7, "every op, and not the JAX entries:\n{stdout}");
+
+    let out = abi(&["inspect", "--json", path(&lib)]);
+    let v: serde_json::Value = serde_json::from_slice(&out.stdout).unwrap();
+    let relu = &v["exports"]["relu_"]["op"];
+    assert_eq!(relu["outputs"], serde_json::json!([{"name": "x", "inout": true}]));
+    assert_eq!(
+        (&relu["inout"], &relu["jax"], &relu["backward"]),
+        (&serde_json::json!(["x"]), &"relu___jax".into(), &serde_json::Value::Null)
+    );
+    assert_eq!(v["exports"]["matmul"]["op"]["outputs"], serde_json::json!([{"name": "c", "shape": ["a.0", "b.1"]}]));
+    assert_eq!(v["exports"]["scale_rows"]["op"]["backward"], "scale_rows_bwd");
+    assert_eq!(v["exports"]["relu___jax"]["op"], serde_json::Value::Null);
+    assert_eq!(v["exports"]["scale_rows"]["metadata"]["abi.op"], v["exports"]["scale_rows"]["op"]);
 }
 
 #[test]

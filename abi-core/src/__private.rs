@@ -5,7 +5,8 @@ pub use crate::convert::call_arg::{ArgSlot, IntoArg};
 pub use crate::convert::default_range::{int_default_fits, IntDefault};
 pub use crate::convert::export_call::{export, Fallback, Fast, Full, Mode, Outcome, Pass, Passes, Slots};
 pub use crate::convert::{
-    AbiStruct, AbiType, Expand, FromAny, FromArg, IntoAny, ListItem, ReturnValue, SliceElement, SliceParam, StructField,
+    AbiStruct, AbiType, Expand, FromAny, FromArg, IgnoredArg, IntoAny, ListItem, ReturnValue, SliceElement, SliceParam,
+    StructField,
 };
 pub use crate::ffi::RawAny;
 pub use crate::link::bound::Bound;
@@ -13,13 +14,19 @@ pub use crate::link::exports::{Export, EXPORTS};
 pub use crate::link::import::ImportSource;
 pub use crate::link::import::{absent, bad_arg, bad_result, Binder};
 pub use crate::link::library::Library;
+pub use crate::reflect::op::{
+    check_backward as op_check_backward, same_tensor_type as op_same_tensor_type, tensor_rank as op_tensor_rank,
+};
 pub use crate::reflect::render::{
     fn_compact_signature, fn_iree_record, fn_metadata_json, fn_signature_text, fn_type_schema, type_display,
     type_iree_record, type_schema,
 };
 pub use crate::reflect::type_texts::TypeTexts;
 pub use crate::reflect::writer::Writer;
-pub use crate::reflect::{leaf_count, Access, ExactSlot, FieldDesc, FnDesc, ParamDesc, StructDesc, TypeDesc};
+pub use crate::reflect::{
+    leaf_count, Access, ExactSlot, FieldDesc, FnDesc, OpDesc, OpDevice, OpDim, OpOutput, OpRule, ParamDesc, StructDesc,
+    TypeDesc,
+};
 pub use crate::runtime::calls::boundary::{ffi_boundary, retry_exact, CallError};
 pub use crate::runtime::calls::export_entry::{ExportText, TextOffsets, BODY_LENGTH_BYTES};
 pub use crate::runtime::process::attach::own_table as own_runtime_table;

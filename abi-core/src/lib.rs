@@ -63,7 +63,7 @@ pub use runtime::process::map::Map;
 pub use schema::Metadata;
 pub use tensor::cast::{CastElement, HostTensorAs};
 pub use tensor::strided::{StridedTensor, StridedTensorMut};
-pub use tensor::typed::{DeviceTensor, HostTensor, HostTensorMut, TensorViewMut};
+pub use tensor::typed::{DeviceTensor, DeviceTensorMut, HostTensor, HostTensorMut, TensorViewMut};
 pub use tensor::uninit::UninitTensor;
 pub use tensor::{Element, Tensor, TensorView};
 pub use value::any::{Any, AnyView};

@@ -143,9 +143,9 @@ fn sample() -> String {
         all += "\n";
     }
     for f in [
-        &FnDesc { name: "every", params: &EVERY_PARAM, ret: &PAIR_TY, doc: "docs \"quoted\"", global: None },
-        &FnDesc { name: "structs", params: &STRUCTS, ret: &TypeDesc::None, doc: "", global: None },
-        &FnDesc { name: "defaulted", params: &DEFAULTED, ret: &TypeDesc::Str, doc: "", global: None },
+        &FnDesc { name: "every", params: &EVERY_PARAM, ret: &PAIR_TY, doc: "docs \"quoted\"", global: None, op: None },
+        &FnDesc { name: "structs", params: &STRUCTS, ret: &TypeDesc::None, doc: "", global: None, op: None },
+        &FnDesc { name: "defaulted", params: &DEFAULTED, ret: &TypeDesc::Str, doc: "", global: None, op: None },
     ] {
         all += &render(|w| fn_metadata_json(w, f));
         all += "\n";
@@ -244,8 +244,8 @@ fn a_global_name_is_one_added_key_that_older_readers_ignore() {
         buf.truncate(n);
         String::from_utf8(buf).unwrap()
     }
-    let plain = FnDesc { name: "version", params: &STRUCTS, ret: &TypeDesc::None, doc: "", global: None };
-    let global = FnDesc { name: "version", params: &STRUCTS, ret: &TypeDesc::None, doc: "", global: None }
+    let plain = FnDesc { name: "version", params: &STRUCTS, ret: &TypeDesc::None, doc: "", global: None, op: None };
+    let global = FnDesc { name: "version", params: &STRUCTS, ret: &TypeDesc::None, doc: "", global: None, op: None }
         .with_global("geo.version");
     let (without, with) = (render(&plain), render(&global));
     // The written difference is exactly the one key, before the version.
@@ -264,7 +264,7 @@ fn a_global_name_is_one_added_key_that_older_readers_ignore() {
 #[test]
 fn defaults_are_one_added_key_that_older_readers_ignore() {
     let mut buf = vec![0u8; 4096];
-    let f = FnDesc { name: "show", params: &DEFAULTED, ret: &TypeDesc::Str, doc: "", global: None };
+    let f = FnDesc { name: "show", params: &DEFAULTED, ret: &TypeDesc::Str, doc: "", global: None, op: None };
     let mut w = Writer::new(&mut buf);
     fn_metadata_json(&mut w, &f);
     let n = w.len();
@@ -306,7 +306,7 @@ fn defaults_are_one_added_key_that_older_readers_ignore() {
 
 #[test]
 fn struct_names_are_keys_older_readers_skip() {
-    let f = FnDesc { name: "s", params: &STRUCTS, ret: &TypeDesc::None, doc: "", global: None };
+    let f = FnDesc { name: "s", params: &STRUCTS, ret: &TypeDesc::None, doc: "", global: None, op: None };
     let text = f.metadata_json();
     assert!(text.contains(r#"\"abi.struct\":\"Point\",\"abi.fields\":[\"x\",\"y\"]"#), "{text}");
     let meta = Metadata::parse(&text).unwrap();

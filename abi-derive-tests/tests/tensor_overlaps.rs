@@ -5,7 +5,8 @@
 //! elements' addresses (interleaved views share none), and the error names both parameters.
 
 use abi_core::{
-    Any, AnyView, DeviceTensor, FromArg, HostTensor, HostTensorMut, Result, Tensor, TensorView, TensorViewMut,
+    Any, AnyView, DeviceTensor, DeviceTensorMut, FromArg, HostTensor, HostTensorMut, Result, Tensor, TensorView,
+    TensorViewMut,
 };
 use abi_derive_tests::BareF32Tensor;
 
@@ -75,6 +76,19 @@ fn fill_beside(mut out: HostTensorMut<'_, f32, 1>, other: Any) -> bool {
 fn fill_beside_device(mut out: HostTensorMut<'_, f32, 1>, other: DeviceTensor<'_, f32, 1>) -> i64 {
     out.as_mut_slice().fill(1.0);
     other.numel() as i64
+}
+
+/// A device kernel's output beside its input: pointers only, but written, so they must not
+/// share memory.
+#[abi_core::export_fn]
+fn device_copy(src: DeviceTensor<'_, f32, 1>, mut dst: DeviceTensorMut<'_, f32, 1>) -> i64 {
+    let (from, to) = (src.data_ptr(), dst.data_ptr());
+    if src.device().is_host_accessible() {
+        // SAFETY: host memory of `numel` elements each (checked types and shapes); the shim
+        // refused a `dst` sharing `src`'s memory.
+        unsafe { core::ptr::copy_nonoverlapping(from, to, src.numel().min(dst.numel())) };
+    }
+    dst.numel() as i64
 }
 
 fn call(name: &str, args: &[AnyView<'_>]) -> Result<Any> {
@@ -243,4 +257,17 @@ fn mutable_tensor_mismatches_name_the_parameter() {
         "{}",
         e.message()
     );
+}
+
+#[test]
+fn a_device_output_sharing_an_input_is_refused() {
+    let src = Any::from(Tensor::from_vec(vec![1.0f32, 2.0], &[2]).unwrap());
+    let dst = Tensor::from_vec(vec![0.0f32; 2], &[2]).unwrap();
+    call("device_copy", &[src.view(), Any::from(dst.clone()).view()]).unwrap();
+    assert_eq!(f32s(&dst), [1.0, 2.0]);
+    let e = call("device_copy", &[src.view(), src.view()]).unwrap_err();
+    assert_eq!(e.kind(), "ValueError");
+    assert!(e.message().contains("argument `dst` (#1) shares memory with argument `src` (#0)"), "{}", e.message());
+    let e = DeviceTensorMut::<f32, 1>::from_arg(&src.view()).unwrap_err();
+    assert!(e.to_string().contains("only an #[export_fn] parameter"), "{e}");
 }

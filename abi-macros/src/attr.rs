@@ -9,7 +9,7 @@ use syn::spanned::Spanned;
 use syn::{Attribute, LitStr};
 
 use crate::errors::Errors;
-use crate::model::{DefaultLit, ParamDefault};
+use crate::model::{DefaultLit, DimRule, OutRule, ParamDefault};
 
 /// Every option key, spelled once (serde's `symbol.rs` habit).
 mod key {
@@ -28,6 +28,10 @@ mod key {
     pub const PARENT: &str = "parent";
     pub const INIT: &str = "init";
     pub const STATIC: &str = "static";
+    pub const OP: &str = "op";
+    pub const BACKWARD: &str = "backward";
+    pub const OUT: &str = "out";
+    pub const INOUT: &str = "inout";
 }
 
 /// One option: empty, or set once with the span of its key. It knows how its value is
@@ -93,6 +97,13 @@ impl Opt<Option<DefaultLit>> {
     }
 }
 
+impl Opt<OutRule> {
+    /// `key = input` or `key = [dim, ...]`.
+    const fn out_rule(key: &'static str) -> Self {
+        Opt { key, form: " = input or [input.axis, scalar, 3, ...]", parse: out_rule, value: None }
+    }
+}
+
 /// A slot [`parse_list`] offers options to.
 trait Slot {
     /// Whether `meta` is this option; then parses and stores its value, failing on a
@@ -133,6 +144,40 @@ fn path_lit(meta: &ParseNestedMeta) -> syn::Result<syn::Path> {
 
 fn path(meta: &ParseNestedMeta) -> syn::Result<syn::Path> {
     meta.value()?.parse()
+}
+
+/// `= x` (the shape of input `x`) or `= [a.0, n, 3]` (a dimension of an input, an integer
+/// scalar parameter, a constant).
+fn out_rule(meta: &ParseNestedMeta) -> syn::Result<OutRule> {
+    let input = meta.value()?;
+    if !input.peek(syn::token::Bracket) {
+        return Ok(OutRule::Like(input.parse()?));
+    }
+    let content;
+    syn::bracketed!(content in input);
+    let mut dims = Vec::new();
+    while !content.is_empty() {
+        if content.peek(syn::LitInt) {
+            dims.push(DimRule::Const(content.parse()?));
+        } else {
+            let name: syn::Ident = content.parse().map_err(|e| {
+                syn::Error::new(
+                    e.span(),
+                    "a shape item is `input.axis`, an integer scalar parameter's name, or an integer",
+                )
+            })?;
+            if content.peek(syn::Token![.]) {
+                content.parse::<syn::Token![.]>()?;
+                dims.push(DimRule::Axis(name, content.parse()?));
+            } else {
+                dims.push(DimRule::Scalar(name));
+            }
+        }
+        if !content.is_empty() {
+            content.parse::<syn::Token![,]>()?;
+        }
+    }
+    Ok(OutRule::Shape(dims))
 }
 
 /// Nothing (`default`), or `= literal` with a literal Python can also write: an integer or
@@ -214,17 +259,30 @@ pub struct ExportOptions {
     pub global: Option<LitStr>,
     /// `iree` (its span): also a function of the library's IREE VM module.
     pub iree: Option<Span>,
+    /// `op` (its span): a framework op.
+    pub op: Option<Span>,
+    /// `backward = path`, with the span of its key.
+    pub backward: Option<(syn::Path, Span)>,
 }
 
 /// Parses `#[export_fn(...)]` arguments; problems go to `errors`.
 pub fn export_options(args: TokenStream, errors: &mut Errors) -> ExportOptions {
     let (mut name, mut global) = (Opt::string(key::NAME), Opt::string(key::GLOBAL));
     let (mut iree, mut krate) = (Flag::flag(key::IREE), Opt::quoted_path(key::CRATE));
-    let mut slots: [&mut dyn Slot; 4] = [&mut name, &mut global, &mut iree, &mut krate];
+    let (mut op, mut backward) = (Flag::flag(key::OP), Opt::path(key::BACKWARD));
+    let mut slots: [&mut dyn Slot; 6] = [&mut name, &mut global, &mut iree, &mut krate, &mut op, &mut backward];
     if let Err(e) = syn::meta::parser(parse_list("`export_fn` option", &mut slots)).parse2(args) {
         errors.push(e);
     }
-    ExportOptions { name: name.take(), krate: krate_or_default(krate), global: global.take(), iree: iree.span() }
+    let backward_span = backward.span();
+    ExportOptions {
+        name: name.take(),
+        krate: krate_or_default(krate),
+        global: global.take(),
+        iree: iree.span(),
+        op: op.span(),
+        backward: backward.take().zip(backward_span),
+    }
 }
 
 /// Options of an exported function's or a method's parameter.
@@ -233,17 +291,26 @@ pub struct ParamOptions {
     pub expand: Option<Span>,
     /// `default` or `default = literal`.
     pub default: Option<ParamDefault>,
+    /// `out = rule`, with the span of its key: an op's output.
+    pub out: Option<(OutRule, Span)>,
+    /// `inout` (its span): an op's in-place tensor.
+    pub inout: Option<Span>,
 }
 
 /// Reads and removes `#[abi(...)]` attributes from a parameter.
 pub fn take_param_options(attrs: &mut Vec<Attribute>, errors: &mut Errors) -> ParamOptions {
     let (mut expand, mut default) = (Flag::flag(key::EXPAND), Opt::default_value(key::DEFAULT));
-    abi_attrs(attrs, errors, parse_list("`abi` option on a parameter", &mut [&mut expand, &mut default]));
+    let (mut out, mut inout) = (Opt::out_rule(key::OUT), Flag::flag(key::INOUT));
+    let mut slots: [&mut dyn Slot; 4] = [&mut expand, &mut default, &mut out, &mut inout];
+    abi_attrs(attrs, errors, parse_list("`abi` option on a parameter", &mut slots));
     strip_abi_attrs(attrs);
     let span = default.span();
+    let out_span = out.span();
     ParamOptions {
         expand: expand.span(),
         default: span.map(|span| ParamDefault { value: default.take().flatten(), span }),
+        out: out.take().zip(out_span),
+        inout: inout.span(),
     }
 }
 

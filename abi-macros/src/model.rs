@@ -22,6 +22,28 @@ pub struct ExportFn {
     pub global: Option<syn::LitStr>,
     /// `iree` (its span): also a function of the library's IREE VM module.
     pub iree: Option<Span>,
+    /// `op` (its span): a framework op (destination-passing, with output rules).
+    pub op: Option<Span>,
+    /// `backward = path` (with the span of its key); refused without `op`.
+    pub backward: Option<(syn::Path, Span)>,
+}
+
+/// An op output's shape rule, as written in `#[abi(out = ...)]`.
+pub enum OutRule {
+    /// `out = x`: the shape of input `x`.
+    Like(syn::Ident),
+    /// `out = [a.0, n, 3]`.
+    Shape(Vec<DimRule>),
+}
+
+/// One item of a shape rule.
+pub enum DimRule {
+    /// `a.0`: an axis of an input tensor.
+    Axis(syn::Ident, syn::LitInt),
+    /// `n`: an integer scalar parameter.
+    Scalar(syn::Ident),
+    /// `3`: a constant.
+    Const(syn::LitInt),
 }
 
 /// One parameter.
@@ -34,6 +56,10 @@ pub struct Param {
     pub expand: Option<Span>,
     /// `#[abi(default)]` or `#[abi(default = literal)]`: the value an omitted argument takes.
     pub default: Option<ParamDefault>,
+    /// `#[abi(out = rule)]` (with the span of its key): an op's output.
+    pub out: Option<(OutRule, Span)>,
+    /// `#[abi(inout)]` (its span): an op's in-place tensor.
+    pub inout: Option<Span>,
 }
 
 /// A parameter's default, as written.
@@ -198,4 +224,65 @@ pub struct Method {
     pub ret: Option<syn::Type>,
     /// The `///` docs.
     pub doc: String,
+}
+
+/// What a parameter's type is to an op, read from how it is written.
+#[derive(Clone, Copy, PartialEq, Eq)]
+pub enum OpType {
+    /// `HostTensor`, `StridedTensor` (`device` false) or `DeviceTensor` (true).
+    Input { device: bool },
+    /// `HostTensorMut`, `StridedTensorMut` (`device` false) or `DeviceTensorMut` (true).
+    Mutable { device: bool },
+    /// `i64`, `i32` (`int` true), `f64`, `f32`, `bool`.
+    Scalar { int: bool },
+    /// Anything else.
+    Other,
+}
+
+/// The role of an op's parameter, from its type and its `out`/`inout` option.
+#[derive(Clone, Copy, PartialEq, Eq)]
+pub enum OpRole {
+    /// An input tensor.
+    Input,
+    /// An output (`out = ...`).
+    Output,
+    /// An in-place tensor (`inout`).
+    InOut,
+    /// A scalar.
+    Scalar,
+}
+
+impl Param {
+    /// How an op sees this parameter's type.
+    pub fn op_type(&self) -> OpType {
+        fn peel(ty: &syn::Type) -> &syn::Type {
+            match ty {
+                syn::Type::Group(g) => peel(&g.elem),
+                syn::Type::Paren(p) => peel(&p.elem),
+                other => other,
+            }
+        }
+        let syn::Type::Path(p) = peel(&self.ty) else { return OpType::Other };
+        let Some(last) = p.path.segments.last() else { return OpType::Other };
+        match last.ident.to_string().as_str() {
+            "HostTensor" | "StridedTensor" => OpType::Input { device: false },
+            "DeviceTensor" => OpType::Input { device: true },
+            "HostTensorMut" | "StridedTensorMut" => OpType::Mutable { device: false },
+            "DeviceTensorMut" => OpType::Mutable { device: true },
+            "i64" | "i32" if p.qself.is_none() && p.path.segments.len() == 1 => OpType::Scalar { int: true },
+            "f64" | "f32" | "bool" if p.qself.is_none() && p.path.segments.len() == 1 => OpType::Scalar { int: false },
+            _ => OpType::Other,
+        }
+    }
+
+    /// Its role in an op (a mutable tensor without `out` or `inout`, and an unsupported
+    /// type, are refused by validation; they read as outputs and scalars here).
+    pub fn op_role(&self) -> OpRole {
+        match self.op_type() {
+            OpType::Input { .. } => OpRole::Input,
+            OpType::Mutable { .. } if self.inout.is_some() && self.out.is_none() => OpRole::InOut,
+            OpType::Mutable { .. } => OpRole::Output,
+            OpType::Scalar { .. } | OpType::Other => OpRole::Scalar,
+        }
+    }
 }

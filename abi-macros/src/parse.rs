@@ -51,7 +51,14 @@ pub fn export_fn(args: TokenStream, item: TokenStream, errors: &mut Errors) -> R
             FnArg::Typed(pt) => {
                 let opts = attr::take_param_options(&mut pt.attrs, errors);
                 let name = param_name(pt, index, errors);
-                params.push(Param { name, ty: (*pt.ty).clone(), expand: opts.expand, default: opts.default });
+                params.push(Param {
+                    name,
+                    ty: (*pt.ty).clone(),
+                    expand: opts.expand,
+                    default: opts.default,
+                    out: opts.out,
+                    inout: opts.inout,
+                });
             }
         }
     }
@@ -60,7 +67,19 @@ pub fn export_fn(args: TokenStream, item: TokenStream, errors: &mut Errors) -> R
         ReturnType::Type(_, ty) => Some((**ty).clone()),
     };
     let doc = attr::doc_text(&item.attrs);
-    Ok(ExportFn { item, name, name_span, krate, params, ret, doc, global: opts.global, iree: opts.iree })
+    Ok(ExportFn {
+        item,
+        name,
+        name_span,
+        krate,
+        params,
+        ret,
+        doc,
+        global: opts.global,
+        iree: opts.iree,
+        op: opts.op,
+        backward: opts.backward,
+    })
 }
 
 /// Parses a `#[derive(AbiStruct)]` input. Enums and unions are refused here (the model is
@@ -134,7 +153,14 @@ pub fn import_set(args: TokenStream, item: TokenStream, errors: &mut Errors) -> 
                     if let Some(a) = pt.attrs.first() {
                         errors.error(a, "attributes are not supported on import parameters");
                     }
-                    params.push(Param { name, ty: (*pt.ty).clone(), expand: None, default: None });
+                    params.push(Param {
+                        name,
+                        ty: (*pt.ty).clone(),
+                        expand: None,
+                        default: None,
+                        out: None,
+                        inout: None,
+                    });
                 }
             }
         }
@@ -277,6 +303,8 @@ pub fn methods(args: TokenStream, item: TokenStream, errors: &mut Errors) -> Res
                 ty: syn::parse_quote_spanned!(r.self_token.span=> &#self_ty),
                 expand: None,
                 default: None,
+                out: None,
+                inout: None,
             });
         }
         let typed = sig.inputs.iter().enumerate().filter_map(|(i, input)| match input {
@@ -287,8 +315,18 @@ pub fn methods(args: TokenStream, item: TokenStream, errors: &mut Errors) -> Res
             if let Some(span) = opts.expand {
                 errors.error_at(span, "`#[abi(expand)]` is not supported on method parameters");
             }
+            if let Some(span) = opts.out.as_ref().map(|o| o.1).or(opts.inout) {
+                errors.error_at(span, "`out` and `inout` mark parameters of an `#[export_fn(op)]`, not of methods");
+            }
             let name = param_name(pt, index, errors);
-            params.push(Param { name, ty: replace_self(&pt.ty, &self_ty), expand: None, default: opts.default });
+            params.push(Param {
+                name,
+                ty: replace_self(&pt.ty, &self_ty),
+                expand: None,
+                default: opts.default,
+                out: None,
+                inout: None,
+            });
         }
         let ret = match &sig.output {
             ReturnType::Default => None,

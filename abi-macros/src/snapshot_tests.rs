@@ -154,3 +154,24 @@ fn import_with_error_keeps_the_struct() {
         },
     ));
 }
+
+#[test]
+fn export_op_with_shape_rules_and_backward() {
+    insta::assert_snapshot!(export(
+        quote!(op, backward = grads::matmul_bwd),
+        quote! {
+            pub fn matmul(a: HostTensor<'_, f32, 2>, b: HostTensor<'_, f32, 2>, n: i64,
+                          #[abi(out = [a.0, b.1, n, 3])] c: HostTensorMut<'_, f32, 4>) -> Result<()> { Ok(()) }
+        },
+    ));
+}
+
+#[test]
+fn export_op_in_place_with_its_jax_entry() {
+    insta::assert_snapshot!(export(
+        quote!(op),
+        quote! {
+            fn axpy_(x: HostTensor<'_, f64, 1>, alpha: f64, #[abi(inout)] y: HostTensorMut<'_, f64, 1>) {}
+        },
+    ));
+}

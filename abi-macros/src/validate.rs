@@ -7,7 +7,7 @@ use syn::Type;
 
 use crate::errors::Errors;
 use crate::mangle::is_c_identifier;
-use crate::model::ExportFn;
+use crate::model::{DimRule, ExportFn, OpRole, OpType, OutRule, Param};
 
 /// Checks every rule, recording all violations.
 pub fn export_fn(f: &ExportFn, errors: &mut Errors) {
@@ -27,6 +27,176 @@ pub fn export_fn(f: &ExportFn, errors: &mut Errors) {
         iree_params_are_plain(f, errors);
     }
     defaults_are_trailing(&f.params, errors);
+    match &f.op {
+        Some(_) => op(f, errors),
+        None => op_options_need_op(f, errors),
+    }
+}
+
+// `backward`, `out` and `inout` describe ops.
+fn op_options_need_op(f: &ExportFn, errors: &mut Errors) {
+    if let Some((_, span)) = &f.backward {
+        errors.error_at(
+            *span,
+            "`backward` links an op to its gradient: add `op`, as in `#[export_fn(op, backward = ...)]`",
+        );
+    }
+    for p in &f.params {
+        if let Some(span) = p.out.as_ref().map(|o| o.1).or(p.inout) {
+            errors.error_at(span, "`out` and `inout` mark the tensors of an op: add `op`, as in `#[export_fn(op)]`");
+        }
+    }
+}
+
+/// Checks the rules of an `#[export_fn(op)]`.
+fn op(f: &ExportFn, errors: &mut Errors) {
+    for p in &f.params {
+        op_param_is_carried(p, errors);
+    }
+    op_returns_unit(f, errors);
+    op_device_is_one(f, errors);
+    op_rules_name_parameters(f, errors);
+    op_order(f, errors);
+    op_backward_is_functional(f, errors);
+}
+
+// Torch schemas and XLA buffers carry tensors and int/float/bool scalars only; a mutable
+// tensor is an output or written in place, and says which.
+fn op_param_is_carried(p: &Param, errors: &mut Errors) {
+    let name = &p.name;
+    match p.op_type() {
+        OpType::Other => errors.error(
+            &p.ty,
+            format!("`{name}` cannot be a parameter of an op: ops carry only tensors (HostTensor, StridedTensor, DeviceTensor and their `Mut` forms) and int/float/bool scalars (i64, i32, f64, f32, bool)"),
+        ),
+        OpType::Mutable { .. } => match (&p.out, p.inout) {
+            (None, None) => errors.error(
+                &p.ty,
+                format!("`{name}` is a mutable tensor of an op: mark it `#[abi(out = <shape rule>)]` (an output the op fills) or `#[abi(inout)]` (read and written in place)"),
+            ),
+            (Some(_), Some(span)) => errors.error_at(span, format!("`{name}` is either an output (`out`) or written in place (`inout`), not both")),
+            _ => {}
+        },
+        OpType::Input { .. } | OpType::Scalar { .. } => {
+            if let Some(span) = p.out.as_ref().map(|o| o.1).or(p.inout) {
+                errors.error_at(span, format!("`out` and `inout` mark mutable tensors (HostTensorMut, StridedTensorMut, DeviceTensorMut); `{name}` is not one"));
+            }
+        }
+    }
+    if let Some(span) = p.expand {
+        errors.error_at(span, "an op's parameters are tensors and scalars: `#[abi(expand)]` has no meaning there");
+    }
+}
+
+// Destination-passing: an op writes its outputs and returns nothing.
+fn op_returns_unit(f: &ExportFn, errors: &mut Errors) {
+    let Some(ret) = &f.ret else { return };
+    let is_unit = |ty: &Type| matches!(ty, Type::Tuple(t) if t.elems.is_empty());
+    let ok = is_unit(ret)
+        || matches!(ret, Type::Path(p) if p.path.segments.last().is_some_and(|s| s.ident == "Result"
+            && matches!(&s.arguments, syn::PathArguments::AngleBracketed(a)
+                if a.args.len() == 1 && matches!(&a.args[0], syn::GenericArgument::Type(t) if is_unit(t)))));
+    if !ok {
+        errors.error(ret, "an op writes its outputs into `#[abi(out = ...)]` parameters (destination-passing): return `()` or `Result<()>`");
+    }
+}
+
+// One device: the framework allocates every output where the inputs are.
+fn op_device_is_one(f: &ExportFn, errors: &mut Errors) {
+    let device = |p: &Param| match p.op_type() {
+        OpType::Input { device } | OpType::Mutable { device } => Some(device),
+        _ => None,
+    };
+    let Some(first) = f.params.iter().find_map(device) else { return };
+    if let Some(p) = f.params.iter().find(|p| device(p).is_some_and(|d| d != first)) {
+        errors.error(&p.ty, "an op's tensors are all host tensors (HostTensor, StridedTensor...) or all device tensors (DeviceTensor, DeviceTensorMut), not a mix");
+    }
+}
+
+// A rule names an input tensor (`out = x`, `x.0`) or an integer scalar (`n`).
+fn op_rules_name_parameters(f: &ExportFn, errors: &mut Errors) {
+    let find = |name: &syn::Ident| f.params.iter().find(|p| p.name == *name);
+    let input = |name: &syn::Ident, errors: &mut Errors| {
+        match find(name) {
+        Some(p) if p.op_role() == OpRole::Input => {}
+        Some(_) => errors.error(name, format!("`{name}` is not an input tensor of this op: a shape rule takes the shape or an axis of an input tensor")),
+        None => errors.error(name, format!("`{name}` is no parameter of this op")),
+    }
+    };
+    for p in &f.params {
+        let Some((rule, _)) = &p.out else { continue };
+        match rule {
+            OutRule::Like(x) => input(x, errors),
+            OutRule::Shape(dims) => {
+                for d in dims {
+                    match d {
+                        DimRule::Axis(x, axis) => {
+                            input(x, errors);
+                            if axis.base10_parse::<u32>().is_err() {
+                                errors.error(axis, "an axis is a non-negative integer");
+                            }
+                        }
+                        DimRule::Scalar(n) => match find(n) {
+                            Some(p) if p.op_type() == (OpType::Scalar { int: true }) => {}
+                            Some(_) => errors.error(n, format!("`{n}` is not an integer scalar parameter (i64, i32): a bare name in a shape rule is one; write `{n}.<axis>` for an axis of a tensor")),
+                            None => errors.error(n, format!("`{n}` is no parameter of this op")),
+                        },
+                        DimRule::Const(c) => {
+                            if c.base10_parse::<u32>().is_err() {
+                                errors.error(c, "a constant dimension is a non-negative integer");
+                            }
+                        }
+                    }
+                }
+            }
+        }
+    }
+}
+
+// jax-tvm-ffi's arg_spec places attributes (scalars) around whole groups: inputs, then
+// outputs (in-place tensors among them), scalars before, between or after them.
+fn op_order(f: &ExportFn, errors: &mut Errors) {
+    // 0: before any tensor, 1: inputs, 2: scalars after the inputs, 3: outputs, 4: scalars after the outputs.
+    let mut phase = 0;
+    for p in &f.params {
+        let name = &p.name;
+        let problem = match (p.op_role(), phase) {
+            (OpRole::Input, 0 | 1) => {
+                phase = 1;
+                None
+            }
+            (OpRole::Input, 2) => Some(format!("input tensor `{name}` comes after a scalar that follows an input: an op's scalars stand before the first tensor, between the last input and the first output, or after the last output")),
+            (OpRole::Input, _) => Some(format!("input tensor `{name}` comes after an output: an op takes its input tensors first, then its outputs (`out` and `inout`)")),
+            (OpRole::Output | OpRole::InOut, 4) => Some(format!("output `{name}` comes after a scalar that follows an output: an op's scalars stand before the first tensor, between the last input and the first output, or after the last output")),
+            (OpRole::Output | OpRole::InOut, _) => {
+                phase = 3;
+                None
+            }
+            (OpRole::Scalar, _) => {
+                phase = match phase {
+                    1 => 2,
+                    3 => 4,
+                    other => other,
+                };
+                None
+            }
+        };
+        if let Some(message) = problem {
+            errors.error(name, message);
+            return;
+        }
+    }
+}
+
+// torch's register_autograd refuses ops that mutate their inputs.
+fn op_backward_is_functional(f: &ExportFn, errors: &mut Errors) {
+    let Some((path, _)) = &f.backward else { return };
+    if let Some(p) = f.params.iter().find(|p| p.op_role() == OpRole::InOut) {
+        errors.error(
+            path,
+            format!("an op with an `inout` parameter (`{}`) cannot have a `backward`: torch's register_autograd refuses ops that mutate their inputs; write a functional op (an `out` parameter) to differentiate", p.name),
+        );
+    }
 }
 
 /// An `iree` export's parameters are scalars, one slot each: `#[abi(expand)]` has no IREE

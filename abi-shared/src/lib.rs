@@ -158,6 +158,12 @@ pub const GLOBAL_KEY: &str = "abi.global";
 /// as they ignore every key they do not know, so the format version is unchanged.
 pub const DEFAULTS_KEY: &str = "abi.defaults";
 
+/// The metadata key of an `#[export_fn(op)]` export's description: an object with its
+/// `inputs`, `scalars`, `outputs` (each `{"name":..,"like":..}`, `{"name":..,"shape":[..]}`
+/// or `{"name":..,"inout":true}`), `inout`, `backward`, `jax` and `device`, written just
+/// before the format version, present only for ops. Readers that predate it ignore it.
+pub const OP_KEY: &str = "abi.op";
+
 /// The `type_schema` keys a typed tensor adds to `{"type":"ffi.Tensor"}`: its element type
 /// (a dtype string, `float32`) and its rank. tvm-ffi's readers ignore keys they do not know.
 pub const TENSOR_DTYPE_KEY: &str = "dtype";

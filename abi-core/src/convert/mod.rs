@@ -296,6 +296,25 @@ impl<'a> FromArg<'a> for AnyView<'a> {
     }
 }
 
+/// An argument the export takes and never reads: the input copy of an op's in-place
+/// tensor in its JAX-order entry point (`<name>__jax`), where jax-tvm-ffi passes the
+/// aliased buffer both as an input and as an output. It is not converted, so it holds no
+/// tensor the overlap check would compare with the output that shares its memory.
+#[doc(hidden)]
+#[derive(Clone, Copy, Debug)]
+pub struct IgnoredArg;
+
+impl AbiType for IgnoredArg {
+    const DESC: &'static TypeDesc = &TypeDesc::Any;
+}
+
+impl<'a> FromArg<'a> for IgnoredArg {
+    #[inline(always)]
+    fn from_arg(_: &'a AnyView<'a>) -> Result<IgnoredArg, ConvError> {
+        Ok(IgnoredArg)
+    }
+}
+
 impl IntoAny for AnyView<'_> {
     #[inline]
     fn into_any(self) -> Result<Any, ConvError> {

@@ -1,4 +1,4 @@
-//! Typed tensor parameters ([`HostTensor`], [`HostTensorMut`], [`DeviceTensor`],
+//! Typed tensor parameters ([`HostTensor`], [`HostTensorMut`], [`DeviceTensor`], [`DeviceTensorMut`],
 //! [`StridedTensor`], [`StridedTensorMut`], [`HostTensorAs`]) from tensor arguments: a
 //! Tensor object or a bare `DLTensor*`, then the checks of their constructors. Their
 //! descriptions carry the element type and rank (`iree.abi` `["ndarray","f32",2,null,null]`)
@@ -10,7 +10,7 @@ use crate::convert::{AbiType, FromArg};
 use crate::reflect::{Access, TypeDesc};
 use crate::tensor::cast::{CastElement, HostTensorAs};
 use crate::tensor::strided::{StridedTensor, StridedTensorMut};
-use crate::tensor::typed::{DeviceTensor, HostTensor, HostTensorMut, TensorViewMut};
+use crate::tensor::typed::{DeviceTensor, DeviceTensorMut, HostTensor, HostTensorMut, TensorViewMut};
 use crate::tensor::{Element, TensorView};
 use crate::value::any::AnyView;
 use crate::value::conv_error::ConvError;
@@ -24,7 +24,7 @@ macro_rules! typed_tensor_desc {
     )*};
 }
 
-typed_tensor_desc!(HostTensor, HostTensorMut, DeviceTensor, StridedTensor, StridedTensorMut);
+typed_tensor_desc!(HostTensor, HostTensorMut, DeviceTensor, DeviceTensorMut, StridedTensor, StridedTensorMut);
 
 /// The argument's tensor, or the typed tensor's refusal.
 #[inline(always)]
@@ -134,5 +134,22 @@ impl<'a, T: Element + AbiType, const N: usize> FromArg<'a> for StridedTensorMut<
         // SAFETY: the shim found no other argument sharing this memory, and converts each
         // slot once (the caller's contract).
         unsafe { StridedTensorMut::new(tensor_arg(v, Self::DESC)?) }.map_err(ConvError::from)
+    }
+}
+
+impl<'a, T: Element + AbiType, const N: usize> FromArg<'a> for DeviceTensorMut<'a, T, N> {
+    const ACCESS: Access = Access::Exclusive;
+
+    /// Refused: only an `#[export_fn]` parameter, whose shim checks that no other argument
+    /// shares its memory, converts to a `DeviceTensorMut`.
+    fn from_arg(_: &'a AnyView<'a>) -> Result<DeviceTensorMut<'a, T, N>, ConvError> {
+        Err(only_a_parameter("DeviceTensorMut"))
+    }
+
+    #[inline]
+    unsafe fn from_checked_arg(v: &'a AnyView<'a>) -> Result<DeviceTensorMut<'a, T, N>, ConvError> {
+        // SAFETY: the shim found no other argument sharing this memory, and converts each
+        // slot once (the caller's contract).
+        unsafe { DeviceTensorMut::new(tensor_arg(v, Self::DESC)?) }.map_err(ConvError::from)
     }
 }

@@ -3,6 +3,7 @@
 //! sections 4, 6 and 7). Generated code renders them into `static` byte arrays at compile
 //! time with the same `const fn` renderers the methods here call.
 
+pub mod op;
 pub(crate) mod render;
 pub(crate) mod type_desc;
 pub(crate) mod type_texts;
@@ -18,6 +19,7 @@ use crate::value::conv_error::ConvError;
 use render::{fn_metadata_json, fn_signature_text, type_display, type_schema};
 use writer::Writer;
 
+pub use op::{OpDesc, OpDevice, OpDim, OpOutput, OpRule};
 pub use type_desc::{FieldDesc, StructDesc, TypeDesc};
 
 /// What a parameter may do to tensor memory it borrows, for the shim's overlap check: a
@@ -121,7 +123,7 @@ impl ParamDesc {
 pub const RETRY_SLOTS: usize = 16;
 
 /// An exported function's signature and docs.
-#[derive(Debug)]
+#[derive(Clone, Copy, Debug)]
 pub struct FnDesc {
     /// The exported name (symbol `__tvm_ffi_<name>`).
     pub name: &'static str,
@@ -134,6 +136,9 @@ pub struct FnDesc {
     /// The global registry name (`#[export_fn(global = "mylib.add")]`), published in the
     /// metadata as `abi.global`.
     pub global: Option<&'static str>,
+    /// What `#[export_fn(op)]` adds: the op's parameter roles and rules, published in the
+    /// metadata as `abi.op`.
+    pub op: Option<&'static OpDesc>,
 }
 
 impl FnDesc {
@@ -144,12 +149,17 @@ impl FnDesc {
         ret: &'static TypeDesc,
         doc: &'static str,
     ) -> FnDesc {
-        FnDesc { name, params, ret, doc, global: None }
+        FnDesc { name, params, ret, doc, global: None, op: None }
     }
 
     /// The same function, also registered as the global function `name`.
     pub const fn with_global(self, name: &'static str) -> FnDesc {
         FnDesc { global: Some(name), ..self }
+    }
+
+    /// The same function, an op described by `op` (`#[export_fn(op)]`).
+    pub const fn with_op(self, op: &'static OpDesc) -> FnDesc {
+        FnDesc { op: Some(op), ..self }
     }
 
     /// Whether an export's shim tries exact-type conversions first: it has parameters,

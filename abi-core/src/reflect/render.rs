@@ -6,7 +6,7 @@ use abi_shared::vocab::{iree, Kind};
 
 use crate::ffi::{code, code_name};
 
-use super::{FnDesc, ParamDesc, TypeDesc};
+use super::{FnDesc, OpDim, OpRule, ParamDesc, TypeDesc};
 
 // `"name"`.
 const fn quoted(w: &mut Writer, name: &str) {
@@ -627,6 +627,106 @@ const fn fn_defaults(w: &mut Writer, f: &FnDesc) {
     }
 }
 
+/// Writes a JSON list of names.
+const fn name_list(w: &mut Writer, names: &[&str]) {
+    w.byte(b'[');
+    let mut i = 0;
+    while i < names.len() {
+        if i > 0 {
+            w.byte(b',');
+        }
+        w.json_string(names[i]);
+        i += 1;
+    }
+    w.byte(b']');
+}
+
+/// Writes a JSON string or `null`.
+const fn name_or_null(w: &mut Writer, name: Option<&str>) {
+    match name {
+        Some(name) => w.json_string(name),
+        None => w.str("null"),
+    }
+}
+
+/// Writes `,"abi.op":{...}` for an op (`#[export_fn(op)]`): its inputs, scalars, outputs
+/// with their rules, in-place parameters, backward, JAX entry point and device.
+pub(crate) const fn fn_op(w: &mut Writer, f: &FnDesc) {
+    let Some(op) = f.op else { return };
+    w.str(",\"");
+    w.str(abi_shared::OP_KEY);
+    w.str("\":{\"inputs\":");
+    name_list(w, op.inputs);
+    w.str(",\"scalars\":");
+    name_list(w, op.scalars);
+    w.str(",\"outputs\":[");
+    let mut i = 0;
+    while i < op.outputs.len() {
+        if i > 0 {
+            w.byte(b',');
+        }
+        let out = &op.outputs[i];
+        w.str("{\"name\":");
+        w.json_string(out.name);
+        match out.rule {
+            OpRule::Like(input) => {
+                w.str(",\"like\":");
+                w.json_string(input);
+            }
+            OpRule::Shape(dims) => {
+                w.str(",\"shape\":[");
+                let mut d = 0;
+                while d < dims.len() {
+                    if d > 0 {
+                        w.byte(b',');
+                    }
+                    match dims[d] {
+                        OpDim::Axis(input, axis) => {
+                            w.byte(b'"');
+                            w.str(input);
+                            w.byte(b'.');
+                            w.uint(axis as usize);
+                            w.byte(b'"');
+                        }
+                        OpDim::Scalar(name) => w.json_string(name),
+                        OpDim::Const(n) => {
+                            if n < 0 {
+                                w.byte(b'-');
+                            }
+                            w.uint(n.unsigned_abs() as usize);
+                        }
+                    }
+                    d += 1;
+                }
+                w.byte(b']');
+            }
+            OpRule::InOut => w.str(",\"inout\":true"),
+        }
+        w.byte(b'}');
+        i += 1;
+    }
+    w.str("],\"inout\":[");
+    let mut first = true;
+    i = 0;
+    while i < op.outputs.len() {
+        if matches!(op.outputs[i].rule, OpRule::InOut) {
+            if !first {
+                w.byte(b',');
+            }
+            first = false;
+            w.json_string(op.outputs[i].name);
+        }
+        i += 1;
+    }
+    w.str("],\"backward\":");
+    name_or_null(w, op.backward);
+    w.str(",\"jax\":");
+    name_or_null(w, op.jax);
+    w.str(",\"device\":\"");
+    w.str(op.device.as_str());
+    w.str("\"}");
+}
+
 /// Writes the metadata JSON returned by `__tvm_ffi__metadata_<name>`: tvm-ffi's
 /// `type_schema` first, then what this project adds, ending with the format version
 /// (`abi_shared::METADATA_VERSION`, read back by `link::metadata`).
@@ -649,6 +749,7 @@ pub const fn fn_metadata_json(w: &mut Writer, f: &FnDesc) {
         w.json_string(global);
     }
     fn_defaults(w, f);
+    fn_op(w, f);
     fn_metadata_tail(w);
 }
 

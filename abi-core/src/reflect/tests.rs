@@ -266,6 +266,7 @@ static WARP: FnDesc = FnDesc {
     ret: &TypeDesc::Optional(&TypeDesc::Str),
     doc: "Warps a tensor.",
     global: None,
+    op: None,
 };
 
 const WARP_SCHEMA: &str = r#"{"type":"ffi.Function","named_args":{"return":[{"type":"Optional","args":[{"type":"ffi.String"}]}],"params":[{"type":"int"},{"type":"float"},{"type":"float"},{"type":"ffi.Tensor","dtype":"float32","ndim":2}]}}"#;
@@ -319,8 +320,8 @@ static SEG_PARAMS: [ParamDesc; 2] = [
     },
     ParamDesc { name: "flag", ty: &TypeDesc::Bool, expand: false, exact: None, access: Access::None, default: None },
 ];
-static SEG_FN: FnDesc = FnDesc { name: "length", params: &SEG_PARAMS, ret: &F32, doc: "", global: None };
-static NOTHING: FnDesc = FnDesc { name: "nothing", params: &[], ret: &TypeDesc::None, doc: "", global: None };
+static SEG_FN: FnDesc = FnDesc { name: "length", params: &SEG_PARAMS, ret: &F32, doc: "", global: None, op: None };
+static NOTHING: FnDesc = FnDesc { name: "nothing", params: &[], ret: &TypeDesc::None, doc: "", global: None, op: None };
 
 #[test]
 fn nested_expansion_and_empty_functions() {

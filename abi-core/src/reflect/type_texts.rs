@@ -7,8 +7,8 @@
 //! pieces, its names and fixed punctuation: 7.5 M instructions per export for the
 //! benchmark's six shapes, against 18 M to render them from scratch (`cargo check
 //! --release` under callgrind). The result is byte for byte what the general renderers
-//! write (tested); exports with a default, an expanded struct, a global name or a type too
-//! long for the room take them.
+//! write (tested); exports with a default, an expanded struct, a global name, an op's
+//! description or a type too long for the room take them.
 
 use super::render::{compact_type, fn_metadata_tail, fn_type_schema_head, type_display, type_iree_record, type_schema};
 use super::writer::Writer;
@@ -126,7 +126,7 @@ const META_TAIL: Fixed = {
 /// Whether `f`'s texts can be assembled from `params` and `ret` (its parameter and result
 /// types' pieces, in order).
 pub const fn assembles(f: &FnDesc, params: &[TypeTexts], ret: &TypeTexts) -> bool {
-    if f.global.is_some() || !ret.usable || params.len() != f.params.len() {
+    if f.global.is_some() || f.op.is_some() || !ret.usable || params.len() != f.params.len() {
         return false;
     }
     let mut i = 0;

@@ -8,6 +8,7 @@ use std::collections::BTreeMap;
 use serde_json::Value;
 
 use super::iree_record::IreeFn;
+use super::op::OpInfo;
 use super::types::{FnType, TypeSchema};
 use super::SchemaError;
 use crate::reflect::FnDesc;
@@ -27,6 +28,8 @@ pub struct Metadata {
     pub global: Option<String>,
     /// Parameter defaults (`abi.defaults`), by parameter name, in parameter order.
     pub defaults: Vec<(String, Value)>,
+    /// The op description (`abi.op`) of an `#[export_fn(op)]` export.
+    pub op: Option<OpInfo>,
     /// The abi metadata format version; `None` for metadata not written by abi.
     pub version: Option<u32>,
 }
@@ -101,6 +104,7 @@ impl Metadata {
             signature: string("signature")?.map(str::to_owned),
             global: string(abi_shared::GLOBAL_KEY)?.map(str::to_owned),
             defaults,
+            op: map.get(abi_shared::OP_KEY).map(OpInfo::from_value).transpose()?,
             version,
         })
     }
@@ -116,6 +120,7 @@ impl Metadata {
             signature: None,
             global: desc.global.map(str::to_owned),
             defaults: desc.defaults(),
+            op: desc.op.map(OpInfo::from),
             version: Some(abi_shared::METADATA_VERSION),
         }
     }
@@ -143,6 +148,9 @@ impl Metadata {
             let entries: Vec<String> =
                 self.defaults.iter().map(|(name, value)| format!("{}:{value}", Value::String(name.clone()))).collect();
             parts.push(format!("\"{}\":{{{}}}", abi_shared::DEFAULTS_KEY, entries.join(",")));
+        }
+        if let Some(op) = &self.op {
+            parts.push(format!("\"{}\":{}", abi_shared::OP_KEY, op.to_json()));
         }
         if let Some(v) = self.version {
             parts.push(format!("\"{VERSION_KEY}\":{v}"));

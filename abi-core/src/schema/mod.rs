@@ -9,6 +9,7 @@ mod export_records;
 mod iree_record;
 mod iree_records;
 mod metadata;
+mod op;
 mod types;
 
 pub use classes::{parse_class_records, Class, Field, Method};
@@ -17,6 +18,7 @@ pub use export_records::{parse_export_records, ExportRecord};
 pub use iree_record::{IreeArg, IreeFn, IreeType};
 pub use iree_records::{parse_iree_records, IreeFunctionRecord, IreeModule, IreeRecords};
 pub use metadata::{parse_listing, python_literal, Metadata, VERSION_KEY};
+pub use op::{OpInfo, OpOutputInfo, ShapeDim, ShapeRule};
 pub use types::{FloatWidth, FnForm, FnType, IntWidth, TensorType, TypeSchema, Width};
 
 /// Why published metadata could not be read.

@@ -279,6 +279,41 @@ impl<'a, T: Element, const N: usize> DeviceTensor<'a, T, N> {
     }
 }
 
+/// A tensor on any device written by a kernel, with elements of type `T` and rank `N`,
+/// contiguous and aligned: the output of a device kernel. Like [`DeviceTensor`] it gives
+/// only the data pointer, the device and the dimensions; like [`HostTensorMut`] it is only
+/// an `#[export_fn]` parameter, whose shim refuses a call in which another tensor argument
+/// shares its memory (naming both parameters).
+pub struct DeviceTensorMut<'a, T: Element, const N: usize> {
+    view: TensorView<'a>,
+    data: *mut T,
+    _elements: PhantomData<&'a mut [T]>,
+}
+
+impl<'a, T: Element, const N: usize> DeviceTensorMut<'a, T, N> {
+    /// Checks `view`: element type `T`, rank `N`, contiguous and aligned.
+    ///
+    /// # Safety
+    /// Nothing else reads or writes the elements while the result lives.
+    pub unsafe fn new(view: TensorView<'a>) -> Result<DeviceTensorMut<'a, T, N>> {
+        check_type::<T>(&view, N)?;
+        let data = view.data_ptr::<T>()?;
+        Ok(DeviceTensorMut { view, data, _elements: PhantomData })
+    }
+
+    /// The address of the first element in the device's memory (its byte offset applied),
+    /// to write; dangling but aligned when the tensor holds no element. Not dereferenceable
+    /// on the host unless the device is host-accessible.
+    pub fn data_ptr(&mut self) -> *mut T {
+        self.data
+    }
+
+    /// The element type.
+    pub fn dtype(&self) -> DataType {
+        T::DTYPE
+    }
+}
+
 /// What every typed tensor tells of itself, from its checked view.
 macro_rules! dimensions {
     ($($ty:ident),*) => {$(
@@ -306,7 +341,7 @@ macro_rules! dimensions {
     )*};
 }
 
-dimensions!(HostTensor, HostTensorMut, DeviceTensor);
+dimensions!(HostTensor, HostTensorMut, DeviceTensor, DeviceTensorMut);
 
 // A checked rank-N shape as an array (extents are never negative in a valid DLTensor).
 fn dims<const N: usize>(shape: &[i64]) -> [usize; N] {
@@ -329,12 +364,18 @@ impl<T: Element, const N: usize> fmt::Debug for HostTensorMut<'_, T, N> {
     }
 }
 
-impl<T: Element, const N: usize> fmt::Debug for DeviceTensor<'_, T, N> {
-    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        f.debug_struct("DeviceTensor")
-            .field("dtype", &T::DTYPE.to_string())
-            .field("shape", &self.shape())
-            .field("device", &self.device().to_string())
-            .finish()
-    }
+macro_rules! device_debug {
+    ($($ty:ident),*) => {$(
+        impl<T: Element, const N: usize> fmt::Debug for $ty<'_, T, N> {
+            fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+                f.debug_struct(stringify!($ty))
+                    .field("dtype", &T::DTYPE.to_string())
+                    .field("shape", &self.shape())
+                    .field("device", &self.device().to_string())
+                    .finish()
+            }
+        }
+    )*};
 }
+
+device_debug!(DeviceTensor, DeviceTensorMut);

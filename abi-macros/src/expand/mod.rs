@@ -9,4 +9,5 @@ pub mod import;
 pub mod iree;
 pub mod methods;
 pub mod object;
+pub mod op;
 pub mod packed;

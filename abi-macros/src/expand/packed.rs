@@ -28,6 +28,9 @@ pub struct Entry<'a> {
     pub texts_in_records: bool,
     /// The global registry name (`#[export_fn(global = "...")]`), published in `META`.
     pub global: Option<&'a str>,
+    /// For an op: the path of its `&'static FnDesc` (the hidden `__abi_op_<fn>` item, built
+    /// by [`fn_desc`]), which `DESC` copies.
+    pub desc_from: Option<TokenStream>,
 }
 
 /// `DESC` (the `FnDesc`), `RENDERED` and `TEXTS` (the record: name, global name, metadata
@@ -35,12 +38,69 @@ pub struct Entry<'a> {
 /// runs) and their `KIND` (which body of `export` the shim compiles), and `call::<M>`
 /// (converts the slots, calls, converts the result).
 pub fn entry(e: &Entry) -> TokenStream {
-    let (name, doc, callee) = (e.name, e.doc, &e.callee);
-    let global = e.global.map(|g| quote!(.with_global(#g)));
-    let unit: syn::Type = syn::parse_quote!(());
-    let ret_ty = e.ret.unwrap_or(&unit);
-    let ret_span = e.ret.map_or_else(Span::call_site, |t| t.span());
+    let parts = parts(e);
+    let (ret_ty, ret_span) = ret(e);
+    let callee = &e.callee;
+    let (checks, args) = (&parts.checks, &parts.args);
+    let desc = match &e.desc_from {
+        Some(path) => quote!(*#path),
+        None => desc_expr(e, &parts),
+    };
+    let texts = &parts.texts;
+    let ret = quote_spanned!(ret_span=> <#ret_ty as __abi::ReturnValue>::into_outcome::<M>);
+    let ret_texts = quote_spanned!(ret_span=> <#ret_ty as __abi::ReturnValue>::TEXTS);
+    let record = quote!(
+        static TEXTS: [u8; RENDERED.len()] = RENDERED.texts(&DESC);
+    );
+    let record = match e.texts_in_records {
+        true => quote!(__abi::place! { export_record: #record }),
+        false => record,
+    };
+    quote! {
+        #(#checks)*
+        const DESC: __abi::FnDesc = #desc;
+        const RENDERED: __abi::RenderedTexts = __abi::render_export_texts(&DESC, &[#(#texts),*], &#ret_texts);
+        #record
+        const PASSES: __abi::Passes = DESC.passes(call::<__abi::Fast>, call::<__abi::Full>);
+        const KIND: u8 = PASSES.kind();
 
+        #[inline(always)]
+        fn call<'a, M: __abi::Mode>(s: &'a __abi::Slots<'a>) -> __abi::Outcome<M> {
+            #ret(#callee(#(#args),*))
+        }
+    }
+}
+
+/// The `FnDesc` expression of an entry, `op` being `.with_op(&OP)` or nothing (inside a
+/// block that has `__abi` in scope).
+pub fn fn_desc(e: &Entry, op: TokenStream) -> TokenStream {
+    let desc = desc_expr(e, &parts(e));
+    quote!(#desc #op)
+}
+
+fn ret(e: &Entry) -> (syn::Type, Span) {
+    let unit: syn::Type = syn::parse_quote!(());
+    (e.ret.cloned().unwrap_or(unit), e.ret.map_or_else(Span::call_site, |t| t.span()))
+}
+
+fn desc_expr(e: &Entry, parts: &Parts) -> TokenStream {
+    let (name, doc) = (e.name, e.doc);
+    let global = e.global.map(|g| quote!(.with_global(#g)));
+    let descs = &parts.descs;
+    let (ret_ty, ret_span) = ret(e);
+    let ret_desc = quote_spanned!(ret_span=> <#ret_ty as __abi::ReturnValue>::DESC);
+    quote!(__abi::FnDesc::new(#name, &[#(#descs),*], #ret_desc, #doc)#global)
+}
+
+/// Each parameter's description, texts, conversion and compile-time checks.
+struct Parts {
+    descs: Vec<TokenStream>,
+    texts: Vec<TokenStream>,
+    args: Vec<TokenStream>,
+    checks: Vec<TokenStream>,
+}
+
+fn parts(e: &Entry) -> Parts {
     // Each parameter: its description, and its conversion in a pass of mode `M` from its
     // first slot (one slot per plain parameter, `LEAVES` per expanded struct).
     let mut offset = quote!(0);
@@ -83,29 +143,7 @@ pub fn entry(e: &Entry) -> TokenStream {
             }
         }
     }
-    let ret = quote_spanned!(ret_span=> <#ret_ty as __abi::ReturnValue>::into_outcome::<M>);
-    let ret_desc = quote_spanned!(ret_span=> <#ret_ty as __abi::ReturnValue>::DESC);
-    let ret_texts = quote_spanned!(ret_span=> <#ret_ty as __abi::ReturnValue>::TEXTS);
-    let record = quote!(
-        static TEXTS: [u8; RENDERED.len()] = RENDERED.texts(&DESC);
-    );
-    let record = match e.texts_in_records {
-        true => quote!(__abi::place! { export_record: #record }),
-        false => record,
-    };
-    quote! {
-        #(#checks)*
-        const DESC: __abi::FnDesc = __abi::FnDesc::new(#name, &[#(#descs),*], #ret_desc, #doc)#global;
-        const RENDERED: __abi::RenderedTexts = __abi::render_export_texts(&DESC, &[#(#texts),*], &#ret_texts);
-        #record
-        const PASSES: __abi::Passes = DESC.passes(call::<__abi::Fast>, call::<__abi::Full>);
-        const KIND: u8 = PASSES.kind();
-
-        #[inline(always)]
-        fn call<'a, M: __abi::Mode>(s: &'a __abi::Slots<'a>) -> __abi::Outcome<M> {
-            #ret(#callee(#(#args),*))
-        }
-    }
+    Parts { descs, texts, args, checks }
 }
 
 /// The packed shim `ident`, with `attrs` (`#[no_mangle]` for an export).

@@ -1,0 +1,210 @@
+//! The description of an `#[export_fn(op)]` export ([`OpDesc`]): which parameters are
+//! input tensors, scalars, outputs (with the rule giving each output's shape) and in-place
+//! tensors, the backward op and the JAX-order entry point. Rendered as the metadata's
+//! `abi.op` object (`render::fn_op`), read back by `schema::metadata`. The `const fn`
+//! checks below are what generated code asserts at compile time about an op's rules and
+//! its backward.
+
+use super::{FnDesc, TypeDesc};
+
+/// One dimension of an output's shape rule.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum OpDim {
+    /// `a.0`: dimension `axis` of input tensor `a`.
+    Axis(&'static str, u32),
+    /// `n`: the value of integer scalar parameter `n`.
+    Scalar(&'static str),
+    /// `3`: a constant.
+    Const(i64),
+}
+
+/// How an op's output gets its shape.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum OpRule {
+    /// `#[abi(out = x)]`: the shape of input tensor `x`.
+    Like(&'static str),
+    /// `#[abi(out = [a.0, n, 3])]`: one dimension per item.
+    Shape(&'static [OpDim]),
+    /// `#[abi(inout)]`: the tensor itself, read and written in place.
+    InOut,
+}
+
+/// An output or in-place parameter of an op, in parameter order.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct OpOutput {
+    /// The parameter name.
+    pub name: &'static str,
+    /// Its shape rule.
+    pub rule: OpRule,
+}
+
+/// Where an op's tensors live.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum OpDevice {
+    /// Every tensor is a host tensor (`HostTensor`, `StridedTensor` and their `Mut`s).
+    Cpu,
+    /// Every tensor is a device tensor (`DeviceTensor`, `DeviceTensorMut`).
+    Gpu,
+}
+
+impl OpDevice {
+    /// Its spelling in the metadata: `cpu` or `gpu`.
+    pub const fn as_str(self) -> &'static str {
+        match self {
+            OpDevice::Cpu => "cpu",
+            OpDevice::Gpu => "gpu",
+        }
+    }
+}
+
+/// What `#[export_fn(op)]` adds to an export's description.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct OpDesc {
+    /// Input tensor parameters, in order.
+    pub inputs: &'static [&'static str],
+    /// Scalar parameters, in order.
+    pub scalars: &'static [&'static str],
+    /// Output and in-place parameters, in order.
+    pub outputs: &'static [OpOutput],
+    /// The exported name of the backward op (`backward = path`).
+    pub backward: Option<&'static str>,
+    /// The exported name of the JAX-order entry point (`<name>__jax`), made for an op with
+    /// an in-place parameter.
+    pub jax: Option<&'static str>,
+    /// Where its tensors live.
+    pub device: OpDevice,
+}
+
+/// The `TypeDesc` of parameter `name` of `f` (`&TypeDesc::None` when there is none).
+const fn param_ty(f: &FnDesc, name: &str) -> &'static TypeDesc {
+    let mut i = 0;
+    while i < f.params.len() {
+        if str_eq(f.params[i].name, name) {
+            return f.params[i].ty;
+        }
+        i += 1;
+    }
+    &TypeDesc::None
+}
+
+/// `a == b` in const evaluation.
+pub(crate) const fn str_eq(a: &str, b: &str) -> bool {
+    let (a, b) = (a.as_bytes(), b.as_bytes());
+    if a.len() != b.len() {
+        return false;
+    }
+    let mut i = 0;
+    while i < a.len() {
+        if a[i] != b[i] {
+            return false;
+        }
+        i += 1;
+    }
+    true
+}
+
+/// Whether two element types are the same.
+const fn same_elem(a: Option<&TypeDesc>, b: Option<&TypeDesc>) -> bool {
+    match (a, b) {
+        (Some(TypeDesc::Int { bits: x, signed: s }), Some(TypeDesc::Int { bits: y, signed: t })) => {
+            *x == *y && *s == *t
+        }
+        (Some(TypeDesc::Float { bits: x, brain: s }), Some(TypeDesc::Float { bits: y, brain: t })) => {
+            *x == *y && *s == *t
+        }
+        (Some(TypeDesc::Bool), Some(TypeDesc::Bool)) | (None, None) => true,
+        _ => false,
+    }
+}
+
+/// Whether `a` and `b` are tensors of the same element type and rank.
+pub const fn same_tensor_type(a: &TypeDesc, b: &TypeDesc) -> bool {
+    match (a, b) {
+        (TypeDesc::Tensor { elem: e1, rank: r1, .. }, TypeDesc::Tensor { elem: e2, rank: r2, .. }) => {
+            same_elem(*e1, *e2)
+                && match (r1, r2) {
+                    (Some(x), Some(y)) => *x == *y,
+                    (None, None) => true,
+                    _ => false,
+                }
+        }
+        _ => false,
+    }
+}
+
+/// Whether two parameter types are the same (tensors by element type and rank, scalars by
+/// kind and width).
+const fn same_type(a: &TypeDesc, b: &TypeDesc) -> bool {
+    match (a, b) {
+        (TypeDesc::Tensor { .. }, _) => same_tensor_type(a, b),
+        _ => same_elem(Some(a), Some(b)),
+    }
+}
+
+/// The rank of a typed tensor (0 for anything else).
+pub const fn tensor_rank(ty: &TypeDesc) -> u32 {
+    match ty {
+        TypeDesc::Tensor { rank: Some(r), .. } => *r,
+        _ => 0,
+    }
+}
+
+/// Checks, at compile time, that `bwd` is the backward of op `fwd`: `bwd`'s input tensors
+/// are `fwd`'s inputs (same names, order and types) then one gradient per output (a tensor
+/// of the output's dtype and rank), its scalars are `fwd`'s (same names, order and types,
+/// standing where the order rule lets them), and its outputs are one per input of `fwd`, in
+/// order, each `out = <that input>`. Panics (a compile error where it is asserted) with
+/// what is wrong.
+pub const fn check_backward(fwd: &FnDesc, bwd: &FnDesc) {
+    let Some(fwd_op) = fwd.op else {
+        panic!("only an op has a backward");
+    };
+    let Some(bwd_op) = bwd.op else {
+        panic!("the backward is not an `#[export_fn(op)]`");
+    };
+    let (n_in, n_out) = (fwd_op.inputs.len(), fwd_op.outputs.len());
+    if bwd_op.inputs.len() != n_in + n_out {
+        panic!("the backward's input tensors are the forward's inputs, then one gradient per forward output");
+    }
+    let mut i = 0;
+    while i < n_in {
+        let (name, want) = (fwd_op.inputs[i], param_ty(fwd, fwd_op.inputs[i]));
+        if !str_eq(bwd_op.inputs[i], name) || !same_type(param_ty(bwd, name), want) {
+            panic!("the backward's input tensors start with the forward's inputs: same names, order, dtypes and ranks");
+        }
+        i += 1;
+    }
+    let mut o = 0;
+    while o < n_out {
+        let grad = param_ty(bwd, bwd_op.inputs[n_in + o]);
+        if !same_tensor_type(grad, param_ty(fwd, fwd_op.outputs[o].name)) {
+            panic!("after the forward's inputs, the backward takes one gradient per forward output, of the output's dtype and rank");
+        }
+        o += 1;
+    }
+    if bwd_op.scalars.len() != fwd_op.scalars.len() {
+        panic!("the backward takes the forward's scalars: same names, order and types");
+    }
+    let mut k = 0;
+    while k < fwd_op.scalars.len() {
+        let name = fwd_op.scalars[k];
+        if !str_eq(bwd_op.scalars[k], name) || !same_type(param_ty(bwd, name), param_ty(fwd, name)) {
+            panic!("the backward takes the forward's scalars: same names, order and types");
+        }
+        k += 1;
+    }
+    if bwd_op.outputs.len() != n_in {
+        panic!("the backward has one output per forward input tensor, in order, each `#[abi(out = <that input>)]`");
+    }
+    let mut j = 0;
+    while j < n_in {
+        let ok = match bwd_op.outputs[j].rule {
+            OpRule::Like(like) => str_eq(like, fwd_op.inputs[j]),
+            _ => false,
+        };
+        if !ok {
+            panic!("the backward has one output per forward input tensor, in order, each `#[abi(out = <that input>)]`");
+        }
+        j += 1;
+    }
+}

@@ -1,0 +1,138 @@
+//! Framework ops: kernels in destination-passing form (`#[abi_core::export_fn(op)]`), each
+//! output declared with the rule that gives its shape, so a generated Python package can
+//! allocate outputs and register each kernel as a torch custom op and a JAX FFI target.
+//! `scale_rows` has a backward (`scale_rows_bwd`), `relu_` and `axpy_` work in place, `matmul`
+//! and `minmax` take their output shapes from input axes, `ramp` from a scalar.
+
+use abi_core::{Error, HostTensor, HostTensorMut, Result};
+
+/// Refuses an output whose shape is not the one its rule gives.
+fn check_shape(name: &str, got: &[i64], want: &[usize]) -> Result<()> {
+    if got.len() == want.len() && got.iter().zip(want).all(|(&g, &w)| g == w as i64) {
+        return Ok(());
+    }
+    Err(Error::value_error(format!("`{name}` has shape {got:?}, expected {want:?}")))
+}
+
+/// `y[i][j] = x[i][j] * k[j]`: each row of `x` scaled by `k`.
+#[abi_core::export_fn(op, backward = scale_rows_bwd)]
+pub fn scale_rows(
+    x: HostTensor<'_, f64, 2>,
+    k: HostTensor<'_, f64, 1>,
+    #[abi(out = x)] mut y: HostTensorMut<'_, f64, 2>,
+) -> Result<()> {
+    let [rows, cols] = x.dims();
+    check_shape("k", k.shape(), &[cols])?;
+    check_shape("y", y.shape(), &[rows, cols])?;
+    let k = k.as_slice();
+    for (out, row) in y.as_mut_slice().chunks_exact_mut(cols.max(1)).zip(x.as_slice().chunks_exact(cols.max(1))) {
+        for ((o, a), b) in out.iter_mut().zip(row).zip(k) {
+            *o = a * b;
+        }
+    }
+    Ok(())
+}
+
+/// The gradients of [`scale_rows`]: `dx = dy * k` row by row, `dk[j] = sum_i dy[i][j] * x[i][j]`.
+#[abi_core::export_fn(op)]
+pub fn scale_rows_bwd(
+    x: HostTensor<'_, f64, 2>,
+    k: HostTensor<'_, f64, 1>,
+    dy: HostTensor<'_, f64, 2>,
+    #[abi(out = x)] mut dx: HostTensorMut<'_, f64, 2>,
+    #[abi(out = k)] mut dk: HostTensorMut<'_, f64, 1>,
+) -> Result<()> {
+    let [rows, cols] = x.dims();
+    check_shape("k", k.shape(), &[cols])?;
+    check_shape("dy", dy.shape(), &[rows, cols])?;
+    check_shape("dx", dx.shape(), &[rows, cols])?;
+    check_shape("dk", dk.shape(), &[cols])?;
+    let (x, k, dy) = (x.as_slice(), k.as_slice(), dy.as_slice());
+    let dk = dk.as_mut_slice();
+    dk.fill(0.0);
+    for (i, out) in dx.as_mut_slice().chunks_exact_mut(cols.max(1)).enumerate().take(rows) {
+        for j in 0..cols {
+            let g = dy[i * cols + j];
+            out[j] = g * k[j];
+            dk[j] += g * x[i * cols + j];
+        }
+    }
+    Ok(())
+}
+
+/// `x = max(x, 0)`, in place.
+#[abi_core::export_fn(op)]
+pub fn relu_(#[abi(inout)] mut x: HostTensorMut<'_, f32, 2>) -> Result<()> {
+    for v in x.as_mut_slice() {
+        *v = v.max(0.0);
+    }
+    Ok(())
+}
+
+/// `y += alpha * x`, `y` in place.
+#[abi_core::export_fn(op)]
+pub fn axpy_(x: HostTensor<'_, f64, 1>, alpha: f64, #[abi(inout)] mut y: HostTensorMut<'_, f64, 1>) -> Result<()> {
+    check_shape("y", y.shape(), &[x.numel()])?;
+    for (o, a) in y.as_mut_slice().iter_mut().zip(x.as_slice()) {
+        *o += alpha * a;
+    }
+    Ok(())
+}
+
+/// `c = a @ b`.
+#[abi_core::export_fn(op)]
+pub fn matmul(
+    a: HostTensor<'_, f32, 2>,
+    b: HostTensor<'_, f32, 2>,
+    #[abi(out = [a.0, b.1])] mut c: HostTensorMut<'_, f32, 2>,
+) -> Result<()> {
+    let ([m, k], [k2, n]) = (a.dims(), b.dims());
+    if k != k2 {
+        return Err(Error::value_error(format!("`a` has {k} columns but `b` has {k2} rows")));
+    }
+    check_shape("c", c.shape(), &[m, n])?;
+    let (a, b) = (a.as_slice(), b.as_slice());
+    let c = c.as_mut_slice();
+    c.fill(0.0);
+    for i in 0..m {
+        for p in 0..k {
+            let aip = a[i * k + p];
+            for j in 0..n {
+                c[i * n + j] += aip * b[p * n + j];
+            }
+        }
+    }
+    Ok(())
+}
+
+/// `y[i] = i * step` for `i` in `0..n`.
+#[abi_core::export_fn(op)]
+pub fn ramp(n: i64, step: f64, #[abi(out = [n])] mut y: HostTensorMut<'_, f64, 1>) -> Result<()> {
+    let n = usize::try_from(n).map_err(|_| Error::value_error(format!("`n` is negative: {n}")))?;
+    check_shape("y", y.shape(), &[n])?;
+    for (i, v) in y.as_mut_slice().iter_mut().enumerate() {
+        *v = i as f64 * step;
+    }
+    Ok(())
+}
+
+/// The smallest and the largest element of each row of `x`.
+#[abi_core::export_fn(op)]
+pub fn minmax(
+    x: HostTensor<'_, f32, 2>,
+    #[abi(out = [x.0])] mut lo: HostTensorMut<'_, f32, 1>,
+    #[abi(out = [x.0])] mut hi: HostTensorMut<'_, f32, 1>,
+) -> Result<()> {
+    let [rows, cols] = x.dims();
+    if cols == 0 {
+        return Err(Error::value_error("`x` has no columns: a row has no smallest element"));
+    }
+    check_shape("lo", lo.shape(), &[rows])?;
+    check_shape("hi", hi.shape(), &[rows])?;
+    let (lo, hi) = (lo.as_mut_slice(), hi.as_mut_slice());
+    for (i, row) in x.as_slice().chunks_exact(cols).enumerate() {
+        lo[i] = row.iter().copied().fold(f32::INFINITY, f32::min);
+        hi[i] = row.iter().copied().fold(f32::NEG_INFINITY, f32::max);
+    }
+    Ok(())
+}
