@@ -3,13 +3,18 @@ functional call on torch tensors, `op_kit.torch.<op>` (custom ops: eager, given 
 `torch.compile(fullgraph=True)` with aot_eager and inductor, `torch.library.opcheck`,
 autograd from the backward kernel against torch's own gradient), and the errors naming the
 function and the parameter. Expected values come from the same computation in torch.
-Runs in .venv-frameworks (scripts/test.sh's framework step); skipped where torch is absent."""
+Runs in .venv-frameworks (scripts/test.sh's framework step); skipped where torch or JAX is
+absent."""
 
+import numpy as np
 import pytest
 
 from conftest import framework
 
 torch = framework("torch")
+# JAX imported too, as where a process uses both: the package's checks for JAX arrays must
+# not trip Dynamo (isinstance(tensor, jax.Array) is a graph break under fullgraph=True).
+framework("jax")
 
 
 @pytest.fixture(scope="module")
@@ -249,7 +254,6 @@ def test_dtype_and_rank_errors_name_the_function_and_parameter(op_kit, entry, na
 
 def test_a_read_only_numpy_input_beside_torch(op_kit):
     # tvm_ffi imports torch here: the numpy path is unchanged by it.
-    np = pytest.importorskip("numpy")
     x = np.frombuffer(np.arange(6.0).tobytes()).reshape(2, 3)
     k = np.array([1.0, -2.0, 0.5])
     assert not x.flags.writeable
