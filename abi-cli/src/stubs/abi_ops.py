@@ -181,6 +181,10 @@ class Op:
         self._order = None if order == tail else order
         self._torch = None
         self._jax = None
+        self._np_dtypes = None
+        # Whether `call` was specialised for numpy (None: not tried yet).
+        self._fast = None
+        self._single = len(self.outs) == 1
 
     def _shape_rule(self, p, position):
         """A function of the caller's arguments giving output `p`'s shape."""
@@ -189,7 +193,7 @@ class Op:
             i = position[rule]
 
             def like(args):
-                return tuple(args[i].shape)
+                return args[i].shape
 
             return like
         dims = []
@@ -233,39 +237,82 @@ class Op:
         """`pkg.op(*args, **outputs)`: `given` holds each output's buffer, or None."""
         first = args[self._first] if self._first is not None else next((g for g in given if g is not None), None)
         if type(first) is _NDARRAY:
+            if self._fast is None:
+                self._fast = self._numpy_fast_path()
             return self._call_numpy(args, given)
         framework = _framework(first)
         if framework == "jax":
             return self.jax_call(args, given)
         if framework == "torch":
             torch = sys.modules["torch"]
-            grad = torch.is_grad_enabled() and any(
-                getattr(args[i], "requires_grad", False) for i in self._tensors
-            )
+            grad = torch.is_grad_enabled() and any(getattr(args[i], "requires_grad", False) for i in self._tensors)
             if grad or torch.compiler.is_compiling():
                 # The custom op: traced by torch.compile, differentiated by autograd.
                 return self.torch_function()(*args, **self._given_keywords(given))
             return self._call_torch(torch, first, args, given)
         if self.device != "cpu":
             raise TypeError(f"{self.name}: takes torch or JAX arrays on the GPU, got {type(first).__name__}")
+        _numpy()
         return self._call_numpy(args, given)
+
+    def _numpy_fast_path(self):
+        """For an op with one output, no in-place tensor and its output last, made on the
+        first numpy call: `self.call` replaced by a closure doing the numpy call with none of
+        the general path's steps (the per-call cost budgeted against `np.empty` plus the
+        export's call), handing anything else to the general path."""
+        if not self._single or self.inout or self._order is not None or self._first is None:
+            return False
+        general, native, empty, first = self.call, self.native, _np.empty, self._first
+        dtype, shape = _np.dtype(self.outs[0].dtype), self._shapes[0]
+
+        def call(args, given):
+            if given[0] is not None or type(args[first]) is not _NDARRAY:
+                return general(args, given)
+            out = empty(shape(args), dtype)
+            try:
+                native(*args, out)
+                return out
+            except BufferError as e:
+                refused = e
+            self._native_read_only((*args, out), refused)
+            return out
+
+        self.call = call
+        return True
 
     def _given_keywords(self, given):
         return {p.name: g for p, g in zip(self.outs, given) if g is not None}
 
     def _call_numpy(self, args, given):
-        empty = _numpy().empty
+        # The path budgeted against its floor (`np.empty` per output and the export's call).
+        dtypes = self._np_dtypes
+        if dtypes is None:
+            dtypes = self._np_dtypes = [_np.dtype(p.dtype) for p in self.outs]
+        empty = _np.empty
         outs = []
-        for p, shape, buf in zip(self.outs, self._shapes, given):
+        for dtype, shape, buf, p in zip(dtypes, self._shapes, given, self.outs):
             if buf is None:
-                buf = empty(shape(args), p.dtype)
+                outs.append(empty(shape(args), dtype))
+            elif type(buf) is _NDARRAY and buf.flags.writeable:
+                outs.append(buf)
             else:
                 self._check_writable(p, buf)
-            outs.append(buf)
+                outs.append(buf)
         for i in self.inout:
             self._check_writable(self.args[i], args[i])
-        self._native(args, outs)
-        return self._result(outs)
+        if self._order is None:
+            try:
+                self.native(*args, *outs)
+                refused = None
+            except BufferError as e:
+                refused = e
+            if refused is not None:
+                self._native_read_only((*args, *outs), refused)
+        else:
+            self._native(args, outs)
+        if self._single:
+            return outs[0]
+        return tuple(outs) if outs else None
 
     def _call_torch(self, torch, first, args, given):
         outs = []
@@ -302,11 +349,17 @@ class Op:
         try:
             self.native(*full)
             return
-        except BufferError:
-            # A read-only numpy input: numpy exports it only as a versioned capsule. The
-            # export ran nothing yet (arguments are converted before the call).
-            if not any(type(a) is _NDARRAY and not a.flags.writeable for a in full):
-                raise
+        except BufferError as e:
+            refused = e
+        self._native_read_only(full, refused)
+
+    def _native_read_only(self, full, refused):
+        """The call again after numpy refused a read-only input its unversioned DLPack
+        capsule (`refused`): such inputs passed as versioned capsules. The export ran
+        nothing the first time (arguments are converted before the call). Called outside
+        the `except` block, so the export's own errors carry no BufferError context."""
+        if not any(type(a) is _NDARRAY and not a.flags.writeable for a in full):
+            raise refused
         self.native(*[_readable(a) for a in full])
 
     def _result(self, outs):
@@ -326,7 +379,7 @@ class Op:
         return self._torch
 
     def _define_torch(self):
-        import torch
+        torch = _require(self.ops.package, "torch", "torch", "PyTorch")
 
         package, name = self.ops.package, self.name
         device = self._torch_device
@@ -457,8 +510,8 @@ class Op:
         return self.jax_function()(*args)
 
     def _define_jax(self):
-        import jax
-        import jax_tvm_ffi
+        jax = _require(self.ops.package, "jax", "jax", "JAX")
+        jax_tvm_ffi = _require(self.ops.package, "jax", "jax_tvm_ffi", "jax-tvm-ffi")
         import numpy
 
         target = f"{self.ops.package}.{self.name}"
@@ -538,6 +591,18 @@ class Op:
             if not spec or spec[-1] != group:
                 spec.append(group)
         return spec
+
+
+def _require(package, extra, module, project):
+    """Imports `module`, or says which extra of the package brings it."""
+    import importlib
+
+    try:
+        return importlib.import_module(module)
+    except ImportError as e:
+        raise ImportError(
+            f"{package}.{extra} needs {project}, which is not installed: pip install {package}[{extra}]"
+        ) from e
 
 
 def _is_traced(value):
