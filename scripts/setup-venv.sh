@@ -17,7 +17,7 @@ python3 -m venv "$venv"
 pip=("$venv/bin/python" -m pip --quiet --disable-pip-version-check)
 # The wheels are kept in pip's cache directory and installed from there: pip's own HTTP cache
 # stores nothing when the server sends no caching headers (this project's mirror sends none),
-# and .venv-frameworks is 5 GB of downloads. Offline first; what is missing is downloaded
+# and .venv-frameworks is 3 GB of downloads. Offline first; what is missing is downloaded
 # (pip download keeps the files already there). No cache (PIP_NO_CACHE_DIR): straight from PyPI.
 # --no-compile: Python compiles what is imported when it is; compiling all of torch and JAX
 # up front took 1.5 of the 3 minutes of an install from the wheelhouse.
