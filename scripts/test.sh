@@ -50,6 +50,13 @@ scripts/setup-venv.sh .venv-oldest tests/python/requirements-oldest.txt
 .venv-oldest/bin/python -m pytest -q tests/python/test_interop.py tests/python/test_running_stats.py \
   tests/python/test_objects.py tests/python/test_globals.py tests/python/test_tvm_ffi_versions.py
 
+# torch and JAX calling op-kit's ops (issue 40): a venv of its own (6 GB; setup-venv.sh keeps
+# its 3 GB of wheels in pip's cache directory), after the libraries and abi-cli are built.
+step "framework ops: torch and JAX (tests/python/requirements-frameworks.txt)"
+scripts/setup-venv.sh .venv-frameworks tests/python/requirements-frameworks.txt
+ABI_FRAMEWORK_TESTS=1 .venv-frameworks/bin/python -m pytest -q tests/python/test_ops_torch.py \
+  tests/python/test_ops_jax.py tests/python/test_ops_client.py
+
 for extra in scripts/test-*.sh; do
   [ -e "$extra" ] || continue
   step "$(basename "$extra")"

@@ -94,3 +94,38 @@ def run_stubgen(lib_name, source, *flags):
     stubgen = pathlib.Path(sys.executable).parent / "tvm-ffi-stubgen"
     lib = target_dir() / "debug" / lib_name
     return subprocess.run([str(stubgen), *flags, "--dlls", str(lib), str(source)], capture_output=True, text=True, timeout=120)
+
+
+def framework(name):
+    """Imports `name` (torch, jax, jax_tvm_ffi) for the framework ops' tests: skipped where it
+    is not installed (the main venv), an error in .venv-frameworks, whose step in
+    scripts/test.sh sets ABI_FRAMEWORK_TESTS=1 so a broken install cannot pass as skips."""
+    if os.environ.get("ABI_FRAMEWORK_TESTS") == "1":
+        import importlib
+
+        return importlib.import_module(name)
+    return pytest.importorskip(name)
+
+
+@pytest.fixture(scope="session")
+def op_kit_package_dir(tmp_path_factory):
+    """op-kit's package (`op_kit`) as `abi stubs` writes it, beside a link to the library."""
+    lib = target_dir() / "debug" / "libop_kit.so"
+    abi = target_dir() / "debug" / "abi"
+    assert lib.exists() and abi.exists(), "run scripts/test.sh (it builds op-kit and abi-cli)"
+    out = tmp_path_factory.mktemp("op_kit_package")
+    subprocess.run([str(abi), "stubs", str(lib), "--package", "op_kit", "-o", str(out)], check=True, capture_output=True)
+    (out / "op_kit" / lib.name).symlink_to(lib)
+    return out
+
+
+@pytest.fixture(scope="session")
+def op_kit_package(op_kit_package_dir):
+    """`import op_kit`, once per process: its torch ops are defined once (defining one twice
+    raises), so the module imported first is kept (in sys.modules or not)."""
+    import sys
+
+    sys.path.insert(0, str(op_kit_package_dir))
+    import op_kit
+
+    return op_kit

@@ -1,0 +1,200 @@
+"""op-kit's ops from JAX 0.10.2 with jax-tvm-ffi 0.1.3 (CPU), through the package `abi stubs`
+writes: the functional call on JAX arrays and `op_kit.jax.<op>` eagerly, under `jax.jit`
+(scalars static, a traced one refused), `jax.vmap`, `jax.grad` through the backward kernel
+(against JAX's own gradient of the same formula, and a numerical check), in place as a new
+array, output buffers refused, and the kernels' errors arriving whole. Expected values come
+from the same computation in numpy or jax.numpy. Runs in .venv-frameworks (scripts/test.sh's
+framework step); skipped where JAX is absent."""
+
+import numpy as np
+import pytest
+
+from conftest import framework
+
+jax = framework("jax")
+framework("jax_tvm_ffi")
+jax.config.update("jax_enable_x64", True)  # the backward's kernels are float64
+jnp = jax.numpy
+
+
+@pytest.fixture(scope="module")
+def op_kit(op_kit_package):
+    return op_kit_package
+
+
+def rand(*shape, dtype=np.float64, seed=0):
+    return np.random.default_rng(seed + sum(shape)).standard_normal(shape).astype(dtype)
+
+
+def close(got, want, exact=False):
+    assert isinstance(got, jax.Array), type(got)
+    assert got.dtype == np.asarray(want).dtype and got.shape == np.shape(want)
+    if exact:
+        np.testing.assert_array_equal(np.asarray(got), want)
+    else:
+        np.testing.assert_allclose(np.asarray(got), want, rtol=1e-6)
+
+
+# -- Each op eagerly --------------------------------------------------------------------------
+
+
+@pytest.mark.parametrize("entry", ["functional", "jax"])
+def test_each_op_eagerly_from_jax(op_kit, entry):
+    ops = op_kit if entry == "functional" else op_kit.jax
+    x, k = rand(3, 4), rand(4, seed=1)
+    close(ops.scale_rows(jnp.asarray(x), jnp.asarray(k)), x * k, exact=True)
+
+    a, b = rand(2, 5, dtype=np.float32), rand(5, 3, dtype=np.float32, seed=2)
+    close(ops.matmul(jnp.asarray(a), jnp.asarray(b)), a @ b)
+
+    lo, hi = ops.minmax(jnp.asarray(a))
+    close(lo, a.min(axis=1), exact=True)
+    close(hi, a.max(axis=1), exact=True)
+
+    dy = rand(3, 4, seed=3)
+    dx, dk = ops.scale_rows_bwd(jnp.asarray(x), jnp.asarray(k), jnp.asarray(dy))
+    close(dx, dy * k)
+    close(dk, (dy * x).sum(axis=0))
+
+    # In place: JAX arrays are immutable, the op returns a new one.
+    r = jnp.asarray(rand(3, 2, dtype=np.float32, seed=4))
+    before = np.asarray(r).copy()
+    close(ops.relu_(r), np.maximum(before, 0), exact=True)
+    np.testing.assert_array_equal(np.asarray(r), before)
+
+    xs, acc = jnp.asarray(rand(5)), jnp.asarray(rand(5, seed=5))
+    close(ops.axpy_(xs, 0.25, acc), np.asarray(acc) + 0.25 * np.asarray(xs))
+
+
+def test_a_shape_from_scalars_under_jax(op_kit):
+    close(op_kit.jax.ramp(5, 0.5), np.arange(5) * 0.5, exact=True)
+    close(jax.jit(op_kit.jax.ramp, static_argnums=(0, 1))(3, 2.0), np.arange(3) * 2.0, exact=True)
+
+
+def test_numpy_arrays_read_only_ones_too_given_to_the_jax_namespace(op_kit):
+    x = np.frombuffer(rand(2, 3).tobytes()).reshape(2, 3)
+    assert not x.flags.writeable
+    k = rand(3, seed=1)
+    close(op_kit.jax.scale_rows(x, k), x * k, exact=True)
+
+
+# -- jit and vmap -----------------------------------------------------------------------------
+
+
+def test_jit(op_kit):
+    x, k = rand(3, 4), rand(4, seed=1)
+    a, b = rand(3, 5, dtype=np.float32), rand(5, 2, dtype=np.float32, seed=2)
+
+    @jax.jit
+    def f(x, k, a, b):
+        y = op_kit.scale_rows(jnp.sin(x), k) + 1  # the functional call on tracers
+        c = op_kit.jax.matmul(a, b)
+        lo, hi = op_kit.jax.minmax(c)
+        return y, op_kit.jax.relu_(c), hi - lo, op_kit.jax.axpy_(k, 2.0, k)
+
+    y, r, spread, z = f(x, k, a, b)
+    close(y, np.sin(x) * k + 1)
+    c = a @ b
+    close(r, np.maximum(c, 0))
+    close(spread, c.max(axis=1) - c.min(axis=1))
+    close(z, 3 * k)
+    text = f.lower(x, k, a, b).as_text()
+    assert text.count("custom_call") >= 5 and "op_kit.scale_rows" in text
+
+
+def test_a_traced_scalar_is_refused_with_a_message(op_kit):
+    with pytest.raises(TypeError, match=r"^ramp: `n` is a traced value.*static argument"):
+        jax.jit(lambda n: op_kit.jax.ramp(n, 0.5))(4)
+    x, y = jnp.ones(3), jnp.zeros(3)
+    with pytest.raises(TypeError, match=r"^axpy_: `alpha` is a traced value.*static argument"):
+        jax.jit(op_kit.jax.axpy_)(x, 2.0, y)
+    close(jax.jit(op_kit.jax.axpy_, static_argnums=1)(x, 2.0, y), np.full(3, 2.0), exact=True)
+
+
+def test_vmap(op_kit):
+    xs, k = rand(5, 3, 4), rand(4, seed=1)
+    close(jax.vmap(op_kit.jax.scale_rows, in_axes=(0, None))(xs, k), xs * k, exact=True)
+    close(jax.jit(jax.vmap(op_kit.scale_rows, in_axes=(0, None)))(xs, k), xs * k, exact=True)
+    rs = rand(4, 2, 3, dtype=np.float32, seed=2)
+    close(jax.vmap(op_kit.jax.relu_)(rs), np.maximum(rs, 0), exact=True)
+    lo, hi = jax.vmap(op_kit.jax.minmax)(rs)
+    close(lo, rs.min(axis=2), exact=True)
+    close(hi, rs.max(axis=2), exact=True)
+    ks = rand(5, 4, seed=3)
+    close(jax.vmap(op_kit.jax.scale_rows)(xs, ks), xs * ks[:, None, :], exact=True)
+
+
+# -- Gradients ---------------------------------------------------------------------------------
+
+
+def test_grad_matches_jax_on_the_same_formula(op_kit):
+    x, k, w = jnp.asarray(rand(3, 4)), jnp.asarray(rand(4, seed=1)), jnp.asarray(rand(3, 4, seed=2))
+
+    def loss(scale):
+        return lambda x, k: jnp.sum(jnp.tanh(scale(x, k)) * w)
+
+    want = jax.grad(loss(lambda x, k: x * k), argnums=(0, 1))(x, k)
+    for scale in (op_kit.jax.scale_rows, op_kit.scale_rows):
+        for transform in (lambda f: f, jax.jit):
+            got = transform(jax.grad(loss(scale), argnums=(0, 1)))(x, k)
+            for g, r in zip(got, want):
+                close(g, np.asarray(r))
+
+
+def test_grad_under_vmap_and_a_numerical_check(op_kit):
+    from jax.test_util import check_grads
+
+    x, k = jnp.asarray(rand(3, 4)), jnp.asarray(rand(4, seed=1))
+    check_grads(op_kit.jax.scale_rows, (x, k), order=1, modes=("rev",))
+    xs = jnp.asarray(rand(2, 3, 4, seed=3))
+    got = jax.vmap(jax.grad(lambda x: op_kit.jax.scale_rows(x, k).sum()))(xs)
+    close(got, np.broadcast_to(np.asarray(k), xs.shape))
+
+
+# -- Refusals and errors ---------------------------------------------------------------------
+
+
+def test_output_buffers_are_refused_under_jax(op_kit):
+    x = jnp.ones((2, 2))
+    with pytest.raises(ValueError, match=r"^scale_rows: JAX arrays are immutable, so no output buffer can be given \(`y=`\)"):
+        op_kit.scale_rows(x, jnp.ones(2), y=jnp.zeros((2, 2)))
+
+
+def test_a_jax_array_is_never_written_in_place_behind_jax(op_kit):
+    buf = jnp.zeros((2, 2))
+    with pytest.raises(ValueError, match=r"^scale_rows: `y` is written by the op and a JAX array cannot be .*op_kit\.jax\.scale_rows"):
+        op_kit.scale_rows(np.ones((2, 2)), np.ones(2), y=buf)
+    y = jnp.zeros(3)
+    with pytest.raises(ValueError, match=r"^axpy_: `y` is written by the op and a JAX array cannot be"):
+        op_kit.axpy_(np.ones(3), 2.0, y)
+    np.testing.assert_array_equal(np.asarray(buf), np.zeros((2, 2)))
+    np.testing.assert_array_equal(np.asarray(y), np.zeros(3))
+
+
+def numpy_message(op_kit, name, *args):
+    """What the same call says from numpy: the message JAX must carry whole."""
+    with pytest.raises(TypeError) as caught:
+        getattr(op_kit, name)(*args)
+    return str(caught.value)
+
+
+@pytest.mark.parametrize("jit", [False, True], ids=["eager", "jit"])
+@pytest.mark.parametrize(
+    "name,bad,param",
+    [
+        ("scale_rows", lambda: (rand(2, 3, dtype=np.float32), rand(3)), "x"),  # dtype
+        ("scale_rows", lambda: (rand(2, 3), rand(3, 1)), "k"),  # rank
+        ("matmul", lambda: (rand(2, 3, dtype=np.float32), rand(3, dtype=np.float32)), "b"),  # rank
+        ("relu_", lambda: (rand(2, 2),), "x"),  # dtype, in place (the JAX-order entry)
+        ("minmax", lambda: (rand(2, 2),), "x"),  # dtype, two outputs
+    ],
+)
+def test_dtype_and_rank_errors_arrive_whole(op_kit, jit, name, bad, param):
+    args = bad()
+    message = numpy_message(op_kit, name, *args)
+    assert message.startswith(f"{name}(") and f"argument `{param}`" in message, message
+    fn = getattr(op_kit.jax, name)
+    with pytest.raises(jax.errors.JaxRuntimeError) as caught:
+        out = (jax.jit(fn) if jit else fn)(*(jnp.asarray(a) for a in args))
+        jax.block_until_ready(out)
+    assert message in str(caught.value), str(caught.value)

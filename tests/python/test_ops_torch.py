@@ -1,0 +1,262 @@
+"""op-kit's ops from PyTorch 2.15 (CPU), through the package `abi stubs` writes: the
+functional call on torch tensors, `op_kit.torch.<op>` (custom ops: eager, given outputs,
+`torch.compile(fullgraph=True)` with aot_eager and inductor, `torch.library.opcheck`,
+autograd from the backward kernel against torch's own gradient), and the errors naming the
+function and the parameter. Expected values come from the same computation in torch.
+Runs in .venv-frameworks (scripts/test.sh's framework step); skipped where torch or JAX is
+absent."""
+
+import numpy as np
+import pytest
+
+from conftest import framework
+
+torch = framework("torch")
+# JAX imported too, as where a process uses both: the package's checks for JAX arrays must
+# not trip Dynamo (isinstance(tensor, jax.Array) is a graph break under fullgraph=True).
+framework("jax")
+
+
+@pytest.fixture(scope="module")
+def op_kit(op_kit_package):
+    return op_kit_package
+
+
+def rand(*shape, dtype=torch.float64, seed=0):
+    g = torch.Generator().manual_seed(seed + sum(shape))
+    return torch.randn(*shape, generator=g, dtype=torch.float64).to(dtype)
+
+
+def test_the_torch_namespace_defines_every_op_once(op_kit):
+    ops = op_kit.torch
+    for name in ["scale_rows", "scale_rows_bwd", "relu_", "axpy_", "matmul", "ramp", "minmax"]:
+        assert hasattr(torch.ops.op_kit, name), name
+    # Outputs given under torch are a second op (custom_op defines one overload).
+    assert hasattr(torch.ops.op_kit, "scale_rows_out") and not hasattr(torch.ops.op_kit, "relu__out")
+    assert op_kit.torch is ops and op_kit.torch.scale_rows is ops.scale_rows
+    assert "Tensor(a!) x" in str(torch.ops.op_kit.relu_.default._schema)
+
+
+# -- Each op eagerly, functional call and custom op ------------------------------------------
+
+
+@pytest.mark.parametrize("entry", ["functional", "custom_op"])
+def test_each_op_eagerly_from_torch(op_kit, entry):
+    ops = op_kit if entry == "functional" else op_kit.torch
+    x, k = rand(3, 4), rand(4, seed=1)
+    y = ops.scale_rows(x, k)
+    assert type(y) is torch.Tensor and y.dtype == torch.float64 and y.device == x.device
+    torch.testing.assert_close(y, x * k, rtol=0, atol=0)
+
+    a, b = rand(2, 5, dtype=torch.float32), rand(5, 3, dtype=torch.float32, seed=2)
+    c = ops.matmul(a, b)
+    assert c.shape == (2, 3) and c.dtype == torch.float32
+    torch.testing.assert_close(c, a @ b)
+
+    lo, hi = ops.minmax(a)
+    torch.testing.assert_close(lo, a.amin(dim=1), rtol=0, atol=0)
+    torch.testing.assert_close(hi, a.amax(dim=1), rtol=0, atol=0)
+
+    dy = rand(3, 4, seed=3)
+    dx, dk = ops.scale_rows_bwd(x, k, dy)
+    torch.testing.assert_close(dx, dy * k)
+    torch.testing.assert_close(dk, (dy * x).sum(dim=0))
+
+    r = rand(3, 2, dtype=torch.float32, seed=4)
+    want = r.clamp(min=0)
+    assert ops.relu_(r) is None
+    torch.testing.assert_close(r, want, rtol=0, atol=0)
+
+    xs, acc = rand(5), rand(5, seed=5)
+    want = acc + 0.25 * xs
+    assert ops.axpy_(xs, 0.25, acc) is None
+    torch.testing.assert_close(acc, want)
+
+
+def test_a_shape_from_scalars_under_torch(op_kit):
+    y = op_kit.torch.ramp(5, 0.5)
+    assert type(y) is torch.Tensor and y.dtype == torch.float64
+    torch.testing.assert_close(y, torch.arange(5, dtype=torch.float64) * 0.5)
+    with pytest.raises(ValueError, match=r"ramp: output `y` would have -2 elements"):
+        op_kit.torch.ramp(-2, 1.0)
+
+
+def test_an_offset_slice_is_read_where_it_starts(op_kit):
+    base = rand(4, 3)
+    x = base[1:3]
+    torch.testing.assert_close(op_kit.torch.scale_rows(x, base[0]), x * base[0], rtol=0, atol=0)
+
+
+# -- Given outputs ------------------------------------------------------------------------
+
+
+@pytest.mark.parametrize("entry", ["functional", "custom_op"])
+def test_given_outputs_are_written_and_returned(op_kit, entry):
+    ops = op_kit if entry == "functional" else op_kit.torch
+    x, k = rand(2, 3), rand(3, seed=1)
+    buf = torch.full((2, 3), float("nan"), dtype=torch.float64)
+    assert ops.scale_rows(x, k, y=buf) is buf
+    torch.testing.assert_close(buf, x * k, rtol=0, atol=0)
+
+    a = rand(3, 4, dtype=torch.float32)
+    lo = torch.zeros(3)
+    got_lo, hi = ops.minmax(a, lo=lo)
+    assert got_lo is lo
+    torch.testing.assert_close(lo, a.amin(dim=1), rtol=0, atol=0)
+    torch.testing.assert_close(hi, a.amax(dim=1), rtol=0, atol=0)
+
+
+def test_an_unknown_output_keyword_is_refused(op_kit):
+    x = rand(2, 2)
+    with pytest.raises(TypeError, match=r"scale_rows\(\) got an unexpected keyword argument 'z'"):
+        op_kit.torch.scale_rows(x, rand(2), z=x)
+
+
+# -- torch.compile --------------------------------------------------------------------------
+
+
+def model(op_kit, x, k, a, b, r):
+    """Every form of op, through the functional call and the namespace."""
+    y = op_kit.scale_rows(x, k)
+    c = op_kit.torch.matmul(a, b) * 2
+    lo, hi = op_kit.minmax(c)
+    r = r + 1
+    op_kit.torch.relu_(r)
+    z = op_kit.torch.ramp(x.shape[1], 0.5)
+    buf = torch.empty_like(y)
+    op_kit.torch.scale_rows(y, k, y=buf)
+    return y.sum(dim=0) + z, c, lo, hi, r, buf
+
+
+@pytest.mark.parametrize("backend", ["aot_eager", "inductor"])
+def test_torch_compile_fullgraph(op_kit, backend):
+    torch._dynamo.reset()
+    args = (rand(3, 4), rand(4, seed=1), rand(3, 5, dtype=torch.float32), rand(5, 2, dtype=torch.float32), rand(3, 3, dtype=torch.float32))
+    graphs = []
+
+    def count(gm, example_inputs):
+        graphs.append(gm)
+        return torch._dynamo.backends.registry.lookup_backend(backend)(gm, example_inputs)
+
+    compiled = torch.compile(lambda *a: model(op_kit, *a), fullgraph=True, backend=count)
+    got = compiled(*(t.clone() for t in args))
+    want = model(op_kit, *(t.clone() for t in args))
+    assert len(graphs) == 1
+    called = {str(n.target) for n in graphs[0].graph.nodes if n.op == "call_function"}
+    assert {"op_kit.scale_rows.default", "op_kit.matmul.default", "op_kit.relu_.default", "op_kit.scale_rows_out.default"} <= called, called
+    for g, w in zip(got, want):
+        torch.testing.assert_close(g, w)
+    # The reference computed by torch itself.
+    x, k, a, b, r = args
+    torch.testing.assert_close(got[0], (x * k).sum(dim=0) + torch.arange(4, dtype=torch.float64) * 0.5)
+    torch.testing.assert_close(got[4], (r + 1).clamp(min=0))
+    torch.testing.assert_close(got[5], x * k * k)
+
+
+def test_backward_under_torch_compile(op_kit):
+    torch._dynamo.reset()
+    x, k = rand(3, 4).requires_grad_(), rand(4, seed=1).requires_grad_()
+    w = rand(4, 3, seed=2)
+
+    def loss(x, k):
+        return (op_kit.scale_rows(x, k) * w.t()).sum()
+
+    gx, gk = torch.autograd.grad(torch.compile(loss, fullgraph=True, backend="aot_eager")(x, k), (x, k))
+    rx, rk = torch.autograd.grad((x * k * w.t()).sum(), (x, k))
+    torch.testing.assert_close(gx, rx)
+    torch.testing.assert_close(gk, rk)
+
+
+# -- opcheck ---------------------------------------------------------------------------------
+
+
+def opcheck_cases():
+    x, k = rand(3, 4), rand(4, seed=1)
+    a, b = rand(2, 3, dtype=torch.float32), rand(3, 4, dtype=torch.float32)
+    return [
+        ("scale_rows", (x.clone().requires_grad_(), k.clone().requires_grad_())),
+        ("scale_rows", (x, k)),
+        ("scale_rows_out", (x, k, torch.empty(3, 4, dtype=torch.float64))),
+        ("scale_rows_bwd", (x, k, rand(3, 4, seed=2))),
+        ("matmul", (a, b)),
+        ("minmax", (a,)),
+        ("minmax_out", (a, torch.empty(2), torch.empty(2))),
+        ("ramp", (6, 0.25)),
+        ("relu_", (rand(3, 3, dtype=torch.float32),)),
+        ("axpy_", (rand(4), -1.5, rand(4, seed=3))),
+    ]
+
+
+@pytest.mark.parametrize("name,args", opcheck_cases(), ids=[f"{i}-{c[0]}" for i, c in enumerate(opcheck_cases())])
+def test_opcheck(op_kit, name, args):
+    op_kit.torch  # defines the ops
+    torch.library.opcheck(getattr(torch.ops.op_kit, name).default, args)
+
+
+# -- Autograd ------------------------------------------------------------------------------
+
+
+def test_gradcheck(op_kit):
+    x, k = rand(3, 4).requires_grad_(), rand(4, seed=1).requires_grad_()
+    assert torch.autograd.gradcheck(op_kit.torch.scale_rows, (x, k))
+    assert torch.autograd.gradcheck(op_kit.scale_rows, (x, k))
+
+
+def test_gradients_match_torch_and_strided_gradients_are_made_contiguous(op_kit):
+    x, k = rand(4, 3).requires_grad_(), rand(3, seed=1).requires_grad_()
+    w = rand(3, 4, seed=2)
+    # `.t()` hands the backward a transposed gradient, `.sum()` an expanded one (stride 0).
+    for upstream in (lambda y: (y.t() * w).sum(), lambda y: y.sum()):
+        got = torch.autograd.grad(upstream(op_kit.scale_rows(x, k)), (x, k))
+        want = torch.autograd.grad(upstream(x * k), (x, k))
+        for g, r in zip(got, want):
+            torch.testing.assert_close(g, r)
+    y = op_kit.scale_rows(x, k)
+    assert y.grad_fn is not None and y.requires_grad
+
+
+def test_no_autograd_without_a_backward(op_kit):
+    a = rand(2, 2, dtype=torch.float32).requires_grad_()
+    c = op_kit.matmul(a, rand(2, 2, dtype=torch.float32))
+    with pytest.raises(RuntimeError, match=r"(?i)autograd"):
+        c.sum().backward()
+
+
+# -- Errors ------------------------------------------------------------------------------------
+
+
+def numpy_message(op_kit, name, *args):
+    """What the same call says from numpy: the error every framework must keep."""
+    with pytest.raises(Exception) as caught:
+        getattr(op_kit, name)(*(a.detach().numpy() if isinstance(a, torch.Tensor) else a for a in args))
+    return caught.type, str(caught.value)
+
+
+@pytest.mark.parametrize("entry", ["functional", "custom_op"])
+@pytest.mark.parametrize(
+    "name,bad,param",
+    [
+        ("scale_rows", lambda: (rand(2, 3, dtype=torch.float32), rand(3)), "x"),  # dtype
+        ("scale_rows", lambda: (rand(2, 3), rand(3, 1)), "k"),  # rank
+        ("matmul", lambda: (rand(2, 3, dtype=torch.float32), rand(3, dtype=torch.float32)), "b"),  # rank
+        ("relu_", lambda: (rand(2, 2),), "x"),  # dtype, in place
+    ],
+)
+def test_dtype_and_rank_errors_name_the_function_and_parameter(op_kit, entry, name, bad, param):
+    args = bad()
+    kind, message = numpy_message(op_kit, name, *args)
+    assert kind is TypeError and message.startswith(f"{name}(") and f"argument `{param}`" in message, message
+    ops = op_kit if entry == "functional" else op_kit.torch
+    with pytest.raises(TypeError) as caught:
+        getattr(ops, name)(*args)
+    assert str(caught.value) == message
+
+
+def test_a_read_only_numpy_input_beside_torch(op_kit):
+    # tvm_ffi imports torch here: the numpy path is unchanged by it.
+    x = np.frombuffer(np.arange(6.0).tobytes()).reshape(2, 3)
+    k = np.array([1.0, -2.0, 0.5])
+    assert not x.flags.writeable
+    y = op_kit.scale_rows(x, k)
+    assert type(y) is np.ndarray
+    np.testing.assert_array_equal(y, x * k)
