@@ -62,6 +62,11 @@ def _framework(value):
 
 
 def _is_jax_array(value):
+    """Whether `value` is a JAX array. A torch tensor is ruled out first: jax.Array's
+    isinstance runs a custom check that torch.compile cannot trace (a graph break)."""
+    torch = sys.modules.get("torch")
+    if torch is not None and isinstance(value, torch.Tensor):
+        return False
     jax = sys.modules.get("jax")
     return jax is not None and isinstance(value, jax.Array)
 
@@ -537,6 +542,7 @@ class Op:
                     raise TypeError(_traced_message(name, p.name))
                 attrs[p.name] = attr_type[p.role](args[i])
             arrays = [jax.numpy.asarray(args[i]) for i in operands]
+            self._check_operands({i: a for i, a in zip(operands, arrays)}, args)
             shapes = []
             out = iter(self._shapes)
             for p in self.results:
@@ -573,6 +579,32 @@ class Op:
 
         f.defvjp(fwd, bwd)
         return f
+
+    def _check_operands(self, arrays, args):
+        """The export's dtype and rank checks, run at trace time. Under JAX they would come
+        too late: XLA reports a kernel's error as INTERNAL, and never calls a kernel whose
+        results are all empty, so its error would not come at all. An argument that does not
+        match gets the export's own message and kind: the export is called on placeholders
+        and no data: empty where the argument matches, and where it does not, its shape with
+        zero strides. The export refuses the first that does not match before its body runs."""
+
+        def matches(i, a):
+            return str(a.dtype) == self.args[i].dtype and a.ndim == self.args[i].ndim
+
+        if all(matches(i, a) for i, a in arrays.items()):
+            return
+        np = _numpy()
+
+        def placeholder(i, a):
+            if matches(i, a):
+                return np.empty((0,) * a.ndim, a.dtype)
+            return np.lib.stride_tricks.as_strided(np.empty(1, a.dtype), a.shape, (0,) * a.ndim)
+
+        given = [placeholder(i, arrays[i]) if i in arrays else a for i, a in enumerate(args)]
+        outs = [np.empty((0,) * p.ndim, p.dtype) for p in self.outs]
+        self._native(given, outs)
+        # The export took them all: its checks and these disagree.
+        raise AssertionError(f"{self.name}: an argument's dtype or rank differs from the description, yet the export took it")
 
     def _arg_spec(self):
         """jax-tvm-ffi's `arg_spec` for the entry point in JAX's order: `attrs.<name>` for
