@@ -38,7 +38,7 @@ step "Python venv (apache-tvm-ffi from PyPI)"
 scripts/setup-venv.sh
 
 step "build the example libraries"
-cargo build --quiet -p signal-kit -p abi-interop-lib -p abi-mathlib -p abi-objects-lib -p abi-objects-twin -p abi-objects-conflict -p abi-trial-lib -p running-stats -p tensor-kit -p iree-kit -p abi-cli
+cargo build --quiet -p signal-kit -p abi-interop-lib -p abi-mathlib -p abi-objects-lib -p abi-objects-twin -p abi-objects-conflict -p abi-trial-lib -p running-stats -p tensor-kit -p iree-kit -p op-kit -p abi-cli
 
 step "Python interop suite"
 .venv/bin/python -m pytest -q tests/python

@@ -4,6 +4,7 @@
 //! `py.typed` tells type checkers to read them.
 
 mod literal;
+mod ops;
 mod package;
 mod records;
 mod signature;
@@ -19,15 +20,29 @@ use crate::read::Listing;
 use literal::{py_str, py_triple};
 
 /// The package's files, by name inside the package folder: `__init__.py`, `__init__.pyi`
-/// and `py.typed`.
+/// and `py.typed`; and `_abi_ops.py` when the library has ops.
 pub fn files(listing: &Listing, package: &str) -> Result<Vec<(&'static str, String)>, String> {
     check_package_name(package)?;
     let lib_name = listing.path.file_name().map(|n| n.to_string_lossy().into_owned()).unwrap_or_default();
-    Ok(vec![
+    let mut files = vec![
         ("__init__.py", package::init_py(listing, package, &lib_name)),
         ("__init__.pyi", typed::init_pyi(listing, package, &lib_name)),
         ("py.typed", String::new()),
-    ])
+    ];
+    if ops::any(listing) {
+        files.push((ops::SUPPORT_FILE, ops::SUPPORT.to_owned()));
+    }
+    Ok(files)
+}
+
+/// A listing with ops (op-kit's kinds) and a plain export, for tests.
+#[cfg(test)]
+pub use ops::tests::listing as op_listing;
+
+/// Whether the library has ops, so its package has the `torch` and `jax` namespaces (and
+/// needs the extras of the same names).
+pub fn has_ops(listing: &Listing) -> bool {
+    ops::any(listing)
 }
 
 use abi_shared::is_python_identifier as is_python_name;
@@ -63,10 +78,17 @@ pub fn write_files(
 }
 
 /// Exports the package makes attributes: those Python can name, except private names
-/// (a leading `_`, where the package keeps its own helpers) and the two modules it imports;
-/// the rest stay reachable as `_lib["name"]`.
+/// (a leading `_`, where the package keeps its own helpers), the two modules it imports,
+/// ops' JAX-order entry points (which only the ops call) and, in a package with ops, its
+/// `torch` and `jax` namespaces; the rest stay reachable as `_lib["name"]`.
 fn exposed(listing: &Listing) -> impl Iterator<Item = &crate::read::Export> {
-    listing.exports.iter().filter(|e| is_public_name(&e.name))
+    let jax_entries = ops::jax_entries(listing);
+    let namespaces = ops::any(listing);
+    listing.exports.iter().filter(move |e| {
+        is_public_name(&e.name)
+            && !jax_entries.contains(&e.name.as_str())
+            && !(namespaces && matches!(e.name.as_str(), "torch" | "jax"))
+    })
 }
 
 /// A name the package may define at module level for the library (an export, a class, a

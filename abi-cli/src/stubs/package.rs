@@ -7,6 +7,7 @@ use std::collections::BTreeSet;
 
 use abi_core::schema::Class;
 
+use super::ops::{self, Op};
 use super::records::{Helpers, Records};
 use super::signature::{help_text, method_receiver, py_signature, with_tensor_notes, PySignature, Receiver};
 use super::{exposed, parents_first, py_list, py_str, py_triple, ClassNames};
@@ -71,6 +72,9 @@ _lib = tvm_ffi.load_module(str(_library_path()))
     let records = Records::new(listing, &classes);
     let mut natives = Natives::new(listing, &classes, &records);
     let mut helpers = Helpers::default();
+    if ops::any(listing) {
+        out.push_str(&ops::py_prelude(package));
+    }
     let defs = records.py_defs();
     if !defs.is_empty() {
         out.push_str(&format!("\n{defs}"));
@@ -83,8 +87,16 @@ _lib = tvm_ffi.load_module(str(_library_path()))
         let name = e.name.as_str();
         let sig = e.metadata.as_ref().and_then(|m| py_signature(m, Receiver::None, &classes, &records));
         out.push_str("\n\n");
-        match sig {
-            Some(sig) => {
+        let op = e.metadata.as_ref().and_then(Op::of);
+        match (sig, op) {
+            (Some(sig), Some(op)) => {
+                let native = natives.name(name);
+                out.push_str(&ops::py_op(&op, name, &native, listing));
+                out.push_str("\n\n");
+                let help = help_text(e).unwrap_or_default();
+                out.push_str(&ops::py_wrapper(&op, name, &sig, &native, &doc_decorator(&help, "")));
+            }
+            (Some(sig), None) => {
                 let native = natives.name(name);
                 out.push_str(&format!("{native} = _lib[{}]\n\n\n", py_str(name)));
                 let help = help_text(e).unwrap_or_default();
@@ -92,7 +104,7 @@ _lib = tvm_ffi.load_module(str(_library_path()))
                 out.push_str(&wrapper(name, &sig, &help, "", convert, |args| format!("{native}({args})")));
             }
             // No published signature (a C++ library): the function itself, with its help.
-            None => {
+            (None, _) => {
                 out.push_str(&format!("{name} = _lib[{}]\n", py_str(name)));
                 if let Some(help) = help_text(e) {
                     out.push_str(&format!("{name}.__doc__ = {}\n", py_str(&help)));
@@ -108,6 +120,9 @@ _lib = tvm_ffi.load_module(str(_library_path()))
     out.push_str(helpers.prelude());
     out.push_str(&helpers.defs);
     out.push_str(&format!("\n\n__all__ = {}\n", py_list(&names)));
+    if ops::any(listing) {
+        out.push_str(ops::py_postlude());
+    }
     out
 }
 

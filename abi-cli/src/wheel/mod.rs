@@ -80,8 +80,16 @@ pub fn write(listing: &Listing, request: &Request<'_>, out: &Path) -> Result<Wri
     Ok(Written { path, warnings })
 }
 
+/// The extras of a package with ops, `pkg[torch]` and `pkg[jax]`, with their requirements:
+/// torch 2.4 is the first with `torch.library.custom_op` (and `register_fake`,
+/// `register_autograd` on it); JAX 0.5 the first with the public `jax.ffi` module (and
+/// `ffi_call`'s `vmap_method`); jax-tvm-ffi 0.1.3 the release the ops were verified with,
+/// below 0.2 whose `arg_spec` may change.
+pub const OP_EXTRAS: [(&str, &[&str]); 2] =
+    [("torch", &["torch>=2.4"]), ("jax", &["jax>=0.5.0", "jax-tvm-ffi>=0.1.3,<0.2"])];
+
 /// `METADATA` (core metadata 2.1): the name, version, a summary naming the library, and
-/// the requirements, apache-tvm-ffi first.
+/// the requirements, apache-tvm-ffi first; for a library with ops, the extras.
 fn metadata(listing: &Listing, dist_name: &str, request: &Request<'_>) -> String {
     let lib = listing.path.file_name().map(|n| n.to_string_lossy().into_owned()).unwrap_or_default();
     let mut text = format!(
@@ -93,10 +101,45 @@ fn metadata(listing: &Listing, dist_name: &str, request: &Request<'_>) -> String
     for requirement in request.requires {
         text.push_str(&format!("Requires-Dist: {requirement}\n"));
     }
+    if crate::stubs::has_ops(listing) {
+        for (extra, requirements) in OP_EXTRAS {
+            text.push_str(&format!("Provides-Extra: {extra}\n"));
+            for requirement in requirements {
+                text.push_str(&format!("Requires-Dist: {requirement}; extra == \"{extra}\"\n"));
+            }
+        }
+    }
     text
 }
 
 /// `WHEEL`: not pure Python, one tag.
 fn wheel_file(tag: &str) -> String {
     format!("Wheel-Version: 1.0\nGenerator: abi {}\nRoot-Is-Purelib: false\nTag: {tag}\n", env!("CARGO_PKG_VERSION"))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn a_library_with_ops_declares_the_torch_and_jax_extras() {
+        fn request(listing: &Listing) -> String {
+            let platform = Requested::Auto;
+            let request =
+                Request { package: "op_kit", version: "0.1.0", dist_name: None, requires: &[], platform: &platform };
+            metadata(listing, "op-kit", &request)
+        }
+        let mut listing = crate::stubs::op_listing();
+        let text = request(&listing);
+        assert!(
+            text.ends_with(
+                "Provides-Extra: torch\nRequires-Dist: torch>=2.4; extra == \"torch\"\n\
+                 Provides-Extra: jax\nRequires-Dist: jax>=0.5.0; extra == \"jax\"\n\
+                 Requires-Dist: jax-tvm-ffi>=0.1.3,<0.2; extra == \"jax\"\n"
+            ),
+            "{text}"
+        );
+        listing.exports.retain(|e| e.name == "add");
+        assert!(!request(&listing).contains("Provides-Extra"), "a library without ops has no extras");
+    }
 }

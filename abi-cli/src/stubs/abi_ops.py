@@ -1,0 +1,562 @@
+"""Runtime support of a package's ops (functions exported with `#[export_fn(op)]`), written
+verbatim by `abi stubs` into the package as `_abi_ops.py`.
+
+Each op is described once, as data: its parameters in the export's order, each an input
+tensor ("in"), an output ("out", with the rule its shape follows), an in-place tensor
+("inout") or a scalar ("int", "float", "bool"); the op's backward; the JAX-order entry
+point; the device. From that description an `Op` is called three ways:
+
+- `pkg.op(...)`: on the caller's arrays, numpy, torch or JAX, its outputs allocated by the
+  rules in that framework (`Op.call`);
+- `pkg.torch.op(...)`: a `torch.library.custom_op` with its fake implementation, its
+  out-variant and, with a backward, its autograd formula (`Op.torch`);
+- `pkg.jax.op(...)`: a jax-tvm-ffi target called through `jax.ffi.ffi_call`, under a
+  `jax.custom_vjp` with a backward (`Op.jax`).
+
+Nothing here imports torch or JAX until its namespace is used, nor numpy until an op
+allocates a numpy array.
+"""
+
+import sys
+
+import tvm_ffi
+
+# Scalar kinds, as the package's data names them.
+_SCALARS = ("int", "float", "bool")
+
+
+class _Unseen:
+    """A type no argument has: what `_NDARRAY` is until numpy is seen."""
+
+
+# numpy's ndarray once numpy is imported: the fast path's one type check.
+_NDARRAY = _Unseen
+_np = None
+
+
+def _numpy():
+    global _NDARRAY, _np
+    if _np is None:
+        import numpy
+
+        _np, _NDARRAY = numpy, numpy.ndarray
+    return _np
+
+
+def _framework(value):
+    """"numpy", "torch", "jax", or None for another array (or no array): read from the
+    modules already imported, none imported here."""
+    if type(value) is _NDARRAY:
+        return "numpy"
+    numpy = sys.modules.get("numpy")
+    if numpy is not None and isinstance(value, numpy.ndarray):
+        _numpy()
+        return "numpy"
+    torch = sys.modules.get("torch")
+    if torch is not None and isinstance(value, torch.Tensor):
+        return "torch"
+    jax = sys.modules.get("jax")
+    if jax is not None and isinstance(value, jax.Array):
+        return "jax"
+    return None
+
+
+def _is_jax_array(value):
+    jax = sys.modules.get("jax")
+    return jax is not None and isinstance(value, jax.Array)
+
+
+def _readable(value):
+    """A read-only numpy array as a tensor tvm_ffi takes (numpy refuses it an unversioned
+    DLPack capsule, which is what tvm_ffi asks for); anything else as it is."""
+    if type(value) is _NDARRAY and not value.flags.writeable:
+        return tvm_ffi.from_dlpack(value.__dlpack__(max_version=(1, 0)))
+    return value
+
+
+class _Param:
+    __slots__ = ("name", "role", "dtype", "ndim", "rule")
+
+    def __init__(self, name, role, dtype=None, ndim=None, rule=None):
+        self.name, self.role, self.dtype, self.ndim, self.rule = name, role, dtype, ndim, rule
+
+    @property
+    def tensor(self):
+        return self.role not in _SCALARS
+
+
+class Ops:
+    """A package's ops by name, and its `torch` and `jax` namespaces."""
+
+    def __init__(self, package):
+        self.package = package
+        self.ops = {}
+        self._namespaces = {}
+
+    def op(self, name, native, params, backward=None, jax=None, jax_params=None, device="cpu"):
+        """Describes op `name` (the export `native`); returns its `Op`."""
+        op = Op(self, name, native, params, backward, jax, jax_params, device)
+        self.ops[name] = op
+        return op
+
+    def torch_if_imported(self):
+        """Defines the torch ops now when torch is imported (tvm_ffi imports it wherever it
+        is installed): a first use inside `torch.compile` would define them while Dynamo
+        traces, which `torch.library` cannot do. A failure here is left for the first use
+        of `pkg.torch` to report."""
+        if "torch" in sys.modules:
+            try:
+                self.namespace("torch")
+            except Exception:
+                self._namespaces.pop("torch", None)
+
+    def namespace(self, framework):
+        """`pkg.torch` or `pkg.jax`."""
+        found = self._namespaces.get(framework)
+        if found is None:
+            found = self._namespaces[framework] = _Namespace(self, framework)
+        return found
+
+
+class _Namespace:
+    """`pkg.torch` / `pkg.jax`: each op's entry point for that framework. The torch ops are
+    all defined when `pkg.torch` is first used (so `torch.ops.pkg.<op>` exists from then
+    on); each JAX target is registered on its op's first use."""
+
+    def __init__(self, ops, framework):
+        self._ops = ops
+        self._framework = framework
+        if framework == "torch":
+            for name, op in ops.ops.items():
+                setattr(self, name, op.torch_function())
+
+    def __getattr__(self, name):
+        op = self._ops.ops.get(name)
+        if op is None or name.startswith("_"):
+            raise AttributeError(f"{self._ops.package}.{self._framework} has no op {name!r}")
+        fn = op.torch_function() if self._framework == "torch" else op.jax_function()
+        setattr(self, name, fn)
+        return fn
+
+    def __dir__(self):
+        return sorted(self._ops.ops)
+
+
+class Op:
+    """One op: its description, and its calls from numpy, torch and JAX."""
+
+    def __init__(self, ops, name, native, params, backward, jax, jax_params, device):
+        self.ops = ops
+        self.name = name
+        self.native = native
+        self.params = [_Param(*p) for p in params]
+        # What a caller passes positionally (every parameter but the outputs), in order.
+        self.args = [p for p in self.params if p.role != "out"]
+        self.outs = [p for p in self.params if p.role == "out"]
+        self.inout = [i for i, p in enumerate(self.args) if p.role == "inout"]
+        # JAX's results: the outputs and the in-place tensors, in the export's order.
+        self.results = [p for p in self.params if p.role in ("out", "inout")]
+        self.backward = backward
+        # The entry point in JAX's order (`<name>__jax`, for ops with in-place tensors), and
+        # its parameters as `(name, role)`, a scalar's role its kind.
+        self.jax_native = jax
+        self.jax_params = jax_params
+        self.device = device
+        position = {p.name: i for i, p in enumerate(self.args)}
+        tensors = [i for i, p in enumerate(self.args) if p.tensor]
+        self._tensors = tensors
+        self._first = tensors[0] if tensors else None
+        self._shapes = [self._shape_rule(p, position) for p in self.outs]
+        # Where each native argument comes from: ("a", i) the caller's i-th, ("o", i) the
+        # i-th output; None when it is the caller's arguments, then the outputs.
+        order, a, o = [], 0, 0
+        for p in self.params:
+            if p.role == "out":
+                order.append(("o", o))
+                o += 1
+            else:
+                order.append(("a", a))
+                a += 1
+        tail = [("a", i) for i in range(len(self.args))] + [("o", i) for i in range(len(self.outs))]
+        self._order = None if order == tail else order
+        self._torch = None
+        self._jax = None
+
+    def _shape_rule(self, p, position):
+        """A function of the caller's arguments giving output `p`'s shape."""
+        rule = p.rule
+        if isinstance(rule, str):
+            i = position[rule]
+
+            def like(args):
+                return tuple(args[i].shape)
+
+            return like
+        dims = []
+        for d in rule:
+            if isinstance(d, int):
+                dims.append((None, d))
+            elif "." in d:
+                source, axis = d.rsplit(".", 1)
+                dims.append((position[source], int(axis)))
+            else:
+                dims.append((position[d], None))
+        name, out = self.name, p.name
+
+        def shape(args):
+            found = []
+            for i, axis in dims:
+                if i is None:
+                    found.append(axis)
+                elif axis is None:
+                    value = args[i]
+                    if _is_traced(value):
+                        raise TypeError(_traced_message(name, self.args[i].name))
+                    n = int(value)
+                    if n < 0:
+                        raise ValueError(
+                            f"{name}: output `{out}` would have {n} elements along an axis (`{self.args[i].name}` = {n})"
+                        )
+                    found.append(n)
+                else:
+                    dims_of = args[i].shape
+                    # A tensor of another rank gets no error here: the export refuses it
+                    # with its own message, naming the parameter.
+                    found.append(dims_of[axis] if axis < len(dims_of) else 0)
+            return tuple(found)
+
+        return shape
+
+    # -- The functional call --------------------------------------------------------------
+
+    def call(self, args, given):
+        """`pkg.op(*args, **outputs)`: `given` holds each output's buffer, or None."""
+        first = args[self._first] if self._first is not None else next((g for g in given if g is not None), None)
+        if type(first) is _NDARRAY:
+            return self._call_numpy(args, given)
+        framework = _framework(first)
+        if framework == "jax":
+            return self.jax_call(args, given)
+        if framework == "torch":
+            torch = sys.modules["torch"]
+            grad = torch.is_grad_enabled() and any(
+                getattr(args[i], "requires_grad", False) for i in self._tensors
+            )
+            if grad or torch.compiler.is_compiling():
+                # The custom op: traced by torch.compile, differentiated by autograd.
+                return self.torch_function()(*args, **self._given_keywords(given))
+            return self._call_torch(torch, first, args, given)
+        if self.device != "cpu":
+            raise TypeError(f"{self.name}: takes torch or JAX arrays on the GPU, got {type(first).__name__}")
+        return self._call_numpy(args, given)
+
+    def _given_keywords(self, given):
+        return {p.name: g for p, g in zip(self.outs, given) if g is not None}
+
+    def _call_numpy(self, args, given):
+        empty = _numpy().empty
+        outs = []
+        for p, shape, buf in zip(self.outs, self._shapes, given):
+            if buf is None:
+                buf = empty(shape(args), p.dtype)
+            else:
+                self._check_writable(p, buf)
+            outs.append(buf)
+        for i in self.inout:
+            self._check_writable(self.args[i], args[i])
+        self._native(args, outs)
+        return self._result(outs)
+
+    def _call_torch(self, torch, first, args, given):
+        outs = []
+        for p, shape, buf in zip(self.outs, self._shapes, given):
+            if buf is None:
+                buf = torch.empty(shape(args), dtype=getattr(torch, p.dtype), device=first.device)
+            else:
+                self._check_writable(p, buf)
+            outs.append(buf)
+        for i in self.inout:
+            self._check_writable(self.args[i], args[i])
+        self._native(args, outs)
+        return self._result(outs)
+
+    def _check_writable(self, p, value):
+        """Refuses an array the op would write and must not: a JAX array (immutable, and
+        nothing in its DLPack capsule says so) or a read-only numpy array (whose flag the
+        versioned capsule carries but the runtime does not see)."""
+        if _is_jax_array(value):
+            raise ValueError(
+                f"{self.name}: `{p.name}` is written by the op and a JAX array cannot be "
+                f"(JAX arrays are immutable): call {self.ops.package}.jax.{self.name}, which returns new arrays"
+            )
+        flags = getattr(value, "flags", None)
+        if flags is not None and not getattr(flags, "writeable", True):
+            raise ValueError(f"{self.name}: `{p.name}` is written by the op, and the array given is read-only")
+
+    def _native(self, args, outs):
+        """Calls the export on the caller's arguments and the outputs, in its order."""
+        if self._order is None:
+            full = (*args, *outs)
+        else:
+            full = [args[i] if kind == "a" else outs[i] for kind, i in self._order]
+        try:
+            self.native(*full)
+            return
+        except BufferError:
+            # A read-only numpy input: numpy exports it only as a versioned capsule. The
+            # export ran nothing yet (arguments are converted before the call).
+            if not any(type(a) is _NDARRAY and not a.flags.writeable for a in full):
+                raise
+        self.native(*[_readable(a) for a in full])
+
+    def _result(self, outs):
+        if len(outs) == 1:
+            return outs[0]
+        if not outs:
+            return None
+        return tuple(outs)
+
+    # -- torch ------------------------------------------------------------------------------
+
+    def torch_function(self):
+        """`pkg.torch.op`: the custom op (defined on first use), or with output buffers
+        given, its out-variant."""
+        if self._torch is None:
+            self._torch = self._define_torch()
+        return self._torch
+
+    def _define_torch(self):
+        import torch
+
+        package, name = self.ops.package, self.name
+        device = self._torch_device
+        mutated = [self.args[i].name for i in self.inout]
+
+        def impl(*args):
+            outs = [
+                torch.empty(shape(args), dtype=getattr(torch, p.dtype), device=device(args))
+                for p, shape in zip(self.outs, self._shapes)
+            ]
+            self._native(args, outs)
+            return self._result(outs)
+
+        def fake(*args):
+            outs = [
+                torch.empty(shape(args), dtype=getattr(torch, p.dtype), device=device(args))
+                for p, shape in zip(self.outs, self._shapes)
+            ]
+            return self._result(outs)
+
+        op = torch.library.custom_op(
+            f"{package}::{name}", impl, mutates_args=mutated, schema=self._torch_schema(out_variant=False)
+        )
+        op.register_fake(fake)
+
+        def impl_out(*args):
+            n = len(self.args)
+            self._native(args[:n], args[n:])
+
+        out_mutated = mutated + [p.name for p in self.outs]
+        out_op = None
+        if self.outs:
+            out_op = torch.library.custom_op(
+                f"{package}::{name}_out", impl_out, mutates_args=out_mutated, schema=self._torch_schema(out_variant=True)
+            )
+            out_op.register_fake(lambda *args: None)
+
+        if self.backward is not None:
+            self._register_autograd(torch, op)
+
+        outs = self.outs
+
+        def call(*args, **given):
+            unknown = set(given) - {p.name for p in outs}
+            if unknown:
+                raise TypeError(f"{name}() got an unexpected keyword argument {sorted(unknown)[0]!r}")
+            if not given:
+                return op(*args)
+            buffers = []
+            for p, shape in zip(outs, self._shapes):
+                buf = given.get(p.name)
+                if buf is None:
+                    buf = torch.empty(shape(args), dtype=getattr(torch, p.dtype), device=device(args))
+                else:
+                    self._check_writable(p, buf)
+                buffers.append(buf)
+            out_op(*args, *buffers)
+            return self._result(buffers)
+
+        call.__name__ = call.__qualname__ = name
+        call.__doc__ = f"{package}.{name} as the torch custom op torch.ops.{package}.{name}."
+        call.op = op
+        call.out_op = out_op
+        return call
+
+    def _torch_device(self, args):
+        for i in self._tensors:
+            return args[i].device
+        return "cpu" if self.device == "cpu" else "cuda"
+
+    def _torch_schema(self, out_variant):
+        """The op's schema: `(Tensor x, int n, Tensor(a!) z) -> Tensor`."""
+        names = iter("abcdefghijklmnopqrstuvwxyz")
+        items = []
+        kinds = {"in": "Tensor", "int": "int", "float": "float", "bool": "bool"}
+        for p in self.args:
+            items.append(f"Tensor({next(names)}!) {p.name}" if p.role == "inout" else f"{kinds[p.role]} {p.name}")
+        if out_variant:
+            items += [f"Tensor({next(names)}!) {p.name}" for p in self.outs]
+            ret = "()"
+        elif len(self.outs) == 1:
+            ret = "Tensor"
+        else:
+            ret = "(" + ", ".join(["Tensor"] * len(self.outs)) + ")"
+        return f"({', '.join(items)}) -> {ret}"
+
+    def _register_autograd(self, torch, op):
+        backward = self.ops.ops[self.backward]
+        # Defined now, not while autograd (or torch.compile) runs the backward.
+        backward_op = backward.torch_function()
+        tensors = self._tensors
+
+        def setup_context(ctx, inputs, output):
+            ctx.args = [None if i in tensors else a for i, a in enumerate(inputs)]
+            ctx.save_for_backward(*(inputs[i] for i in tensors))
+
+        def grad(ctx, *grads):
+            args = list(ctx.args)
+            for i, t in zip(tensors, ctx.saved_tensors):
+                args[i] = t
+            # torch hands gradients with any strides; the kernels take compact tensors.
+            grads = [g.contiguous() for g in grads]
+            found = backward_op(*args, *grads)
+            found = found if isinstance(found, tuple) else (found,)
+            result = [None] * len(args)
+            for i, g in zip(tensors, found):
+                result[i] = g
+            return tuple(result)
+
+        op.register_autograd(grad, setup_context=setup_context)
+
+    # -- JAX ------------------------------------------------------------------------------
+
+    def jax_function(self):
+        """`pkg.jax.op`: the op through jax-tvm-ffi (registered on first use); with a
+        backward, a `jax.custom_vjp`."""
+        if self._jax is None:
+            self._jax = self._define_jax()
+        return self._jax
+
+    def jax_call(self, args, given):
+        if any(g is not None for g in given):
+            names = [p.name for p, g in zip(self.outs, given) if g is not None]
+            raise ValueError(
+                f"{self.name}: JAX arrays are immutable, so no output buffer can be given "
+                f"(`{names[0]}=`): the outputs are returned"
+            )
+        return self.jax_function()(*args)
+
+    def _define_jax(self):
+        import jax
+        import jax_tvm_ffi
+        import numpy
+
+        target = f"{self.ops.package}.{self.name}"
+        native = self.native if self.jax_native is None else self.jax_native
+        jax_tvm_ffi.register_ffi_target(
+            target, native, arg_spec=self._arg_spec(), platform="cpu" if self.device == "cpu" else "gpu"
+        )
+        tensors = self._tensors
+        scalars = [(i, p) for i, p in enumerate(self.args) if not p.tensor]
+        attr_type = {"int": numpy.int64, "float": numpy.float64, "bool": numpy.bool_}
+        # Operands: the input tensors, then the in-place ones (aliased to their results).
+        operands = [i for i in tensors if self.args[i].role == "in"] + list(self.inout)
+        aliases = {}
+        for k, i in enumerate(self.inout):
+            result = next(j for j, p in enumerate(self.results) if p is self.args[i])
+            aliases[len(operands) - len(self.inout) + k] = result
+        name = self.name
+
+        def primal(*args):
+            attrs = {}
+            for i, p in scalars:
+                if _is_traced(args[i]):
+                    raise TypeError(_traced_message(name, p.name))
+                attrs[p.name] = attr_type[p.role](args[i])
+            arrays = [jax.numpy.asarray(args[i]) for i in operands]
+            shapes = []
+            out = iter(self._shapes)
+            for p in self.results:
+                if p.role == "out":
+                    shapes.append(jax.ShapeDtypeStruct(next(out)(args), p.dtype))
+                else:
+                    x = arrays[operands.index(self.args.index(p))]
+                    shapes.append(jax.ShapeDtypeStruct(x.shape, x.dtype))
+            call = jax.ffi.ffi_call(target, shapes, vmap_method="sequential", input_output_aliases=aliases or None)
+            found = call(*arrays, **attrs)
+            return found[0] if len(found) == 1 else tuple(found)
+
+        if self.backward is None:
+            primal.__name__ = name
+            return primal
+        backward = self.ops.ops[self.backward]
+        nondiff = tuple(i for i, _ in scalars)
+        f = jax.custom_vjp(primal, nondiff_argnums=nondiff)
+
+        def fwd(*args):
+            return primal(*args), tuple(args[i] for i in tensors)
+
+        def bwd(*rest):
+            k = len(nondiff)
+            fixed, saved, cotangent = rest[:k], rest[k], rest[k + 1]
+            args = [None] * len(self.args)
+            for i, v in zip(nondiff, fixed):
+                args[i] = v
+            for i, t in zip(tensors, saved):
+                args[i] = t
+            cotangents = cotangent if len(self.results) > 1 else (cotangent,)
+            grads = backward.jax_function()(*args, *cotangents)
+            return grads if isinstance(grads, tuple) else (grads,)
+
+        f.defvjp(fwd, bwd)
+        return f
+
+    def _arg_spec(self):
+        """jax-tvm-ffi's `arg_spec` for the entry point in JAX's order: `attrs.<name>` for
+        each scalar where it stands, `args` for the group of input tensors, `rets` for the
+        outputs (in-place tensors included)."""
+        spec = []
+        params = self.jax_params if self.jax_params is not None else [(p.name, p.role) for p in self.params]
+        inputs = sum(1 for p in self.args if p.tensor)
+        seen = 0
+        for pname, role in params:
+            if role in _SCALARS:
+                spec.append(f"attrs.{pname}")
+                continue
+            group = "args" if seen < inputs else "rets"
+            seen += 1
+            if not spec or spec[-1] != group:
+                spec.append(group)
+        return spec
+
+
+def _is_traced(value):
+    """Whether `value` is a JAX tracer (under `jax.jit`), whose value is not known."""
+    jax = sys.modules.get("jax")
+    if jax is None or not isinstance(value, jax.Array):
+        return False
+    tracer = getattr(getattr(jax, "core", None), "Tracer", None)
+    if tracer is not None:
+        return isinstance(value, tracer)
+    try:
+        value.item()
+    except Exception:
+        return True
+    return False
+
+
+def _traced_message(op, param):
+    return (
+        f"{op}: `{param}` is a traced value, and it sets an attribute of the call (or an output's shape): "
+        f"pass it as a static argument (jax.jit(f, static_argnames=...))"
+    )

@@ -1,0 +1,498 @@
+//! Ops (`#[export_fn(op)]`, whose metadata holds `abi.op`) in the package: each op is
+//! written as data, its parameters with their roles, dtypes, ranks and output shape rules,
+//! for the support module `_abi_ops.py` (written verbatim, [`SUPPORT`]), which calls it
+//! from numpy, torch and JAX; plus a thin wrapper `def op(x, k, *, y=None)`, and its stubs,
+//! generic over the caller's array type.
+
+use abi_core::schema::{Metadata, OpInfo, ShapeDim, ShapeRule, TypeSchema};
+
+use super::literal::py_str;
+use super::signature::{PyParam, PySignature, DLPACK_ARRAY};
+use crate::read::{Export, Listing};
+
+/// The support module's file name in the package.
+pub const SUPPORT_FILE: &str = "_abi_ops.py";
+
+/// The support module, as written into the package.
+pub const SUPPORT: &str = include_str!("abi_ops.py");
+
+/// The type variable the stubs' op signatures share: the caller's array type.
+pub const ARRAY_VAR: &str = "_A";
+
+/// One parameter of an op as the package describes it.
+#[derive(Debug, PartialEq)]
+pub enum Role {
+    /// An input tensor.
+    In,
+    /// An output, with its shape rule.
+    Out(ShapeRule),
+    /// An in-place tensor.
+    InOut,
+    /// A scalar of this kind: `int`, `float` or `bool`.
+    Scalar(&'static str),
+}
+
+/// An op, read from an export's metadata: every parameter with its role, and for tensors
+/// the dtype and rank.
+#[derive(Debug)]
+pub struct Op<'a> {
+    /// The export's metadata.
+    pub info: &'a OpInfo,
+    /// `(published name, role, dtype, rank)` in the export's order.
+    pub params: Vec<(String, Role, Option<String>, Option<u32>)>,
+}
+
+impl<'a> Op<'a> {
+    /// The op an export describes, `None` for a plain export or an op whose metadata the
+    /// package cannot use (an output without a dtype, a parameter of no role).
+    pub fn of(meta: &'a Metadata) -> Option<Op<'a>> {
+        let info = meta.op.as_ref()?;
+        let mut params = Vec::new();
+        for (name, t) in meta.params() {
+            let role = if info.inputs.contains(&name) {
+                Role::In
+            } else if let Some(out) = info.outputs.iter().find(|o| o.name == name) {
+                match &out.rule {
+                    ShapeRule::InOut => Role::InOut,
+                    rule => Role::Out(rule.clone()),
+                }
+            } else if info.scalars.contains(&name) {
+                Role::Scalar(scalar_kind(&t)?)
+            } else {
+                return None;
+            };
+            let (dtype, rank) = match &t {
+                TypeSchema::Tensor(tensor) => {
+                    (tensor.elem.as_ref().and_then(|e| e.dtype()).map(|d| d.to_string()), tensor.rank)
+                }
+                _ => (None, None),
+            };
+            if matches!(role, Role::Out(_)) && dtype.is_none() {
+                return None;
+            }
+            params.push((name, role, dtype, rank));
+        }
+        Some(Op { info, params })
+    }
+
+    /// The Python expression describing the parameters, for `Ops.op`:
+    /// `[("x", "in", "float64", 2), ("y", "out", "float64", 2, "x")]`.
+    fn params_literal(&self) -> String {
+        let items: Vec<String> = self
+            .params
+            .iter()
+            .map(|(name, role, dtype, rank)| {
+                let dtype = dtype.as_deref().map_or("None".to_owned(), py_str);
+                let rank = rank.map_or("None".to_owned(), |r| r.to_string());
+                match role {
+                    Role::In => format!("({}, \"in\", {dtype}, {rank})", py_str(name)),
+                    Role::InOut => format!("({}, \"inout\", {dtype}, {rank})", py_str(name)),
+                    Role::Scalar(kind) => format!("({}, \"{kind}\")", py_str(name)),
+                    Role::Out(rule) => format!("({}, \"out\", {dtype}, {rank}, {})", py_str(name), rule_literal(rule)),
+                }
+            })
+            .collect();
+        format!("[{}]", items.join(", "))
+    }
+
+    fn is_out(&self, i: usize) -> bool {
+        matches!(self.params.get(i), Some((_, Role::Out(_), _, _)))
+    }
+
+    fn is_tensor(&self, i: usize) -> bool {
+        matches!(self.params.get(i), Some((_, Role::In | Role::InOut | Role::Out(_), _, _)))
+    }
+
+    fn outputs(&self) -> usize {
+        self.params.iter().filter(|p| matches!(p.1, Role::Out(_))).count()
+    }
+
+    /// The index of the tensor whose framework the call follows: the first input or
+    /// in-place tensor.
+    fn first_tensor(&self) -> Option<usize> {
+        self.params.iter().position(|p| matches!(p.1, Role::In | Role::InOut))
+    }
+}
+
+/// `int`, `float` or `bool` for a scalar type an op may take.
+fn scalar_kind(t: &TypeSchema) -> Option<&'static str> {
+    match t {
+        TypeSchema::Int(_) => Some("int"),
+        TypeSchema::Float(_) => Some("float"),
+        TypeSchema::Bool => Some("bool"),
+        _ => None,
+    }
+}
+
+/// `"x"` for `out = x`; `["a.0", "n", 3]` for a shape.
+fn rule_literal(rule: &ShapeRule) -> String {
+    match rule {
+        ShapeRule::Like(input) => py_str(input),
+        ShapeRule::Shape(dims) => {
+            let items: Vec<String> = dims
+                .iter()
+                .map(|d| match d {
+                    ShapeDim::Const(n) => n.to_string(),
+                    other => py_str(&other.text()),
+                })
+                .collect();
+            format!("[{}]", items.join(", "))
+        }
+        ShapeRule::InOut => "None".to_owned(),
+    }
+}
+
+/// Exports that are ops' JAX-order entry points (`<name>__jax`): the support module calls
+/// them, the package does not expose them.
+pub fn jax_entries(listing: &Listing) -> Vec<&str> {
+    listing.exports.iter().filter_map(|e| e.metadata.as_ref()?.op.as_ref()?.jax.as_deref()).collect()
+}
+
+/// Whether the listing has any op (the package then ships the support module and its
+/// `torch` and `jax` namespaces).
+pub fn any(listing: &Listing) -> bool {
+    listing.exports.iter().any(|e| e.metadata.as_ref().and_then(Op::of).is_some())
+}
+
+/// The module's preamble for ops: the support module and the package's ops.
+pub fn py_prelude(package: &str) -> String {
+    format!(
+        "\nfrom . import _abi_ops\n\n_OPS = _abi_ops.Ops({})\n\n\n\
+         def __getattr__(name):\n    \
+             # `{package}.torch` and `{package}.jax`: made on first use, importing the framework then.\n    \
+             if name in (\"torch\", \"jax\"):\n        \
+                 return _OPS.namespace(name)\n    \
+             raise AttributeError(f\"module {{__name__!r}} has no attribute {{name!r}}\")\n",
+        py_str(package)
+    )
+}
+
+/// The module's last statement for ops: the torch ops defined at import when torch is
+/// already imported (a first use under `torch.compile` could not define them).
+pub fn py_postlude() -> &'static str {
+    "\n\n_OPS.torch_if_imported()\n"
+}
+
+/// `_native = _OPS.op(...)`: the op described for the support module.
+pub fn py_op(op: &Op<'_>, name: &str, native: &str, listing: &Listing) -> String {
+    let info = op.info;
+    let mut extra = String::new();
+    if let Some(b) = &info.backward {
+        extra.push_str(&format!(", backward={}", py_str(b)));
+    }
+    if let Some(j) = &info.jax {
+        extra.push_str(&format!(", jax=_lib[{}]", py_str(j)));
+        if let Some(params) = jax_params(listing, j, info) {
+            extra.push_str(&format!(", jax_params={params}"));
+        }
+    }
+    if info.device != "cpu" {
+        extra.push_str(&format!(", device={}", py_str(&info.device)));
+    }
+    format!("{native} = _OPS.op({}, _lib[{}], {}{extra})\n", py_str(name), py_str(name), op.params_literal())
+}
+
+/// The JAX entry point's parameters as `(name, role)`, a scalar's role its kind and every
+/// other `"t"`, read from its own metadata.
+fn jax_params(listing: &Listing, entry: &str, info: &OpInfo) -> Option<String> {
+    let export: &Export = listing.exports.iter().find(|e| e.name == entry)?;
+    let meta = export.metadata.as_ref()?;
+    let items: Vec<String> = meta
+        .params()
+        .iter()
+        .map(|(name, t)| match scalar_kind(t).filter(|_| info.scalars.contains(name)) {
+            Some(kind) => format!("({}, \"{kind}\")", py_str(name)),
+            None => format!("({}, \"t\")", py_str(name)),
+        })
+        .collect();
+    Some(format!("[{}]", items.join(", ")))
+}
+
+/// A parameter's annotation, from its index and Python parameter.
+type Annotate<'a> = dyn Fn(usize, &PyParam) -> String + 'a;
+
+/// The wrapper's `def` parameters: the arguments in order (defaults kept, positional-only
+/// where a name cannot be a keyword), then, `with_outputs`, `*` and each output as a
+/// keyword defaulting to `None`. With `types`, annotated for the stubs.
+fn def_params(op: &Op<'_>, sig: &PySignature, types: Option<&Annotate<'_>>, with_outputs: bool) -> String {
+    let args: Vec<(usize, &PyParam)> = sig.params.iter().enumerate().filter(|(i, _)| !op.is_out(*i)).collect();
+    let positional_only = args.iter().rposition(|(_, p)| !p.keyword).map_or(0, |i| i + 1);
+    let mut items = Vec::new();
+    for (k, (i, p)) in args.iter().enumerate() {
+        items.push(match (types, &p.default) {
+            (Some(t), Some(d)) => format!("{}: {} = {d}", p.name, t(*i, p)),
+            (Some(t), None) => format!("{}: {}", p.name, t(*i, p)),
+            (None, Some(d)) => format!("{}={d}", p.name),
+            (None, None) => p.name.clone(),
+        });
+        if k + 1 == positional_only {
+            items.push("/".into());
+        }
+    }
+    let outs: Vec<(usize, &PyParam)> = sig.params.iter().enumerate().filter(|(i, _)| op.is_out(*i)).collect();
+    if with_outputs && !outs.is_empty() {
+        items.push("*".into());
+        for (i, p) in outs {
+            items.push(match types {
+                Some(t) => format!("{}: {} = None", p.name, t(i, p)),
+                None => format!("{}=None", p.name),
+            });
+        }
+    }
+    items.join(", ")
+}
+
+/// `def op(x, k, *, y=None): return _native.call((x, k), (y,))`, with its docs decorator.
+pub fn py_wrapper(op: &Op<'_>, name: &str, sig: &PySignature, native: &str, decorator: &str) -> String {
+    let tuple = |names: Vec<&str>| match names.len() {
+        1 => format!("({},)", names[0]),
+        _ => format!("({})", names.join(", ")),
+    };
+    let args =
+        tuple(sig.params.iter().enumerate().filter(|(i, _)| !op.is_out(*i)).map(|(_, p)| p.name.as_str()).collect());
+    let outs =
+        tuple(sig.params.iter().enumerate().filter(|(i, _)| op.is_out(*i)).map(|(_, p)| p.name.as_str()).collect());
+    format!("{decorator}def {name}({}):\n    return {native}.call({args}, {outs})\n", def_params(op, sig, None, true))
+}
+
+/// Which entry point a stub describes.
+#[derive(Clone, Copy, PartialEq)]
+pub enum Entry {
+    /// `pkg.op`: numpy, torch or JAX; outputs as keywords; in place returns None (a new
+    /// array under JAX).
+    Functional,
+    /// `pkg.torch.op`: outputs as keywords; in place returns None.
+    Torch,
+    /// `pkg.jax.op`: no output buffers; in-place tensors come back as results.
+    Jax,
+}
+
+/// The stub `def` line's parameters and result: the first input (or in-place) tensor and
+/// the outputs are the caller's array type `_A`, the other tensors any DLPack array.
+pub fn stub_signature(op: &Op<'_>, sig: &PySignature, entry: Entry) -> (String, String) {
+    let first = op.first_tensor();
+    let array = |i: usize| {
+        if first.is_some() && (Some(i) == first || op.is_out(i)) {
+            ARRAY_VAR.to_owned()
+        } else {
+            DLPACK_ARRAY.to_owned()
+        }
+    };
+    let types = |i: usize, p: &PyParam| {
+        if op.is_out(i) {
+            format!("Optional[{}]", array(i))
+        } else if op.is_tensor(i) {
+            array(i)
+        } else {
+            p.annotation.clone()
+        }
+    };
+    // JAX takes no output buffers.
+    let params = def_params(op, sig, Some(&types), entry != Entry::Jax);
+    let results = match entry {
+        Entry::Jax => op.outputs() + op.info.inout.len(),
+        _ => op.outputs(),
+    };
+    let one = if first.is_some() { ARRAY_VAR.to_owned() } else { "Any".to_owned() };
+    let ret = match (results, entry) {
+        (0, Entry::Functional) => format!("Optional[{one}]"),
+        (0, _) => "None".to_owned(),
+        (1, _) => one,
+        (n, _) => format!("tuple[{}]", vec![one; n].join(", ")),
+    };
+    (params, ret)
+}
+
+#[cfg(test)]
+pub mod tests {
+    use super::*;
+
+    /// Metadata of an op as the macro publishes it, from its parameters' `type_schema`
+    /// items, their names and the `abi.op` object.
+    pub fn op_metadata(params: &[(&str, &str)], op: &str) -> Metadata {
+        let types: Vec<String> = params.iter().map(|(_, t)| t.to_string()).collect();
+        let schema = format!(
+            r#"{{"type":"ffi.Function","named_args":{{"return":[{{"type":"None"}}],"params":[{}]}}}}"#,
+            types.join(",")
+        );
+        let names: Vec<String> = params.iter().map(|(n, _)| format!("\"{n}\"")).collect();
+        let text = format!(
+            r#"{{"type_schema":{},"arg_names":[{}],"abi.op":{op},"abi.version":{}}}"#,
+            serde_json::Value::String(schema),
+            names.join(","),
+            abi_shared::METADATA_VERSION
+        );
+        Metadata::parse(&text).unwrap()
+    }
+
+    pub const F64_2: &str = r#"{"type":"ffi.Tensor","dtype":"float64","ndim":2}"#;
+    pub const F64_1: &str = r#"{"type":"ffi.Tensor","dtype":"float64","ndim":1}"#;
+
+    pub fn scale_rows() -> Metadata {
+        op_metadata(
+            &[("x", F64_2), ("k", F64_1), ("y", F64_2)],
+            r#"{"inputs":["x","k"],"scalars":[],"outputs":[{"name":"y","like":"x"}],"inout":[],"backward":"scale_rows_bwd","jax":null,"device":"cpu"}"#,
+        )
+    }
+
+    #[test]
+    fn an_op_is_described_by_its_parameters_roles_dtypes_and_rules() {
+        let meta = scale_rows();
+        let op = Op::of(&meta).unwrap();
+        assert_eq!(
+            op.params_literal(),
+            r#"[("x", "in", "float64", 2), ("k", "in", "float64", 1), ("y", "out", "float64", 2, "x")]"#
+        );
+        let ramp = op_metadata(
+            &[("n", r#"{"type":"int"}"#), ("step", r#"{"type":"float"}"#), ("y", F64_1)],
+            r#"{"inputs":[],"scalars":["n","step"],"outputs":[{"name":"y","shape":["n",2,"a.1"]}],"inout":[],"backward":null,"jax":null,"device":"cpu"}"#,
+        );
+        assert_eq!(
+            Op::of(&ramp).unwrap().params_literal(),
+            r#"[("n", "int"), ("step", "float"), ("y", "out", "float64", 1, ["n", 2, "a.1"])]"#
+        );
+    }
+
+    /// A listing with op-kit's kinds of ops: a backward, in place (with its JAX entry), a
+    /// shape from scalars, two outputs; and a plain export.
+    pub fn listing() -> Listing {
+        let export = |name: &str, meta: Metadata, doc: &str| Export {
+            name: name.into(),
+            metadata: Some(meta),
+            doc: (!doc.is_empty()).then(|| doc.into()),
+        };
+        let f32_2 = r#"{"type":"ffi.Tensor","dtype":"float32","ndim":2}"#;
+        let exports = vec![
+            export("scale_rows", scale_rows(), "y = x * k, row by row."),
+            export(
+                "scale_rows_bwd",
+                op_metadata(
+                    &[("x", F64_2), ("k", F64_1), ("dy", F64_2), ("dx", F64_2), ("dk", F64_1)],
+                    r#"{"inputs":["x","k","dy"],"scalars":[],"outputs":[{"name":"dx","like":"x"},{"name":"dk","like":"k"}],"inout":[],"backward":null,"jax":null,"device":"cpu"}"#,
+                ),
+                "",
+            ),
+            export(
+                "relu_",
+                op_metadata(
+                    &[("x", f32_2)],
+                    r#"{"inputs":[],"scalars":[],"outputs":[{"name":"x","inout":true}],"inout":["x"],"backward":null,"jax":"relu___jax","device":"cpu"}"#,
+                ),
+                "In place.",
+            ),
+            export(
+                "relu___jax",
+                op_metadata(&[("x_in", r#"{"type":"Any"}"#), ("x", f32_2)], r#"{"inputs":[],"scalars":[],"outputs":[{"name":"x","inout":true}],"inout":["x"],"backward":null,"jax":null,"device":"cpu"}"#),
+                "",
+            ),
+            export(
+                "ramp",
+                op_metadata(
+                    &[("n", r#"{"type":"int"}"#), ("step", r#"{"type":"float"}"#), ("y", F64_1)],
+                    r#"{"inputs":[],"scalars":["n","step"],"outputs":[{"name":"y","shape":["n"]}],"inout":[],"backward":null,"jax":null,"device":"cpu"}"#,
+                ),
+                "",
+            ),
+            export(
+                "minmax",
+                op_metadata(
+                    &[("x", F64_2), ("lo", F64_1), ("hi", F64_1)],
+                    r#"{"inputs":["x"],"scalars":[],"outputs":[{"name":"lo","shape":["x.0"]},{"name":"hi","shape":["x.0"]}],"inout":[],"backward":null,"jax":null,"device":"cpu"}"#,
+                ),
+                "",
+            ),
+            export(
+                "add",
+                Metadata::parse(r#"{"type_schema":"{\"type\":\"ffi.Function\",\"named_args\":{\"return\":[{\"type\":\"int\"}],\"params\":[{\"type\":\"int\"},{\"type\":\"int\"}]}}","arg_names":["a","b"]}"#).unwrap(),
+                "",
+            ),
+        ];
+        let mut exports = exports;
+        exports.sort_by(|a, b| a.name.cmp(&b.name));
+        Listing {
+            path: "libop_kit.so".into(),
+            source: crate::read::Source::Data,
+            exports,
+            classes: Vec::new(),
+            iree: Default::default(),
+        }
+    }
+
+    #[test]
+    fn a_plain_export_is_no_op() {
+        let meta = Metadata::parse(r#"{"type_schema":"{\"type\":\"ffi.Function\",\"named_args\":{\"return\":[{\"type\":\"int\"}],\"params\":[]}}"}"#).unwrap();
+        assert!(Op::of(&meta).is_none());
+    }
+
+    /// `text` parsed by Python (`python3` on PATH, which the test suite needs anyway).
+    fn assert_python(name: &str, text: &str) {
+        let dir = std::env::temp_dir().join(format!("abi-ops-{}-{name}", std::process::id()));
+        std::fs::create_dir_all(&dir).unwrap();
+        let path = dir.join(name);
+        std::fs::write(&path, text).unwrap();
+        let run = std::process::Command::new("python3")
+            .args(["-c", "import ast, sys; ast.parse(open(sys.argv[1]).read(), sys.argv[1])"])
+            .arg(&path)
+            .output()
+            .expect("python3 runs");
+        assert!(run.status.success(), "{name} is not valid Python: {}\n{text}", String::from_utf8_lossy(&run.stderr));
+    }
+
+    #[test]
+    fn the_package_describes_each_op_and_wraps_it() {
+        let files = super::super::files(&listing(), "op_kit").unwrap();
+        let file = |name: &str| files.iter().find(|(n, _)| *n == name).map(|(_, t)| t.clone()).unwrap();
+        let init = file("__init__.py");
+        assert!(init.contains("from . import _abi_ops\n\n_OPS = _abi_ops.Ops(\"op_kit\")"), "{init}");
+        assert!(init.contains(
+            "_native_scale_rows = _OPS.op(\"scale_rows\", _lib[\"scale_rows\"], [(\"x\", \"in\", \"float64\", 2), (\"k\", \"in\", \"float64\", 1), (\"y\", \"out\", \"float64\", 2, \"x\")], backward=\"scale_rows_bwd\")\n"
+        ), "{init}");
+        assert!(
+            init.contains("def scale_rows(x, k, *, y=None):\n    return _native_scale_rows.call((x, k), (y,))\n"),
+            "{init}"
+        );
+        assert!(init.contains("def relu_(x):\n    return _native_relu_.call((x,), ())\n"), "{init}");
+        assert!(init.contains(", jax=_lib[\"relu___jax\"], jax_params=[(\"x_in\", \"t\"), (\"x\", \"t\")])"), "{init}");
+        assert!(
+            init.contains("def ramp(n, step, *, y=None):\n    return _native_ramp.call((n, step), (y,))\n"),
+            "{init}"
+        );
+        assert!(init.contains("def minmax(x, *, lo=None, hi=None):\n"), "{init}");
+        assert!(init.contains("def add(a, b):\n    return _native_add(a, b)\n"), "plain exports as before: {init}");
+        assert!(!init.contains("def relu___jax"), "the JAX entry is the op's own: {init}");
+        assert!(
+            init.contains("__all__ = [\"add\", \"minmax\", \"ramp\", \"relu_\", \"scale_rows\", \"scale_rows_bwd\"]"),
+            "{init}"
+        );
+        assert!(init.ends_with("\n\n_OPS.torch_if_imported()\n"), "{init}");
+        assert_python("__init__.py", &init);
+        assert_eq!(file("_abi_ops.py"), SUPPORT);
+        assert_python("_abi_ops.py", SUPPORT);
+
+        let stub = file("__init__.pyi");
+        for line in [
+            "def scale_rows(x: _A, k: _DLPackArray, *, y: Optional[_A] = None) -> _A:",
+            "def scale_rows_bwd(x: _A, k: _DLPackArray, dy: _DLPackArray, *, dx: Optional[_A] = None, dk: Optional[_A] = None) -> tuple[_A, _A]:",
+            "def relu_(x: _A) -> Optional[_A]:",
+            "def ramp(n: int, step: float, *, y: Optional[_DLPackArray] = None) -> Any:",
+            "    def relu_(self, x: _A) -> None:",
+            "    def relu_(self, x: _A) -> _A:",
+            "    def scale_rows(self, x: _A, k: _DLPackArray) -> _A:",
+            "    def ramp(self, n: int, step: float) -> Any:",
+            "torch: _TorchOps\njax: _JaxOps\n",
+        ] {
+            assert!(stub.contains(line), "{line}\n{stub}");
+        }
+        assert!(!stub.contains("relu___jax"), "{stub}");
+        assert_python("__init__.pyi", &stub);
+    }
+
+    #[test]
+    fn a_package_without_ops_has_no_support_module() {
+        let mut plain = listing();
+        plain.exports.retain(|e| e.name == "add");
+        let files = super::super::files(&plain, "plain").unwrap();
+        assert_eq!(files.iter().map(|(n, _)| *n).collect::<Vec<_>>(), ["__init__.py", "__init__.pyi", "py.typed"]);
+        assert!(!files[0].1.contains("_abi_ops"));
+    }
+}

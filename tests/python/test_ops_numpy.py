@@ -1,0 +1,309 @@
+"""Ops (`#[export_fn(op)]`) from numpy: op-kit's package as `abi stubs` writes it (outputs
+allocated by the shape rules, returned as numpy arrays; given output buffers; read-only
+inputs; refused outputs; in place; the kernels' errors; the stubs under mypy --strict), and
+the support module `_abi_ops.py` alone, on kernels written in Python and made tvm_ffi
+functions (`tvm_ffi.convert`, so arguments cross tvm_ffi's conversion as they do into a
+library). torch and JAX are the framework tests' (test_ops_*.py, in .venv-frameworks)."""
+
+import importlib.util
+import subprocess
+import sys
+import types
+
+import numpy as np
+import pytest
+import tvm_ffi
+
+from conftest import ROOT, target_dir
+
+SUPPORT = ROOT / "abi-cli/src/stubs/abi_ops.py"
+
+
+def support_module():
+    spec = importlib.util.spec_from_file_location("fake_abi_ops", SUPPORT)
+    module = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(module)
+    return module
+
+
+def arrays(*tensors):
+    return [np.from_dlpack(t) for t in tensors]
+
+
+@tvm_ffi.convert
+def scale_rows_kernel(x, k, y):
+    x, k, y = arrays(x, k, y)
+    y[...] = x * k[:, None]
+
+
+@tvm_ffi.convert
+def relu_kernel(x):
+    (x,) = arrays(x)
+    np.maximum(x, 0, out=x)
+
+
+@tvm_ffi.convert
+def ramp_kernel(n, step, y):
+    (y,) = arrays(y)
+    y[...] = np.arange(n) * step
+
+
+@tvm_ffi.convert
+def minmax_kernel(x, lo, hi):
+    x, lo, hi = arrays(x, lo, hi)
+    lo[...] = x.min(axis=1)
+    hi[...] = x.max(axis=1)
+
+
+@tvm_ffi.convert
+def matmul_kernel(a, b, c):
+    a, b, c = arrays(a, b, c)
+    c[...] = a @ b
+
+
+@pytest.fixture
+def ops():
+    """The ops of op-kit as the generated `__init__.py` describes them."""
+    module = support_module()
+    ops = module.Ops("fake_kit")
+    f64_2, f64_1 = ("float64", 2), ("float64", 1)
+    return types.SimpleNamespace(
+        module=module,
+        scale_rows=ops.op(
+            "scale_rows",
+            scale_rows_kernel,
+            [("x", "in", *f64_2), ("k", "in", *f64_1), ("y", "out", *f64_2, "x")],
+            backward="scale_rows_bwd",
+        ),
+        relu_=ops.op("relu_", relu_kernel, [("x", "inout", "float32", 2)], jax=None),
+        ramp=ops.op("ramp", ramp_kernel, [("n", "int"), ("step", "float"), ("y", "out", *f64_1, ["n"])]),
+        minmax=ops.op(
+            "minmax",
+            minmax_kernel,
+            [("x", "in", *f64_2), ("lo", "out", *f64_1, ["x.0"]), ("hi", "out", *f64_1, ["x.0"])],
+        ),
+        matmul=ops.op(
+            "matmul",
+            matmul_kernel,
+            [("a", "in", "float32", 2), ("b", "in", "float32", 2), ("c", "out", "float32", 2, ["a.0", "b.1"])],
+        ),
+    )
+
+
+def test_numpy_in_numpy_out_allocated_by_the_rule(ops):
+    x = np.arange(6.0).reshape(2, 3)
+    y = ops.scale_rows.call((x, np.array([2.0, 3.0])), (None,))
+    assert type(y) is np.ndarray and y.dtype == np.float64
+    np.testing.assert_array_equal(y, x * np.array([[2.0], [3.0]]))
+    a, b = np.ones((2, 4), np.float32), np.ones((4, 5), np.float32)
+    c = ops.matmul.call((a, b), (None,))
+    assert c.shape == (2, 5) and c.dtype == np.float32
+    np.testing.assert_array_equal(c, np.full((2, 5), 4.0, np.float32))
+
+
+def test_two_outputs_come_back_as_a_tuple(ops):
+    x = np.array([[1.0, 5.0, 3.0], [-2.0, 0.0, 7.0]])
+    lo, hi = ops.minmax.call((x,), (None, None))
+    np.testing.assert_array_equal(lo, [1.0, -2.0])
+    np.testing.assert_array_equal(hi, [5.0, 7.0])
+
+
+def test_a_shape_from_a_scalar(ops):
+    y = ops.ramp.call((4, 0.5), (None,))
+    np.testing.assert_array_equal(y, [0.0, 0.5, 1.0, 1.5])
+    with pytest.raises(ValueError, match=r"ramp: output `y` would have -1 elements along an axis \(`n` = -1\)"):
+        ops.ramp.call((-1, 0.5), (None,))
+
+
+def test_given_output_buffers_are_written_and_returned(ops):
+    x = np.ones((2, 2))
+    buf = np.zeros((2, 2))
+    assert ops.scale_rows.call((x, np.array([2.0, 4.0])), (buf,)) is buf
+    np.testing.assert_array_equal(buf, [[2.0, 2.0], [4.0, 4.0]])
+    lo = np.zeros(2)
+    got_lo, hi = ops.minmax.call((np.array([[1.0, 2.0], [3.0, 4.0]]),), (lo, None))
+    assert got_lo is lo
+    np.testing.assert_array_equal(hi, [2.0, 4.0])
+
+
+def test_read_only_numpy_inputs_are_accepted(ops):
+    x = np.broadcast_to(np.array([1.0, 2.0]), (3, 2))
+    k = np.frombuffer(np.array([1.0, 2.0, 3.0]).tobytes())
+    assert not x.flags.writeable and not k.flags.writeable
+    with pytest.raises(BufferError):
+        scale_rows_kernel(x, k, np.empty((3, 2)))  # what a direct call says
+    np.testing.assert_array_equal(ops.scale_rows.call((x, k), (None,)), [[1.0, 2.0], [2.0, 4.0], [3.0, 6.0]])
+
+
+def test_a_read_only_array_is_refused_where_the_op_writes(ops):
+    buf = np.zeros((2, 2))
+    buf.flags.writeable = False
+    with pytest.raises(ValueError, match=r"^scale_rows: `y` is written by the op, and the array given is read-only$"):
+        ops.scale_rows.call((np.ones((2, 2)), np.ones(2)), (buf,))
+    x = np.array([[-1.0, 2.0]], np.float32)
+    x.flags.writeable = False
+    with pytest.raises(ValueError, match=r"^relu_: `x` is written by the op"):
+        ops.relu_.call((x,), ())
+    np.testing.assert_array_equal(x, [[-1.0, 2.0]])
+
+
+def test_in_place_returns_none_and_writes_the_array(ops):
+    x = np.array([[-1.0, 2.0], [3.0, -4.0]], np.float32)
+    assert ops.relu_.call((x,), ()) is None
+    np.testing.assert_array_equal(x, [[0.0, 2.0], [3.0, 0.0]])
+
+
+def test_a_jax_array_is_refused_where_the_op_writes(ops, monkeypatch):
+    # A stand-in for JAX (the framework tests use the real one): what the module looks at.
+    class Array:
+        pass
+
+    fake_jax = types.ModuleType("jax")
+    fake_jax.Array = Array
+    fake_jax.core = types.SimpleNamespace(Tracer=type("Tracer", (Array,), {}))
+    monkeypatch.setitem(sys.modules, "jax", fake_jax)
+    with pytest.raises(ValueError, match=r"^scale_rows: `y` is written by the op and a JAX array cannot be .*fake_kit\.jax\.scale_rows"):
+        ops.scale_rows.call((np.ones((2, 2)), np.ones(2)), (Array(),))
+
+
+def test_an_input_of_another_rank_reaches_the_kernel_not_an_index_error(ops):
+    seen = []
+
+    @tvm_ffi.convert
+    def kernel(x, lo, hi):
+        seen.append((x.shape, lo.shape, hi.shape))
+
+    op = ops.module.Ops("k").op("minmax", kernel, [("x", "in", "float64", 2), ("lo", "out", "float64", 1, ["x.1"]), ("hi", "out", "float64", 1, [3])])
+    op.call((np.ones(4),), (None, None))
+    assert seen == [((4,), (0,), (3,))]
+
+
+def test_the_module_imports_neither_torch_nor_jax():
+    # (tvm_ffi imports numpy itself; where torch is not installed, an import would fail.)
+    code = (
+        "import importlib.util, sys\n"
+        f"spec = importlib.util.spec_from_file_location('m', {str(SUPPORT)!r})\n"
+        "m = importlib.util.module_from_spec(spec); spec.loader.exec_module(m)\n"
+        "print(sorted(n for n in ('torch', 'jax') if n in sys.modules))\n"
+    )
+    out = subprocess.run([sys.executable, "-c", code], check=True, capture_output=True, text=True)
+    assert out.stdout == "[]\n"
+
+
+# -- op-kit's package ---------------------------------------------------------------------
+
+
+@pytest.fixture(scope="module")
+def op_kit_dir(tmp_path_factory):
+    """op-kit's package, written by `abi stubs` beside a link to the library."""
+    lib = target_dir() / "debug" / "libop_kit.so"
+    abi = target_dir() / "debug" / "abi"
+    assert lib.exists() and abi.exists(), "run scripts/test.sh (it builds op-kit and abi-cli)"
+    out = tmp_path_factory.mktemp("op_kit")
+    subprocess.run([str(abi), "stubs", str(lib), "--package", "op_kit", "-o", str(out)], check=True, capture_output=True)
+    package = out / "op_kit"
+    assert sorted(p.name for p in package.iterdir()) == ["__init__.py", "__init__.pyi", "_abi_ops.py", "py.typed"]
+    (package / lib.name).symlink_to(lib)
+    return out
+
+
+@pytest.fixture(scope="module")
+def op_kit(op_kit_dir):
+    sys.path.insert(0, str(op_kit_dir))
+    try:
+        import op_kit
+
+        yield op_kit
+    finally:
+        sys.path.remove(str(op_kit_dir))
+        sys.modules.pop("op_kit", None)
+        sys.modules.pop("op_kit._abi_ops", None)
+
+
+def test_op_kit_from_numpy(op_kit):
+    x, k = np.arange(6.0).reshape(2, 3), np.array([1.0, 2.0, 3.0])
+    np.testing.assert_array_equal(op_kit.scale_rows(x, k), x * k)
+    c = op_kit.matmul(np.ones((2, 3), np.float32), np.ones((3, 4), np.float32))
+    assert (c.shape, c.dtype) == ((2, 4), np.float32) and (c == 3).all()
+    np.testing.assert_array_equal(op_kit.ramp(4, 0.5), [0.0, 0.5, 1.0, 1.5])
+    lo, hi = op_kit.minmax(np.array([[1, 5, 3], [-2, 0, 7]], np.float32))
+    np.testing.assert_array_equal(lo, [1, -2])
+    np.testing.assert_array_equal(hi, [5, 7])
+    dx, dk = op_kit.scale_rows_bwd(x, k, np.ones((2, 3)))
+    np.testing.assert_array_equal(dx, np.ones((2, 3)) * k)
+    np.testing.assert_array_equal(dk, x.sum(axis=0))
+
+
+def test_op_kit_in_place_and_given_outputs(op_kit):
+    x = np.array([[-1.0, 2.0]], np.float32)
+    assert op_kit.relu_(x) is None
+    np.testing.assert_array_equal(x, [[0.0, 2.0]])
+    y = np.ones(3)
+    assert op_kit.axpy_(np.arange(3.0), 2.0, y) is None
+    np.testing.assert_array_equal(y, [1.0, 3.0, 5.0])
+    buf = np.empty((1, 2))
+    assert op_kit.scale_rows(np.ones((1, 2)), np.array([2.0, 3.0]), y=buf) is buf
+    np.testing.assert_array_equal(buf, [[2.0, 3.0]])
+
+
+def test_op_kit_read_only_inputs_and_outputs(op_kit):
+    x = np.frombuffer(np.arange(6.0).tobytes()).reshape(2, 3)
+    assert not x.flags.writeable
+    np.testing.assert_array_equal(op_kit.scale_rows(x, np.ones(3)), x)
+    buf = np.empty((2, 3))
+    buf.flags.writeable = False
+    with pytest.raises(ValueError, match=r"^scale_rows: `y` is written by the op, and the array given is read-only$"):
+        op_kit.scale_rows(x, np.ones(3), y=buf)
+
+
+def test_op_kit_errors_name_the_function_and_parameter(op_kit):
+    x = np.ones((2, 3))
+    with pytest.raises(TypeError, match=r"^scale_rows\(.*argument `x` \(#0\) expected a tensor of dtype float64 and rank 2, got dtype float32"):
+        op_kit.scale_rows(x.astype(np.float32), np.ones(3))
+    # A rank the rule cannot read is the kernel's error too, not an IndexError.
+    with pytest.raises(TypeError, match=r"^matmul\(.*argument `b` \(#1\) expected a tensor of dtype float32 and rank 2, got dtype float32 and rank 1"):
+        op_kit.matmul(np.ones((2, 3), np.float32), np.ones(3, np.float32))
+    with pytest.raises(TypeError, match=r"unexpected keyword argument 'z'"):
+        op_kit.scale_rows(x, np.ones(3), z=x)
+
+
+def test_op_kit_hides_the_jax_entry_points_and_imports_no_framework(op_kit_dir):
+    code = (
+        "import sys, op_kit\n"
+        "print(sorted(op_kit.__all__))\n"
+        "print(hasattr(op_kit, 'relu___jax'), type(op_kit.torch).__name__, type(op_kit.jax).__name__)\n"
+        "print(sorted(n for n in ('torch', 'jax') if n in sys.modules))\n"
+    )
+    out = subprocess.run(
+        [sys.executable, "-c", code], check=True, capture_output=True, text=True, env={"PYTHONPATH": str(op_kit_dir)}
+    )
+    assert out.stdout == (
+        "['axpy_', 'matmul', 'minmax', 'ramp', 'relu_', 'scale_rows', 'scale_rows_bwd']\n"
+        "False _Namespace _Namespace\n"
+        "[]\n"
+    )
+
+
+def test_op_kit_stubs_under_mypy_strict(op_kit_dir, tmp_path):
+    client = tmp_path / "client.py"
+    client.write_text(
+        "import numpy as np\n"
+        "import numpy.typing as npt\n"
+        "import op_kit\n\n"
+        "x: npt.NDArray[np.float64] = np.ones((2, 3))\n"
+        "y: npt.NDArray[np.float64] = op_kit.scale_rows(x, np.ones(3))\n"
+        "lo, hi = op_kit.minmax(x.astype(np.float32))\n"
+        "z = op_kit.scale_rows(x, np.ones(3), y=y)\n"
+        "op_kit.relu_(x.astype(np.float32))\n"
+        "r = op_kit.ramp(3, 1.0)\n"
+        "bad: str = op_kit.scale_rows(x, np.ones(3))\n"
+    )
+    out = subprocess.run(
+        [sys.executable, "-m", "mypy", "--strict", "--no-incremental", str(client)],
+        capture_output=True,
+        text=True,
+        env={"MYPYPATH": str(op_kit_dir), "PATH": "/usr/bin:/bin"},
+        cwd=tmp_path,
+    )
+    errors = [line for line in out.stdout.splitlines() if ": error:" in line]
+    assert len(errors) == 1 and "client.py:11: error: Incompatible types in assignment" in errors[0], out.stdout
