@@ -3,7 +3,8 @@
 # two loop lengths so start-up cancels), ns/call (criterion mean), and both ratios to the
 # case's floor. Every case runs in two worlds: the embedded runtime, and with libtvm_ffi
 # loaded in the process (`<case>@tvm-ffi`, from the project venv: scripts/setup-venv.sh);
-# the `py_*` cases are Python calling through the real tvm_ffi package (venv only).
+# the `py_*` cases are Python calling through the real tvm_ffi package (venv only), the
+# `py_op_*` ones an op's call from numpy through the package `abi stubs` writes.
 #   --quick         instruction counts only (no criterion)
 #   --check         instruction counts only; checks every stated budget (benches/src/cases.rs)
 #                   and that benches/README.md shows this table; exits 1 on a miss
@@ -76,17 +77,30 @@ if [ -n "$tvm_ffi" ]; then
   "$target/debug/abi" stubs "$objects_lib" --package counters_pkg -o "$out/py-package" >/dev/null
   ln -s "$objects_lib" "$out/py-package/counters_pkg/"
   export ABI_BENCH_PACKAGE_DIR=$out/py-package
-  py_instructions() { # case iters -> total instructions executed
-    local file="$out/cg.$1.$2"
+  py_instructions() { # script lib case iters -> total instructions executed
+    local file="$out/cg.$3.$4"
     OPENBLAS_NUM_THREADS=1 OMP_NUM_THREADS=1 PYTHONHASHSEED=0 valgrind --tool=callgrind --callgrind-out-file="$file" \
-      .venv/bin/python benches/python/calls.py "$objects_lib" "$1" "$2" >/dev/null 2>&1
+      .venv/bin/python "$1" "$2" "$3" "$4" >/dev/null 2>&1
     awk '/^summary:|^totals:/ {print $2; exit}' "$file"
   }
-  .venv/bin/python benches/python/calls.py --list | while read -r name floor budget _; do
-    a=$(py_instructions "$name" "$short")
-    b=$(py_instructions "$name" "$long")
-    printf '%s\t%s\t%s\t%s\n' "$name" "$floor" "$budget" "$(( (b - a) ))" >> "$out/icount.tsv"
-  done
+  py_cases() { # script lib: each case the script lists, into icount.tsv
+    .venv/bin/python "$1" --list | while read -r name floor budget _; do
+      a=$(py_instructions "$1" "$2" "$name" "$short")
+      b=$(py_instructions "$1" "$2" "$name" "$long")
+      printf '%s\t%s\t%s\t%s\n' "$name" "$floor" "$budget" "$(( (b - a) ))" >> "$out/icount.tsv"
+    done
+  }
+  py_cases benches/python/calls.py "$objects_lib"
+
+  # An op's functional call from numpy (benches/python/ops.py): the package `abi stubs`
+  # writes for examples/op-kit against np.empty plus the raw destination-passing call.
+  cargo build --quiet --release -p op-kit
+  ops_lib=$target/release/libop_kit.so
+  rm -rf "$out/ops-package"
+  "$target/debug/abi" stubs "$ops_lib" --package ops_pkg -o "$out/ops-package" >/dev/null
+  ln -s "$ops_lib" "$out/ops-package/ops_pkg/"
+  export ABI_BENCH_OPS_PACKAGE_DIR=$out/ops-package
+  py_cases benches/python/ops.py "$ops_lib"
 fi
 
 if [ "$quick" = 0 ]; then

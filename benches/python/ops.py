@@ -1,0 +1,121 @@
+"""The cost of an op's functional call from numpy (issue 40), for instruction counting under
+callgrind (scripts/bench.sh runs each case for two loop lengths; the difference cancels
+start-up, imports and first use): `ops_pkg.scale_rows(x, k)` from the package `abi stubs`
+writes for examples/op-kit, which allocates the output `y` by its rule (`out = x`) and
+returns it, against its floor, `np.empty` for the output plus the raw destination-passing
+call `scale_rows(x, k, y)` through tvm_ffi. The package is imported from the folder
+ABI_BENCH_OPS_PACKAGE_DIR names; LIB is op-kit's library (a release build), loaded here
+with tvm_ffi for the raw call.
+
+usage: ops.py --list | ops.py LIB CASE ITERS
+"""
+
+import sys
+
+# The op measured and its arguments: a small float64 matrix, so the kernel's own work
+# (32 multiplications) is a small part of every case and the ratios show the call's cost.
+OP, ROWS, COLS = "scale_rows", 4, 8
+
+# name, floor, budget.
+CASES = [
+    # The raw destination-passing call, its output allocated before the loop.
+    ("py_op_dps", "py_op_dps", "-"),
+    # The functional call's floor: `np.empty` for the output, then the raw call.
+    ("py_op_floor", "py_op_dps", "-"),
+    # The package's functional call, numpy in, numpy out: measured 1.90 times its floor
+    # (the generic `_abi_ops.Op.call` adds about 10,000 instructions), budget 0.1 above.
+    ("py_op_pkg", "py_op_floor", "ratio<=2.0"),
+    # The package's call into a given output (`y=buf`), against the raw call: measured
+    # 2.26, budget 0.1 above.
+    ("py_op_pkg_out", "py_op_dps", "ratio<=2.35"),
+    # `hand_scale_rows` below, what a wrapper written for this one op costs: 1.06.
+    ("py_op_hand", "py_op_floor", "-"),
+]
+
+
+def hand_wrapper(np, raw):
+    """A wrapper written by hand for this one op, doing for numpy what the package's does:
+    output allocated by its rule (`like x`), read-only inputs passed as versioned DLPack
+    (tried only when the plain call refuses them, before the kernel runs), a read-only
+    output refused. The reference for what the package's generic wrapper adds."""
+    import tvm_ffi
+
+    ndarray, empty, f64 = np.ndarray, np.empty, np.dtype("float64")
+
+    def readable(a):
+        if isinstance(a, ndarray) and not a.flags.writeable:
+            return tvm_ffi.from_dlpack(a.__dlpack__(max_version=(1, 0)))
+        return a
+
+    def hand_scale_rows(x, k, *, y=None):
+        if type(x) is not ndarray:
+            raise TypeError("hand_scale_rows takes numpy arrays")
+        if y is None:
+            y = empty(x.shape, f64)
+        try:
+            raw(x, k, y)
+        except BufferError:
+            if not y.flags.writeable:
+                raise ValueError("hand_scale_rows: `y` is read-only") from None
+            raw(readable(x), readable(k), y)
+        return y
+
+    return hand_scale_rows
+
+
+def run(lib, case, iters):
+    import os
+
+    import numpy as np
+    import tvm_ffi
+
+    raw = tvm_ffi.load_module(lib)[OP]
+    sys.path.insert(0, os.environ["ABI_BENCH_OPS_PACKAGE_DIR"])
+    import ops_pkg
+
+    op = getattr(ops_pkg, OP)
+    x = np.arange(ROWS * COLS, dtype=np.float64).reshape(ROWS, COLS)
+    k = np.linspace(0.5, 2.0, COLS, dtype=np.float64)
+    want = x * k
+    buf = np.empty_like(x)
+    # Every path computes the same thing (and has run once before the loop).
+    raw(x, k, buf)
+    assert (buf == want).all()
+    assert (op(x, k) == want).all()
+    buf[:] = 0
+    assert op(x, k, y=buf) is buf and (buf == want).all()
+    hand = hand_wrapper(np, raw)
+    assert (hand(x, k) == want).all()
+    if case == "py_op_dps":
+        for _ in range(iters):
+            raw(x, k, buf)
+    elif case == "py_op_floor":
+        empty, f64 = np.empty, np.float64
+        for _ in range(iters):
+            y = empty(x.shape, f64)
+            raw(x, k, y)
+    elif case == "py_op_pkg":
+        for _ in range(iters):
+            op(x, k)
+    elif case == "py_op_pkg_out":
+        for _ in range(iters):
+            op(x, k, y=buf)
+    elif case == "py_op_hand":
+        for _ in range(iters):
+            hand(x, k)
+    else:
+        sys.exit(f"unknown case {case}; try --list")
+
+
+def main(argv):
+    if argv == ["--list"]:
+        for name, floor, budget in CASES:
+            print(name, floor, budget, "python")
+        return
+    if len(argv) != 3:
+        sys.exit(__doc__)
+    run(argv[0], argv[1], int(argv[2]))
+
+
+if __name__ == "__main__":
+    main(sys.argv[1:])
