@@ -107,15 +107,7 @@ def run(lib, case, iters):
         sys.exit(f"unknown case {case}; try --list")
 
 
-def main(argv):
-    if argv == ["--list"]:
-        for name, floor, budget in CASES:
-            print(name, floor, budget, "python")
-        return
-    if len(argv) != 3:
-        sys.exit(__doc__)
-    run(argv[0], argv[1], int(argv[2]))
-
-
 if __name__ == "__main__":
-    main(sys.argv[1:])
+    from cases import main
+
+    main(sys.argv[1:], CASES, run, __doc__)

@@ -13,6 +13,7 @@ use std::sync::{Mutex, OnceLock};
 use crate::ffi::type_index as ti;
 use crate::ffi::type_table::{field_flags, FieldGetter, FieldInfo, MethodInfo, TypeApi, TypeMetadata};
 use crate::ffi::{ByteArray, RawAny, CELL_OFFSET};
+use crate::reflect::op::str_eq;
 use crate::reflect::writer::Writer;
 use crate::reflect::TypeDesc;
 use crate::runtime::calls::error_slot::take_raised_after;
@@ -195,21 +196,6 @@ impl TypeSlot {
             }
         }
     }
-}
-
-const fn str_eq(a: &str, b: &str) -> bool {
-    let (a, b) = (a.as_bytes(), b.as_bytes());
-    if a.len() != b.len() {
-        return false;
-    }
-    let mut i = 0;
-    while i < a.len() {
-        if a[i] != b[i] {
-            return false;
-        }
-        i += 1;
-    }
-    true
 }
 
 /// What an object type's ELF constructor runs: registration while the library loads when
