@@ -125,3 +125,28 @@ def test_the_jax_entry_checks_the_stream_it_is_given_before_the_driver(ck, dev):
             ck.add_into_on(0x3333, x, y, out)
         with pytest.raises(RuntimeError, match="no CUDA driver"):
             ck.add_into_on(0x2222, x, y, out)
+
+
+def test_the_package_registers_the_device_op_for_gpus(tmp_path):
+    """`abi stubs` describes `add_into` (an op over DeviceTensor/DeviceTensorMut) as a GPU op,
+    and its JAX target is registered with jax-tvm-ffi for the GPU platform (jax and
+    jax-tvm-ffi stand-ins record the registration; this machine has neither a GPU nor JAX)."""
+    abi = target_dir() / "debug" / "abi"
+    subprocess.run([str(abi), "stubs", str(LIB), "--package", "cuda_kit", "-o", str(tmp_path)], check=True)
+    (tmp_path / "cuda_kit" / LIB.name).symlink_to(LIB)
+    code = """
+import sys, types
+registered = []
+sys.modules["jax"] = types.ModuleType("jax")
+stand_in = types.ModuleType("jax_tvm_ffi")
+stand_in.register_ffi_target = lambda name, fn, **kw: registered.append((name, kw["platform"], kw["arg_spec"]))
+sys.modules["jax_tvm_ffi"] = stand_in
+import cuda_kit
+print(cuda_kit._OPS.ops["add_into"].device)
+cuda_kit.jax.add_into
+print(registered)
+"""
+    out = subprocess.run(
+        [sys.executable, "-c", code], check=True, capture_output=True, text=True, env={"PYTHONPATH": str(tmp_path)}
+    )
+    assert out.stdout.splitlines() == ["gpu", "[('cuda_kit.add_into', 'gpu', ['args', 'rets'])]"], out.stdout
