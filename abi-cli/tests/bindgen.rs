@@ -130,3 +130,36 @@ fn the_example_bindings_of_the_cpp_library_are_what_bindgen_writes() {
     let example = PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("../examples/generated/cpplib.rs");
     assert_eq!(std::fs::read_to_string(out).unwrap(), std::fs::read_to_string(example).unwrap());
 }
+
+/// Runs `abi args...` with `ABI_TVM_FFI_LIBDIR` as given (or unset) and an empty PATH, so
+/// no tvm-ffi-config is found.
+fn abi_without_tvm_ffi(libdir: Option<&str>, args: &[&str]) -> std::process::Output {
+    let empty = out_dir("empty-path");
+    let mut cmd = std::process::Command::new(env!("CARGO_BIN_EXE_abi"));
+    cmd.args(args).env("PATH", &empty).env_remove("ABI_TVM_FFI_LIBDIR");
+    if let Some(dir) = libdir {
+        cmd.env("ABI_TVM_FFI_LIBDIR", dir);
+    }
+    cmd.output().expect("run abi")
+}
+
+#[test]
+fn globals_without_libtvm_ffi_are_refused_saying_how_to_name_it() {
+    let dir = out_dir("no-tvm-ffi");
+    let out = dir.join("ffi.rs");
+    for libdir in [None, Some("/nonexistent-abi-libdir")] {
+        for args in [vec!["inspect", "--globals", "ffi."], vec!["bindgen", "--globals", "ffi.", "-o", path(&out)]] {
+            let run = abi_without_tvm_ffi(libdir, &args);
+            let (stdout, stderr) = text(&run);
+            assert_eq!(run.status.code(), Some(2), "{args:?}: {stdout}{stderr}");
+            assert_eq!(stderr.lines().count(), 1, "{stderr}");
+            assert!(stderr.contains("set ABI_TVM_FFI_LIBDIR to the folder holding it"), "{stderr}");
+            let why = match libdir {
+                Some(_) => "ABI_TVM_FFI_LIBDIR names /nonexistent-abi-libdir, which holds no ",
+                None => "ABI_TVM_FFI_LIBDIR is not set and no tvm-ffi-config is on PATH",
+            };
+            assert!(stderr.contains(why), "{stderr}");
+            assert!(!out.exists(), "nothing written");
+        }
+    }
+}
