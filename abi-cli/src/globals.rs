@@ -85,16 +85,17 @@ const HOW: &str = "set ABI_TVM_FFI_LIBDIR to the folder holding it, put the apac
                    tvm-ffi-config on PATH, or name it with --load";
 
 fn load_one(path: &Path) -> Result<(), String> {
+    let file = crate::read::loadable(path);
     #[cfg(unix)]
     // SAFETY: loading a library runs its initialisers, which is the point: they register
     // its globals. The library stays loaded for the life of the process.
     let lib = unsafe {
         use libloading::os::unix::{Library, RTLD_GLOBAL, RTLD_NOW};
-        Library::open(Some(path), RTLD_NOW | RTLD_GLOBAL)
+        Library::open(Some(&*file), RTLD_NOW | RTLD_GLOBAL)
     };
     #[cfg(not(unix))]
     // SAFETY: as above.
-    let lib = unsafe { libloading::Library::new(path) };
+    let lib = unsafe { libloading::Library::new(&*file) };
     let lib = lib.map_err(|e| format!("cannot load {}: {e}", path.display()))?;
     std::mem::forget(lib);
     Ok(())

@@ -1,6 +1,6 @@
 //! Rust bindings to the globals under `ffi.`, written by `abi bindgen` from the metadata they publish:
 //! every call is checked against it when bound. Do not edit; regenerate with
-//! `abi bindgen --globals ffi.`.
+//! `abi bindgen --globals ffi. -o ffi.rs`.
 
 /// The global functions under `ffi.`.
 #[abi_core::import(FfiGlobals)]
