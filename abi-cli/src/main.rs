@@ -160,7 +160,8 @@ fn run(cli: Cli) -> Result<ExitCode, String> {
                 }
                 None => None,
             };
-            let listing = lib.as_deref().map(|lib| read::read(lib, !no_load)).transpose()?;
+            let read = lib.as_deref().map(|lib| read::read(lib, !no_load)).transpose();
+            let listing = if globals.is_some() { read.map_err(load_instead)? } else { read? };
             if let Some(listing) = &listing {
                 warn(listing);
             }
@@ -218,7 +219,8 @@ fn run(cli: Cli) -> Result<ExitCode, String> {
                 }
                 None => None,
             };
-            let listing = lib.as_deref().map(|lib| read::read(lib, !no_load)).transpose()?;
+            let read = lib.as_deref().map(|lib| read::read(lib, !no_load)).transpose();
+            let listing = if globals.is_some() { read.map_err(load_instead)? } else { read? };
             let file_classes = listing.as_ref().map(|l| l.classes.clone()).unwrap_or_default();
             let classes = |key: &str| {
                 file_classes
@@ -258,6 +260,16 @@ fn run(cli: Cli) -> Result<ExitCode, String> {
             }
             Ok(if report.breaking() { ExitCode::from(1) } else { ExitCode::SUCCESS })
         }
+    }
+}
+
+/// A library named as the one to bind (or inspect) alongside `--globals` that exports no
+/// packed functions: it may only register globals, which is what `--load` is for.
+fn load_instead(error: String) -> String {
+    if error.contains(read::NO_PACKED_FUNCTIONS) {
+        format!("{error}; to read only the global functions it registers, pass it with --load instead")
+    } else {
+        error
     }
 }
 

@@ -98,6 +98,9 @@ struct Found {
     doc_fn: bool,
 }
 
+/// What [`read`] says of a library without packed exports.
+pub const NO_PACKED_FUNCTIONS: &str = "exports no packed functions";
+
 /// The path to load `path` from: a bare file name (no folder) that names a file here is
 /// that file (`./name`), not a name for the dynamic loader to look up in its search path.
 pub fn loadable(path: &Path) -> std::borrow::Cow<'_, Path> {
@@ -149,7 +152,7 @@ pub fn read(path: &Path, allow_load: bool) -> Result<Listing, String> {
         .collect();
     if shims.is_empty() {
         return Err(format!(
-            "{} exports no packed functions (no `{}<name>` symbols)",
+            "{} {NO_PACKED_FUNCTIONS} (no `{}<name>` symbols)",
             path.display(),
             abi_shared::SHIM_PREFIX
         ));

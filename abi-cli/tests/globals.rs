@@ -70,3 +70,26 @@ fn the_checked_in_bindings_of_tvm_ffi_are_what_bindgen_writes() {
         );
     }
 }
+
+#[test]
+#[ignore = "needs the wheel's libtvm_ffi: run by scripts/test-bindgen.sh"]
+fn a_library_that_only_registers_globals_named_to_bind_says_to_load_it() {
+    let runtime = libdir().join("libtvm_ffi.so");
+    let out = std::env::temp_dir().join(format!("abi-globals-load-{}.rs", std::process::id()));
+    for cmd in ["inspect", "bindgen"] {
+        let run =
+            abi(&[cmd, path(&runtime), "--globals", "ffi.", "-o", path(&out)][..if cmd == "inspect" { 4 } else { 6 }]);
+        let (_, stderr) = text(&run);
+        assert_eq!(run.status.code(), Some(2), "{stderr}");
+        assert_eq!(stderr.lines().count(), 1, "{stderr}");
+        assert!(stderr.contains("exports no packed functions"), "{stderr}");
+        assert!(
+            stderr.ends_with("to read only the global functions it registers, pass it with --load instead\n"),
+            "{stderr}"
+        );
+    }
+    assert!(!out.exists(), "nothing written");
+    // As --load it binds.
+    let run = abi(&["inspect", "--load", path(&runtime), "--globals", "ffi."]);
+    assert!(run.status.success(), "{}", text(&run).1);
+}
