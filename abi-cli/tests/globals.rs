@@ -93,3 +93,28 @@ fn a_library_that_only_registers_globals_named_to_bind_says_to_load_it() {
     let run = abi(&["inspect", "--load", path(&runtime), "--globals", "ffi."]);
     assert!(run.status.success(), "{}", text(&run).1);
 }
+
+#[test]
+#[ignore = "needs the wheel's libtvm_ffi: run by scripts/test-bindgen.sh"]
+fn any_prefix_gives_identifiers_clippy_accepts() {
+    let testing = libdir().join("libtvm_ffi_testing.so");
+    let dir = std::env::temp_dir().join(format!("abi-globals-prefix-{}", std::process::id()));
+    std::fs::create_dir_all(&dir).unwrap();
+    for (prefix, wanted) in [
+        ("", "    #[abi(name = \"ffi._RegisterFFIInit\")]\n    fn ffi_register_ffi_init("),
+        ("testing", "    #[abi(name = \"testing.add_one\")]\n    fn add_one("),
+        ("testing.schema_id_int", "    #[abi(name = \"testing.schema_id_int\")]\n    fn schema_id_int("),
+    ] {
+        let out = dir.join("g.rs");
+        let run = abi(&["bindgen", "--load", path(&testing), "--globals", prefix, "-o", path(&out)]);
+        assert!(run.status.success(), "{prefix:?}: {}", text(&run).1);
+        let source = std::fs::read_to_string(&out).unwrap();
+        assert!(source.contains(wanted), "{prefix:?}: {wanted:?} not in\n{source}");
+        // The import set's functions (the handles' methods keep a leading `_` of C++).
+        let block = source.split("\n}\n").next().unwrap();
+        for line in block.lines().filter_map(|l| l.trim().strip_prefix("fn ")) {
+            let name = line.split('(').next().unwrap();
+            assert!(!name.starts_with('_') && !name.contains("__") && name != "f_", "{prefix:?}: `{name}`");
+        }
+    }
+}

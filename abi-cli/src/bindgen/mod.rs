@@ -15,7 +15,7 @@ use abi_core::schema::{Class, Metadata, TypeSchema};
 
 use crate::globals::Global;
 use crate::read::Listing;
-use names::{ident, unique, Role};
+use names::{after_prefix, ident, unique, Role};
 use rust_type::{Side, Types};
 
 /// What to write.
@@ -71,7 +71,10 @@ pub fn module(req: &Request<'_>) -> Result<String, String> {
                 packed: g.packed,
             })
             .collect();
-        let set = format!("{}Globals", ident(prefix.trim_end_matches('.'), Role::Type));
+        let set = match prefix.trim_end_matches('.') {
+            "" => "Globals".to_owned(),
+            named => format!("{}Globals", ident(named, Role::Type)),
+        };
         let what = format!("The global functions under `{prefix}`.");
         import_set(&mut body, &mut types, &set, &what, items, prefix);
     }
@@ -112,8 +115,7 @@ pub fn module(req: &Request<'_>) -> Result<String, String> {
 /// Writes one `#[abi_core::import]` block.
 fn import_set(out: &mut String, types: &mut Types, set: &str, what: &str, mut items: Vec<Item>, prefix: &str) {
     items.sort_by(|a, b| a.abi_name.cmp(&b.abi_name));
-    let rust: Vec<String> =
-        items.iter().map(|i| ident(i.abi_name.strip_prefix(prefix).unwrap_or(&i.abi_name), Role::Function)).collect();
+    let rust: Vec<String> = items.iter().map(|i| ident(after_prefix(&i.abi_name, prefix), Role::Function)).collect();
     for (item, name) in items.iter_mut().zip(unique(rust)) {
         item.rust_name = name;
     }
