@@ -118,3 +118,29 @@ fn any_prefix_gives_identifiers_clippy_accepts() {
         }
     }
 }
+
+#[test]
+#[ignore = "needs the wheel's libtvm_ffi: run by scripts/test-bindgen.sh"]
+fn a_global_registered_twice_keeps_the_first_and_names_both_libraries() {
+    let first = abi_derive_tests::fixture_library("abi-mathlib", "mathlib");
+    let dir = std::env::temp_dir().join(format!("abi-globals-twice-{}", std::process::id()));
+    std::fs::create_dir_all(&dir).unwrap();
+    let second = dir.join("libmathlib.so");
+    std::fs::copy(&first, &second).unwrap();
+    let run = abi(&["inspect", "--load", path(&first), "--load", path(&second), "--globals", "mathlib.", "--json"]);
+    let (stdout, stderr) = text(&run);
+    assert!(run.status.success(), "{stderr}");
+    assert!(
+        stderr.lines().any(|l| l
+            == format!(
+                "abi: global `mathlib.gcd` is already registered; keeping that registration (its code is in {}); \
+                 {}'s `gcd` stays reachable through its module",
+                first.display(),
+                second.display()
+            )),
+        "{stderr}"
+    );
+    // The registry holds the first library's function.
+    let v: serde_json::Value = serde_json::from_str(&stdout).unwrap();
+    assert!(v["globals"]["mathlib.gcd"].is_object(), "{stdout}");
+}
