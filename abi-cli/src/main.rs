@@ -121,8 +121,9 @@ enum Command {
         #[arg(long)]
         module: bool,
         /// The generated crate's abi-core dependency, as Cargo.toml writes it: a version
-        /// (`0.1`) or a table (`{ path = "../abi/abi-core" }`, `{ git = "...", tag = "..." }`).
-        #[arg(long = "abi-core", value_name = "DEPENDENCY")]
+        /// (`0.1`) or a table (`{ path = "../abi/abi-core" }`, `{ git = "...", tag = "..." }`);
+        /// required with --crate, and only with it.
+        #[arg(long = "abi-core", value_name = "DEPENDENCY", requires = "krate")]
         abi_core: Option<String>,
         /// Load this library first (repeatable), so that its global functions are registered.
         #[arg(long = "load", value_name = "LIB")]
@@ -212,6 +213,9 @@ fn run(cli: Cli) -> Result<ExitCode, String> {
             Ok(ExitCode::SUCCESS)
         }
         Command::Bindgen { lib, out, krate, module: _, abi_core, load, globals, no_load } => {
+            if let Some((name, dependency)) = krate.as_deref().zip(abi_core.as_deref()) {
+                bindgen::check_crate(name, dependency)?;
+            }
             let found = match &globals {
                 Some(prefix) => {
                     globals::load(&[load.clone(), lib.clone().into_iter().collect()].concat())?;

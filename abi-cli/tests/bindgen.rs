@@ -222,3 +222,27 @@ fn a_bare_file_name_is_the_file_here_and_the_header_repeats_a_command_that_works
     let module = std::fs::read_to_string(&out).unwrap();
     assert!(module.contains("//! `abi bindgen libmathlib.so --no-load -o m.rs`.\n"), "{module}");
 }
+
+#[test]
+fn a_crate_name_or_dependency_cargo_would_refuse_is_one_line_and_exit_2() {
+    let lib = fixture_library("abi-mathlib", "mathlib");
+    let dir = out_dir("crate-refused");
+    for (name, spec, says) in [
+        ("bad name!", "0.1", "--crate \"bad name!\" is not a name the crate can have"),
+        ("abi-core", "0.1", "it is the name of its dependency, abi-core"),
+        ("x", "garbage {", "--abi-core \"garbage {\" is not a dependency"),
+        ("x", "{ path = ", "not a TOML table"),
+    ] {
+        let run = abi(&["bindgen", path(&lib), "--no-load", "--crate", name, "--abi-core", spec, "-o", path(&dir)]);
+        let (_, stderr) = text(&run);
+        assert_eq!(run.status.code(), Some(2), "{name} {spec}: {stderr}");
+        assert!(stderr.starts_with("abi: error: ") && stderr.lines().count() == 1, "{stderr}");
+        assert!(stderr.contains(says), "{stderr}");
+        assert!(!dir.join("Cargo.toml").exists(), "nothing written");
+    }
+    // --abi-core says what the crate depends on: without --crate it is refused.
+    let run = abi(&["bindgen", path(&lib), "--no-load", "--abi-core", "0.1", "-o", path(&dir.join("m.rs"))]);
+    assert_eq!(run.status.code(), Some(2), "{}", text(&run).1);
+    assert!(text(&run).1.contains("--crate"), "{}", text(&run).1);
+    assert!(!dir.join("m.rs").exists(), "nothing written");
+}

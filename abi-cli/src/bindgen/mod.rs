@@ -5,6 +5,7 @@
 //! output is deterministic (items sorted by name) and, where `rustfmt` is on PATH,
 //! formatted by it.
 
+mod manifest;
 mod names;
 mod rust_type;
 
@@ -382,6 +383,14 @@ fn format_source(source: String) -> String {
     }
 }
 
+/// Checks `--crate NAME --abi-core DEPENDENCY` before anything is loaded or written: a
+/// name cargo would refuse, or one that is its dependency's, and a dependency cargo cannot
+/// read are one line.
+pub fn check_crate(name: &str, dependency: &str) -> Result<(), String> {
+    manifest::check_name(name)?;
+    manifest::dependency(dependency).map(drop)
+}
+
 /// Writes the module to `out` (a file), or a crate named `name` into `out` (a folder:
 /// `Cargo.toml` with `abi-core = <dependency>`, `src/lib.rs`); returns the files written.
 pub fn write(source: &str, out: &Path, krate: Option<(&str, &str)>) -> Result<Vec<PathBuf>, String> {
@@ -395,13 +404,8 @@ pub fn write(source: &str, out: &Path, krate: Option<(&str, &str)>) -> Result<Ve
     match krate {
         None => Ok(vec![write(out, source)?]),
         Some((name, dependency)) => {
-            let dependency = dependency.trim();
-            // A bare version is a registry version; anything else is a TOML value as written.
-            let dependency = if dependency.starts_with('{') || dependency.starts_with('"') {
-                dependency.to_owned()
-            } else {
-                format!("{dependency:?}")
-            };
+            manifest::check_name(name)?;
+            let dependency = manifest::dependency(dependency)?;
             let manifest = format!(
                 "[package]\nname = {name:?}\nversion = \"0.1.0\"\nedition = \"2021\"\ndescription = \"Rust bindings written by abi bindgen\"\n\n[dependencies]\nabi-core = {dependency}\n"
             );

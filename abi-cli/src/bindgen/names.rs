@@ -25,6 +25,11 @@ const KEYWORDS: &[&str] = &[
     "box", "do", "final", "gen", "macro", "override", "priv", "try", "typeof", "unsized", "virtual", "yield", "union",
 ];
 
+/// Whether `name` is a Rust keyword (rule 5).
+pub fn is_keyword(name: &str) -> bool {
+    KEYWORDS.contains(&name)
+}
+
 /// What a name is for: it picks the case and the prefix of rule 4.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum Role {
