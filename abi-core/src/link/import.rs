@@ -9,7 +9,7 @@ use crate::reflect::FnDesc;
 use crate::runtime::calls::function::Function;
 use crate::runtime::calls::globals::GET_METADATA;
 use crate::runtime::process::discovery::{has_tvm_ffi_runtime, tvm_ffi_in_process};
-use crate::schema::{check_binding, Metadata, Mismatch, TypeSchema};
+use crate::schema::{check_binding, FnType, Metadata, Mismatch, TypeSchema};
 use crate::value::conv_error::ConvError;
 use crate::value::error::{kind, Error, Result};
 use crate::value::string::str_any;
@@ -94,10 +94,11 @@ impl Binder {
         let ours = Metadata::declared(desc);
         let (Some(o), Some(t)) = (&ours.type_schema, &theirs.type_schema) else { return Some(bound) };
         let problems = check_binding(o, t, theirs.required_args());
-        if problems.is_empty() {
+        let names = ours.params();
+        let fields = struct_fields_differ(o, t, &names);
+        if problems.is_empty() && fields.is_empty() {
             return Some(bound);
         }
-        let names = ours.params();
         let why: Vec<String> = problems
             .iter()
             .map(|m| match m {
@@ -117,6 +118,7 @@ impl Binder {
                     format!("the result is declared {ours} but the callee returns {theirs}")
                 }
             })
+            .chain(fields)
             .collect();
         self.mismatched.push(format!(
             "`{}`: declared {}, but {} publishes {}: {}",
@@ -210,6 +212,50 @@ const NO_RUNTIME: &str = "no tvm-ffi runtime is loaded in this process and no li
 const NOT_REGISTERED: &str = "no library registering these globals is loaded in this process: open the libraries \
                               that register them with `Library::open` before binding";
 
+/// Where a declared struct's field names (or their order) differ from those the callee
+/// publishes for the struct in the same place (`abi.struct`/`abi.fields`): kinds agree, so
+/// [`check_binding`] lets it through, but the values would land in the wrong fields. Only
+/// where both sides name their fields (C++ publishes none).
+fn struct_fields_differ(ours: &FnType, theirs: &FnType, names: &[(String, TypeSchema)]) -> Vec<String> {
+    let params = ours.params.iter().zip(&theirs.params).enumerate().filter_map(|(index, (o, t))| {
+        let name = names.get(index).map_or("?", |(n, _)| n.as_str());
+        fields_differ(o, t).map(|why| format!("argument `{name}` (#{index}): {why}"))
+    });
+    let ret = fields_differ(&ours.ret, &theirs.ret).map(|why| format!("the result: {why}"));
+    params.chain(ret).collect()
+}
+
+/// The first struct of `ours` whose field names differ from those of the struct at the
+/// same place in `theirs`, said with both lists.
+fn fields_differ(ours: &TypeSchema, theirs: &TypeSchema) -> Option<String> {
+    use TypeSchema as T;
+    match (ours, theirs) {
+        (T::Struct { name: Some(a), fields: f }, T::Struct { name: Some(b), fields: g }) => {
+            let (f, g): (Vec<&str>, Vec<&str>) =
+                (f.iter().map(|(n, _)| n.as_str()).collect(), g.iter().map(|(n, _)| n.as_str()).collect());
+            if f != g {
+                return Some(format!(
+                    "struct `{a}` is declared with fields ({}) but the callee's `{b}` has ({})",
+                    f.join(", "),
+                    g.join(", ")
+                ));
+            }
+        }
+        (T::Function(Some(f)), T::Function(Some(g))) if f.params.len() == g.params.len() => {
+            let pairs = f.params.iter().zip(&g.params).chain([(&f.ret, &g.ret)]);
+            return pairs.into_iter().find_map(|(o, t)| fields_differ(o, t));
+        }
+        (T::Optional(o), t) if !matches!(t, T::Optional(_)) => return fields_differ(o, t),
+        (o, T::Optional(t)) if !matches!(o, T::Optional(_)) => return fields_differ(o, t),
+        _ => {}
+    }
+    let (o, t) = (ours.args(), theirs.args());
+    if o.len() != t.len() {
+        return None;
+    }
+    o.into_iter().zip(t).find_map(|(o, t)| fields_differ(o, t))
+}
+
 /// Two mismatched types as messages name them: by struct names, or, where those read the
 /// same (one struct, two layouts), as the tuples of their fields.
 fn told_apart(ours: &TypeSchema, theirs: &TypeSchema) -> (String, String) {
@@ -286,6 +332,26 @@ mod tests {
         // Nor for a library or this binary.
         let m = binder_missing(&names[..1]).finish("X", &ImportSource::Linked).unwrap_err().message().to_owned();
         assert_eq!(m, "cannot bind X from this binary; missing: testing.f0");
+    }
+
+    #[test]
+    fn structs_whose_fields_differ_in_name_or_order_are_told_with_both_lists() {
+        let swapped = TypeSchema::Struct {
+            name: Some("Swapped".into()),
+            fields: vec![("y".into(), TypeSchema::Float(None)), ("x".into(), TypeSchema::Float(None))],
+        };
+        let theirs = point(&["x", "y"]);
+        let why = "struct `Swapped` is declared with fields (y, x) but the callee's `Point` has (x, y)";
+        assert_eq!(fields_differ(&swapped, &theirs).as_deref(), Some(why));
+        // Inside containers, options and callbacks too; the same names in order agree.
+        let list = |t: &TypeSchema| TypeSchema::Array(Box::new(t.clone()));
+        assert_eq!(fields_differ(&list(&swapped), &list(&theirs)).as_deref(), Some(why));
+        let opt = TypeSchema::Optional(Box::new(swapped.clone()));
+        assert_eq!(fields_differ(&opt, &theirs).as_deref(), Some(why));
+        assert_eq!(fields_differ(&point(&["x", "y"]), &theirs), None);
+        // A struct without published names (a plain tuple) is not compared.
+        let tuple = TypeSchema::Tuple(vec![TypeSchema::Float(None), TypeSchema::Float(None)]);
+        assert_eq!(fields_differ(&swapped, &tuple), None);
     }
 
     #[test]
