@@ -21,15 +21,21 @@ pub struct Global {
     pub packed: bool,
 }
 
-/// Where libtvm_ffi's folder may be named: the variable the project's scripts set, then
-/// `tvm-ffi-config --libdir` (the apache-tvm-ffi wheel's tool) on PATH.
-fn tvm_ffi_libdir() -> Option<PathBuf> {
+/// Where libtvm_ffi's folder is named: the variable the project's scripts set, then
+/// `tvm-ffi-config --libdir` (the apache-tvm-ffi wheel's tool) on PATH; `Err` says which
+/// was tried.
+fn tvm_ffi_libdir() -> Result<PathBuf, String> {
     if let Some(dir) = std::env::var_os("ABI_TVM_FFI_LIBDIR") {
-        return Some(PathBuf::from(dir));
+        return Ok(PathBuf::from(dir));
     }
-    let out = std::process::Command::new("tvm-ffi-config").arg("--libdir").output().ok()?;
-    let dir = String::from_utf8(out.stdout).ok()?;
-    out.status.success().then(|| PathBuf::from(dir.trim()))
+    let out = std::process::Command::new("tvm-ffi-config")
+        .arg("--libdir")
+        .output()
+        .map_err(|_| "ABI_TVM_FFI_LIBDIR is not set and no tvm-ffi-config is on PATH".to_owned())?;
+    match String::from_utf8(out.stdout) {
+        Ok(dir) if out.status.success() => Ok(PathBuf::from(dir.trim())),
+        _ => Err("ABI_TVM_FFI_LIBDIR is not set and `tvm-ffi-config --libdir` failed".to_owned()),
+    }
 }
 
 /// The file name of libtvm_ffi on this platform.
@@ -43,27 +49,53 @@ fn tvm_ffi_file() -> &'static str {
     }
 }
 
-/// Loads libtvm_ffi (when it can be found) and then `libs`, in order, with their symbols
-/// global, for the life of the process. Call before any other abi call.
+/// Loads libtvm_ffi and then `libs`, in order, with their symbols global, for the life of
+/// the process. Call before any other abi call. Globals are tvm-ffi's registry, so with no
+/// libtvm_ffi in the process afterwards (not found, and no library in `libs` brought it)
+/// this fails, naming how to point at it, rather than reading abi's embedded registry.
 pub fn load(libs: &[PathBuf]) -> Result<(), String> {
-    let runtime = tvm_ffi_libdir().map(|d| d.join(tvm_ffi_file())).filter(|p| p.is_file());
+    let found = tvm_ffi_libdir();
+    let runtime = match &found {
+        Ok(dir) => {
+            let file = dir.join(tvm_ffi_file());
+            if !file.is_file() {
+                let named_by = match std::env::var_os("ABI_TVM_FFI_LIBDIR") {
+                    Some(_) => "ABI_TVM_FFI_LIBDIR",
+                    None => "tvm-ffi-config --libdir",
+                };
+                return Err(format!("{named_by} names {}, which holds no {}: {HOW}", dir.display(), tvm_ffi_file()));
+            }
+            Some(file)
+        }
+        Err(_) => None,
+    };
     for path in runtime.iter().map(PathBuf::as_path).chain(libs.iter().map(PathBuf::as_path)) {
         load_one(path)?;
+    }
+    if let Err(tried) = found {
+        if !abi_core::host::tvm_ffi_in_process() {
+            return Err(format!("cannot read global functions without libtvm_ffi ({tried}): {HOW}"));
+        }
     }
     Ok(())
 }
 
+/// How to point the tool at libtvm_ffi.
+const HOW: &str = "set ABI_TVM_FFI_LIBDIR to the folder holding it, put the apache-tvm-ffi wheel's \
+                   tvm-ffi-config on PATH, or name it with --load";
+
 fn load_one(path: &Path) -> Result<(), String> {
+    let file = crate::read::loadable(path);
     #[cfg(unix)]
     // SAFETY: loading a library runs its initialisers, which is the point: they register
     // its globals. The library stays loaded for the life of the process.
     let lib = unsafe {
         use libloading::os::unix::{Library, RTLD_GLOBAL, RTLD_NOW};
-        Library::open(Some(path), RTLD_NOW | RTLD_GLOBAL)
+        Library::open(Some(&*file), RTLD_NOW | RTLD_GLOBAL)
     };
     #[cfg(not(unix))]
     // SAFETY: as above.
-    let lib = unsafe { libloading::Library::new(path) };
+    let lib = unsafe { libloading::Library::new(&*file) };
     let lib = lib.map_err(|e| format!("cannot load {}: {e}", path.display()))?;
     std::mem::forget(lib);
     Ok(())

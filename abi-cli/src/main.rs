@@ -14,7 +14,7 @@ mod read;
 mod stubs;
 mod wheel;
 
-use std::path::PathBuf;
+use std::path::{Path, PathBuf};
 use std::process::ExitCode;
 
 use clap::{Parser, Subcommand};
@@ -121,8 +121,9 @@ enum Command {
         #[arg(long)]
         module: bool,
         /// The generated crate's abi-core dependency, as Cargo.toml writes it: a version
-        /// (`0.1`) or a table (`{ path = "../abi/abi-core" }`, `{ git = "...", tag = "..." }`).
-        #[arg(long = "abi-core", value_name = "DEPENDENCY")]
+        /// (`0.1`) or a table (`{ path = "../abi/abi-core" }`, `{ git = "...", tag = "..." }`);
+        /// required with --crate, and only with it.
+        #[arg(long = "abi-core", value_name = "DEPENDENCY", requires = "krate")]
         abi_core: Option<String>,
         /// Load this library first (repeatable), so that its global functions are registered.
         #[arg(long = "load", value_name = "LIB")]
@@ -160,7 +161,8 @@ fn run(cli: Cli) -> Result<ExitCode, String> {
                 }
                 None => None,
             };
-            let listing = lib.as_deref().map(|lib| read::read(lib, !no_load)).transpose()?;
+            let read = lib.as_deref().map(|lib| read::read(lib, !no_load)).transpose();
+            let listing = if globals.is_some() { read.map_err(load_instead)? } else { read? };
             if let Some(listing) = &listing {
                 warn(listing);
             }
@@ -211,6 +213,9 @@ fn run(cli: Cli) -> Result<ExitCode, String> {
             Ok(ExitCode::SUCCESS)
         }
         Command::Bindgen { lib, out, krate, module: _, abi_core, load, globals, no_load } => {
+            if let Some((name, dependency)) = krate.as_deref().zip(abi_core.as_deref()) {
+                bindgen::check_crate(name, dependency)?;
+            }
             let found = match &globals {
                 Some(prefix) => {
                     globals::load(&[load.clone(), lib.clone().into_iter().collect()].concat())?;
@@ -218,7 +223,8 @@ fn run(cli: Cli) -> Result<ExitCode, String> {
                 }
                 None => None,
             };
-            let listing = lib.as_deref().map(|lib| read::read(lib, !no_load)).transpose()?;
+            let read = lib.as_deref().map(|lib| read::read(lib, !no_load)).transpose();
+            let listing = if globals.is_some() { read.map_err(load_instead)? } else { read? };
             let file_classes = listing.as_ref().map(|l| l.classes.clone()).unwrap_or_default();
             let classes = |key: &str| {
                 file_classes
@@ -227,7 +233,14 @@ fn run(cli: Cli) -> Result<ExitCode, String> {
                     .cloned()
                     .or_else(|| (!no_load).then(|| globals::reflect_class(key)).flatten())
             };
-            let command = bindgen_command(lib.as_deref(), globals.as_deref(), &load);
+            let command = bindgen_command(&BindgenLine {
+                lib: lib.as_deref(),
+                globals: globals.as_deref(),
+                load: &load,
+                no_load,
+                krate: krate.as_deref().zip(abi_core.as_deref()),
+                out: &out,
+            });
             let request = bindgen::Request {
                 listing: listing.as_ref(),
                 globals: globals.as_deref().zip(found.as_deref()),
@@ -254,17 +267,60 @@ fn run(cli: Cli) -> Result<ExitCode, String> {
     }
 }
 
-/// How the generated header names the command that regenerates it: file names only, so
-/// the output does not depend on where the libraries lie.
-fn bindgen_command(lib: Option<&std::path::Path>, globals: Option<&str>, load: &[PathBuf]) -> String {
-    let name = |p: &std::path::Path| {
-        p.file_name().map_or_else(|| p.display().to_string(), |n| n.to_string_lossy().into_owned())
+/// A library named as the one to bind (or inspect) alongside `--globals` that exports no
+/// packed functions: it may only register globals, which is what `--load` is for.
+fn load_instead(error: String) -> String {
+    if error.contains(read::NO_PACKED_FUNCTIONS) {
+        format!("{error}; to read only the global functions it registers, pass it with --load instead")
+    } else {
+        error
+    }
+}
+
+/// The arguments of one `abi bindgen` run, as its header repeats them.
+struct BindgenLine<'a> {
+    lib: Option<&'a Path>,
+    globals: Option<&'a str>,
+    load: &'a [PathBuf],
+    no_load: bool,
+    krate: Option<(&'a str, &'a str)>,
+    out: &'a Path,
+}
+
+/// The command that regenerates the bindings, as the generated header names it: the flags
+/// as given, each path as typed, except that an absolute one is its file name (the output
+/// names no folder of this machine; such a command runs in the folder holding them).
+fn bindgen_command(line: &BindgenLine<'_>) -> String {
+    let path = |p: &Path| {
+        let shown = match p.file_name() {
+            Some(name) if p.is_absolute() => name.to_string_lossy().into_owned(),
+            _ => p.display().to_string(),
+        };
+        shell_word(&shown)
     };
     let mut parts = vec!["abi bindgen".to_owned()];
-    parts.extend(load.iter().map(|l| format!("--load {}", name(l))));
-    parts.extend(lib.map(name));
-    parts.extend(globals.map(|g| format!("--globals {g}")));
+    parts.extend(line.load.iter().map(|l| format!("--load {}", path(l))));
+    parts.extend(line.lib.map(path));
+    parts.extend(line.globals.map(|g| format!("--globals {}", shell_word(g))));
+    if line.no_load {
+        parts.push("--no-load".to_owned());
+    }
+    if let Some((name, abi_core)) = line.krate {
+        parts.push(format!("--crate {} --abi-core {}", shell_word(name), shell_word(abi_core)));
+    }
+    parts.push(format!("-o {}", path(line.out)));
     parts.join(" ")
+}
+
+/// `word` as a POSIX shell reads it back: as is when it needs no quoting, else in single
+/// quotes.
+fn shell_word(word: &str) -> String {
+    let plain = |c: char| c.is_ascii_alphanumeric() || "_-./=:@%+,".contains(c);
+    if !word.is_empty() && word.chars().all(plain) {
+        word.to_owned()
+    } else {
+        format!("'{}'", word.replace('\'', r"'\''"))
+    }
 }
 
 /// Says on stderr what is wrong with a library that still reads (the exit status stays:

@@ -98,6 +98,20 @@ struct Found {
     doc_fn: bool,
 }
 
+/// What [`read`] says of a library without packed exports.
+pub const NO_PACKED_FUNCTIONS: &str = "exports no packed functions";
+
+/// The path to load `path` from: a bare file name (no folder) that names a file here is
+/// that file (`./name`), not a name for the dynamic loader to look up in its search path.
+pub fn loadable(path: &Path) -> std::borrow::Cow<'_, Path> {
+    let bare = path.parent().is_some_and(|p| p.as_os_str().is_empty());
+    if bare && path.is_file() {
+        std::borrow::Cow::Owned(Path::new(".").join(path))
+    } else {
+        std::borrow::Cow::Borrowed(path)
+    }
+}
+
 /// Reads `path`; `allow_load` permits loading a library whose metadata is only reachable
 /// by calling it.
 pub fn read(path: &Path, allow_load: bool) -> Result<Listing, String> {
@@ -138,7 +152,7 @@ pub fn read(path: &Path, allow_load: bool) -> Result<Listing, String> {
         .collect();
     if shims.is_empty() {
         return Err(format!(
-            "{} exports no packed functions (no `{}<name>` symbols)",
+            "{} {NO_PACKED_FUNCTIONS} (no `{}<name>` symbols)",
             path.display(),
             abi_shared::SHIM_PREFIX
         ));
@@ -155,7 +169,7 @@ pub fn read(path: &Path, allow_load: bool) -> Result<Listing, String> {
             ))
         }
         (true, true) => Some(
-            Library::open(path)
+            Library::open(loadable(path))
                 .map_err(|e| format!("loading {} to read its metadata: {}", path.display(), e.message()))?,
         ),
         (true, false) => {

@@ -32,7 +32,7 @@ fn a_module_declares_every_export_with_its_types_and_is_the_same_every_time() {
     let lib = fixture_library("abi-mathlib", "mathlib");
     let dir = out_dir("module");
     let first = generate(&lib, &dir.join("a.rs"));
-    let second = generate(&lib, &dir.join("b.rs"));
+    let second = generate(&lib, &out_dir("module-again").join("a.rs"));
     assert_eq!(first, second, "deterministic");
     for part in [
         "//! Rust bindings to `libmathlib.so`, written by `abi bindgen`",
@@ -129,4 +129,120 @@ fn the_example_bindings_of_the_cpp_library_are_what_bindgen_writes() {
     assert!(run.status.success(), "{}", text(&run).1);
     let example = PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("../examples/generated/cpplib.rs");
     assert_eq!(std::fs::read_to_string(out).unwrap(), std::fs::read_to_string(example).unwrap());
+}
+
+/// Runs `abi args...` with `ABI_TVM_FFI_LIBDIR` as given (or unset) and an empty PATH, so
+/// no tvm-ffi-config is found.
+fn abi_without_tvm_ffi(libdir: Option<&str>, args: &[&str]) -> std::process::Output {
+    let empty = out_dir("empty-path");
+    let mut cmd = std::process::Command::new(env!("CARGO_BIN_EXE_abi"));
+    cmd.args(args).env("PATH", &empty).env_remove("ABI_TVM_FFI_LIBDIR");
+    if let Some(dir) = libdir {
+        cmd.env("ABI_TVM_FFI_LIBDIR", dir);
+    }
+    cmd.output().expect("run abi")
+}
+
+#[test]
+fn globals_without_libtvm_ffi_are_refused_saying_how_to_name_it() {
+    let dir = out_dir("no-tvm-ffi");
+    let out = dir.join("ffi.rs");
+    for libdir in [None, Some("/nonexistent-abi-libdir")] {
+        for args in [vec!["inspect", "--globals", "ffi."], vec!["bindgen", "--globals", "ffi.", "-o", path(&out)]] {
+            let run = abi_without_tvm_ffi(libdir, &args);
+            let (stdout, stderr) = text(&run);
+            assert_eq!(run.status.code(), Some(2), "{args:?}: {stdout}{stderr}");
+            assert_eq!(stderr.lines().count(), 1, "{stderr}");
+            assert!(stderr.contains("set ABI_TVM_FFI_LIBDIR to the folder holding it"), "{stderr}");
+            let why = match libdir {
+                Some(_) => "ABI_TVM_FFI_LIBDIR names /nonexistent-abi-libdir, which holds no ",
+                None => "ABI_TVM_FFI_LIBDIR is not set and no tvm-ffi-config is on PATH",
+            };
+            assert!(stderr.contains(why), "{stderr}");
+            assert!(!out.exists(), "nothing written");
+        }
+    }
+}
+
+/// A copy of mathlib whose export records section is renamed, so that reading its
+/// metadata means loading it, written as `dir/name`.
+fn mathlib_read_by_loading(dir: &std::path::Path, name: &str) -> PathBuf {
+    let bytes = std::fs::read(fixture_library("abi-mathlib", "mathlib")).unwrap();
+    let (from, to) = (abi_shared::EXPORT_RECORDS_SECTION.as_bytes(), b"abi_export_recordz");
+    assert_eq!(from.len(), to.len());
+    let mut out = bytes.clone();
+    let mut hits = 0;
+    for i in 0..bytes.len().saturating_sub(from.len()) {
+        if &bytes[i..i + from.len()] == from {
+            out[i..i + from.len()].copy_from_slice(to);
+            hits += 1;
+        }
+    }
+    assert!(hits > 0, "the section name is in the library");
+    let path = dir.join(name);
+    std::fs::write(&path, out).unwrap();
+    path
+}
+
+/// Runs `abi args...` in the folder `cwd`.
+fn abi_in(cwd: &std::path::Path, args: &[&str]) -> std::process::Output {
+    std::process::Command::new(env!("CARGO_BIN_EXE_abi")).args(args).current_dir(cwd).output().expect("run abi")
+}
+
+#[cfg(target_os = "linux")]
+#[test]
+fn a_bare_file_name_is_the_file_here_and_the_header_repeats_a_command_that_works() {
+    let dir = out_dir("bare");
+    mathlib_read_by_loading(&dir, "libbare.so");
+    let run = abi_in(&dir, &["inspect", "libbare.so"]);
+    let (stdout, stderr) = text(&run);
+    assert!(run.status.success(), "{stderr}");
+    assert!(stdout.contains("(the library was loaded)"), "read by loading it:\n{stdout}");
+
+    let spec = r#"{ path = "../abi/abi-core" }"#;
+    let run = abi_in(&dir, &["bindgen", "libbare.so", "--crate", "bare-sys", "--abi-core", spec, "-o", "out"]);
+    assert!(run.status.success(), "{}", text(&run).1);
+    let lib_rs = std::fs::read_to_string(dir.join("out/src/lib.rs")).unwrap();
+    let command = r#"abi bindgen libbare.so --crate bare-sys --abi-core '{ path = "../abi/abi-core" }' -o out"#;
+    assert!(lib_rs.contains(&format!("regenerate with\n//! `{command}`.\n")), "{lib_rs}");
+    // The command it names writes the same files again.
+    let rerun = std::process::Command::new("sh")
+        .args(["-c", &command.replacen("abi", env!("CARGO_BIN_EXE_abi"), 1)])
+        .current_dir(&dir)
+        .output()
+        .unwrap();
+    assert!(rerun.status.success(), "{}", text(&rerun).1);
+    assert_eq!(std::fs::read_to_string(dir.join("out/src/lib.rs")).unwrap(), lib_rs);
+
+    // Absolute paths are named by their file names, with every flag kept.
+    let out = dir.join("m.rs");
+    let lib = fixture_library("abi-mathlib", "mathlib");
+    let run = abi(&["bindgen", path(&lib), "--no-load", "-o", path(&out)]);
+    assert!(run.status.success(), "{}", text(&run).1);
+    let module = std::fs::read_to_string(&out).unwrap();
+    assert!(module.contains("//! `abi bindgen libmathlib.so --no-load -o m.rs`.\n"), "{module}");
+}
+
+#[test]
+fn a_crate_name_or_dependency_cargo_would_refuse_is_one_line_and_exit_2() {
+    let lib = fixture_library("abi-mathlib", "mathlib");
+    let dir = out_dir("crate-refused");
+    for (name, spec, says) in [
+        ("bad name!", "0.1", "--crate \"bad name!\" is not a name the crate can have"),
+        ("abi-core", "0.1", "it is the name of its dependency, abi-core"),
+        ("x", "garbage {", "--abi-core \"garbage {\" is not a dependency"),
+        ("x", "{ path = ", "not a TOML table"),
+    ] {
+        let run = abi(&["bindgen", path(&lib), "--no-load", "--crate", name, "--abi-core", spec, "-o", path(&dir)]);
+        let (_, stderr) = text(&run);
+        assert_eq!(run.status.code(), Some(2), "{name} {spec}: {stderr}");
+        assert!(stderr.starts_with("abi: error: ") && stderr.lines().count() == 1, "{stderr}");
+        assert!(stderr.contains(says), "{stderr}");
+        assert!(!dir.join("Cargo.toml").exists(), "nothing written");
+    }
+    // --abi-core says what the crate depends on: without --crate it is refused.
+    let run = abi(&["bindgen", path(&lib), "--no-load", "--abi-core", "0.1", "-o", path(&dir.join("m.rs"))]);
+    assert_eq!(run.status.code(), Some(2), "{}", text(&run).1);
+    assert!(text(&run).1.contains("--crate"), "{}", text(&run).1);
+    assert!(!dir.join("m.rs").exists(), "nothing written");
 }

@@ -70,3 +70,77 @@ fn the_checked_in_bindings_of_tvm_ffi_are_what_bindgen_writes() {
         );
     }
 }
+
+#[test]
+#[ignore = "needs the wheel's libtvm_ffi: run by scripts/test-bindgen.sh"]
+fn a_library_that_only_registers_globals_named_to_bind_says_to_load_it() {
+    let runtime = libdir().join("libtvm_ffi.so");
+    let out = std::env::temp_dir().join(format!("abi-globals-load-{}.rs", std::process::id()));
+    for cmd in ["inspect", "bindgen"] {
+        let run =
+            abi(&[cmd, path(&runtime), "--globals", "ffi.", "-o", path(&out)][..if cmd == "inspect" { 4 } else { 6 }]);
+        let (_, stderr) = text(&run);
+        assert_eq!(run.status.code(), Some(2), "{stderr}");
+        assert_eq!(stderr.lines().count(), 1, "{stderr}");
+        assert!(stderr.contains("exports no packed functions"), "{stderr}");
+        assert!(
+            stderr.ends_with("to read only the global functions it registers, pass it with --load instead\n"),
+            "{stderr}"
+        );
+    }
+    assert!(!out.exists(), "nothing written");
+    // As --load it binds.
+    let run = abi(&["inspect", "--load", path(&runtime), "--globals", "ffi."]);
+    assert!(run.status.success(), "{}", text(&run).1);
+}
+
+#[test]
+#[ignore = "needs the wheel's libtvm_ffi: run by scripts/test-bindgen.sh"]
+fn any_prefix_gives_identifiers_clippy_accepts() {
+    let testing = libdir().join("libtvm_ffi_testing.so");
+    let dir = std::env::temp_dir().join(format!("abi-globals-prefix-{}", std::process::id()));
+    std::fs::create_dir_all(&dir).unwrap();
+    for (prefix, wanted) in [
+        ("", "    #[abi(name = \"ffi._RegisterFFIInit\")]\n    fn ffi_register_ffi_init("),
+        ("testing", "    #[abi(name = \"testing.add_one\")]\n    fn add_one("),
+        ("testing.schema_id_int", "    #[abi(name = \"testing.schema_id_int\")]\n    fn schema_id_int("),
+    ] {
+        let out = dir.join("g.rs");
+        let run = abi(&["bindgen", "--load", path(&testing), "--globals", prefix, "-o", path(&out)]);
+        assert!(run.status.success(), "{prefix:?}: {}", text(&run).1);
+        let source = std::fs::read_to_string(&out).unwrap();
+        assert!(source.contains(wanted), "{prefix:?}: {wanted:?} not in\n{source}");
+        // The import set's functions (the handles' methods keep a leading `_` of C++).
+        let block = source.split("\n}\n").next().unwrap();
+        for line in block.lines().filter_map(|l| l.trim().strip_prefix("fn ")) {
+            let name = line.split('(').next().unwrap();
+            assert!(!name.starts_with('_') && !name.contains("__") && name != "f_", "{prefix:?}: `{name}`");
+        }
+    }
+}
+
+#[test]
+#[ignore = "needs the wheel's libtvm_ffi: run by scripts/test-bindgen.sh"]
+fn a_global_registered_twice_keeps_the_first_and_names_both_libraries() {
+    let first = abi_derive_tests::fixture_library("abi-mathlib", "mathlib");
+    let dir = std::env::temp_dir().join(format!("abi-globals-twice-{}", std::process::id()));
+    std::fs::create_dir_all(&dir).unwrap();
+    let second = dir.join("libmathlib.so");
+    std::fs::copy(&first, &second).unwrap();
+    let run = abi(&["inspect", "--load", path(&first), "--load", path(&second), "--globals", "mathlib.", "--json"]);
+    let (stdout, stderr) = text(&run);
+    assert!(run.status.success(), "{stderr}");
+    assert!(
+        stderr.lines().any(|l| l
+            == format!(
+                "abi: global `mathlib.gcd` is already registered; keeping that registration (its code is in {}); \
+                 {}'s `gcd` stays reachable through its module",
+                first.display(),
+                second.display()
+            )),
+        "{stderr}"
+    );
+    // The registry holds the first library's function.
+    let v: serde_json::Value = serde_json::from_str(&stdout).unwrap();
+    assert!(v["globals"]["mathlib.gcd"].is_object(), "{stdout}");
+}

@@ -91,7 +91,7 @@ pub mod host {
         embedded_global_names, get_global, register_global, register_global_with_info, register_linked_globals,
     };
     pub use crate::runtime::object_types::type_registry::type_api;
-    pub use crate::runtime::process::discovery::has_tvm_ffi_runtime;
+    pub use crate::runtime::process::discovery::{has_tvm_ffi_runtime, tvm_ffi_in_process};
 }
 
 /// The object-reference protocol for code that handles raw object pointers (hand-written

@@ -108,15 +108,19 @@ fn globals_missing_because_tvm_ffi_came_late_say_so() {
     assert!(!abi_core::host::has_tvm_ffi_runtime());
     let err = LateGlobals::bind_globals().unwrap_err();
     assert!(!err.message().contains("libtvm_ffi was loaded after"), "{}", err.message());
+    assert!(err.message().contains("registry: no tvm-ffi runtime is loaded in this process"), "{}", err.message());
     // SAFETY: loading the wheel's runtime runs its initialisers, as any host does.
     let _tvm = unsafe { Dl::open(Some(libtvm_ffi()), RTLD_LAZY | RTLD_GLOBAL) }.expect("load libtvm_ffi");
     let err = LateGlobals::bind_globals().unwrap_err();
     assert!(
-        err.message().contains("missing: ffi.MapSize (libtvm_ffi was loaded after this process's first abi call"),
+        err.message().starts_with(
+            "cannot bind LateGlobals from the global registry: libtvm_ffi was loaded after this process's first \
+             abi call"
+        ),
         "{}",
         err.message()
     );
-    assert!(err.message().contains("before the first abi call)"), "{}", err.message());
+    assert!(err.message().ends_with("before the first abi call; missing: ffi.MapSize"), "{}", err.message());
 }
 
 #[test]

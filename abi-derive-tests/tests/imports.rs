@@ -207,3 +207,41 @@ fn an_import_may_leave_out_trailing_parameters_that_have_defaults() {
     let e = TooLong::bind(&lib).unwrap_err();
     assert!(e.message().contains("it takes 1 to 2 arguments (the rest have defaults), not 3"), "{}", e.message());
 }
+
+/// mathlib's `Point { x, y }` hand-edited with its fields swapped: the kinds agree, the
+/// values would not.
+#[derive(abi_core::AbiStruct, Debug, Clone, Copy, PartialEq)]
+pub struct Swapped {
+    pub y: f64,
+    pub x: f64,
+}
+
+/// The same fields in mathlib's order, under another name: a rename binds.
+#[derive(abi_core::AbiStruct, Debug, Clone, Copy, PartialEq)]
+pub struct Renamed {
+    pub x: f64,
+    pub y: f64,
+}
+
+#[abi_core::import(SwappedFields)]
+extern "C" {
+    fn centroid(points: Vec<Swapped>) -> Option<Swapped>;
+}
+
+#[abi_core::import(RenamedStruct)]
+extern "C" {
+    fn centroid(points: Vec<Renamed>) -> Option<Renamed>;
+}
+
+#[test]
+fn a_struct_whose_fields_differ_from_the_callees_is_refused_at_bind_time_with_both_lists() {
+    let e = SwappedFields::bind(&mathlib()).unwrap_err();
+    assert_eq!(e.kind(), "TypeError");
+    let m = e.message();
+    let why = "struct `Swapped` is declared with fields (y, x) but the callee's `Point` has (x, y)";
+    assert!(m.contains(&format!("argument `points` (#0): {why}")), "{m}");
+    assert!(m.contains(&format!("the result: {why}")), "{m}");
+    let renamed = RenamedStruct::bind(&mathlib()).unwrap();
+    let c = renamed.centroid(vec![Renamed { x: 0.0, y: 2.0 }, Renamed { x: 2.0, y: 4.0 }]).unwrap();
+    assert_eq!(c, Some(Renamed { x: 1.0, y: 3.0 }));
+}

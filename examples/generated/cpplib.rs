@@ -1,6 +1,6 @@
 //! Rust bindings to `libcpplib.so` and the globals under `cpplib.`, written by `abi bindgen` from the metadata they publish:
 //! every call is checked against it when bound. Do not edit; regenerate with
-//! `abi bindgen libcpplib.so --globals cpplib.`.
+//! `abi bindgen libcpplib.so --globals cpplib. -o cpplib.rs`.
 
 /// The exports of `libcpplib.so`.
 #[abi_core::import(Cpplib)]

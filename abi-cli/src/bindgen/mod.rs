@@ -5,6 +5,7 @@
 //! output is deterministic (items sorted by name) and, where `rustfmt` is on PATH,
 //! formatted by it.
 
+mod manifest;
 mod names;
 mod rust_type;
 
@@ -15,7 +16,7 @@ use abi_core::schema::{Class, Metadata, TypeSchema};
 
 use crate::globals::Global;
 use crate::read::Listing;
-use names::{ident, unique, Role};
+use names::{after_prefix, ident, unique, Role};
 use rust_type::{Side, Types};
 
 /// What to write.
@@ -71,7 +72,10 @@ pub fn module(req: &Request<'_>) -> Result<String, String> {
                 packed: g.packed,
             })
             .collect();
-        let set = format!("{}Globals", ident(prefix.trim_end_matches('.'), Role::Type));
+        let set = match prefix.trim_end_matches('.') {
+            "" => "Globals".to_owned(),
+            named => format!("{}Globals", ident(named, Role::Type)),
+        };
         let what = format!("The global functions under `{prefix}`.");
         import_set(&mut body, &mut types, &set, &what, items, prefix);
     }
@@ -112,8 +116,7 @@ pub fn module(req: &Request<'_>) -> Result<String, String> {
 /// Writes one `#[abi_core::import]` block.
 fn import_set(out: &mut String, types: &mut Types, set: &str, what: &str, mut items: Vec<Item>, prefix: &str) {
     items.sort_by(|a, b| a.abi_name.cmp(&b.abi_name));
-    let rust: Vec<String> =
-        items.iter().map(|i| ident(i.abi_name.strip_prefix(prefix).unwrap_or(&i.abi_name), Role::Function)).collect();
+    let rust: Vec<String> = items.iter().map(|i| ident(after_prefix(&i.abi_name, prefix), Role::Function)).collect();
     for (item, name) in items.iter_mut().zip(unique(rust)) {
         item.rust_name = name;
     }
@@ -380,6 +383,14 @@ fn format_source(source: String) -> String {
     }
 }
 
+/// Checks `--crate NAME --abi-core DEPENDENCY` before anything is loaded or written: a
+/// name cargo would refuse, or one that is its dependency's, and a dependency cargo cannot
+/// read are one line.
+pub fn check_crate(name: &str, dependency: &str) -> Result<(), String> {
+    manifest::check_name(name)?;
+    manifest::dependency(dependency).map(drop)
+}
+
 /// Writes the module to `out` (a file), or a crate named `name` into `out` (a folder:
 /// `Cargo.toml` with `abi-core = <dependency>`, `src/lib.rs`); returns the files written.
 pub fn write(source: &str, out: &Path, krate: Option<(&str, &str)>) -> Result<Vec<PathBuf>, String> {
@@ -393,13 +404,8 @@ pub fn write(source: &str, out: &Path, krate: Option<(&str, &str)>) -> Result<Ve
     match krate {
         None => Ok(vec![write(out, source)?]),
         Some((name, dependency)) => {
-            let dependency = dependency.trim();
-            // A bare version is a registry version; anything else is a TOML value as written.
-            let dependency = if dependency.starts_with('{') || dependency.starts_with('"') {
-                dependency.to_owned()
-            } else {
-                format!("{dependency:?}")
-            };
+            manifest::check_name(name)?;
+            let dependency = manifest::dependency(dependency)?;
             let manifest = format!(
                 "[package]\nname = {name:?}\nversion = \"0.1.0\"\nedition = \"2021\"\ndescription = \"Rust bindings written by abi bindgen\"\n\n[dependencies]\nabi-core = {dependency}\n"
             );

@@ -33,7 +33,10 @@ fn loaded() -> &'static Mutex<Vec<Library>> {
 pub struct Library(Arc<Inner>);
 
 impl Library {
-    /// Opens the library at `path`. A library built with abi adopts this process's runtime
+    /// Opens the library at `path`. `path` is handed to the dynamic loader as given: a
+    /// bare file name (`"libx.so"`, no `/`) is looked up in the loader's search path
+    /// (`LD_LIBRARY_PATH`, the rpath, the system folders; on Windows the DLL search
+    /// order), not in the current folder; name a file there `"./libx.so"`. A library built with abi adopts this process's runtime
     /// before any call (docs/ABI.md section 9), so errors, globals and embedded containers
     /// are shared with it; one that cannot (another table version, or it already runs its
     /// own runtime) is refused with the reason.

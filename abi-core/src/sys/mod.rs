@@ -22,11 +22,13 @@ mod windows;
 
 #[cfg(unix)]
 pub use unix::{
-    loaded_library, pin_module_containing, process_library, status_block_alloc, status_block_free, TVM_FFI_LIBRARY,
+    loaded_library, module_path_containing, pin_module_containing, process_library, status_block_alloc,
+    status_block_free, TVM_FFI_LIBRARY,
 };
 #[cfg(windows)]
 pub use windows::{
-    loaded_library, pin_module_containing, process_library, status_block_alloc, status_block_free, TVM_FFI_LIBRARY,
+    loaded_library, module_path_containing, pin_module_containing, process_library, status_block_alloc,
+    status_block_free, TVM_FFI_LIBRARY,
 };
 
 #[cfg(not(any(unix, windows)))]

@@ -53,6 +53,19 @@ pub fn pin_module_containing(addr: *const c_void) {
     unsafe { libc::dlopen(path, libc::RTLD_LAZY | libc::RTLD_NOLOAD | libc::RTLD_NODELETE) };
 }
 
+/// The path of the shared object (or program) containing `addr`, as the loader names it.
+pub fn module_path_containing(addr: *const c_void) -> Option<String> {
+    let mut info = core::mem::MaybeUninit::<libc::Dl_info>::zeroed();
+    // SAFETY: `info` is writable; `dladdr` only reads the loader's tables.
+    if unsafe { libc::dladdr(addr, info.as_mut_ptr()) } == 0 {
+        return None;
+    }
+    // SAFETY: `dladdr` succeeded, so `info` is initialised.
+    let path = unsafe { info.assume_init() }.dli_fname;
+    // SAFETY: when not null, the loader's NUL-terminated name of a loaded object.
+    (!path.is_null()).then(|| unsafe { core::ffi::CStr::from_ptr(path) }.to_string_lossy().into_owned())
+}
+
 /// `size` bytes aligned to 32 for an IREE status message, from the C allocator whose `free`
 /// IREE's host calls on it; null when the allocation fails.
 pub fn status_block_alloc(size: usize) -> *mut c_void {

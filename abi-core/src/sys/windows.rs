@@ -7,11 +7,15 @@ use core::ffi::c_void;
 use libloading::os::windows::Library;
 
 windows_link::link!("kernel32.dll" "system" fn GetModuleHandleExW(flags: u32, name: *const u16, module: *mut *mut c_void) -> i32);
+windows_link::link!("kernel32.dll" "system" fn GetModuleFileNameW(module: *mut c_void, name: *mut u16, size: u32) -> u32);
 
 /// `GetModuleHandleExW`: keep the module loaded until the process ends.
 const GET_MODULE_HANDLE_EX_FLAG_PIN: u32 = 0x1;
 /// `GetModuleHandleExW`: the name is an address inside the module.
 const GET_MODULE_HANDLE_EX_FLAG_FROM_ADDRESS: u32 = 0x4;
+
+/// `GetModuleHandleExW`: take no reference on the module.
+const GET_MODULE_HANDLE_EX_FLAG_UNCHANGED_REFCOUNT: u32 = 0x2;
 
 /// The file name of tvm_ffi's shared library on this system.
 pub const TVM_FFI_LIBRARY: &str = "tvm_ffi.dll";
@@ -40,6 +44,27 @@ pub fn pin_module_containing(addr: *const c_void) {
             &mut module,
         )
     };
+}
+
+/// The path of the module (DLL or program) containing `addr`.
+pub fn module_path_containing(addr: *const c_void) -> Option<String> {
+    let mut module = core::ptr::null_mut();
+    // SAFETY: with FROM_ADDRESS the name is read as an address; `module` is writable;
+    // UNCHANGED_REFCOUNT takes no reference.
+    let found = unsafe {
+        GetModuleHandleExW(
+            GET_MODULE_HANDLE_EX_FLAG_UNCHANGED_REFCOUNT | GET_MODULE_HANDLE_EX_FLAG_FROM_ADDRESS,
+            addr.cast(),
+            &mut module,
+        )
+    };
+    if found == 0 {
+        return None;
+    }
+    let mut name = vec![0u16; 32768];
+    // SAFETY: a module handle of a loaded module and a writable buffer of that length.
+    let n = unsafe { GetModuleFileNameW(module, name.as_mut_ptr(), name.len() as u32) } as usize;
+    (n > 0 && n < name.len()).then(|| String::from_utf16_lossy(&name[..n]))
 }
 
 /// Null: no IREE status carries a message block on Windows. IREE frees a status's block

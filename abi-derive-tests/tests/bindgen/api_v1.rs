@@ -1,6 +1,6 @@
 //! Rust bindings to `libapi_v1.so`, written by `abi bindgen` from the metadata they publish:
 //! every call is checked against it when bound. Do not edit; regenerate with
-//! `abi bindgen libapi_v1.so`.
+//! `abi bindgen libapi_v1.so --no-load -o api_v1.rs`.
 
 /// The exports of `libapi_v1.so`.
 #[abi_core::import(ApiV1)]

@@ -1,6 +1,6 @@
 //! Rust bindings to the globals under `ffi.`, written by `abi bindgen` from the metadata they publish:
 //! every call is checked against it when bound. Do not edit; regenerate with
-//! `abi bindgen --globals ffi.`.
+//! `abi bindgen --globals ffi. -o ffi.rs`.
 
 /// The global functions under `ffi.`.
 #[abi_core::import(FfiGlobals)]
@@ -270,9 +270,9 @@ extern "C" {
     #[abi(name = "ffi.VisitInterrupt")]
     fn visit_interrupt(arg0: abi_core::Any) -> VisitInterrupt;
     #[abi(name = "ffi._PyClassRegisterTypeAttrColumns")]
-    fn _py_class_register_type_attr_columns(arg0: i64, arg1: i64);
+    fn py_class_register_type_attr_columns(arg0: i64, arg1: i64);
     #[abi(name = "ffi._RegisterFFIInit")]
-    fn _register_ffi_init(arg0: i64);
+    fn register_ffi_init(arg0: i64);
     #[abi(name = "ffi.json.Parse")]
     fn json_parse(arg0: &str) -> abi_core::Any;
     #[abi(name = "ffi.json.Stringify")]

@@ -1,6 +1,6 @@
 //! Rust bindings to `libabi_interop_lib.so`, written by `abi bindgen` from the metadata they publish:
 //! every call is checked against it when bound. Do not edit; regenerate with
-//! `abi bindgen libabi_interop_lib.so`.
+//! `abi bindgen libabi_interop_lib.so --no-load -o interop_lib.rs`.
 
 /// The exports of `libabi_interop_lib.so`.
 #[abi_core::import(AbiInteropLib)]

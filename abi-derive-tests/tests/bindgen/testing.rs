@@ -1,6 +1,6 @@
 //! Rust bindings to the globals under `testing.`, written by `abi bindgen` from the metadata they publish:
 //! every call is checked against it when bound. Do not edit; regenerate with
-//! `abi bindgen --load libtvm_ffi_testing.so --globals testing.`.
+//! `abi bindgen --load libtvm_ffi_testing.so --globals testing. -o testing.rs`.
 
 /// The global functions under `testing.`.
 #[abi_core::import(TestingGlobals)]

@@ -12,7 +12,7 @@ use std::sync::{Once, OnceLock, RwLock};
 use crate::ffi::type_index as ti;
 use crate::ffi::type_table::MethodInfo;
 use crate::ffi::HostApi;
-use crate::ffi::{ByteArray, ObjectHeader, RawAny};
+use crate::ffi::{cell_ptr, ByteArray, ObjectHeader, RawAny, SafeCall};
 use crate::runtime::calls::error_slot::{set_raised, take_raised, take_raised_after};
 use crate::runtime::calls::export_entry::{Export, EXPORTS};
 use crate::runtime::calls::function::Function;
@@ -185,13 +185,32 @@ fn register_exports(api: Option<&HostApi>) {
     let globals = linked(|| &EXPORTS).iter().filter(|e| e.global().is_some());
     for export in sorted_by_name(globals, |e| e.global().unwrap_or_default()) {
         let name = export.global().unwrap_or_default();
-        if lookup_in(api, name).is_some() {
-            eprintln!("abi: global `{name}` is already registered; keeping that registration (this library's `{}` stays reachable through its module)", export.name());
+        if let Some(first) = lookup_in(api, name) {
+            eprintln!("abi: {}", kept_notice(name, &first, export));
         } else if let Err(e) = register_export(api, export) {
             let message = e.message();
             eprintln!("abi: {}", message.lines().next().unwrap_or_default());
         }
     }
+}
+
+/// The line said when `name` is already registered as `first`: that it stays, and both
+/// libraries, each named by the file its code is in (for a C++ or abi function, the library
+/// that registered it; for a Python one, tvm_ffi's extension module).
+fn kept_notice(name: &str, first: &Function, export: &'static Export) -> String {
+    let obj = first.as_object().as_ptr();
+    // SAFETY: a Function object's cell starts with its safe_call.
+    let first_code = unsafe { *cell_ptr::<SafeCall>(obj) } as *const c_void;
+    let file = |addr| crate::sys::module_path_containing(addr).unwrap_or_else(|| "an unknown file".to_owned());
+    format!(
+        "global `{name}` is already registered; keeping that registration (its code is in {}); {}'s `{}` \
+         stays reachable through its module",
+        file(first_code),
+        // This function's own address: the export's shim may resolve to another copy's
+        // (a library loaded with its symbols global interposes the same names).
+        file(kept_notice as *const c_void),
+        export.name()
+    )
 }
 
 fn register_export(api: Option<&HostApi>, export: &'static Export) -> Result<()> {
