@@ -141,6 +141,21 @@ def test_grad_matches_jax_on_the_same_formula(op_kit):
                 close(g, np.asarray(r))
 
 
+def test_grad_of_ops_whose_scalars_stand_between_or_after_the_tensors(op_kit):
+    """The backward is called in its own parameter order: `quad_bwd(x, dy, a, dx)` (its
+    scalar between inputs and outputs), `power_bwd(x, dy, dx, a, n)` (after the outputs)."""
+    from jax.test_util import check_grads
+
+    x = jnp.asarray(rand(5))
+    for transform in (lambda f: f, jax.jit):
+        got = transform(jax.grad(lambda x: op_kit.jax.quad(x, 1.5).sum()))(x)
+        close(got, np.asarray(jax.grad(lambda x: (1.5 * x * x).sum())(x)))
+        got = transform(jax.grad(lambda x: op_kit.power(x, 0.5, 3).sum()))(x)
+        close(got, np.asarray(jax.grad(lambda x: (0.5 * x**3).sum())(x)))
+    check_grads(lambda x: op_kit.jax.quad(x, 1.5), (x,), order=1, modes=("rev",))
+    check_grads(lambda x: op_kit.jax.power(x, 0.5, 3), (x,), order=1, modes=("rev",))
+
+
 def test_grad_under_vmap_and_a_numerical_check(op_kit):
     from jax.test_util import check_grads
 

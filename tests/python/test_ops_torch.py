@@ -215,6 +215,19 @@ def test_gradients_match_torch_and_strided_gradients_are_made_contiguous(op_kit)
     assert y.grad_fn is not None and y.requires_grad
 
 
+def test_gradients_of_ops_whose_scalars_stand_between_or_after_the_tensors(op_kit):
+    """The backward is called in its own parameter order: `quad_bwd(x, dy, a, dx)` (its
+    scalar between inputs and outputs), `power_bwd(x, dy, dx, a, n)` (after the outputs)."""
+    x = rand(5).requires_grad_()
+    for entry in (op_kit, op_kit.torch):
+        assert torch.autograd.gradcheck(lambda x: entry.quad(x, 1.5), (x,))
+        assert torch.autograd.gradcheck(lambda x: entry.power(x, 0.5, 3), (x,))
+    got = torch.autograd.grad(op_kit.quad(x, 1.5).sum(), x)[0]
+    torch.testing.assert_close(got, torch.autograd.grad((1.5 * x * x).sum(), x)[0])
+    got = torch.autograd.grad(op_kit.power(x, 0.5, 3).sum(), x)[0]
+    torch.testing.assert_close(got, torch.autograd.grad((0.5 * x**3).sum(), x)[0])
+
+
 def test_no_autograd_without_a_backward(op_kit):
     a = rand(2, 2, dtype=torch.float32).requires_grad_()
     c = op_kit.matmul(a, rand(2, 2, dtype=torch.float32))

@@ -476,6 +476,7 @@ class Op:
         # Defined now, not while autograd (or torch.compile) runs the backward.
         backward_op = backward.torch_function()
         tensors = self._tensors
+        order = self._backward_order(backward)
 
         def setup_context(ctx, inputs, output):
             ctx.args = [None if i in tensors else a for i, a in enumerate(inputs)]
@@ -487,7 +488,7 @@ class Op:
                 args[i] = t
             # torch hands gradients with any strides; the kernels take compact tensors.
             grads = [g.contiguous() for g in grads]
-            found = backward_op(*args, *grads)
+            found = backward_op(*order(args, grads))
             found = found if isinstance(found, tuple) else (found,)
             result = [None] * len(args)
             for i, g in zip(tensors, found):
@@ -495,6 +496,26 @@ class Op:
             return tuple(result)
 
         op.register_autograd(grad, setup_context=setup_context)
+
+    def _backward_order(self, backward):
+        """A function of the forward's arguments and the gradients of its outputs giving the
+        backward's arguments in the backward's own order: its parameters named as the
+        forward's input tensors and scalars take those, its other input tensors are the
+        gradients, in order (the scalars may stand anywhere the order rule lets them, in the
+        forward and in the backward alike)."""
+        position = {p.name: i for i, p in enumerate(self.args)}
+        plan, grad = [], 0
+        for p in backward.args:
+            if p.name in position:
+                plan.append((True, position[p.name]))
+            else:
+                plan.append((False, grad))
+                grad += 1
+
+        def order(args, grads):
+            return [args[i] if forward else grads[i] for forward, i in plan]
+
+        return order
 
     # -- JAX ------------------------------------------------------------------------------
 
@@ -559,6 +580,7 @@ class Op:
             primal.__name__ = name
             return primal
         backward = self.ops.ops[self.backward]
+        order = self._backward_order(backward)
         nondiff = tuple(i for i, _ in scalars)
         f = jax.custom_vjp(primal, nondiff_argnums=nondiff)
 
@@ -574,7 +596,7 @@ class Op:
             for i, t in zip(tensors, saved):
                 args[i] = t
             cotangents = cotangent if len(self.results) > 1 else (cotangent,)
-            grads = backward.jax_function()(*args, *cotangents)
+            grads = backward.jax_function()(*order(args, cotangents))
             return grads if isinstance(grads, tuple) else (grads,)
 
         f.defvjp(fwd, bwd)
