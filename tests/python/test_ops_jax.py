@@ -111,6 +111,23 @@ def test_a_traced_scalar_is_refused_with_a_message(op_kit):
     close(jax.jit(op_kit.jax.axpy_, static_argnums=1)(x, 2.0, y), np.full(3, 2.0), exact=True)
 
 
+def test_a_traced_scalar_of_an_op_with_a_backward_is_refused_and_static_argnums_works(op_kit):
+    """Checked before the custom_vjp (whose nondiff_argnums would raise JAX's
+    UnexpectedTracerError); the message names the argument's index for static_argnums, which
+    `op_kit.jax.<op>(*args)` takes (static_argnames would not)."""
+    x = jnp.asarray(rand(4))
+    with pytest.raises(TypeError, match=r"^quad: `a` is a traced value.*jax\.jit\(f, static_argnums=\(1,\)\)"):
+        jax.jit(op_kit.jax.quad)(x, 1.5)
+    with pytest.raises(TypeError, match=r"^power: `n` is a traced value.*static_argnums=\(2,\)"):
+        jax.jit(lambda n: op_kit.jax.power(x, 0.5, n))(3)
+    close(jax.jit(op_kit.jax.quad, static_argnums=(1,))(x, 1.5), 1.5 * np.asarray(x) ** 2)
+    close(jax.jit(op_kit.jax.power, static_argnums=(1, 2))(x, 0.5, 3), 0.5 * np.asarray(x) ** 3)
+    # vmap over a scalar: the same message, with or without a backward.
+    for f, args, axes in ((op_kit.jax.quad, (x, jnp.arange(2.0)), (None, 0)), (op_kit.jax.ramp, (jnp.arange(3), 0.5), (0, None))):
+        with pytest.raises(TypeError, match=r"is a traced value.*static_argnums=\(\d,\)"):
+            jax.vmap(f, in_axes=axes)(*args)
+
+
 def test_vmap(op_kit):
     xs, k = rand(5, 3, 4), rand(4, seed=1)
     close(jax.vmap(op_kit.jax.scale_rows, in_axes=(0, None))(xs, k), xs * k, exact=True)

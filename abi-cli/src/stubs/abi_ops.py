@@ -220,7 +220,7 @@ class Op:
                 elif axis is None:
                     value = args[i]
                     if _is_traced(value):
-                        raise TypeError(_traced_message(name, self.args[i].name))
+                        raise TypeError(_traced_message(name, self.args[i].name, i))
                     n = int(value)
                     if n < 0:
                         raise ValueError(
@@ -556,11 +556,16 @@ class Op:
             aliases[len(operands) - len(self.inout) + k] = result
         name = self.name
 
-        def primal(*args):
-            attrs = {}
+        def static(args):
+            """Refuses a traced scalar (under jax.jit or jax.vmap): its value is an attribute."""
             for i, p in scalars:
                 if _is_traced(args[i]):
-                    raise TypeError(_traced_message(name, p.name))
+                    raise TypeError(_traced_message(name, p.name, i))
+
+        def primal(*args):
+            static(args)
+            attrs = {}
+            for i, p in scalars:
                 attrs[p.name] = attr_type[p.role](args[i])
             arrays = [jax.numpy.asarray(args[i]) for i in operands]
             self._check_operands({i: a for i, a in zip(operands, arrays)}, args)
@@ -600,7 +605,15 @@ class Op:
             return grads if isinstance(grads, tuple) else (grads,)
 
         f.defvjp(fwd, bwd)
-        return f
+
+        def differentiable(*args):
+            # Before the custom_vjp, whose nondiff_argnums refuse a tracer with JAX's own
+            # UnexpectedTracerError, which says nothing of static arguments.
+            static(args)
+            return f(*args)
+
+        differentiable.__name__ = differentiable.__qualname__ = name
+        return differentiable
 
     def _check_operands(self, arrays, args):
         """The export's dtype and rank checks, run at trace time. Under JAX they would come
@@ -674,8 +687,11 @@ def _is_traced(value):
     return False
 
 
-def _traced_message(op, param):
+def _traced_message(op, param, index):
+    """What a traced scalar gets: `index` is its position among the op's arguments, which
+    `pkg.jax.<op>(*args)` takes positionally (so `static_argnums`, not `static_argnames`)."""
     return (
-        f"{op}: `{param}` is a traced value, and it sets an attribute of the call (or an output's shape): "
-        f"pass it as a static argument (jax.jit(f, static_argnames=...))"
+        f"{op}: `{param}` is a traced value (under jax.jit or jax.vmap), and it sets an attribute of the call "
+        f"(or an output's shape): pass it as a static argument (jax.jit(f, static_argnums=({index},))), "
+        f"and leave it unmapped under jax.vmap (in_axes None)"
     )
