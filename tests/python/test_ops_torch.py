@@ -235,6 +235,50 @@ def test_no_autograd_without_a_backward(op_kit):
         c.sum().backward()
 
 
+@pytest.mark.parametrize("entry", ["functional", "custom_op"])
+def test_writing_in_place_or_into_given_outputs_is_refused_under_autograd(op_kit, entry):
+    """Nothing differentiates an in-place op or an out-variant: a tensor requiring grad there
+    would get a gradient as if the op never ran (or a leaf be mutated behind autograd)."""
+    ops = op_kit if entry == "functional" else op_kit.torch
+    x = rand(2, 3, dtype=torch.float32).requires_grad_()
+    y = x * 2
+    before = y.detach().clone()
+    with pytest.raises(RuntimeError, match=r"^relu_: `x` requires grad, but relu_ has no backward: an in-place op cannot have one"):
+        ops.relu_(y)
+    with pytest.raises(RuntimeError, match=r"^relu_: `x` requires grad"):
+        ops.relu_(x)
+    torch.testing.assert_close(y.detach(), before, rtol=0, atol=0)
+    xs = rand(4).requires_grad_()
+    with pytest.raises(RuntimeError, match=r"^axpy_: `x` requires grad, but axpy_ has no backward"):
+        ops.axpy_(xs, 2.0, rand(4, seed=1))
+    k = rand(3, seed=1).requires_grad_()
+    with pytest.raises(RuntimeError, match=r"^scale_rows: `k` requires grad, but writing into given outputs \(`y=`\) has no backward"):
+        ops.scale_rows(rand(2, 3), k, y=torch.empty(2, 3, dtype=torch.float64))
+    # Without grad mode, or on tensors that need none, they run.
+    with torch.no_grad():
+        assert ops.relu_(y) is None
+        ops.scale_rows(rand(2, 3), k, y=torch.empty(2, 3, dtype=torch.float64))
+    torch.testing.assert_close(y.detach(), before.clamp(min=0), rtol=0, atol=0)
+    r = y.detach()
+    assert ops.relu_(r) is None
+
+
+def test_in_place_under_autograd_is_refused_inside_torch_compile_too(op_kit):
+    torch._dynamo.reset()
+
+    def f(y):
+        op_kit.torch.relu_(y)
+        return y * 1
+
+    compiled = torch.compile(f, fullgraph=True, backend="aot_eager")
+    x = rand(2, 2, dtype=torch.float32).requires_grad_()
+    with pytest.raises(RuntimeError, match=r"relu_: `x` requires grad, but relu_ has no backward"):
+        compiled(x * 2)
+    with torch.no_grad():
+        torch.testing.assert_close(compiled(x * 2), (x * 2).clamp(min=0))
+    torch.testing.assert_close(compiled(x.detach() - 1), (x.detach() - 1).clamp(min=0))
+
+
 # -- Errors ------------------------------------------------------------------------------------
 
 

@@ -250,7 +250,10 @@ class Op:
             return self.jax_call(args, given)
         if framework == "torch":
             torch = sys.modules["torch"]
-            grad = torch.is_grad_enabled() and any(getattr(args[i], "requires_grad", False) for i in self._tensors)
+            grad = torch.is_grad_enabled() and (
+                any(getattr(args[i], "requires_grad", False) for i in self._tensors)
+                or any(getattr(g, "requires_grad", False) for g in given)
+            )
             if grad or torch.compiler.is_compiling():
                 # The custom op: traced by torch.compile, differentiated by autograd.
                 return self.torch_function()(*args, **self._given_keywords(given))
@@ -431,6 +434,8 @@ class Op:
             unknown = set(given) - {p.name for p in outs}
             if unknown:
                 raise TypeError(f"{name}() got an unexpected keyword argument {sorted(unknown)[0]!r}")
+            if (given or mutated) and torch.is_grad_enabled():
+                self._refuse_grad(args, given)
             if not given:
                 return op(*args)
             buffers = []
@@ -449,6 +454,26 @@ class Op:
         call.op = op
         call.out_op = out_op
         return call
+
+    def _refuse_grad(self, args, given):
+        """Refuses a tensor that requires grad (grad mode on) in a call that writes in place
+        or into given outputs: neither has a backward (torch's register_autograd refuses ops
+        that mutate their inputs), so autograd would differentiate as if the op never ran,
+        or a leaf be changed behind it. (A functional op without a backward is left to
+        torch, which refuses to differentiate through it when asked to.)"""
+        named = [(self.args[i].name, args[i]) for i in self._tensors]
+        named += [(p.name, given.get(p.name)) for p in self.outs]
+        for pname, t in named:
+            if getattr(t, "requires_grad", False):
+                if self.inout:
+                    why = f"{self.name} has no backward: an in-place op cannot have one (torch's register_autograd refuses ops that mutate their inputs)"
+                else:
+                    written = ", ".join(f"`{p}=`" for p, g in given.items() if g is not None)
+                    why = f"writing into given outputs ({written}) has no backward (the out-variant op mutates them): leave the outputs to the op"
+                raise RuntimeError(
+                    f"{self.name}: `{pname}` requires grad, but {why}; call it under torch.no_grad(), "
+                    f"or on tensors that do not require grad"
+                )
 
     def _torch_device(self, args):
         for i in self._tensors:
