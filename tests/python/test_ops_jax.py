@@ -236,6 +236,38 @@ def test_dtype_and_rank_errors_arrive_whole(op_kit, jit, name, bad, param):
 
 
 @pytest.mark.parametrize("jit", [False, True], ids=["eager", "jit"])
+@pytest.mark.parametrize(
+    "name,args,param",
+    [
+        ("ramp", (2.7, 0.5), "n"),  # a float for an int: not truncated to 2 rows
+        ("ramp", (jnp.float64(3.0), 0.5), "n"),  # a JAX float for an int
+        ("ramp", ("3", 0.5), "n"),
+        ("ramp", (3, "0.5"), "step"),
+        ("power", (jnp.ones(3), 0.5, 2.0), "n"),  # an op with a backward (its custom_vjp)
+    ],
+)
+def test_a_scalar_of_the_wrong_kind_gets_the_exports_message(op_kit, jit, name, args, param):
+    scalar = [not isinstance(a, jax.Array) or not a.ndim for a in args]
+    if jit and any(isinstance(a, jax.Array) and s for a, s in zip(args, scalar)):
+        pytest.skip("a JAX array is traced under jit, and refused as such")
+    # numpy's call: a JAX array as numpy's, a 0-d one as its Python value.
+    message = numpy_message(op_kit, name, *(a.item() if s and isinstance(a, jax.Array) else np.asarray(a) if not s else a for a, s in zip(args, scalar)))
+    assert f"argument `{param}`" in message and message.startswith(f"{name}("), message
+    fn = getattr(op_kit.jax, name)
+    if jit:
+        fn = jax.jit(fn, static_argnums=tuple(i for i, s in enumerate(scalar) if s))
+    with pytest.raises(TypeError) as caught:
+        fn(*args)
+    assert str(caught.value) == message
+
+
+def test_scalars_of_the_kinds_the_export_takes(op_kit):
+    close(op_kit.jax.ramp(np.int64(3), 1), np.arange(3.0), exact=True)
+    close(op_kit.jax.ramp(jnp.int32(2), np.float32(0.5)), np.arange(2) * 0.5, exact=True)
+    close(op_kit.jax.ramp(True, 2.0), np.zeros(1), exact=True)
+
+
+@pytest.mark.parametrize("jit", [False, True], ids=["eager", "jit"])
 def test_a_kernel_error_arrives_whole_through_xla(op_kit, jit):
     """An error the kernel's body raises (here matmul's inner dimensions) comes back from
     XLA as INTERNAL, carrying the kernel's whole message."""

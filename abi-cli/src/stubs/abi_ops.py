@@ -589,11 +589,11 @@ class Op:
 
         def primal(*args):
             static(args)
+            arrays = [jax.numpy.asarray(args[i]) for i in operands]
+            self._check_operands({i: a for i, a in zip(operands, arrays)}, args)
             attrs = {}
             for i, p in scalars:
                 attrs[p.name] = attr_type[p.role](args[i])
-            arrays = [jax.numpy.asarray(args[i]) for i in operands]
-            self._check_operands({i: a for i, a in zip(operands, arrays)}, args)
             shapes = []
             out = iter(self._shapes)
             for p in self.results:
@@ -641,17 +641,21 @@ class Op:
         return differentiable
 
     def _check_operands(self, arrays, args):
-        """The export's dtype and rank checks, run at trace time. Under JAX they would come
-        too late: XLA reports a kernel's error as INTERNAL, and never calls a kernel whose
-        results are all empty, so its error would not come at all. An argument that does not
-        match gets the export's own message and kind: the export is called on placeholders
-        and no data: empty where the argument matches, and where it does not, its shape with
-        zero strides. The export refuses the first that does not match before its body runs."""
+        """The export's dtype and rank checks, and its scalars' kinds, run at trace time.
+        Under JAX they would come too late: XLA reports a kernel's error as INTERNAL, and
+        never calls a kernel whose results are all empty, so its error would not come at
+        all; and a scalar becomes an attribute of the scalar's kind, which would truncate a
+        float given for an int. An argument that does not match gets the export's own
+        message and kind: the export is called on placeholders and no data: empty where a
+        tensor matches, and where it does not, its shape with zero strides; each scalar as
+        given (a 0-d array's of the wrong kind as its Python value). The export refuses the
+        first that does not match before its body runs."""
 
         def matches(i, a):
             return str(a.dtype) == self.args[i].dtype and a.ndim == self.args[i].ndim
 
-        if all(matches(i, a) for i, a in arrays.items()):
+        scalars = [i for i, p in enumerate(self.args) if not p.tensor]
+        if all(matches(i, a) for i, a in arrays.items()) and all(_scalar_fits(self.args[i].role, args[i]) for i in scalars):
             return
         np = _numpy()
 
@@ -660,11 +664,18 @@ class Op:
                 return np.empty((0,) * a.ndim, a.dtype)
             return np.lib.stride_tricks.as_strided(np.empty(1, a.dtype), a.shape, (0,) * a.ndim)
 
-        given = [placeholder(i, arrays[i]) if i in arrays else a for i, a in enumerate(args)]
+        def scalar(i, v):
+            if not _scalar_fits(self.args[i].role, v) and getattr(v, "ndim", None) == 0:
+                return v.item()
+            return v
+
+        given = [placeholder(i, arrays[i]) if i in arrays else scalar(i, a) if i in scalars else a for i, a in enumerate(args)]
         outs = [np.empty((0,) * p.ndim, p.dtype) for p in self.outs]
         self._native(given, outs)
         # The export took them all: its checks and these disagree.
-        raise AssertionError(f"{self.name}: an argument's dtype or rank differs from the description, yet the export took it")
+        raise AssertionError(
+            f"{self.name}: an argument's dtype, rank or kind differs from the description, yet the export took it"
+        )
 
     def _arg_spec(self):
         """jax-tvm-ffi's `arg_spec` for the entry point in JAX's order: `attrs.<name>` for
@@ -695,6 +706,24 @@ def _require(package, extra, module, project):
         raise ImportError(
             f"{package}.{extra} needs {project}, which is not installed: pip install {package}[{extra}]"
         ) from e
+
+
+# What the export's scalar conversions take: Python ints (bools among them) and numpy
+# integers for an int or a bool, and floats too for a float; 0-d arrays by their dtype kind.
+_SCALAR_TYPES = {"int": "iub", "float": "iufb", "bool": "iub"}
+
+
+def _scalar_fits(kind, value):
+    """Whether a scalar argument converts to `kind` as the export converts it (a 0-d array,
+    JAX's included, of a dtype of that kind too)."""
+    if isinstance(value, str):
+        return False
+    dtype = getattr(value, "dtype", None)
+    if dtype is not None:
+        return getattr(value, "ndim", None) == 0 and dtype.kind in _SCALAR_TYPES[kind]
+    if isinstance(value, bool) or isinstance(value, int):
+        return True
+    return kind == "float" and isinstance(value, float)
 
 
 def _is_traced(value):
