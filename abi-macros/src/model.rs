@@ -32,8 +32,9 @@ pub struct ExportFn {
 pub enum OutRule {
     /// `out = x`: the shape of input `x`.
     Like(syn::Ident),
-    /// `out = [a.0, n, 3]`.
-    Shape(Vec<DimRule>),
+    /// `out = [a.0, n, 3]`, with the span of the list (`None` where the list was
+    /// malformed, an error already reported).
+    Shape(Vec<DimRule>, Option<Span>),
 }
 
 /// One item of a shape rule.
