@@ -87,6 +87,40 @@ def test_an_offset_slice_is_read_where_it_starts(op_kit):
     torch.testing.assert_close(op_kit.torch.scale_rows(x, base[0]), x * base[0], rtol=0, atol=0)
 
 
+@pytest.mark.parametrize("entry", ["functional", "custom_op", "compiled"])
+def test_non_contiguous_inputs_are_made_contiguous_and_strided_ones_passed_as_they_are(op_kit, entry):
+    """Views of another layout (`t()`, `expand`) are copied for parameters needing compact
+    data; a `StridedTensor` parameter gets the view itself (its strides, not a copy's)."""
+    ops = op_kit if entry == "functional" else op_kit.torch
+    if entry == "compiled":
+        torch._dynamo.reset()
+        ops = type("Compiled", (), {n: staticmethod(torch.compile(getattr(op_kit.torch, n), fullgraph=True, backend="aot_eager")) for n in ("scale_rows", "matmul", "strides_of")})
+    x = rand(4, 3)
+    k = torch.full((1,), 2.0, dtype=torch.float64).expand(4)
+    assert not x.t().is_contiguous() and k.stride() == (0,)
+    torch.testing.assert_close(ops.scale_rows(x.t(), k), x.t() * 2.0, rtol=0, atol=0)
+    a, b = rand(3, 2, dtype=torch.float32), rand(3, 5, dtype=torch.float32, seed=1)
+    torch.testing.assert_close(ops.matmul(a.t(), b), a.t() @ b)
+    assert ops.strides_of(x.t()).tolist() == [1, 3]
+    assert ops.strides_of(x).tolist() == [3, 1]
+
+
+@pytest.mark.parametrize("entry", ["functional", "custom_op"])
+def test_non_contiguous_outputs_and_in_place_tensors_are_still_refused(op_kit, entry):
+    """The op would write a copy: a given output or an in-place tensor must be compact."""
+    ops = op_kit if entry == "functional" else op_kit.torch
+    x, k = rand(2, 3), rand(3, seed=1)
+    buf = torch.zeros(3, 2, dtype=torch.float64).t()
+    with pytest.raises(Exception, match=r"`y`"):
+        ops.scale_rows(x, k, y=buf)
+    assert bool((buf == 0).all())
+    r = rand(3, 2, dtype=torch.float32)
+    before = r.clone()
+    with pytest.raises(Exception, match=r"`x`"):
+        ops.relu_(r.t())
+    torch.testing.assert_close(r, before, rtol=0, atol=0)
+
+
 # -- Given outputs ------------------------------------------------------------------------
 
 

@@ -98,9 +98,10 @@ class Ops:
         self.ops = {}
         self._namespaces = {}
 
-    def op(self, name, native, params, backward=None, jax=None, jax_params=None, device="cpu"):
-        """Describes op `name` (the export `native`); returns its `Op`."""
-        op = Op(self, name, native, params, backward, jax, jax_params, device)
+    def op(self, name, native, params, backward=None, jax=None, jax_params=None, device="cpu", strided=()):
+        """Describes op `name` (the export `native`); returns its `Op`. `strided` names the
+        input tensors that take any strides (the others need compact data)."""
+        op = Op(self, name, native, params, backward, jax, jax_params, device, strided)
         self.ops[name] = op
         return op
 
@@ -150,7 +151,7 @@ class _Namespace:
 class Op:
     """One op: its description, and its calls from numpy, torch and JAX."""
 
-    def __init__(self, ops, name, native, params, backward, jax, jax_params, device):
+    def __init__(self, ops, name, native, params, backward, jax, jax_params, device, strided=()):
         self.ops = ops
         self.name = name
         self.native = native
@@ -170,6 +171,8 @@ class Op:
         position = {p.name: i for i, p in enumerate(self.args)}
         tensors = [i for i, p in enumerate(self.args) if p.tensor]
         self._tensors = tensors
+        # Input tensors needing compact data: a torch view of another layout is copied.
+        self._compact = [i for i in tensors if self.args[i].role == "in" and self.args[i].name not in strided]
         self._first = tensors[0] if tensors else None
         self._shapes = [self._shape_rule(p, position) for p in self.outs]
         # Where each native argument comes from: ("a", i) the caller's i-th, ("o", i) the
@@ -323,6 +326,7 @@ class Op:
         return tuple(outs) if outs else None
 
     def _call_torch(self, torch, first, args, given):
+        args = self._contiguous(args)
         outs = []
         for p, shape, buf in zip(self.outs, self._shapes, given):
             if buf is None:
@@ -334,6 +338,21 @@ class Op:
             self._check_writable(self.args[i], args[i])
         self._native(args, outs)
         return self._result(outs)
+
+    def _contiguous(self, args):
+        """`args` with each torch input tensor that needs compact data and is a view of
+        another layout (`t.t()`, `expand`) made contiguous: torch users expect ops to take
+        them. A `StridedTensor` input takes any strides and is passed as it is; outputs and
+        in-place tensors are never copied (the op would write the copy): the export refuses
+        them when they are not compact."""
+        fixed = None
+        for i in self._compact:
+            contiguous = getattr(args[i], "is_contiguous", None)
+            if contiguous is not None and not contiguous():
+                if fixed is None:
+                    fixed = list(args)
+                fixed[i] = args[i].contiguous()
+        return args if fixed is None else fixed
 
     def _check_writable(self, p, value):
         """Refuses an array the op would write and must not: a JAX array (immutable, and
@@ -394,6 +413,7 @@ class Op:
         mutated = [self.args[i].name for i in self.inout]
 
         def impl(*args):
+            args = self._contiguous(args)
             outs = [
                 torch.empty(shape(args), dtype=getattr(torch, p.dtype), device=device(args))
                 for p, shape in zip(self.outs, self._shapes)
@@ -415,7 +435,7 @@ class Op:
 
         def impl_out(*args):
             n = len(self.args)
-            self._native(args[:n], args[n:])
+            self._native(self._contiguous(args[:n]), args[n:])
 
         out_mutated = mutated + [p.name for p in self.outs]
         out_op = None

@@ -191,6 +191,10 @@ pub fn py_op(op: &Op<'_>, name: &str, native: &str, listing: &Listing) -> String
     if info.device != "cpu" {
         extra.push_str(&format!(", device={}", py_str(&info.device)));
     }
+    if !info.strided.is_empty() {
+        let names: Vec<String> = info.strided.iter().map(|n| py_str(n)).collect();
+        extra.push_str(&format!(", strided=[{}]", names.join(", ")));
+    }
     format!("{native} = _OPS.op({}, _lib[{}], {}{extra})\n", py_str(name), py_str(name), op.params_literal())
 }
 
@@ -389,6 +393,14 @@ mod tests {
                 "",
             ),
             export(
+                "strides_of",
+                op_metadata(
+                    &[("x", F64_2), ("s", r#"{"type":"ffi.Tensor","dtype":"int64","ndim":1}"#)],
+                    r#"{"inputs":["x"],"scalars":[],"outputs":[{"name":"s","shape":[2]}],"inout":[],"backward":null,"jax":null,"device":"cpu","strided":["x"]}"#,
+                ),
+                "",
+            ),
+            export(
                 "ramp",
                 op_metadata(
                     &[("n", r#"{"type":"int"}"#), ("step", r#"{"type":"float"}"#), ("y", F64_1)],
@@ -461,10 +473,11 @@ mod tests {
             "{init}"
         );
         assert!(init.contains("def minmax(x, *, lo=None, hi=None):\n"), "{init}");
+        assert!(init.contains(", [2])], strided=[\"x\"])\n"), "the inputs taking any strides: {init}");
         assert!(init.contains("def add(a, b):\n    return _native_add(a, b)\n"), "plain exports as before: {init}");
         assert!(!init.contains("def relu___jax"), "the JAX entry is the op's own: {init}");
         assert!(
-            init.contains("__all__ = [\"add\", \"minmax\", \"ramp\", \"relu_\", \"scale_rows\", \"scale_rows_bwd\"]"),
+            init.contains("__all__ = [\"add\", \"minmax\", \"ramp\", \"relu_\", \"scale_rows\", \"scale_rows_bwd\", \"strides_of\"]"),
             "{init}"
         );
         assert!(init.ends_with("\n\n_OPS.torch_if_imported()\n"), "{init}");

@@ -56,6 +56,8 @@ impl<'f> Op<'f> {
             self.f.params.iter().filter(|p| p.op_role() == role).map(|p| p.name.to_string()).collect()
         };
         let (inputs, scalars) = (names(OpRole::Input), names(OpRole::Scalar));
+        let strided: Vec<String> =
+            self.f.params.iter().filter(|p| p.op_strided_input()).map(|p| p.name.to_string()).collect();
         let outputs = self.f.params.iter().filter_map(|p| {
             let name = p.name.to_string();
             let rule = match (&p.out, p.op_role()) {
@@ -128,6 +130,7 @@ impl<'f> Op<'f> {
                     backward: #backward,
                     jax: #jax,
                     device: #device,
+                    strided: &[#(#strided),*],
                 };
                 const DESC: __abi::FnDesc = #desc;
                 #bwd_check

@@ -3,9 +3,10 @@
 //! allocate outputs and register each kernel as a torch custom op and a JAX FFI target.
 //! `scale_rows` has a backward (`scale_rows_bwd`), `relu_` and `axpy_` work in place, `matmul`
 //! and `minmax` take their output shapes from input axes, `ramp` from a scalar; `quad` and
-//! `power` have backwards and scalars between their inputs and outputs, and after the outputs.
+//! `power` have backwards and scalars between their inputs and outputs, and after the outputs;
+//! `strides_of` takes a `StridedTensor` (any layout, never copied).
 
-use abi_core::{Error, HostTensor, HostTensorMut, Result};
+use abi_core::{Error, HostTensor, HostTensorMut, Result, StridedTensor};
 
 /// Refuses an output whose shape is not the one its rule gives.
 fn check_shape(name: &str, got: &[i64], want: &[usize]) -> Result<()> {
@@ -189,6 +190,17 @@ pub fn power_bwd(
     let n = i32::try_from(n).map_err(|_| Error::value_error(format!("`n` is out of range: {n}")))?;
     for ((o, v), g) in dx.as_mut_slice().iter_mut().zip(x.as_slice()).zip(dy.as_slice()) {
         *o = a * f64::from(n) * v.powi(n - 1) * g;
+    }
+    Ok(())
+}
+
+/// The strides of `x`, in elements: a `StridedTensor` takes any layout as it is (a
+/// transposed view's strides are `[1, rows]`), where a `HostTensor` needs compact data.
+#[abi_core::export_fn(op)]
+pub fn strides_of(x: StridedTensor<'_, f64, 2>, #[abi(out = [2])] mut s: HostTensorMut<'_, i64, 1>) -> Result<()> {
+    check_shape("s", s.shape(), &[2])?;
+    for (o, v) in s.as_mut_slice().iter_mut().zip(x.strides()) {
+        *o = v as i64;
     }
     Ok(())
 }
