@@ -249,6 +249,36 @@ fn def_params(op: &Op<'_>, sig: &PySignature, types: Option<&Annotate<'_>>, with
     items.join(", ")
 }
 
+/// The docs of the wrapper `pkg.op`: its Python call first (`scale_rows(x, k, *, y=None) ->
+/// y`: outputs are keywords, allocated when not given, and returned), then the export's
+/// docs (`help`: its signature, with the outputs as parameters, then its doc text).
+pub fn py_help(op: &Op<'_>, name: &str, sig: &PySignature, help: Option<&str>) -> String {
+    let outs: Vec<&str> =
+        sig.params.iter().enumerate().filter(|(i, _)| op.is_out(*i)).map(|(_, p)| p.name.as_str()).collect();
+    let ret = match outs.len() {
+        0 => Kind::None.stub().to_owned(),
+        1 => outs[0].to_owned(),
+        _ => format!("({})", outs.join(", ")),
+    };
+    let call = format!(
+        "{name}({}) -> {ret}
+
+The op on numpy, torch or JAX arrays: {}, in the arrays' framework.",
+        def_params(op, sig, None, true),
+        match (outs.len(), op.info.inout.is_empty()) {
+            (0, false) => "writes in place and returns None (a new array under JAX)",
+            (0, true) => "returns None",
+            _ => "allocates each output not given by its shape rule, and returns the outputs",
+        }
+    );
+    match help {
+        Some(help) if !help.is_empty() => format!("{call}
+
+The export: {help}"),
+        _ => call,
+    }
+}
+
 /// `def op(x, k, *, y=None): return _native.call((x, k), (y,))`, with its docs decorator.
 pub fn py_wrapper(op: &Op<'_>, name: &str, sig: &PySignature, native: &str, decorator: &str) -> String {
     let tuple = |names: Vec<&str>| match names.len() {
@@ -467,6 +497,9 @@ mod tests {
             "{init}"
         );
         assert!(init.contains("def relu_(x):\n    return _native_relu_.call((x,), ())\n"), "{init}");
+        // The wrapper's docs describe its Python call, then the export's.
+        assert!(init.contains("@_doc(\"\"\"scale_rows(x, k, *, y=None) -> y\n\nThe op on numpy, torch or JAX arrays: allocates each output not given by its shape rule, and returns the outputs, in the arrays' framework.\n\nThe export: scale_rows(x: Tensor[f64, 2], k: Tensor[f64, 1], y: Tensor[f64, 2]) -> None\n\ny = x * k, row by row."), "{init}");
+        assert!(init.contains("@_doc(\"\"\"relu_(x) -> None\n\nThe op on numpy, torch or JAX arrays: writes in place and returns None (a new array under JAX), in the arrays' framework."), "{init}");
         assert!(init.contains(", jax=_lib[\"relu___jax\"], jax_params=[(\"x_in\", \"t\"), (\"x\", \"t\")])"), "{init}");
         assert!(
             init.contains("def ramp(n, step, *, y=None):\n    return _native_ramp.call((n, step), (y,))\n"),
