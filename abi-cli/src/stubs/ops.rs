@@ -261,9 +261,7 @@ pub fn py_help(op: &Op<'_>, name: &str, sig: &PySignature, help: Option<&str>) -
         _ => format!("({})", outs.join(", ")),
     };
     let call = format!(
-        "{name}({}) -> {ret}
-
-The op on numpy, torch or JAX arrays: {}, in the arrays' framework.",
+        "{name}({}) -> {ret}\n\nThe op on numpy, torch or JAX arrays: {}, in the arrays' framework.",
         def_params(op, sig, None, true),
         match (outs.len(), op.info.inout.is_empty()) {
             (0, false) => "writes in place and returns None (a new array under JAX)",
@@ -272,9 +270,7 @@ The op on numpy, torch or JAX arrays: {}, in the arrays' framework.",
         }
     );
     match help {
-        Some(help) if !help.is_empty() => format!("{call}
-
-The export: {help}"),
+        Some(help) if !help.is_empty() => format!("{call}\n\nThe export: {help}"),
         _ => call,
     }
 }

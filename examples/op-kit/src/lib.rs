@@ -167,7 +167,12 @@ pub fn quad_bwd(
 
 /// `y = a * x^n`, element by element: scalars after the outputs.
 #[abi_core::export_fn(op, backward = power_bwd)]
-pub fn power(x: HostTensor<'_, f64, 1>, #[abi(out = x)] mut y: HostTensorMut<'_, f64, 1>, a: f64, n: i64) -> Result<()> {
+pub fn power(
+    x: HostTensor<'_, f64, 1>,
+    #[abi(out = x)] mut y: HostTensorMut<'_, f64, 1>,
+    a: f64,
+    n: i64,
+) -> Result<()> {
     check_shape("y", y.shape(), &[x.numel()])?;
     let n = i32::try_from(n).map_err(|_| Error::value_error(format!("`n` is out of range: {n}")))?;
     for (o, v) in y.as_mut_slice().iter_mut().zip(x.as_slice()) {
