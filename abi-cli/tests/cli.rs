@@ -176,7 +176,7 @@ fn inspect_shows_an_ops_rules_in_place_params_backward_and_jax_entry() {
     ] {
         assert!(stdout.contains(part), "{part:?} not in\n{stdout}");
     }
-    assert_eq!(stdout.matches("    op (cpu)").count(), 7, "every op, and not the JAX entries:\n{stdout}");
+    assert_eq!(stdout.matches("    op (cpu)").count(), 12, "every op, and not the JAX entries:\n{stdout}");
 
     let out = abi(&["inspect", "--json", path(&lib)]);
     let v: serde_json::Value = serde_json::from_slice(&out.stdout).unwrap();

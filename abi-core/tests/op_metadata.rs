@@ -20,6 +20,7 @@ static SCALE_OP: OpDesc = OpDesc {
     backward: Some("scale_rows_bwd"),
     jax: None,
     device: OpDevice::Cpu,
+    strided: &[],
 };
 static SCALE: FnDesc = FnDesc::new("scale_rows", &SCALE_PARAMS, &TypeDesc::None, "").with_op(&SCALE_OP);
 
@@ -35,6 +36,7 @@ static RAMP_OP: OpDesc = OpDesc {
     backward: None,
     jax: None,
     device: OpDevice::Gpu,
+    strided: &["a"],
 };
 static RAMP: FnDesc = FnDesc::new("ramp", &RAMP_PARAMS, &TypeDesc::None, "").with_op(&RAMP_OP);
 
@@ -46,6 +48,7 @@ static RELU_OP: OpDesc = OpDesc {
     backward: None,
     jax: Some("relu___jax"),
     device: OpDevice::Cpu,
+    strided: &[],
 };
 static RELU: FnDesc = FnDesc::new("relu_", &RELU_PARAMS, &TypeDesc::None, "").with_op(&RELU_OP);
 
@@ -72,7 +75,7 @@ fn ops_publish_their_rules_before_the_version() {
     assert_eq!(
         op_text(&RAMP),
         format!(
-            r#""abi.op":{{"inputs":["a"],"scalars":["n","step"],"outputs":[{{"name":"y","shape":["a.1","n",3]}}],"inout":[],"backward":null,"jax":null,"device":"gpu"}},"abi.version":{}}}"#,
+            r#""abi.op":{{"inputs":["a"],"scalars":["n","step"],"outputs":[{{"name":"y","shape":["a.1","n",3]}}],"inout":[],"backward":null,"jax":null,"device":"gpu","strided":["a"]}},"abi.version":{}}}"#,
             version()
         )
     );
@@ -106,7 +109,9 @@ fn the_op_reads_back_into_the_same_text_and_model() {
         Some(&ShapeRule::Shape(vec![ShapeDim::Axis("a".into(), 1), ShapeDim::Scalar("n".into()), ShapeDim::Const(3)]))
     );
     assert_eq!(ramp.rule_of("y").map(ShapeRule::text).as_deref(), Some("out = [a.1, n, 3]"));
+    assert_eq!(ramp.strided, ["a"], "the inputs taking any strides");
     let relu = Metadata::parse(&RELU.metadata_json()).expect("parses").op.expect("an op");
+    assert!(relu.strided.is_empty());
     assert_eq!((relu.inout, relu.jax.as_deref()), (vec!["x".to_owned()], Some("relu___jax")));
 }
 

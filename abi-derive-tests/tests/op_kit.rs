@@ -131,6 +131,9 @@ fn every_op_publishes_its_rules() {
         (&["x".to_owned(), "k".to_owned()][..], Some("scale_rows_bwd"), None)
     );
     assert_eq!(scale.rule_of("y"), Some(&ShapeRule::Like("x".into())));
+    // Inputs that take any strides (StridedTensor) are named; the others need compact data.
+    assert!(scale.strided.is_empty());
+    assert_eq!(op("strides_of").strided, ["x"]);
     let matmul = op("matmul");
     assert_eq!(matmul.rule_of("c").map(ShapeRule::text).as_deref(), Some("out = [a.0, b.1]"));
     let ramp = op("ramp");

@@ -156,8 +156,8 @@ fn out_rule(meta: &ParseNestedMeta) -> syn::Result<syn::Result<OutRule>> {
         return Ok(Ok(OutRule::Like(input.parse()?)));
     }
     let content;
-    syn::bracketed!(content in input);
-    let items = shape_items(&content);
+    let bracket = syn::bracketed!(content in input);
+    let items = shape_items(&content).map(|dims| OutRule::Shape(dims, Some(bracket.span.join())));
     if items.is_err() {
         // The rest of the list is part of the reported mistake, not a second one.
         content.parse::<TokenStream>()?;
@@ -166,7 +166,7 @@ fn out_rule(meta: &ParseNestedMeta) -> syn::Result<syn::Result<OutRule>> {
 }
 
 /// The items of `[a.0, n, 3]`.
-fn shape_items(content: syn::parse::ParseStream) -> syn::Result<OutRule> {
+fn shape_items(content: syn::parse::ParseStream) -> syn::Result<Vec<DimRule>> {
     let mut dims = Vec::new();
     while !content.is_empty() {
         if content.peek(syn::LitInt) {
@@ -189,7 +189,7 @@ fn shape_items(content: syn::parse::ParseStream) -> syn::Result<OutRule> {
             content.parse::<syn::Token![,]>()?;
         }
     }
-    Ok(OutRule::Shape(dims))
+    Ok(dims)
 }
 
 /// Nothing (`default`), or `= literal` with a literal Python can also write: an integer or
@@ -321,7 +321,7 @@ pub fn take_param_options(attrs: &mut Vec<Attribute>, errors: &mut Errors) -> Pa
     let out = match out.take() {
         Some(Err(e)) => {
             errors.push(e);
-            Some(OutRule::Shape(Vec::new()))
+            Some(OutRule::Shape(Vec::new(), None))
         }
         other => other.and_then(Result::ok),
     };

@@ -32,8 +32,9 @@ pub struct ExportFn {
 pub enum OutRule {
     /// `out = x`: the shape of input `x`.
     Like(syn::Ident),
-    /// `out = [a.0, n, 3]`.
-    Shape(Vec<DimRule>),
+    /// `out = [a.0, n, 3]`, with the span of the list (`None` where the list was
+    /// malformed, an error already reported).
+    Shape(Vec<DimRule>, Option<Span>),
 }
 
 /// One item of a shape rule.
@@ -258,13 +259,6 @@ pub enum OpRole {
 impl Param {
     /// How an op sees this parameter's type.
     pub fn op_type(&self) -> OpType {
-        fn peel(ty: &syn::Type) -> &syn::Type {
-            match ty {
-                syn::Type::Group(g) => peel(&g.elem),
-                syn::Type::Paren(p) => peel(&p.elem),
-                other => other,
-            }
-        }
         let syn::Type::Path(p) = peel(&self.ty) else { return OpType::Other };
         let Some(last) = p.path.segments.last() else { return OpType::Other };
         match last.ident.to_string().as_str() {
@@ -278,6 +272,12 @@ impl Param {
         }
     }
 
+    /// Whether it is an op's input tensor that takes any strides (`StridedTensor`).
+    pub fn op_strided_input(&self) -> bool {
+        let syn::Type::Path(p) = peel(&self.ty) else { return false };
+        self.op_role() == OpRole::Input && p.path.segments.last().is_some_and(|s| s.ident == "StridedTensor")
+    }
+
     /// Its role in an op (a mutable tensor without `out` or `inout`, and an unsupported
     /// type, are refused by validation; they read as outputs and scalars here).
     pub fn op_role(&self) -> OpRole {
@@ -287,5 +287,14 @@ impl Param {
             OpType::Mutable { .. } => OpRole::Output,
             OpType::Scalar { .. } | OpType::Other => OpRole::Scalar,
         }
+    }
+}
+
+/// A type without the invisible groups and parentheses around it.
+fn peel(ty: &syn::Type) -> &syn::Type {
+    match ty {
+        syn::Type::Group(g) => peel(&g.elem),
+        syn::Type::Paren(p) => peel(&p.elem),
+        other => other,
     }
 }

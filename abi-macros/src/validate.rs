@@ -128,7 +128,7 @@ fn op_rules_name_parameters(f: &ExportFn, errors: &mut Errors) {
         let Some((rule, _)) = &p.out else { continue };
         match rule {
             OutRule::Like(x) => input(x, errors),
-            OutRule::Shape(dims) => {
+            OutRule::Shape(dims, _) => {
                 for d in dims {
                     match d {
                         DimRule::Axis(x, axis) => {

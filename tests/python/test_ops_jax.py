@@ -111,6 +111,23 @@ def test_a_traced_scalar_is_refused_with_a_message(op_kit):
     close(jax.jit(op_kit.jax.axpy_, static_argnums=1)(x, 2.0, y), np.full(3, 2.0), exact=True)
 
 
+def test_a_traced_scalar_of_an_op_with_a_backward_is_refused_and_static_argnums_works(op_kit):
+    """Checked before the custom_vjp (whose nondiff_argnums would raise JAX's
+    UnexpectedTracerError); the message names the argument's index for static_argnums, which
+    `op_kit.jax.<op>(*args)` takes (static_argnames would not)."""
+    x = jnp.asarray(rand(4))
+    with pytest.raises(TypeError, match=r"^quad: `a` is a traced value.*jax\.jit\(f, static_argnums=\(1,\)\)"):
+        jax.jit(op_kit.jax.quad)(x, 1.5)
+    with pytest.raises(TypeError, match=r"^power: `n` is a traced value.*static_argnums=\(2,\)"):
+        jax.jit(lambda n: op_kit.jax.power(x, 0.5, n))(3)
+    close(jax.jit(op_kit.jax.quad, static_argnums=(1,))(x, 1.5), 1.5 * np.asarray(x) ** 2)
+    close(jax.jit(op_kit.jax.power, static_argnums=(1, 2))(x, 0.5, 3), 0.5 * np.asarray(x) ** 3)
+    # vmap over a scalar: the same message, with or without a backward.
+    for f, args, axes in ((op_kit.jax.quad, (x, jnp.arange(2.0)), (None, 0)), (op_kit.jax.ramp, (jnp.arange(3), 0.5), (0, None))):
+        with pytest.raises(TypeError, match=r"is a traced value.*static_argnums=\(\d,\)"):
+            jax.vmap(f, in_axes=axes)(*args)
+
+
 def test_vmap(op_kit):
     xs, k = rand(5, 3, 4), rand(4, seed=1)
     close(jax.vmap(op_kit.jax.scale_rows, in_axes=(0, None))(xs, k), xs * k, exact=True)
@@ -139,6 +156,21 @@ def test_grad_matches_jax_on_the_same_formula(op_kit):
             got = transform(jax.grad(loss(scale), argnums=(0, 1)))(x, k)
             for g, r in zip(got, want):
                 close(g, np.asarray(r))
+
+
+def test_grad_of_ops_whose_scalars_stand_between_or_after_the_tensors(op_kit):
+    """The backward is called in its own parameter order: `quad_bwd(x, dy, a, dx)` (its
+    scalar between inputs and outputs), `power_bwd(x, dy, dx, a, n)` (after the outputs)."""
+    from jax.test_util import check_grads
+
+    x = jnp.asarray(rand(5))
+    for transform in (lambda f: f, jax.jit):
+        got = transform(jax.grad(lambda x: op_kit.jax.quad(x, 1.5).sum()))(x)
+        close(got, np.asarray(jax.grad(lambda x: (1.5 * x * x).sum())(x)))
+        got = transform(jax.grad(lambda x: op_kit.power(x, 0.5, 3).sum()))(x)
+        close(got, np.asarray(jax.grad(lambda x: (0.5 * x**3).sum())(x)))
+    check_grads(lambda x: op_kit.jax.quad(x, 1.5), (x,), order=1, modes=("rev",))
+    check_grads(lambda x: op_kit.jax.power(x, 0.5, 3), (x,), order=1, modes=("rev",))
 
 
 def test_grad_under_vmap_and_a_numerical_check(op_kit):
@@ -201,6 +233,38 @@ def test_dtype_and_rank_errors_arrive_whole(op_kit, jit, name, bad, param):
         out = (jax.jit(fn) if jit else fn)(*(jnp.asarray(a) for a in args))
         jax.block_until_ready(out)
     assert str(caught.value).split("\n")[0] == message, str(caught.value)
+
+
+@pytest.mark.parametrize("jit", [False, True], ids=["eager", "jit"])
+@pytest.mark.parametrize(
+    "name,args,param",
+    [
+        ("ramp", (2.7, 0.5), "n"),  # a float for an int: not truncated to 2 rows
+        ("ramp", (jnp.float64(3.0), 0.5), "n"),  # a JAX float for an int
+        ("ramp", ("3", 0.5), "n"),
+        ("ramp", (3, "0.5"), "step"),
+        ("power", (jnp.ones(3), 0.5, 2.0), "n"),  # an op with a backward (its custom_vjp)
+    ],
+)
+def test_a_scalar_of_the_wrong_kind_gets_the_exports_message(op_kit, jit, name, args, param):
+    scalar = [not isinstance(a, jax.Array) or not a.ndim for a in args]
+    if jit and any(isinstance(a, jax.Array) and s for a, s in zip(args, scalar)):
+        pytest.skip("a JAX array is traced under jit, and refused as such")
+    # numpy's call: a JAX array as numpy's, a 0-d one as its Python value.
+    message = numpy_message(op_kit, name, *(a.item() if s and isinstance(a, jax.Array) else np.asarray(a) if not s else a for a, s in zip(args, scalar)))
+    assert f"argument `{param}`" in message and message.startswith(f"{name}("), message
+    fn = getattr(op_kit.jax, name)
+    if jit:
+        fn = jax.jit(fn, static_argnums=tuple(i for i, s in enumerate(scalar) if s))
+    with pytest.raises(TypeError) as caught:
+        fn(*args)
+    assert str(caught.value) == message
+
+
+def test_scalars_of_the_kinds_the_export_takes(op_kit):
+    close(op_kit.jax.ramp(np.int64(3), 1), np.arange(3.0), exact=True)
+    close(op_kit.jax.ramp(jnp.int32(2), np.float32(0.5)), np.arange(2) * 0.5, exact=True)
+    close(op_kit.jax.ramp(True, 2.0), np.zeros(1), exact=True)
 
 
 @pytest.mark.parametrize("jit", [False, True], ids=["eager", "jit"])

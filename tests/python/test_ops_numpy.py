@@ -278,7 +278,7 @@ def test_op_kit_hides_the_jax_entry_points_and_imports_no_framework(op_kit_dir):
         [sys.executable, "-c", code], check=True, capture_output=True, text=True, env={"PYTHONPATH": str(op_kit_dir)}
     )
     assert out.stdout == (
-        "['axpy_', 'matmul', 'minmax', 'ramp', 'relu_', 'scale_rows', 'scale_rows_bwd']\n"
+        "['axpy_', 'matmul', 'minmax', 'power', 'power_bwd', 'quad', 'quad_bwd', 'ramp', 'relu_', 'scale_rows', 'scale_rows_bwd', 'strides_of']\n"
         "False _Namespace\n"
         "[]\n"
     )

@@ -87,6 +87,40 @@ def test_an_offset_slice_is_read_where_it_starts(op_kit):
     torch.testing.assert_close(op_kit.torch.scale_rows(x, base[0]), x * base[0], rtol=0, atol=0)
 
 
+@pytest.mark.parametrize("entry", ["functional", "custom_op", "compiled"])
+def test_non_contiguous_inputs_are_made_contiguous_and_strided_ones_passed_as_they_are(op_kit, entry):
+    """Views of another layout (`t()`, `expand`) are copied for parameters needing compact
+    data; a `StridedTensor` parameter gets the view itself (its strides, not a copy's)."""
+    ops = op_kit if entry == "functional" else op_kit.torch
+    if entry == "compiled":
+        torch._dynamo.reset()
+        ops = type("Compiled", (), {n: staticmethod(torch.compile(getattr(op_kit.torch, n), fullgraph=True, backend="aot_eager")) for n in ("scale_rows", "matmul", "strides_of")})
+    x = rand(4, 3)
+    k = torch.full((1,), 2.0, dtype=torch.float64).expand(4)
+    assert not x.t().is_contiguous() and k.stride() == (0,)
+    torch.testing.assert_close(ops.scale_rows(x.t(), k), x.t() * 2.0, rtol=0, atol=0)
+    a, b = rand(3, 2, dtype=torch.float32), rand(3, 5, dtype=torch.float32, seed=1)
+    torch.testing.assert_close(ops.matmul(a.t(), b), a.t() @ b)
+    assert ops.strides_of(x.t()).tolist() == [1, 3]
+    assert ops.strides_of(x).tolist() == [3, 1]
+
+
+@pytest.mark.parametrize("entry", ["functional", "custom_op"])
+def test_non_contiguous_outputs_and_in_place_tensors_are_still_refused(op_kit, entry):
+    """The op would write a copy: a given output or an in-place tensor must be compact."""
+    ops = op_kit if entry == "functional" else op_kit.torch
+    x, k = rand(2, 3), rand(3, seed=1)
+    buf = torch.zeros(3, 2, dtype=torch.float64).t()
+    with pytest.raises(Exception, match=r"`y`"):
+        ops.scale_rows(x, k, y=buf)
+    assert bool((buf == 0).all())
+    r = rand(3, 2, dtype=torch.float32)
+    before = r.clone()
+    with pytest.raises(Exception, match=r"`x`"):
+        ops.relu_(r.t())
+    torch.testing.assert_close(r, before, rtol=0, atol=0)
+
+
 # -- Given outputs ------------------------------------------------------------------------
 
 
@@ -215,11 +249,68 @@ def test_gradients_match_torch_and_strided_gradients_are_made_contiguous(op_kit)
     assert y.grad_fn is not None and y.requires_grad
 
 
+def test_gradients_of_ops_whose_scalars_stand_between_or_after_the_tensors(op_kit):
+    """The backward is called in its own parameter order: `quad_bwd(x, dy, a, dx)` (its
+    scalar between inputs and outputs), `power_bwd(x, dy, dx, a, n)` (after the outputs)."""
+    x = rand(5).requires_grad_()
+    for entry in (op_kit, op_kit.torch):
+        assert torch.autograd.gradcheck(lambda x: entry.quad(x, 1.5), (x,))
+        assert torch.autograd.gradcheck(lambda x: entry.power(x, 0.5, 3), (x,))
+    got = torch.autograd.grad(op_kit.quad(x, 1.5).sum(), x)[0]
+    torch.testing.assert_close(got, torch.autograd.grad((1.5 * x * x).sum(), x)[0])
+    got = torch.autograd.grad(op_kit.power(x, 0.5, 3).sum(), x)[0]
+    torch.testing.assert_close(got, torch.autograd.grad((0.5 * x**3).sum(), x)[0])
+
+
 def test_no_autograd_without_a_backward(op_kit):
     a = rand(2, 2, dtype=torch.float32).requires_grad_()
     c = op_kit.matmul(a, rand(2, 2, dtype=torch.float32))
     with pytest.raises(RuntimeError, match=r"(?i)autograd"):
         c.sum().backward()
+
+
+@pytest.mark.parametrize("entry", ["functional", "custom_op"])
+def test_writing_in_place_or_into_given_outputs_is_refused_under_autograd(op_kit, entry):
+    """Nothing differentiates an in-place op or an out-variant: a tensor requiring grad there
+    would get a gradient as if the op never ran (or a leaf be mutated behind autograd)."""
+    ops = op_kit if entry == "functional" else op_kit.torch
+    x = rand(2, 3, dtype=torch.float32).requires_grad_()
+    y = x * 2
+    before = y.detach().clone()
+    with pytest.raises(RuntimeError, match=r"^relu_: `x` requires grad, but relu_ has no backward: an in-place op cannot have one"):
+        ops.relu_(y)
+    with pytest.raises(RuntimeError, match=r"^relu_: `x` requires grad"):
+        ops.relu_(x)
+    torch.testing.assert_close(y.detach(), before, rtol=0, atol=0)
+    xs = rand(4).requires_grad_()
+    with pytest.raises(RuntimeError, match=r"^axpy_: `x` requires grad, but axpy_ has no backward"):
+        ops.axpy_(xs, 2.0, rand(4, seed=1))
+    k = rand(3, seed=1).requires_grad_()
+    with pytest.raises(RuntimeError, match=r"^scale_rows: `k` requires grad, but writing into given outputs \(`y=`\) has no backward"):
+        ops.scale_rows(rand(2, 3), k, y=torch.empty(2, 3, dtype=torch.float64))
+    # Without grad mode, or on tensors that need none, they run.
+    with torch.no_grad():
+        assert ops.relu_(y) is None
+        ops.scale_rows(rand(2, 3), k, y=torch.empty(2, 3, dtype=torch.float64))
+    torch.testing.assert_close(y.detach(), before.clamp(min=0), rtol=0, atol=0)
+    r = y.detach()
+    assert ops.relu_(r) is None
+
+
+def test_in_place_under_autograd_is_refused_inside_torch_compile_too(op_kit):
+    torch._dynamo.reset()
+
+    def f(y):
+        op_kit.torch.relu_(y)
+        return y * 1
+
+    compiled = torch.compile(f, fullgraph=True, backend="aot_eager")
+    x = rand(2, 2, dtype=torch.float32).requires_grad_()
+    with pytest.raises(RuntimeError, match=r"relu_: `x` requires grad, but relu_ has no backward"):
+        compiled(x * 2)
+    with torch.no_grad():
+        torch.testing.assert_close(compiled(x * 2), (x * 2).clamp(min=0))
+    torch.testing.assert_close(compiled(x.detach() - 1), (x.detach() - 1).clamp(min=0))
 
 
 # -- Errors ------------------------------------------------------------------------------------

@@ -98,9 +98,10 @@ class Ops:
         self.ops = {}
         self._namespaces = {}
 
-    def op(self, name, native, params, backward=None, jax=None, jax_params=None, device="cpu"):
-        """Describes op `name` (the export `native`); returns its `Op`."""
-        op = Op(self, name, native, params, backward, jax, jax_params, device)
+    def op(self, name, native, params, backward=None, jax=None, jax_params=None, device="cpu", strided=()):
+        """Describes op `name` (the export `native`); returns its `Op`. `strided` names the
+        input tensors that take any strides (the others need compact data)."""
+        op = Op(self, name, native, params, backward, jax, jax_params, device, strided)
         self.ops[name] = op
         return op
 
@@ -150,7 +151,7 @@ class _Namespace:
 class Op:
     """One op: its description, and its calls from numpy, torch and JAX."""
 
-    def __init__(self, ops, name, native, params, backward, jax, jax_params, device):
+    def __init__(self, ops, name, native, params, backward, jax, jax_params, device, strided=()):
         self.ops = ops
         self.name = name
         self.native = native
@@ -170,6 +171,8 @@ class Op:
         position = {p.name: i for i, p in enumerate(self.args)}
         tensors = [i for i, p in enumerate(self.args) if p.tensor]
         self._tensors = tensors
+        # Input tensors needing compact data: a torch view of another layout is copied.
+        self._compact = [i for i in tensors if self.args[i].role == "in" and self.args[i].name not in strided]
         self._first = tensors[0] if tensors else None
         self._shapes = [self._shape_rule(p, position) for p in self.outs]
         # Where each native argument comes from: ("a", i) the caller's i-th, ("o", i) the
@@ -220,7 +223,7 @@ class Op:
                 elif axis is None:
                     value = args[i]
                     if _is_traced(value):
-                        raise TypeError(_traced_message(name, self.args[i].name))
+                        raise TypeError(_traced_message(name, self.args[i].name, i))
                     n = int(value)
                     if n < 0:
                         raise ValueError(
@@ -250,7 +253,10 @@ class Op:
             return self.jax_call(args, given)
         if framework == "torch":
             torch = sys.modules["torch"]
-            grad = torch.is_grad_enabled() and any(getattr(args[i], "requires_grad", False) for i in self._tensors)
+            grad = torch.is_grad_enabled() and (
+                any(getattr(args[i], "requires_grad", False) for i in self._tensors)
+                or any(getattr(g, "requires_grad", False) for g in given)
+            )
             if grad or torch.compiler.is_compiling():
                 # The custom op: traced by torch.compile, differentiated by autograd.
                 return self.torch_function()(*args, **self._given_keywords(given))
@@ -320,6 +326,7 @@ class Op:
         return tuple(outs) if outs else None
 
     def _call_torch(self, torch, first, args, given):
+        args = self._contiguous(args)
         outs = []
         for p, shape, buf in zip(self.outs, self._shapes, given):
             if buf is None:
@@ -331,6 +338,21 @@ class Op:
             self._check_writable(self.args[i], args[i])
         self._native(args, outs)
         return self._result(outs)
+
+    def _contiguous(self, args):
+        """`args` with each torch input tensor that needs compact data and is a view of
+        another layout (`t.t()`, `expand`) made contiguous: torch users expect ops to take
+        them. A `StridedTensor` input takes any strides and is passed as it is; outputs and
+        in-place tensors are never copied (the op would write the copy): the export refuses
+        them when they are not compact."""
+        fixed = None
+        for i in self._compact:
+            contiguous = getattr(args[i], "is_contiguous", None)
+            if contiguous is not None and not contiguous():
+                if fixed is None:
+                    fixed = list(args)
+                fixed[i] = args[i].contiguous()
+        return args if fixed is None else fixed
 
     def _check_writable(self, p, value):
         """Refuses an array the op would write and must not: a JAX array (immutable, and
@@ -391,6 +413,7 @@ class Op:
         mutated = [self.args[i].name for i in self.inout]
 
         def impl(*args):
+            args = self._contiguous(args)
             outs = [
                 torch.empty(shape(args), dtype=getattr(torch, p.dtype), device=device(args))
                 for p, shape in zip(self.outs, self._shapes)
@@ -412,7 +435,7 @@ class Op:
 
         def impl_out(*args):
             n = len(self.args)
-            self._native(args[:n], args[n:])
+            self._native(self._contiguous(args[:n]), args[n:])
 
         out_mutated = mutated + [p.name for p in self.outs]
         out_op = None
@@ -431,6 +454,8 @@ class Op:
             unknown = set(given) - {p.name for p in outs}
             if unknown:
                 raise TypeError(f"{name}() got an unexpected keyword argument {sorted(unknown)[0]!r}")
+            if (given or mutated) and torch.is_grad_enabled():
+                self._refuse_grad(args, given)
             if not given:
                 return op(*args)
             buffers = []
@@ -449,6 +474,26 @@ class Op:
         call.op = op
         call.out_op = out_op
         return call
+
+    def _refuse_grad(self, args, given):
+        """Refuses a tensor that requires grad (grad mode on) in a call that writes in place
+        or into given outputs: neither has a backward (torch's register_autograd refuses ops
+        that mutate their inputs), so autograd would differentiate as if the op never ran,
+        or a leaf be changed behind it. (A functional op without a backward is left to
+        torch, which refuses to differentiate through it when asked to.)"""
+        named = [(self.args[i].name, args[i]) for i in self._tensors]
+        named += [(p.name, given.get(p.name)) for p in self.outs]
+        for pname, t in named:
+            if getattr(t, "requires_grad", False):
+                if self.inout:
+                    why = f"{self.name} has no backward: an in-place op cannot have one (torch's register_autograd refuses ops that mutate their inputs)"
+                else:
+                    written = ", ".join(f"`{p}=`" for p, g in given.items() if g is not None)
+                    why = f"writing into given outputs ({written}) has no backward (the out-variant op mutates them): leave the outputs to the op"
+                raise RuntimeError(
+                    f"{self.name}: `{pname}` requires grad, but {why}; call it under torch.no_grad(), "
+                    f"or on tensors that do not require grad"
+                )
 
     def _torch_device(self, args):
         for i in self._tensors:
@@ -476,6 +521,7 @@ class Op:
         # Defined now, not while autograd (or torch.compile) runs the backward.
         backward_op = backward.torch_function()
         tensors = self._tensors
+        order = self._backward_order(backward)
 
         def setup_context(ctx, inputs, output):
             ctx.args = [None if i in tensors else a for i, a in enumerate(inputs)]
@@ -487,7 +533,7 @@ class Op:
                 args[i] = t
             # torch hands gradients with any strides; the kernels take compact tensors.
             grads = [g.contiguous() for g in grads]
-            found = backward_op(*args, *grads)
+            found = backward_op(*order(args, grads))
             found = found if isinstance(found, tuple) else (found,)
             result = [None] * len(args)
             for i, g in zip(tensors, found):
@@ -495,6 +541,26 @@ class Op:
             return tuple(result)
 
         op.register_autograd(grad, setup_context=setup_context)
+
+    def _backward_order(self, backward):
+        """A function of the forward's arguments and the gradients of its outputs giving the
+        backward's arguments in the backward's own order: its parameters named as the
+        forward's input tensors and scalars take those, its other input tensors are the
+        gradients, in order (the scalars may stand anywhere the order rule lets them, in the
+        forward and in the backward alike)."""
+        position = {p.name: i for i, p in enumerate(self.args)}
+        plan, grad = [], 0
+        for p in backward.args:
+            if p.name in position:
+                plan.append((True, position[p.name]))
+            else:
+                plan.append((False, grad))
+                grad += 1
+
+        def order(args, grads):
+            return [args[i] if forward else grads[i] for forward, i in plan]
+
+        return order
 
     # -- JAX ------------------------------------------------------------------------------
 
@@ -535,14 +601,19 @@ class Op:
             aliases[len(operands) - len(self.inout) + k] = result
         name = self.name
 
-        def primal(*args):
-            attrs = {}
+        def static(args):
+            """Refuses a traced scalar (under jax.jit or jax.vmap): its value is an attribute."""
             for i, p in scalars:
                 if _is_traced(args[i]):
-                    raise TypeError(_traced_message(name, p.name))
-                attrs[p.name] = attr_type[p.role](args[i])
+                    raise TypeError(_traced_message(name, p.name, i))
+
+        def primal(*args):
+            static(args)
             arrays = [jax.numpy.asarray(args[i]) for i in operands]
             self._check_operands({i: a for i, a in zip(operands, arrays)}, args)
+            attrs = {}
+            for i, p in scalars:
+                attrs[p.name] = attr_type[p.role](args[i])
             shapes = []
             out = iter(self._shapes)
             for p in self.results:
@@ -559,6 +630,7 @@ class Op:
             primal.__name__ = name
             return primal
         backward = self.ops.ops[self.backward]
+        order = self._backward_order(backward)
         nondiff = tuple(i for i, _ in scalars)
         f = jax.custom_vjp(primal, nondiff_argnums=nondiff)
 
@@ -574,24 +646,36 @@ class Op:
             for i, t in zip(tensors, saved):
                 args[i] = t
             cotangents = cotangent if len(self.results) > 1 else (cotangent,)
-            grads = backward.jax_function()(*args, *cotangents)
+            grads = backward.jax_function()(*order(args, cotangents))
             return grads if isinstance(grads, tuple) else (grads,)
 
         f.defvjp(fwd, bwd)
-        return f
+
+        def differentiable(*args):
+            # Before the custom_vjp, whose nondiff_argnums refuse a tracer with JAX's own
+            # UnexpectedTracerError, which says nothing of static arguments.
+            static(args)
+            return f(*args)
+
+        differentiable.__name__ = differentiable.__qualname__ = name
+        return differentiable
 
     def _check_operands(self, arrays, args):
-        """The export's dtype and rank checks, run at trace time. Under JAX they would come
-        too late: XLA reports a kernel's error as INTERNAL, and never calls a kernel whose
-        results are all empty, so its error would not come at all. An argument that does not
-        match gets the export's own message and kind: the export is called on placeholders
-        and no data: empty where the argument matches, and where it does not, its shape with
-        zero strides. The export refuses the first that does not match before its body runs."""
+        """The export's dtype and rank checks, and its scalars' kinds, run at trace time.
+        Under JAX they would come too late: XLA reports a kernel's error as INTERNAL, and
+        never calls a kernel whose results are all empty, so its error would not come at
+        all; and a scalar becomes an attribute of the scalar's kind, which would truncate a
+        float given for an int. An argument that does not match gets the export's own
+        message and kind: the export is called on placeholders and no data: empty where a
+        tensor matches, and where it does not, its shape with zero strides; each scalar as
+        given (a 0-d array's of the wrong kind as its Python value). The export refuses the
+        first that does not match before its body runs."""
 
         def matches(i, a):
             return str(a.dtype) == self.args[i].dtype and a.ndim == self.args[i].ndim
 
-        if all(matches(i, a) for i, a in arrays.items()):
+        scalars = [i for i, p in enumerate(self.args) if not p.tensor]
+        if all(matches(i, a) for i, a in arrays.items()) and all(_scalar_fits(self.args[i].role, args[i]) for i in scalars):
             return
         np = _numpy()
 
@@ -600,11 +684,18 @@ class Op:
                 return np.empty((0,) * a.ndim, a.dtype)
             return np.lib.stride_tricks.as_strided(np.empty(1, a.dtype), a.shape, (0,) * a.ndim)
 
-        given = [placeholder(i, arrays[i]) if i in arrays else a for i, a in enumerate(args)]
+        def scalar(i, v):
+            if not _scalar_fits(self.args[i].role, v) and getattr(v, "ndim", None) == 0:
+                return v.item()
+            return v
+
+        given = [placeholder(i, arrays[i]) if i in arrays else scalar(i, a) if i in scalars else a for i, a in enumerate(args)]
         outs = [np.empty((0,) * p.ndim, p.dtype) for p in self.outs]
         self._native(given, outs)
         # The export took them all: its checks and these disagree.
-        raise AssertionError(f"{self.name}: an argument's dtype or rank differs from the description, yet the export took it")
+        raise AssertionError(
+            f"{self.name}: an argument's dtype, rank or kind differs from the description, yet the export took it"
+        )
 
     def _arg_spec(self):
         """jax-tvm-ffi's `arg_spec` for the entry point in JAX's order: `attrs.<name>` for
@@ -637,6 +728,24 @@ def _require(package, extra, module, project):
         ) from e
 
 
+# What the export's scalar conversions take: Python ints (bools among them) and numpy
+# integers for an int or a bool, and floats too for a float; 0-d arrays by their dtype kind.
+_SCALAR_TYPES = {"int": "iub", "float": "iufb", "bool": "iub"}
+
+
+def _scalar_fits(kind, value):
+    """Whether a scalar argument converts to `kind` as the export converts it (a 0-d array,
+    JAX's included, of a dtype of that kind too)."""
+    if isinstance(value, str):
+        return False
+    dtype = getattr(value, "dtype", None)
+    if dtype is not None:
+        return getattr(value, "ndim", None) == 0 and dtype.kind in _SCALAR_TYPES[kind]
+    if isinstance(value, bool) or isinstance(value, int):
+        return True
+    return kind == "float" and isinstance(value, float)
+
+
 def _is_traced(value):
     """Whether `value` is a JAX tracer (under `jax.jit`), whose value is not known."""
     jax = sys.modules.get("jax")
@@ -652,8 +761,11 @@ def _is_traced(value):
     return False
 
 
-def _traced_message(op, param):
+def _traced_message(op, param, index):
+    """What a traced scalar gets: `index` is its position among the op's arguments, which
+    `pkg.jax.<op>(*args)` takes positionally (so `static_argnums`, not `static_argnames`)."""
     return (
-        f"{op}: `{param}` is a traced value, and it sets an attribute of the call (or an output's shape): "
-        f"pass it as a static argument (jax.jit(f, static_argnames=...))"
+        f"{op}: `{param}` is a traced value (under jax.jit or jax.vmap), and it sets an attribute of the call "
+        f"(or an output's shape): pass it as a static argument (jax.jit(f, static_argnums=({index},))), "
+        f"and leave it unmapped under jax.vmap (in_axes None)"
     )

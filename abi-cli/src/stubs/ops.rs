@@ -191,6 +191,10 @@ pub fn py_op(op: &Op<'_>, name: &str, native: &str, listing: &Listing) -> String
     if info.device != "cpu" {
         extra.push_str(&format!(", device={}", py_str(&info.device)));
     }
+    if !info.strided.is_empty() {
+        let names: Vec<String> = info.strided.iter().map(|n| py_str(n)).collect();
+        extra.push_str(&format!(", strided=[{}]", names.join(", ")));
+    }
     format!("{native} = _OPS.op({}, _lib[{}], {}{extra})\n", py_str(name), py_str(name), op.params_literal())
 }
 
@@ -243,6 +247,32 @@ fn def_params(op: &Op<'_>, sig: &PySignature, types: Option<&Annotate<'_>>, with
         }
     }
     items.join(", ")
+}
+
+/// The docs of the wrapper `pkg.op`: its Python call first (`scale_rows(x, k, *, y=None) ->
+/// y`: outputs are keywords, allocated when not given, and returned), then the export's
+/// docs (`help`: its signature, with the outputs as parameters, then its doc text).
+pub fn py_help(op: &Op<'_>, name: &str, sig: &PySignature, help: Option<&str>) -> String {
+    let outs: Vec<&str> =
+        sig.params.iter().enumerate().filter(|(i, _)| op.is_out(*i)).map(|(_, p)| p.name.as_str()).collect();
+    let ret = match outs.len() {
+        0 => Kind::None.stub().to_owned(),
+        1 => outs[0].to_owned(),
+        _ => format!("({})", outs.join(", ")),
+    };
+    let call = format!(
+        "{name}({}) -> {ret}\n\nThe op on numpy, torch or JAX arrays: {}, in the arrays' framework.",
+        def_params(op, sig, None, true),
+        match (outs.len(), op.info.inout.is_empty()) {
+            (0, false) => "writes in place and returns None (a new array under JAX)",
+            (0, true) => "returns None",
+            _ => "allocates each output not given by its shape rule, and returns the outputs",
+        }
+    );
+    match help {
+        Some(help) if !help.is_empty() => format!("{call}\n\nThe export: {help}"),
+        _ => call,
+    }
 }
 
 /// `def op(x, k, *, y=None): return _native.call((x, k), (y,))`, with its docs decorator.
@@ -389,6 +419,14 @@ mod tests {
                 "",
             ),
             export(
+                "strides_of",
+                op_metadata(
+                    &[("x", F64_2), ("s", r#"{"type":"ffi.Tensor","dtype":"int64","ndim":1}"#)],
+                    r#"{"inputs":["x"],"scalars":[],"outputs":[{"name":"s","shape":[2]}],"inout":[],"backward":null,"jax":null,"device":"cpu","strided":["x"]}"#,
+                ),
+                "",
+            ),
+            export(
                 "ramp",
                 op_metadata(
                     &[("n", r#"{"type":"int"}"#), ("step", r#"{"type":"float"}"#), ("y", F64_1)],
@@ -455,16 +493,20 @@ mod tests {
             "{init}"
         );
         assert!(init.contains("def relu_(x):\n    return _native_relu_.call((x,), ())\n"), "{init}");
+        // The wrapper's docs describe its Python call, then the export's.
+        assert!(init.contains("@_doc(\"\"\"scale_rows(x, k, *, y=None) -> y\n\nThe op on numpy, torch or JAX arrays: allocates each output not given by its shape rule, and returns the outputs, in the arrays' framework.\n\nThe export: scale_rows(x: Tensor[f64, 2], k: Tensor[f64, 1], y: Tensor[f64, 2]) -> None\n\ny = x * k, row by row."), "{init}");
+        assert!(init.contains("@_doc(\"\"\"relu_(x) -> None\n\nThe op on numpy, torch or JAX arrays: writes in place and returns None (a new array under JAX), in the arrays' framework."), "{init}");
         assert!(init.contains(", jax=_lib[\"relu___jax\"], jax_params=[(\"x_in\", \"t\"), (\"x\", \"t\")])"), "{init}");
         assert!(
             init.contains("def ramp(n, step, *, y=None):\n    return _native_ramp.call((n, step), (y,))\n"),
             "{init}"
         );
         assert!(init.contains("def minmax(x, *, lo=None, hi=None):\n"), "{init}");
+        assert!(init.contains(", [2])], strided=[\"x\"])\n"), "the inputs taking any strides: {init}");
         assert!(init.contains("def add(a, b):\n    return _native_add(a, b)\n"), "plain exports as before: {init}");
         assert!(!init.contains("def relu___jax"), "the JAX entry is the op's own: {init}");
         assert!(
-            init.contains("__all__ = [\"add\", \"minmax\", \"ramp\", \"relu_\", \"scale_rows\", \"scale_rows_bwd\"]"),
+            init.contains("__all__ = [\"add\", \"minmax\", \"ramp\", \"relu_\", \"scale_rows\", \"scale_rows_bwd\", \"strides_of\"]"),
             "{init}"
         );
         assert!(init.ends_with("\n\n_OPS.torch_if_imported()\n"), "{init}");

@@ -93,7 +93,7 @@ _lib = tvm_ffi.load_module(str(_library_path()))
                 let native = natives.name(name);
                 out.push_str(&ops::py_op(&op, name, &native, listing));
                 out.push_str("\n\n");
-                let help = help_text(e).unwrap_or_default();
+                let help = ops::py_help(&op, name, &sig, help_text(e).as_deref());
                 out.push_str(&ops::py_wrapper(&op, name, &sig, &native, &doc_decorator(&help, "")));
             }
             (Some(sig), None) => {

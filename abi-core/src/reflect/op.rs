@@ -73,6 +73,9 @@ pub struct OpDesc {
     pub jax: Option<&'static str>,
     /// Where its tensors live.
     pub device: OpDevice,
+    /// The input tensors that take any strides (`StridedTensor`), in order; every other
+    /// input tensor needs compact row-major data. Published only when not empty.
+    pub strided: &'static [&'static str],
 }
 
 /// The `TypeDesc` of parameter `name` of `f` (`&TypeDesc::None` when there is none).

@@ -740,7 +740,12 @@ pub(crate) const fn fn_op(w: &mut Writer, f: &FnDesc) {
     name_or_null(w, op.jax);
     w.str(",\"device\":\"");
     w.str(op.device.as_str());
-    w.str("\"}");
+    w.byte(b'"');
+    if !op.strided.is_empty() {
+        w.str(",\"strided\":");
+        name_list(w, op.strided);
+    }
+    w.byte(b'}');
 }
 
 /// Writes the metadata JSON returned by `__tvm_ffi__metadata_<name>`: tvm-ffi's

@@ -370,8 +370,15 @@ mod tests {
     #[test]
     fn ops_take_the_general_renderers() {
         use crate::reflect::{OpDesc, OpDevice};
-        static OP: OpDesc =
-            OpDesc { inputs: &[], scalars: &["a"], outputs: &[], backward: None, jax: None, device: OpDevice::Cpu };
+        static OP: OpDesc = OpDesc {
+            inputs: &[],
+            scalars: &["a"],
+            outputs: &[],
+            backward: None,
+            jax: None,
+            device: OpDevice::Cpu,
+            strided: &[],
+        };
         with_desc(vec![ParamDesc::new("a", &I64)], &TypeDesc::None, "", None, |f| {
             assert!(assembled(f).is_some(), "the plain export assembles");
             let op = (*f).with_op(&OP);

@@ -24,6 +24,9 @@ pub struct OpInfo {
     pub jax: Option<String>,
     /// `cpu` or `gpu`.
     pub device: String,
+    /// The input tensors that take any strides (`StridedTensor`): `strided`, absent when
+    /// none does. The others need compact row-major data.
+    pub strided: Vec<String>,
 }
 
 /// One output or in-place parameter of an op.
@@ -119,6 +122,7 @@ impl From<&OpDesc> for OpInfo {
             backward: op.backward.map(str::to_owned),
             jax: op.jax.map(str::to_owned),
             device: op.device.as_str().to_owned(),
+            strided: names(op.strided),
         }
     }
 }
@@ -188,6 +192,7 @@ impl OpInfo {
             backward: name_or_null(map, "backward")?,
             jax: name_or_null(map, "jax")?,
             device: device.to_owned(),
+            strided: if map.contains_key("strided") { names(map, "strided")? } else { Vec::new() },
         })
     }
 
@@ -210,8 +215,12 @@ impl OpInfo {
                 }
             })
             .collect();
+        let strided = match self.strided.is_empty() {
+            true => String::new(),
+            false => format!(",\"strided\":{}", list(&self.strided)),
+        };
         format!(
-            "{{\"inputs\":{},\"scalars\":{},\"outputs\":[{}],\"inout\":{},\"backward\":{},\"jax\":{},\"device\":{}}}",
+            "{{\"inputs\":{},\"scalars\":{},\"outputs\":[{}],\"inout\":{},\"backward\":{},\"jax\":{},\"device\":{}{strided}}}",
             list(&self.inputs),
             list(&self.scalars),
             outputs.join(","),

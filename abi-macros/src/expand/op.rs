@@ -56,6 +56,8 @@ impl<'f> Op<'f> {
             self.f.params.iter().filter(|p| p.op_role() == role).map(|p| p.name.to_string()).collect()
         };
         let (inputs, scalars) = (names(OpRole::Input), names(OpRole::Scalar));
+        let strided: Vec<String> =
+            self.f.params.iter().filter(|p| p.op_strided_input()).map(|p| p.name.to_string()).collect();
         let outputs = self.f.params.iter().filter_map(|p| {
             let name = p.name.to_string();
             let rule = match (&p.out, p.op_role()) {
@@ -64,7 +66,7 @@ impl<'f> Op<'f> {
                     let x = x.to_string();
                     quote!(__abi::OpRule::Like(#x))
                 }
-                (Some((OutRule::Shape(dims), _)), _) => {
+                (Some((OutRule::Shape(dims, _), _)), _) => {
                     let dims = dims.iter().map(|d| match d {
                         DimRule::Axis(x, axis) => {
                             let (x, axis) = (x.to_string(), unsuffixed(axis));
@@ -128,6 +130,7 @@ impl<'f> Op<'f> {
                     backward: #backward,
                     jax: #jax,
                     device: #device,
+                    strided: &[#(#strided),*],
                 };
                 const DESC: __abi::FnDesc = #desc;
                 #bwd_check
@@ -137,7 +140,8 @@ impl<'f> Op<'f> {
     }
 
     /// The rules' compile-time checks, inside the export's block: an axis within the rank
-    /// of its tensor, an `out = x` output of `x`'s rank.
+    /// of its tensor, an `out = x` output of `x`'s rank, a shape of one dimension per axis
+    /// of its output.
     pub fn checks(&self) -> TokenStream {
         let rank = |p: &Param| {
             let ty = strip_lifetimes(&p.ty);
@@ -153,7 +157,17 @@ impl<'f> Op<'f> {
                     let (want, got) = (rank(input), rank(p));
                     checks.push(quote_spanned!(x.span()=> const _: () = ::core::assert!(#want == #got, #message);));
                 }
-                OutRule::Shape(dims) => {
+                OutRule::Shape(dims, span) => {
+                    if let Some(span) = span {
+                        let n = dims.len();
+                        let message = format!(
+                            "the shape rule of output `{}` gives {n} dimension{}: it needs one per axis of the output's rank",
+                            p.name,
+                            if n == 1 { "" } else { "s" }
+                        );
+                        let (got, n) = (rank(p), proc_macro2::Literal::usize_unsuffixed(n));
+                        checks.push(quote_spanned!(*span=> const _: () = ::core::assert!(#got == #n, #message);));
+                    }
                     for d in dims {
                         let DimRule::Axis(x, axis) = d else { continue };
                         let Some(input) = self.param(x) else { continue };

@@ -2,9 +2,11 @@
 //! output declared with the rule that gives its shape, so a generated Python package can
 //! allocate outputs and register each kernel as a torch custom op and a JAX FFI target.
 //! `scale_rows` has a backward (`scale_rows_bwd`), `relu_` and `axpy_` work in place, `matmul`
-//! and `minmax` take their output shapes from input axes, `ramp` from a scalar.
+//! and `minmax` take their output shapes from input axes, `ramp` from a scalar; `quad` and
+//! `power` have backwards and scalars between their inputs and outputs, and after the outputs;
+//! `strides_of` takes a `StridedTensor` (any layout, never copied).
 
-use abi_core::{Error, HostTensor, HostTensorMut, Result};
+use abi_core::{Error, HostTensor, HostTensorMut, Result, StridedTensor};
 
 /// Refuses an output whose shape is not the one its rule gives.
 fn check_shape(name: &str, got: &[i64], want: &[usize]) -> Result<()> {
@@ -133,6 +135,77 @@ pub fn minmax(
     for (i, row) in x.as_slice().chunks_exact(cols).enumerate() {
         lo[i] = row.iter().copied().fold(f32::INFINITY, f32::min);
         hi[i] = row.iter().copied().fold(f32::NEG_INFINITY, f32::max);
+    }
+    Ok(())
+}
+
+/// `y = a * x * x`, element by element: a scalar between the inputs and the outputs.
+#[abi_core::export_fn(op, backward = quad_bwd)]
+pub fn quad(x: HostTensor<'_, f64, 1>, a: f64, #[abi(out = x)] mut y: HostTensorMut<'_, f64, 1>) -> Result<()> {
+    check_shape("y", y.shape(), &[x.numel()])?;
+    for (o, v) in y.as_mut_slice().iter_mut().zip(x.as_slice()) {
+        *o = a * v * v;
+    }
+    Ok(())
+}
+
+/// The gradient of [`quad`]: `dx = 2 * a * x * dy`; its scalar stands where the forward's does.
+#[abi_core::export_fn(op)]
+pub fn quad_bwd(
+    x: HostTensor<'_, f64, 1>,
+    dy: HostTensor<'_, f64, 1>,
+    a: f64,
+    #[abi(out = x)] mut dx: HostTensorMut<'_, f64, 1>,
+) -> Result<()> {
+    check_shape("dy", dy.shape(), &[x.numel()])?;
+    check_shape("dx", dx.shape(), &[x.numel()])?;
+    for ((o, v), g) in dx.as_mut_slice().iter_mut().zip(x.as_slice()).zip(dy.as_slice()) {
+        *o = 2.0 * a * v * g;
+    }
+    Ok(())
+}
+
+/// `y = a * x^n`, element by element: scalars after the outputs.
+#[abi_core::export_fn(op, backward = power_bwd)]
+pub fn power(
+    x: HostTensor<'_, f64, 1>,
+    #[abi(out = x)] mut y: HostTensorMut<'_, f64, 1>,
+    a: f64,
+    n: i64,
+) -> Result<()> {
+    check_shape("y", y.shape(), &[x.numel()])?;
+    let n = i32::try_from(n).map_err(|_| Error::value_error(format!("`n` is out of range: {n}")))?;
+    for (o, v) in y.as_mut_slice().iter_mut().zip(x.as_slice()) {
+        *o = a * v.powi(n);
+    }
+    Ok(())
+}
+
+/// The gradient of [`power`]: `dx = a * n * x^(n-1) * dy`; its scalars after its outputs.
+#[abi_core::export_fn(op)]
+pub fn power_bwd(
+    x: HostTensor<'_, f64, 1>,
+    dy: HostTensor<'_, f64, 1>,
+    #[abi(out = x)] mut dx: HostTensorMut<'_, f64, 1>,
+    a: f64,
+    n: i64,
+) -> Result<()> {
+    check_shape("dy", dy.shape(), &[x.numel()])?;
+    check_shape("dx", dx.shape(), &[x.numel()])?;
+    let n = i32::try_from(n).map_err(|_| Error::value_error(format!("`n` is out of range: {n}")))?;
+    for ((o, v), g) in dx.as_mut_slice().iter_mut().zip(x.as_slice()).zip(dy.as_slice()) {
+        *o = a * f64::from(n) * v.powi(n - 1) * g;
+    }
+    Ok(())
+}
+
+/// The strides of `x`, in elements: a `StridedTensor` takes any layout as it is (a
+/// transposed view's strides are `[1, rows]`), where a `HostTensor` needs compact data.
+#[abi_core::export_fn(op)]
+pub fn strides_of(x: StridedTensor<'_, f64, 2>, #[abi(out = [2])] mut s: HostTensorMut<'_, i64, 1>) -> Result<()> {
+    check_shape("s", s.shape(), &[2])?;
+    for (o, v) in s.as_mut_slice().iter_mut().zip(x.strides()) {
+        *o = v as i64;
     }
     Ok(())
 }
