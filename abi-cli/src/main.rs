@@ -17,8 +17,20 @@ use std::process::ExitCode;
 
 use clap::{Parser, Subcommand};
 
+/// What `--help` says about loading, the one choice a user of an untrusted file makes.
+const LOADING: &str = "LOADING: inspect, stubs, wheel and diff read a library built with abi from the file \
+    alone: no code of it runs. A library that publishes its metadata only as functions (one built with \
+    tvm-ffi's C++ macros) is loaded by default and those functions called, which runs the library's code \
+    (its initialisers first). On a file you do not trust, pass --no-load: it is then only read, and a \
+    damaged or hostile file is one line on stderr and exit status 2.";
+
 #[derive(Parser, Debug)]
-#[command(name = "abi", version, about = "Inspect packed-function libraries, write Python stubs, diff two builds")]
+#[command(
+    name = "abi",
+    version,
+    about = "Inspect packed-function libraries, write Python stubs, diff two builds",
+    after_help = LOADING
+)]
 struct Cli {
     #[command(subcommand)]
     command: Command,
@@ -27,17 +39,19 @@ struct Cli {
 #[derive(Subcommand, Debug)]
 enum Command {
     /// Every export with its signature as Python reads it, docs, IREE record and raw signature.
+    #[command(after_help = LOADING)]
     Inspect {
         /// The shared library.
         lib: PathBuf,
         /// Print the metadata model as JSON.
         #[arg(long)]
         json: bool,
-        /// Never load the library (fail if its metadata is only reachable by calling it).
+        /// Never load the library; fail if its metadata is only reachable by calling it. See LOADING.
         #[arg(long)]
         no_load: bool,
     },
     /// Write DIR/NAME/__init__.py, __init__.pyi and py.typed for the library's exports and classes.
+    #[command(after_help = LOADING)]
     Stubs {
         /// The shared library.
         lib: PathBuf,
@@ -47,11 +61,12 @@ enum Command {
         /// The folder to write the package into.
         #[arg(short, long)]
         out: PathBuf,
-        /// Never load the library.
+        /// Never load the library; fail if its metadata is only reachable by calling it. See LOADING.
         #[arg(long)]
         no_load: bool,
     },
     /// Write a `py3-none-<platform>` wheel holding the package `abi stubs` writes and the library.
+    #[command(after_help = LOADING)]
     Wheel {
         /// The shared library.
         lib: PathBuf,
@@ -75,7 +90,7 @@ enum Command {
         /// The folder to write the wheel into.
         #[arg(short, long)]
         out: PathBuf,
-        /// Never load the library.
+        /// Never load the library; fail if its metadata is only reachable by calling it. See LOADING.
         #[arg(long)]
         no_load: bool,
     },
@@ -95,6 +110,7 @@ enum Command {
         force: bool,
     },
     /// Classify every change between two builds: exit 0 when compatible, 1 when breaking.
+    #[command(after_help = LOADING)]
     Diff {
         /// The old build.
         old: PathBuf,
@@ -103,7 +119,7 @@ enum Command {
         /// Print the report as JSON.
         #[arg(long)]
         json: bool,
-        /// Never load the libraries.
+        /// Never load the libraries; fail if their metadata is only reachable by calling them. See LOADING.
         #[arg(long)]
         no_load: bool,
     },
@@ -186,7 +202,7 @@ fn main() -> ExitCode {
     match run(cli) {
         Ok(code) => code,
         Err(message) => {
-            eprintln!("abi: error: {message}");
+            eprintln!("abi: error: {}", abi_cli::one_line(&message));
             ExitCode::from(2)
         }
     }
