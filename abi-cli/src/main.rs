@@ -4,23 +4,36 @@
 //! (`diff`), 2 an error.
 
 mod bindgen;
-mod classes;
 mod diff;
-mod formats;
 mod globals;
 mod init_python;
 mod inspect;
-mod read;
-mod stubs;
 mod wheel;
+
+// The reading code and the stub writer live in the library target (src/lib.rs), where the
+// fuzz targets reach them; `crate::read` and `crate::stubs` name them here as before.
+use abi_cli::{read, stubs};
 
 use std::path::{Path, PathBuf};
 use std::process::ExitCode;
 
 use clap::{Parser, Subcommand};
 
+/// What `--help` says about loading, the one choice a user of an untrusted file makes.
+const LOADING: &str = "LOADING: inspect, stubs, wheel, diff and bindgen read a library built with abi from \
+    the file alone: no code of it runs. A library that publishes its metadata only as functions (one built with \
+    tvm-ffi's C++ macros) is loaded by default and those functions called, which runs the library's code \
+    (its initialisers first). On a file you do not trust, pass --no-load: it is then only read, and a \
+    damaged or hostile file is one line on stderr and exit status 2. The libraries named by --load, and \
+    libtvm_ffi with --globals, are always loaded.";
+
 #[derive(Parser, Debug)]
-#[command(name = "abi", version, about = "Inspect packed-function libraries, write Python stubs, diff two builds")]
+#[command(
+    name = "abi",
+    version,
+    about = "Inspect packed-function libraries, write Python stubs, diff two builds",
+    after_help = LOADING
+)]
 struct Cli {
     #[command(subcommand)]
     command: Command,
@@ -30,6 +43,7 @@ struct Cli {
 enum Command {
     /// Every export with its signature as Python reads it, docs, IREE record and raw signature;
     /// with --globals, the global functions the loaded libraries register too.
+    #[command(after_help = LOADING)]
     Inspect {
         /// The shared library (optional with --globals).
         #[arg(required_unless_present = "globals")]
@@ -37,7 +51,7 @@ enum Command {
         /// Print the metadata model as JSON.
         #[arg(long)]
         json: bool,
-        /// Never load the library (fail if its metadata is only reachable by calling it).
+        /// Never load the library; fail if its metadata is only reachable by calling it. See LOADING.
         #[arg(long, conflicts_with = "globals")]
         no_load: bool,
         /// Load this library first (repeatable), so that its global functions are registered;
@@ -49,6 +63,7 @@ enum Command {
         globals: Option<String>,
     },
     /// Write DIR/NAME/__init__.py, __init__.pyi and py.typed for the library's exports and classes.
+    #[command(after_help = LOADING)]
     Stubs {
         /// The shared library.
         lib: PathBuf,
@@ -58,11 +73,12 @@ enum Command {
         /// The folder to write the package into.
         #[arg(short, long)]
         out: PathBuf,
-        /// Never load the library.
+        /// Never load the library; fail if its metadata is only reachable by calling it. See LOADING.
         #[arg(long)]
         no_load: bool,
     },
     /// Write a `py3-none-<platform>` wheel holding the package `abi stubs` writes and the library.
+    #[command(after_help = LOADING)]
     Wheel {
         /// The shared library.
         lib: PathBuf,
@@ -86,7 +102,7 @@ enum Command {
         /// The folder to write the wheel into.
         #[arg(short, long)]
         out: PathBuf,
-        /// Never load the library.
+        /// Never load the library; fail if its metadata is only reachable by calling it. See LOADING.
         #[arg(long)]
         no_load: bool,
     },
@@ -107,6 +123,7 @@ enum Command {
     },
     /// Write Rust bindings (`#[abi_core::import]` declarations, typed object handles) to a
     /// library's exports and, with --globals, to the global functions it registers.
+    #[command(after_help = LOADING)]
     Bindgen {
         /// The shared library (optional with --globals).
         #[arg(required_unless_present = "globals")]
@@ -137,6 +154,7 @@ enum Command {
         no_load: bool,
     },
     /// Classify every change between two builds: exit 0 when compatible, 1 when breaking.
+    #[command(after_help = LOADING)]
     Diff {
         /// The old build.
         old: PathBuf,
@@ -145,7 +163,7 @@ enum Command {
         /// Print the report as JSON.
         #[arg(long)]
         json: bool,
-        /// Never load the libraries.
+        /// Never load the libraries; fail if their metadata is only reachable by calling them. See LOADING.
         #[arg(long)]
         no_load: bool,
     },
@@ -341,7 +359,7 @@ fn main() -> ExitCode {
     match run(cli) {
         Ok(code) => code,
         Err(message) => {
-            eprintln!("abi: error: {message}");
+            eprintln!("abi: error: {}", abi_cli::one_line(&message));
             ExitCode::from(2)
         }
     }

@@ -116,14 +116,22 @@ pub fn loadable(path: &Path) -> std::borrow::Cow<'_, Path> {
 /// by calling it.
 pub fn read(path: &Path, allow_load: bool) -> Result<Listing, String> {
     let bytes = std::fs::read(path).map_err(|e| format!("cannot read {}: {e}", path.display()))?;
-    if matches!(object::FileKind::parse(&*bytes), Ok(object::FileKind::MachOFat32 | object::FileKind::MachOFat64)) {
+    read_bytes(path, &bytes, allow_load)
+}
+
+/// Reads a library file's `bytes`, which may be damaged or hostile: a listing or an error,
+/// never a panic, and nothing allocated beyond what the bytes hold
+/// (`abi_core::schema::limits`). `path` names the file in messages, and is what is loaded
+/// when `allow_load` permits it and the metadata is only reachable by calling the library.
+pub fn read_bytes(path: &Path, bytes: &[u8], allow_load: bool) -> Result<Listing, String> {
+    if matches!(object::FileKind::parse(bytes), Ok(object::FileKind::MachOFat32 | object::FileKind::MachOFat64)) {
         return Err(format!(
             "{} is a universal (fat) Mach-O file, which abi does not read: build one architecture \
              (cargo build --target aarch64-apple-darwin) or take one out (lipo -thin arm64)",
             path.display()
         ));
     }
-    let file = object::File::parse(&*bytes).map_err(|e| format!("{} is not a shared library: {e}", path.display()))?;
+    let file = object::File::parse(bytes).map_err(|e| format!("{} is not a shared library: {e}", path.display()))?;
     if file.kind() != ObjectKind::Dynamic {
         return Err(format!("{} is not a shared library (it is {:?})", path.display(), file.kind()));
     }

@@ -10,7 +10,7 @@ mod records;
 mod signature;
 mod typed;
 
-use std::collections::BTreeMap;
+use std::collections::{BTreeMap, BTreeSet};
 use std::path::{Path, PathBuf};
 
 use abi_core::schema::Class;
@@ -94,20 +94,26 @@ fn is_public_name(name: &str) -> bool {
 }
 
 /// The Python class name of each declared type key: the key's last part (`Counter` for
-/// `mylib.Counter`), or the whole key with `_` for dots when that part is taken (by an
-/// export, another class or a keyword) or is not an identifier.
+/// `mylib.Counter`), or the whole key as an identifier ([`whole_key_name`]) when that part
+/// is taken (by an export, another class or a keyword) or is not an identifier.
 struct ClassNames(BTreeMap<String, String>);
 
 impl ClassNames {
     fn new(listing: &Listing) -> ClassNames {
         let short = |key: &str| key.rsplit('.').next().unwrap_or(key).to_owned();
         let mut names = BTreeMap::new();
+        let mut used = BTreeSet::new();
         for class in &listing.classes {
             let name = short(&class.key);
             let taken = listing.exports.iter().any(|e| e.name == name)
                 || listing.classes.iter().any(|c| c.key != class.key && short(&c.key) == name)
                 || !is_public_name(&name);
-            let name = if taken { class.key.replace(['.', '-'], "_") } else { name };
+            let mut name = if taken { whole_key_name(&class.key) } else { name };
+            // Two keys a file spells alike once made names (`a-b`, `a_b`) stay apart.
+            while used.contains(&name) {
+                name.push('_');
+            }
+            used.insert(name.clone());
             names.insert(class.key.clone(), name);
         }
         ClassNames(names)
@@ -120,6 +126,18 @@ impl ClassNames {
     /// The base class Python code names for `class`.
     fn base(&self, class: &Class) -> String {
         self.get(&class.parent).unwrap_or(Kind::Object.stub()).to_owned()
+    }
+}
+
+/// The class name of a whole type key: `_` for each character an identifier cannot hold
+/// (`mylib_Counter`), and `T_` before one that still is no public name (a keyword, a
+/// leading digit or `_`): a key comes from the file, which may hold anything.
+fn whole_key_name(key: &str) -> String {
+    let name: String = key.chars().map(|c| if c.is_ascii_alphanumeric() { c } else { '_' }).collect();
+    if is_public_name(&name) {
+        name
+    } else {
+        format!("T_{name}")
     }
 }
 

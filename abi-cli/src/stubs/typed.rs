@@ -9,7 +9,7 @@ use super::records::Records;
 use super::signature::{
     annotation, method_receiver, py_signature, with_tensor_notes, Flow, PySignature, Receiver, DLPACK_ARRAY,
 };
-use super::{docstring, exposed, parents_first, py_list, py_triple, ClassNames};
+use super::{docstring, exposed, is_python_name, parents_first, py_list, py_triple, ClassNames};
 use crate::read::Listing;
 
 /// The stub file's text.
@@ -76,7 +76,8 @@ fn stub_class(class: &Class, classes: &ClassNames, records: &Records) -> String 
     if let Some(doc) = docstring(&class.doc, "    ") {
         members.push(doc);
     }
-    for f in &class.fields {
+    // A field Python cannot name (the file may hold any text) is no attribute to declare.
+    for f in class.fields.iter().filter(|f| is_python_name(&f.name)) {
         let ty = annotation(&f.ty, classes, records, Flow::Out);
         let doc = docstring(&f.doc, "        ");
         members.push(match (f.writable, doc) {

@@ -6,7 +6,9 @@
 use abi_shared::class_record as key;
 use serde_json::Value;
 
-use super::{Metadata, SchemaError, TypeSchema};
+use std::collections::BTreeMap;
+
+use super::{clip, Metadata, SchemaError, TypeSchema};
 
 /// One object class.
 #[derive(Debug, Clone)]
@@ -62,10 +64,10 @@ pub fn parse_class_records(data: &[u8]) -> Result<Vec<Class>, SchemaError> {
 }
 
 fn parse(data: &[u8]) -> Result<Vec<Class>, String> {
-    let mut classes: Vec<Class> = Vec::new();
+    // By key, so a section of many records reads in n log n (they come from the file).
+    let mut classes: BTreeMap<String, Class> = BTreeMap::new();
     let mut methods: Vec<(String, Method)> = Vec::new();
-    for text in data.split(|&b| b == 0).filter(|t| !t.is_empty()) {
-        let text = std::str::from_utf8(text).map_err(|_| "a class record is not UTF-8".to_owned())?;
+    for text in super::json_texts(data, "a class record").map_err(|e| e.message().to_owned())? {
         let record: Value =
             serde_json::from_str(text).map_err(|e| format!("a class record is not JSON ({e}): {}", clip(text)))?;
         let version = record.get(abi_shared::VERSION_KEY).and_then(Value::as_u64);
@@ -81,30 +83,33 @@ fn parse(data: &[u8]) -> Result<Vec<Class>, String> {
         match record.get(key::RECORD).and_then(Value::as_str) {
             Some(key::CLASS) => {
                 let key = string(&record, key::TYPE_KEY).ok_or_else(|| bad("type_key"))?;
-                if classes.iter().any(|c| c.key == key) {
+                if classes.contains_key(&key) {
                     continue; // the same type linked twice: one record is enough
                 }
                 let mut fields = Vec::new();
                 for f in record.get(key::FIELDS).and_then(Value::as_array).ok_or_else(|| bad("fields"))? {
                     let name = string(f, key::NAME).ok_or_else(|| bad("field name"))?;
                     let schema = string(f, key::TYPE_SCHEMA).ok_or_else(|| bad("field type_schema"))?;
-                    let ty = TypeSchema::parse(&schema).map_err(|e| format!("`{key}.{name}`: {e}"))?;
+                    let ty =
+                        TypeSchema::parse(&schema).map_err(|e| format!("`{}`: {e}", clip(&format!("{key}.{name}"))))?;
                     let writable = f.get(key::WRITABLE).and_then(Value::as_bool).ok_or_else(|| bad("writable"))?;
                     fields.push(Field { name, ty, writable, doc: string(f, key::DOC).unwrap_or_default() });
                 }
-                classes.push(Class {
+                let class = Class {
                     parent: string(&record, key::PARENT).ok_or_else(|| bad("parent"))?,
                     doc: string(&record, key::DOC).unwrap_or_default(),
-                    key,
+                    key: key.clone(),
                     fields,
                     methods: Vec::new(),
-                });
+                };
+                classes.insert(key, class);
             }
             Some(key::METHOD) => {
                 let class = string(&record, key::CLASS).ok_or_else(|| bad("class"))?;
                 let name = string(&record, key::NAME).ok_or_else(|| bad("method name"))?;
                 let metadata = record.get(key::METADATA).ok_or_else(|| bad("metadata"))?;
-                let metadata = Metadata::parse(&metadata.to_string()).map_err(|e| format!("`{class}.{name}`: {e}"))?;
+                let metadata = Metadata::from_value(metadata)
+                    .map_err(|e| format!("`{}`: {e}", clip(&format!("{class}.{name}"))))?;
                 let is_static = record.get(key::STATIC).and_then(Value::as_bool).ok_or_else(|| bad("static"))?;
                 methods.push((
                     class,
@@ -114,30 +119,20 @@ fn parse(data: &[u8]) -> Result<Vec<Class>, String> {
             _ => return Err(bad("kind (\"record\")")),
         }
     }
+    // Sorted by name, the first record of each name kept (a method linked twice).
+    methods.sort_by(|(ka, a), (kb, b)| (ka, &a.name).cmp(&(kb, &b.name)));
+    methods.dedup_by(|(kb, b), (ka, a)| ka == kb && a.name == b.name);
     for (key, method) in methods {
-        let class = classes
-            .iter_mut()
-            .find(|c| c.key == key)
-            .ok_or_else(|| format!("method `{}` belongs to `{key}`, which has no class record", method.name))?;
-        if !class.methods.iter().any(|m| m.name == method.name) {
-            class.methods.push(method);
-        }
+        let class = classes.get_mut(&key).ok_or_else(|| {
+            format!("method `{}` belongs to `{}`, which has no class record", clip(&method.name), clip(&key))
+        })?;
+        class.methods.push(method);
     }
-    for class in &mut classes {
-        class.methods.sort_by(|a, b| a.name.cmp(&b.name));
-    }
-    classes.sort_by(|a, b| a.key.cmp(&b.key));
-    Ok(classes)
+    Ok(classes.into_values().collect())
 }
 
 fn string(v: &Value, key: &str) -> Option<String> {
     v.get(key).and_then(Value::as_str).map(str::to_owned)
-}
-
-/// The start of a record, for messages.
-fn clip(text: &str) -> String {
-    let end = text.char_indices().nth(80).map_or(text.len(), |(i, _)| i);
-    format!("{}{}", &text[..end], if end < text.len() { "..." } else { "" })
 }
 
 #[cfg(test)]

@@ -3,7 +3,7 @@
 //! the library: each export's name, global name, metadata JSON, signature text and
 //! docstring, as `#[export_fn]` rendered them at compile time.
 
-use super::SchemaError;
+use super::{clip, limits, SchemaError};
 use crate::runtime::calls::export_entry::BODY_LENGTH_BYTES;
 
 /// One export's record.
@@ -35,6 +35,12 @@ pub fn parse_export_records(data: &[u8]) -> Result<Vec<ExportRecord>, SchemaErro
             return Ok(records);
         }
         let offset = data.len() - rest.len();
+        if records.len() == limits::RECORDS {
+            return Err(SchemaError::new(format!(
+                "the export records section holds more than {} records (byte {offset})",
+                limits::RECORDS
+            )));
+        }
         let record = one(&mut rest).map_err(|e| SchemaError::new(format!("the export record at byte {offset} {e}")))?;
         records.push(record);
     }
@@ -44,7 +50,7 @@ pub fn parse_export_records(data: &[u8]) -> Result<Vec<ExportRecord>, SchemaErro
 fn one(rest: &mut &[u8]) -> Result<ExportRecord, String> {
     let name = text_to_nul(rest, "name")?;
     if !abi_shared::is_c_identifier(&name) {
-        return Err(format!("has a name that is no C identifier: {name:?}"));
+        return Err(format!("has a name that is no C identifier: \"{}\"", clip(&name)));
     }
     let global = Some(text_to_nul(rest, "global name")?).filter(|g| !g.is_empty());
     let in_record = |e: String| format!("(`{name}`) {e}");
@@ -52,6 +58,12 @@ fn one(rest: &mut &[u8]) -> Result<ExportRecord, String> {
         return Err(in_record("is cut short before its body length".to_owned()));
     };
     let length = u32::from_le_bytes(*length) as usize;
+    if length > limits::TEXT_BYTES {
+        return Err(in_record(format!(
+            "says its body is {length} bytes, more than the {} a record may be",
+            limits::TEXT_BYTES
+        )));
+    }
     let Some((body, after)) = after.split_at_checked(length) else {
         return Err(in_record(format!("says its body is {length} bytes, but {} remain", after.len())));
     };
@@ -67,8 +79,11 @@ fn one(rest: &mut &[u8]) -> Result<ExportRecord, String> {
 
 // The UTF-8 text before the first NUL of `rest`, which moves past that NUL.
 fn text_to_nul(rest: &mut &[u8], what: &str) -> Result<String, String> {
-    let Some(end) = rest.iter().position(|&b| b == 0) else {
-        return Err(format!("is cut short in its {what}"));
+    let Some(end) = rest.iter().take(limits::TEXT_BYTES + 1).position(|&b| b == 0) else {
+        return Err(match rest.len() > limits::TEXT_BYTES {
+            true => format!("has a {what} longer than the {} bytes a text may be", limits::TEXT_BYTES),
+            false => format!("is cut short in its {what}"),
+        });
     };
     let text = utf8(&rest[..end], what)?;
     *rest = &rest[end + 1..];

@@ -6,7 +6,7 @@
 use abi_shared::iree_record as key;
 use serde_json::Value;
 
-use super::SchemaError;
+use super::{clip, SchemaError};
 
 /// What a library's IREE records say.
 #[derive(Debug, Clone, Default, PartialEq, Eq)]
@@ -39,16 +39,16 @@ pub struct IreeFunctionRecord {
 /// linker may pad between them with NULs); a record linked twice is listed once.
 pub fn parse_iree_records(data: &[u8]) -> Result<IreeRecords, SchemaError> {
     let mut out = IreeRecords::default();
-    for text in data.split(|&b| b == 0).filter(|t| !t.is_empty()) {
-        let text = std::str::from_utf8(text).map_err(|_| SchemaError::new("an IREE record is not UTF-8"))?;
+    for text in super::json_texts(data, "an IREE record")? {
         let record: Value = serde_json::from_str(text)
-            .map_err(|e| SchemaError::new(format!("an IREE record is not JSON ({e}): {text}")))?;
+            .map_err(|e| SchemaError::new(format!("an IREE record is not JSON ({e}): {}", clip(text))))?;
         let version = record.get(abi_shared::VERSION_KEY).and_then(Value::as_u64);
         if version != Some(abi_shared::METADATA_VERSION.into()) {
             return Err(SchemaError::new(format!(
-                "an IREE record has format version {}, this build reads {}: {text}",
+                "an IREE record has format version {}, this build reads {}: {}",
                 version.map_or("none".to_owned(), |v| v.to_string()),
-                abi_shared::METADATA_VERSION
+                abi_shared::METADATA_VERSION,
+                clip(text)
             )));
         }
         let string = |k: &str| {
@@ -56,26 +56,24 @@ pub fn parse_iree_records(data: &[u8]) -> Result<IreeRecords, SchemaError> {
                 .get(k)
                 .and_then(Value::as_str)
                 .map(str::to_owned)
-                .ok_or_else(|| SchemaError::new(format!("an IREE record has no valid {k}: {text}")))
+                .ok_or_else(|| SchemaError::new(format!("an IREE record has no valid {k}: {}", clip(text))))
         };
         match record.get(key::RECORD).and_then(Value::as_str) {
-            Some(key::MODULE) => {
-                let module = IreeModule { name: string(key::NAME)?, entry: string(key::ENTRY)? };
-                if !out.modules.contains(&module) {
-                    out.modules.push(module);
-                }
-            }
+            Some(key::MODULE) => out.modules.push(IreeModule { name: string(key::NAME)?, entry: string(key::ENTRY)? }),
             Some(key::FUNCTION) => {
-                let function = IreeFunctionRecord { name: string(key::NAME)?, cconv: string(key::CCONV)? };
-                if !out.functions.contains(&function) {
-                    out.functions.push(function);
-                }
+                out.functions.push(IreeFunctionRecord { name: string(key::NAME)?, cconv: string(key::CCONV)? })
             }
-            _ => return Err(SchemaError::new(format!("an IREE record has no valid kind (\"record\"): {text}"))),
+            _ => {
+                return Err(SchemaError::new(format!("an IREE record has no valid kind (\"record\"): {}", clip(text))))
+            }
         }
     }
-    out.modules.sort_by(|a, b| a.entry.cmp(&b.entry));
-    out.functions.sort_by(|a, b| a.name.cmp(&b.name));
+    // A record linked twice is listed once (sorted first: the section comes from the file,
+    // and may hold many).
+    out.modules.sort_by(|a, b| (&a.entry, &a.name).cmp(&(&b.entry, &b.name)));
+    out.modules.dedup();
+    out.functions.sort_by(|a, b| (&a.name, &a.cconv).cmp(&(&b.name, &b.cconv)));
+    out.functions.dedup();
     Ok(out)
 }
 

@@ -1,0 +1,217 @@
+//! `abi` on files a user did not write (a wheel or library downloaded from elsewhere, read
+//! with `--no-load` before trusting it): damaged, cut short or hostile, each is a listing
+//! or one line on stderr and exit status 2, never a panic, a signal or a hang; and the
+//! Python that `abi stubs` writes from a file's names and texts always parses.
+
+mod support;
+
+use std::path::{Path, PathBuf};
+use std::process::Command;
+
+use abi_cli::read::{read_bytes, Listing};
+use abi_derive_tests::fixture_library;
+use object::{Object, ObjectSection};
+use support::{abi, path, text};
+
+/// SplitMix64: small, seedable, good enough to spread damage.
+struct Rng(u64);
+
+impl Rng {
+    fn next(&mut self) -> u64 {
+        self.0 = self.0.wrapping_add(0x9E37_79B9_7F4A_7C15);
+        let mut z = self.0;
+        z = (z ^ (z >> 30)).wrapping_mul(0xBF58_476D_1CE4_E5B9);
+        z = (z ^ (z >> 27)).wrapping_mul(0x94D0_49BB_1331_11EB);
+        z ^ (z >> 31)
+    }
+    fn below(&mut self, n: usize) -> usize {
+        (self.next() % n as u64) as usize
+    }
+}
+
+/// Libraries with every record section: exports, classes, IREE records.
+fn libraries() -> Vec<PathBuf> {
+    vec![
+        fixture_library("abi-mathlib", "mathlib"),
+        fixture_library("abi-objects-lib", "abi_objects_lib"),
+        fixture_library("iree-kit", "iree_kit"),
+    ]
+}
+
+/// The byte range of each of abi's record sections in the ELF file `bytes`.
+fn record_ranges(bytes: &[u8]) -> Vec<std::ops::Range<usize>> {
+    let file = object::File::parse(bytes).expect("an ELF file");
+    [abi_shared::EXPORT_RECORDS_SECTION, abi_shared::CLASS_RECORDS_SECTION, abi_shared::IREE_RECORDS_SECTION]
+        .iter()
+        .filter_map(|name| file.section_by_name(name)?.file_range())
+        .map(|(start, len)| start as usize..(start + len) as usize)
+        .collect()
+}
+
+fn read(bytes: &[u8]) -> Result<Listing, String> {
+    read_bytes(Path::new("damaged.so"), bytes, false)
+}
+
+#[test]
+fn damaged_libraries_read_as_a_listing_or_an_error() {
+    let mut rng = Rng(43);
+    for lib in libraries() {
+        let good = std::fs::read(&lib).unwrap();
+        assert!(read(&good).is_ok(), "{}", lib.display());
+        let ranges = record_ranges(&good);
+        assert!(!ranges.is_empty(), "{} has record sections", lib.display());
+        // Cut short anywhere (the headers, the tables, the records).
+        for _ in 0..300 {
+            let _ = read(&good[..rng.below(good.len())]);
+        }
+        for cut in [0, 1, 4, 16, 63, 64, 65] {
+            assert!(read(&good[..cut]).is_err());
+        }
+        // Bytes changed in the records, and anywhere.
+        for round in 0..600 {
+            let mut bad = good.clone();
+            for _ in 0..1 + rng.below(8) {
+                let at = match round % 3 {
+                    0 => rng.below(bad.len()),
+                    _ => {
+                        let r = &ranges[rng.below(ranges.len())];
+                        r.start + rng.below(r.len())
+                    }
+                };
+                bad[at] = match rng.below(4) {
+                    0 => 0,
+                    1 => 0xff,
+                    _ => rng.next() as u8,
+                };
+            }
+            if let Ok(listing) = read(&bad) {
+                // What reads must also write its package, which must parse.
+                let _ = abi_cli::stubs::files(&listing, "pkg").unwrap();
+            }
+        }
+    }
+}
+
+/// `file` damaged so that `abi` refuses it: the ELF header's section count and offset
+/// pointing beyond the file, a record section's export body length of 4 GiB, or the
+/// file cut short.
+fn hostile_files(good: &[u8], dir: &Path) -> Vec<(PathBuf, &'static str)> {
+    let mut files = Vec::new();
+    let mut save = |name: &'static str, bytes: Vec<u8>| {
+        let path = dir.join(format!("{name}.so"));
+        std::fs::write(&path, bytes).unwrap();
+        files.push((path, name));
+    };
+    save("cut-short", good[..good.len() / 2].to_vec());
+    save("empty", Vec::new());
+    let mut sections_beyond = good.to_vec();
+    sections_beyond[0x28..0x30].copy_from_slice(&u64::MAX.to_le_bytes()); // e_shoff
+    save("section-headers-beyond", sections_beyond);
+    let exports = record_ranges(good)[0].clone();
+    let mut long_body = good.to_vec();
+    // The first record: name, NUL, global name (empty), NUL, then the 4-byte body length.
+    let name_end = exports.start + good[exports.clone()].iter().position(|&b| b == 0).unwrap();
+    long_body[name_end + 2..name_end + 6].copy_from_slice(&u32::MAX.to_le_bytes());
+    save("body-length-4gib", long_body);
+    let mut newline = good.to_vec();
+    newline[exports.start] = b'\n';
+    save("name-with-a-line-break", newline);
+    // An IREE record whose JSON starts with a line break and is then cut: its message
+    // quotes the record.
+    let iree = fixture_library("iree-kit", "iree_kit");
+    let mut iree_bytes = std::fs::read(&iree).unwrap();
+    let records = record_ranges(&iree_bytes).last().unwrap().clone();
+    iree_bytes[records.start..records.start + 3].copy_from_slice(b"\n\n[");
+    save("iree-record-with-line-breaks", iree_bytes);
+    files
+}
+
+#[test]
+fn hostile_files_are_one_line_and_exit_2_for_every_command() {
+    let dir = std::env::temp_dir().join(format!("abi-untrusted-{}", std::process::id()));
+    std::fs::create_dir_all(&dir).unwrap();
+    let good = fixture_library("abi-mathlib", "mathlib");
+    for (file, what) in hostile_files(&std::fs::read(&good).unwrap(), &dir) {
+        let f = path(&file);
+        let out_dir = path(&dir);
+        for args in [
+            vec!["inspect", "--no-load", f],
+            vec!["inspect", "--no-load", "--json", f],
+            vec!["diff", "--no-load", path(&good), f],
+            vec!["stubs", "--no-load", f, "--package", "p", "-o", out_dir],
+            vec!["wheel", "--no-load", f, "--package", "p", "--version", "1.0", "-o", out_dir],
+        ] {
+            let out = abi(&args);
+            let (stdout, stderr) = text(&out);
+            assert_eq!(out.status.code(), Some(2), "{what}: {args:?}: {stderr}");
+            assert!(stdout.is_empty(), "{what}: {args:?}: {stdout}");
+            assert_eq!(stderr.lines().count(), 1, "{what}: {args:?}: {stderr}");
+            assert!(stderr.starts_with("abi: error: "), "{what}: {args:?}: {stderr}");
+        }
+    }
+    std::fs::remove_dir_all(&dir).unwrap();
+}
+
+#[test]
+fn the_help_says_which_commands_load_a_library() {
+    for command in ["inspect", "stubs", "wheel", "diff"] {
+        let (stdout, _) = text(&abi(&[command, "--help"]));
+        assert!(stdout.contains("is loaded by default"), "{command}: {stdout}");
+        assert!(stdout.contains("pass --no-load"), "{command}: {stdout}");
+    }
+}
+
+/// Fails unless python3 parses `source` (`ast.parse`).
+fn assert_python_parses(name: &str, source: &str) {
+    use std::io::Write;
+    let mut child = Command::new("python3")
+        .args(["-c", "import ast, sys; ast.parse(sys.stdin.buffer.read())"])
+        .stdin(std::process::Stdio::piped())
+        .stderr(std::process::Stdio::piped())
+        .spawn()
+        .expect("python3 runs");
+    child.stdin.take().unwrap().write_all(source.as_bytes()).unwrap();
+    let out = child.wait_with_output().unwrap();
+    assert!(out.status.success(), "{name} does not parse: {}\n{source}", String::from_utf8_lossy(&out.stderr));
+}
+
+/// A class record with `key`, one field `field` and one method `method` taking `arg`.
+fn class_record(key: &str, field: &str, method: &str, arg: &str) -> String {
+    let v = abi_shared::METADATA_VERSION;
+    let class = serde_json::json!({
+        "record": "class", "type_key": key, "parent": "ffi.Object", "doc": "A \"\"\" doc\\",
+        "fields": [{"name": field, "type_schema": "{\"type\":\"int\"}", "writable": false, "doc": "\u{0}\"\"\""}],
+        "abi.version": v,
+    });
+    let schema = serde_json::json!({"type": "ffi.Function", "named_args": {
+        "return": [{"type": key}], "params": [{"type": key}, {"type": "ffi.String"}],
+    }})
+    .to_string();
+    let method = serde_json::json!({
+        "record": "method", "class": key, "name": method, "static": false, "doc": "",
+        "metadata": {"type_schema": schema, "arg_names": ["self", arg], "abi.defaults": {arg: "\u{1}\u{2028}\"'\\"}, "abi.version": v},
+        "abi.version": v,
+    });
+    format!("{class}\0{method}\0")
+}
+
+#[test]
+fn the_package_parses_whatever_names_and_texts_the_file_holds() {
+    let hostile = ["a b", "1x", "class", "x\ny", "é", "k.def", "k.a-b", "__init__", "_", "k.", "print(1)#"];
+    let mut records = String::new();
+    for (i, name) in hostile.iter().enumerate() {
+        records.push_str(&class_record(&format!("k{i}.{name}"), name, name, name));
+        records.push_str(&class_record(name, name, name, name));
+    }
+    let classes = abi_core::schema::parse_class_records(records.as_bytes()).unwrap();
+    let listing = Listing {
+        path: PathBuf::from("lib\"x\n.so"),
+        source: abi_cli::read::Source::Data,
+        exports: Vec::new(),
+        classes,
+        iree: Default::default(),
+    };
+    for (name, source) in abi_cli::stubs::files(&listing, "pkg").unwrap() {
+        assert_python_parses(name, &source);
+    }
+}

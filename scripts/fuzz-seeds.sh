@@ -1,0 +1,49 @@
+#!/usr/bin/env bash
+# Writes the seed inputs of the fuzz targets (fuzz/fuzz_targets/) from the real libraries
+# the project builds (the example libraries, built here if missing): for each, its record
+# sections, each export's metadata JSON, the stripped library file, and the stub writer's
+# input (the three sections behind two lengths). Usage: scripts/fuzz-seeds.sh DIR; writes
+# DIR/<target>/.
+set -euo pipefail
+root=$(cd "$(dirname "$0")/.." && pwd)
+cd "$root"
+out=$1
+target=${ABI_TARGET_DIR:-$(scripts/target-dir.sh)}
+cargo build --quiet -p abi-mathlib -p abi-objects-lib -p iree-kit -p abi-interop-lib -p signal-kit
+libs=("$target"/debug/libmathlib.so "$target"/debug/libabi_objects_lib.so "$target"/debug/libiree_kit.so
+  "$target"/debug/libabi_interop_lib.so "$target"/debug/libsignal_kit.so)
+rm -rf "$out" && # tensor_view starts from no seed: its input is a structure libFuzzer builds.
+mkdir -p "$out"/{export_records,class_records,iree_records,metadata,library_file,stubs,tensor_view}
+python3 - "$out" "${libs[@]}" <<'PY'
+import os, subprocess, sys, tempfile
+
+out, libs = sys.argv[1], sys.argv[2:]
+
+def section(lib, name):
+    with tempfile.NamedTemporaryFile() as f:
+        r = subprocess.run(["objcopy", "-O", "binary", f"--only-section={name}", lib, f.name])
+        return open(f.name, "rb").read() if r.returncode == 0 else b""
+
+for lib in libs:
+    base = os.path.basename(lib)
+    exports, classes, iree = (section(lib, n) for n in ("abi_export_records", "abi_class_records", "abi_iree_records"))
+    for target, data in (("export_records", exports), ("class_records", classes), ("iree_records", iree)):
+        if data.strip(b"\0"):
+            open(f"{out}/{target}/{base}", "wb").write(data)
+    # Each export record: name NUL global NUL length(4) body(metadata NUL signature NUL doc NUL).
+    rest, n = exports, 0
+    while rest.strip(b"\0"):
+        rest = rest.lstrip(b"\0")
+        name, _, rest = rest.partition(b"\0")
+        _, _, rest = rest.partition(b"\0")
+        length = int.from_bytes(rest[:4], "little")
+        body, rest = rest[4:4 + length], rest[4 + length:]
+        open(f"{out}/metadata/{base}-{name.decode()}", "wb").write(body.split(b"\0")[0])
+        n += 1
+    head = len(exports).to_bytes(4, "little") + len(classes).to_bytes(4, "little")
+    open(f"{out}/stubs/{base}", "wb").write(head + exports + classes + iree)
+    subprocess.run(["objcopy", "--strip-all", lib, f"{out}/library_file/{base}"], check=True)
+PY
+for dir in "$out"/*/; do
+  printf '%s: %d seeds\n' "$(basename "$dir")" "$(ls "$dir" | wc -l)"
+done

@@ -1,0 +1,33 @@
+#!/usr/bin/env bash
+# A fuzzing campaign: every target of fuzz/fuzz_targets/ for N minutes in all (split
+# evenly), seeded from the real libraries (scripts/fuzz-seeds.sh), each keeping what it
+# finds in fuzz/corpus/<target> (ignored by git) for the next campaign; a crash is saved
+# under fuzz/artifacts/<target>/ and fails the run. Usage: scripts/fuzz.sh --minutes N
+# [TARGET...]. Needs cargo-fuzz and the nightly toolchain (scripts/ensure-tools.sh).
+set -euo pipefail
+root=$(cd "$(dirname "$0")/.." && pwd)
+cd "$root"
+minutes=
+targets=()
+while [ $# -gt 0 ]; do
+  case $1 in
+    --minutes) minutes=$2; shift 2 ;;
+    -*) echo "usage: scripts/fuzz.sh --minutes N [TARGET...]" >&2; exit 2 ;;
+    *) targets+=("$1"); shift ;;
+  esac
+done
+[[ $minutes =~ ^[0-9]+$ ]] || { echo "usage: scripts/fuzz.sh --minutes N [TARGET...]" >&2; exit 2; }
+target=${ABI_TARGET_DIR:-$(scripts/target-dir.sh)}
+[ ${#targets[@]} -gt 0 ] || mapfile -t targets < <(cargo +nightly fuzz list)
+scripts/fuzz-seeds.sh "$target/fuzz/seeds" >/dev/null
+cargo +nightly fuzz build --target-dir "$target/fuzz"
+seconds=$(( minutes * 60 / ${#targets[@]} ))
+# The seeds' size (whole libraries are megabytes), not libFuzzer's 1 MiB cap.
+max_len() { if [ "$1" = library_file ]; then echo 4194304; else echo 1048576; fi; }
+for t in "${targets[@]}"; do
+  mkdir -p "fuzz/corpus/$t"
+  echo "==> $t: $seconds s"
+  # -malloc_limit_mb: one allocation larger than any input could need is a finding.
+  cargo +nightly fuzz run --target-dir "$target/fuzz" "$t" "fuzz/corpus/$t" "$target/fuzz/seeds/$t" -- \
+    -max_total_time="$seconds" -timeout=10 -malloc_limit_mb=512 -max_len="$(max_len "$t")" -print_final_stats=1
+done

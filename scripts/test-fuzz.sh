@@ -1,0 +1,33 @@
+#!/usr/bin/env bash
+# The fuzz targets (fuzz/fuzz_targets/: the export, class and IREE record readers, metadata
+# into the type model, a whole library file as `abi --no-load` reads it, the stub writer
+# whose output must parse) each run for a fixed number of executions from the seeds of the
+# real libraries (scripts/fuzz-seeds.sh), with a fixed seed, so a run is the same each
+# time: 20,000 executions a target, 5,000 of the stub writer (each checked by Python's
+# ast.parse) and 3,000 of whole library files (megabytes each). A crash, a 10-second input
+# or one allocation over 512 MiB fails. Longer campaigns: scripts/fuzz.sh --minutes N.
+set -euo pipefail
+root=$(cd "$(dirname "$0")/.." && pwd)
+cd "$root"
+target=${ABI_TARGET_DIR:-$(scripts/target-dir.sh)}
+runs_of() {
+  case $1 in
+    library_file) echo 3000 ;;
+    stubs) echo 5000 ;;
+    *) echo 20000 ;;
+  esac
+}
+scripts/fuzz-seeds.sh "$target/fuzz/seeds" >/dev/null
+cargo +nightly fuzz build --target-dir "$target/fuzz"
+# The seeds' size (whole libraries are megabytes), not libFuzzer's 1 MiB cap.
+max_len() { if [ "$1" = library_file ]; then echo 4194304; else echo 1048576; fi; }
+for t in $(cargo +nightly fuzz list); do
+  start=$SECONDS runs=$(runs_of "$t")
+  corpus=$(mktemp -d)
+  # What a run finds goes to a fresh folder, not the seeds, so every run starts alike.
+  cargo +nightly fuzz run --target-dir "$target/fuzz" "$t" "$corpus" "$target/fuzz/seeds/$t" -- \
+    -runs="$runs" -seed=43 -timeout=10 -malloc_limit_mb=512 -max_len="$(max_len "$t")" 2>"$corpus.log" ||
+    { tail -n 40 "$corpus.log" >&2; echo "FAIL: fuzz target $t (log above; the input is in fuzz/artifacts/$t/)" >&2; exit 1; }
+  echo "fuzz $t: $runs executions, $((SECONDS - start)) s"
+  rm -rf "$corpus" "$corpus.log"
+done

@@ -1,0 +1,23 @@
+#!/usr/bin/env bash
+# Python threads with the GIL released (tests/python/test_gil_released.py: 8 threads
+# calling one library's functions and methods on shared objects) once more with the
+# library built with AddressSanitizer (nightly): Python loads it with the ASan runtime
+# preloaded (a cdylib does not link one), PYTHONMALLOC=malloc so ASan sees Python's
+# allocations, and leak detection off (Python keeps memory to the end by design). The
+# plain run is part of the Python interop suite (scripts/test.sh).
+set -euo pipefail
+root=$(cd "$(dirname "$0")/.." && pwd)
+cd "$root"
+target=${ABI_TARGET_DIR:-$(scripts/target-dir.sh)}
+triple=$(rustc -vV | sed -n 's/^host: //p')
+[ -x .venv/bin/python ] || scripts/setup-venv.sh
+RUSTFLAGS="-Zsanitizer=address" cargo +nightly build --quiet -p abi-objects-lib --target "$triple" --target-dir "$target/asan-python"
+runtime=$(gcc -print-file-name=libasan.so)
+[ -e "$runtime" ] || { echo "FAIL: no ASan runtime (gcc -print-file-name=libasan.so: $runtime)" >&2; exit 1; }
+# libstdc++ preloaded too: the runtime finds the real __cxa_throw when it starts, which it
+# needs when libtvm_ffi throws (it aborts with "CHECK failed ... real___cxa_throw" otherwise).
+cxx=$(gcc -print-file-name=libstdc++.so.6)
+# conftest's `load` reads libraries from $ABI_TARGET_DIR/debug.
+LD_PRELOAD="$runtime $cxx" PYTHONMALLOC=malloc ASAN_OPTIONS="detect_leaks=0:halt_on_error=1" \
+  ABI_TARGET_DIR="$target/asan-python/$triple" .venv/bin/python -m pytest -q -p no:cacheprovider tests/python/test_gil_released.py
+echo "AddressSanitizer (Python threads): no errors"
