@@ -26,13 +26,6 @@ for target in "${targets[@]}"; do
   (cd "$(dirname "$0")/.." && rustup target add "$target") ||
     { echo "missing Rust target: $target (rustup target add $target)" >&2; exit 1; }
 done
-# cargo-fuzz, for the fuzz targets (scripts/test-fuzz.sh, scripts/fuzz.sh): built from
-# crates.io once, then kept in cargo's bin folder.
-if ! cargo fuzz --version 2>/dev/null | grep -q '^cargo-fuzz 0\.13\.'; then
-  echo "installing cargo-fuzz"
-  cargo install cargo-fuzz --version 0.13.2 --locked --quiet ||
-    { echo "missing tool: cargo-fuzz (cargo install cargo-fuzz)" >&2; exit 1; }
-fi
 missing=()
 command -v g++ >/dev/null || missing+=(g++)
 command -v gcc >/dev/null || missing+=(gcc)

@@ -3,7 +3,8 @@
 # evenly), seeded from the real libraries (scripts/fuzz-seeds.sh), each keeping what it
 # finds in fuzz/corpus/<target> (ignored by git) for the next campaign; a crash is saved
 # under fuzz/artifacts/<target>/ and fails the run. Usage: scripts/fuzz.sh --minutes N
-# [TARGET...]. Needs cargo-fuzz and the nightly toolchain (scripts/ensure-tools.sh).
+# [TARGET...]. Needs the nightly toolchain; the targets are built by scripts/fuzz-build.sh
+# --campaign (optimised, as cargo-fuzz builds them).
 set -euo pipefail
 root=$(cd "$(dirname "$0")/.." && pwd)
 cd "$root"
@@ -18,16 +19,16 @@ while [ $# -gt 0 ]; do
 done
 [[ $minutes =~ ^[0-9]+$ ]] || { echo "usage: scripts/fuzz.sh --minutes N [TARGET...]" >&2; exit 2; }
 target=${ABI_TARGET_DIR:-$(scripts/target-dir.sh)}
-[ ${#targets[@]} -gt 0 ] || mapfile -t targets < <(cargo +nightly fuzz list)
+[ ${#targets[@]} -gt 0 ] || mapfile -t targets < <(basename -s .rs fuzz/fuzz_targets/*.rs)
 scripts/fuzz-seeds.sh "$target/fuzz/seeds" >/dev/null
-cargo +nightly fuzz build --target-dir "$target/fuzz"
+bin=$(scripts/fuzz-build.sh --campaign)
 seconds=$(( minutes * 60 / ${#targets[@]} ))
 # The seeds' size (whole libraries are megabytes), not libFuzzer's 1 MiB cap.
 max_len() { if [ "$1" = library_file ]; then echo 4194304; else echo 1048576; fi; }
 for t in "${targets[@]}"; do
-  mkdir -p "fuzz/corpus/$t"
+  mkdir -p "fuzz/corpus/$t" "fuzz/artifacts/$t"
   echo "==> $t: $seconds s"
   # -malloc_limit_mb: one allocation larger than any input could need is a finding.
-  cargo +nightly fuzz run --target-dir "$target/fuzz" "$t" "fuzz/corpus/$t" "$target/fuzz/seeds/$t" -- \
+  ASAN_OPTIONS=detect_odr_violation=0 "$bin/$t" "fuzz/corpus/$t" "$target/fuzz/seeds/$t" -artifact_prefix="fuzz/artifacts/$t/" \
     -max_total_time="$seconds" -timeout=10 -malloc_limit_mb=512 -max_len="$(max_len "$t")" -print_final_stats=1
 done

@@ -78,11 +78,7 @@ pub fn fixture_library(package: &str, lib_name: &str) -> PathBuf {
     }
     static BUILT: OnceLock<Mutex<Vec<String>>> = OnceLock::new();
     let root = workspace_root();
-    // ThreadSanitizer's run rebuilds the standard library instrumented for the fixtures
-    // too (`-Zbuild-std`): `ABI_FIXTURE_BUILD_STD` names the folder of those builds, apart
-    // from the plain and other sanitizers' ones.
-    let build_std = std::env::var("ABI_FIXTURE_BUILD_STD").ok();
-    let target = target_dir().join(build_std.as_ref().map_or("fixtures".to_owned(), |n| format!("fixtures-{n}")));
+    let target = target_dir().join("fixtures");
     // Sanitizer runs build fixtures for an explicit target so proc-macros stay plain.
     let triple = std::env::var("ABI_FIXTURE_TARGET").ok();
     let out_dir = match &triple {
@@ -97,9 +93,6 @@ pub fn fixture_library(package: &str, lib_name: &str) -> PathBuf {
         cmd.args(["build", "--quiet", "-p", package, "--target-dir"]).arg(&target).current_dir(&root);
         if let Some(t) = &triple {
             cmd.args(["--target", t]);
-        }
-        if build_std.is_some() {
-            cmd.arg("-Zbuild-std");
         }
         let status = cmd.status().expect("run cargo build for a fixture library");
         assert!(status.success(), "building {package} failed");
