@@ -11,7 +11,10 @@ cd "$root"
 target=${ABI_TARGET_DIR:-$(scripts/target-dir.sh)}
 triple=$(rustc -vV | sed -n 's/^host: //p')
 [ -x .venv/bin/python ] || scripts/setup-venv.sh
-RUSTFLAGS="-Zsanitizer=address" cargo +nightly build --quiet -p abi-objects-lib --target "$triple" --target-dir "$target/asan-python"
+# The flags and folder of scripts/test-asan.sh, which runs before: the runtime built there
+# serves here.
+RUSTFLAGS="-Zsanitizer=address -Clink-arg=-rdynamic" cargo +nightly build --quiet -p abi-objects-lib \
+  --target "$triple" --target-dir "$target/asan"
 runtime=$(gcc -print-file-name=libasan.so)
 [ -e "$runtime" ] || { echo "FAIL: no ASan runtime (gcc -print-file-name=libasan.so: $runtime)" >&2; exit 1; }
 # libstdc++ preloaded too: the runtime finds the real __cxa_throw when it starts, which it
@@ -19,5 +22,5 @@ runtime=$(gcc -print-file-name=libasan.so)
 cxx=$(gcc -print-file-name=libstdc++.so.6)
 # conftest's `load` reads libraries from $ABI_TARGET_DIR/debug.
 LD_PRELOAD="$runtime $cxx" PYTHONMALLOC=malloc ASAN_OPTIONS="detect_leaks=0:halt_on_error=1" \
-  ABI_TARGET_DIR="$target/asan-python/$triple" .venv/bin/python -m pytest -q -p no:cacheprovider tests/python/test_gil_released.py
+  ABI_TARGET_DIR="$target/asan/$triple" .venv/bin/python -m pytest -q -p no:cacheprovider tests/python/test_gil_released.py
 echo "AddressSanitizer (Python threads): no errors"

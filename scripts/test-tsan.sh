@@ -22,10 +22,11 @@ export RUSTDOCFLAGS="-Zsanitizer=thread"
 export TSAN_OPTIONS="halt_on_error=1"
 # Each build is used once: no incremental state (it doubles the folder's size).
 export CARGO_INCREMENTAL=0
-tsan() { cargo +nightly test -Zbuild-std --quiet --target "$triple" "$@"; }
+# One target folder for the control, the fixture libraries and the suites: the instrumented
+# std and the runtime are built once for all of them.
+cargo_tsan() { cargo +nightly "$1" -Zbuild-std --quiet --target "$triple" --target-dir "$target/tsan" "${@:2}"; }
 
-# One target folder for the control and the suites: the instrumented std is built once.
-log=$(tsan --target-dir "$target/tsan" --manifest-path tests/tsan-negative-control/Cargo.toml 2>&1 || true)
+log=$(cargo_tsan test --manifest-path tests/tsan-negative-control/Cargo.toml 2>&1 || true)
 if ! grep -q "WARNING: ThreadSanitizer: data race" <<<"$log"; then
   echo "error: the ThreadSanitizer negative control's data race was not reported:" >&2
   echo "$log" >&2
@@ -33,7 +34,10 @@ if ! grep -q "WARNING: ThreadSanitizer: data race" <<<"$log"; then
 fi
 echo "negative control: data race reported, as it must be"
 
-export ABI_FIXTURE_TARGET="$triple" ABI_FIXTURE_BUILD_STD=tsan
-tsan --target-dir "$target/tsan" -p abi-derive-tests --test threads --test thread_stress --test one_runtime \
+# The libraries the suites open, built beforehand (ABI_FIXTURE_DIR) with the same flags.
+cargo_tsan build -p abi-mathlib -p abi-objects-lib -p abi-objects-twin -p abi-objects-conflict \
+  -p abi-interop-lib -p tensor-kit
+export ABI_FIXTURE_DIR="$target/tsan/$triple/debug"
+cargo_tsan test -p abi-derive-tests --test threads --test thread_stress --test one_runtime \
   --test objects_between_libraries --test env_shared
 echo "ThreadSanitizer: no data races"
