@@ -134,12 +134,14 @@ fn hostile_files_are_one_line_and_exit_2_for_every_command() {
     for (file, what) in hostile_files(&std::fs::read(&good).unwrap(), &dir) {
         let f = path(&file);
         let out_dir = path(&dir);
+        let rs = format!("{out_dir}/bindings.rs");
         for args in [
             vec!["inspect", "--no-load", f],
             vec!["inspect", "--no-load", "--json", f],
             vec!["diff", "--no-load", path(&good), f],
             vec!["stubs", "--no-load", f, "--package", "p", "-o", out_dir],
             vec!["wheel", "--no-load", f, "--package", "p", "--version", "1.0", "-o", out_dir],
+            vec!["bindgen", "--no-load", f, "-o", &rs],
         ] {
             let out = abi(&args);
             let (stdout, stderr) = text(&out);
@@ -154,9 +156,13 @@ fn hostile_files_are_one_line_and_exit_2_for_every_command() {
 
 #[test]
 fn the_help_says_which_commands_load_a_library() {
-    for command in ["inspect", "stubs", "wheel", "diff"] {
+    // The paragraph the guide shows (docs/guide/reliability.md) is the one every command prints.
+    let chapter = std::fs::read_to_string(concat!(env!("CARGO_MANIFEST_DIR"), "/../docs/guide/reliability.md")).unwrap();
+    let shown = chapter.lines().find(|l| l.starts_with("LOADING: ")).expect("the chapter shows the LOADING paragraph");
+    for command in ["inspect", "stubs", "wheel", "diff", "bindgen"] {
         let (stdout, _) = text(&abi(&[command, "--help"]));
-        assert!(stdout.contains("is loaded by default"), "{command}: {stdout}");
+        let printed = stdout.split("LOADING: ").nth(1).unwrap_or_else(|| panic!("{command}: no LOADING: {stdout}"));
+        assert_eq!(format!("LOADING: {}", printed.split_whitespace().collect::<Vec<_>>().join(" ")), shown, "{command}");
         assert!(stdout.contains("pass --no-load"), "{command}: {stdout}");
     }
 }
