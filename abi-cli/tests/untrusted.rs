@@ -157,12 +157,17 @@ fn hostile_files_are_one_line_and_exit_2_for_every_command() {
 #[test]
 fn the_help_says_which_commands_load_a_library() {
     // The paragraph the guide shows (docs/guide/reliability.md) is the one every command prints.
-    let chapter = std::fs::read_to_string(concat!(env!("CARGO_MANIFEST_DIR"), "/../docs/guide/reliability.md")).unwrap();
+    let chapter =
+        std::fs::read_to_string(concat!(env!("CARGO_MANIFEST_DIR"), "/../docs/guide/reliability.md")).unwrap();
     let shown = chapter.lines().find(|l| l.starts_with("LOADING: ")).expect("the chapter shows the LOADING paragraph");
     for command in ["inspect", "stubs", "wheel", "diff", "bindgen"] {
         let (stdout, _) = text(&abi(&[command, "--help"]));
         let printed = stdout.split("LOADING: ").nth(1).unwrap_or_else(|| panic!("{command}: no LOADING: {stdout}"));
-        assert_eq!(format!("LOADING: {}", printed.split_whitespace().collect::<Vec<_>>().join(" ")), shown, "{command}");
+        assert_eq!(
+            format!("LOADING: {}", printed.split_whitespace().collect::<Vec<_>>().join(" ")),
+            shown,
+            "{command}"
+        );
         assert!(stdout.contains("pass --no-load"), "{command}: {stdout}");
     }
 }
