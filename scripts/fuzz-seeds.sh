@@ -12,8 +12,8 @@ target=${ABI_TARGET_DIR:-$(scripts/target-dir.sh)}
 cargo build --quiet -p abi-mathlib -p abi-objects-lib -p iree-kit -p abi-interop-lib -p signal-kit
 libs=("$target"/debug/libmathlib.so "$target"/debug/libabi_objects_lib.so "$target"/debug/libiree_kit.so
   "$target"/debug/libabi_interop_lib.so "$target"/debug/libsignal_kit.so)
-rm -rf "$out" && # tensor_view starts from no seed: its input is a structure libFuzzer builds.
-mkdir -p "$out"/{export_records,class_records,iree_records,metadata,library_file,stubs,tensor_view}
+rm -rf "$out" && # tensor_view and iree_params start from no seed: their input is a structure libFuzzer builds.
+mkdir -p "$out"/{export_records,class_records,iree_records,iree_params,metadata,library_file,stubs,tensor_view}
 python3 - "$out" "${libs[@]}" <<'PY'
 import os, subprocess, sys, tempfile
 
