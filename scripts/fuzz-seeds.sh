@@ -2,7 +2,8 @@
 # Writes the seed inputs of the fuzz targets (fuzz/fuzz_targets/) from the real libraries
 # the project builds (the example libraries, built here if missing): for each, its record
 # sections, each export's metadata JSON, the stripped library file, and the stub writer's
-# input (the three sections behind two lengths). Usage: scripts/fuzz-seeds.sh DIR; writes
+# input (the three sections behind two lengths); the macOS and Windows builds of two of
+# them as whole files. Usage: scripts/fuzz-seeds.sh DIR; writes
 # DIR/<target>/.
 set -euo pipefail
 root=$(cd "$(dirname "$0")/.." && pwd)
@@ -44,6 +45,21 @@ for lib in libs:
     open(f"{out}/stubs/{base}", "wb").write(head + exports + classes + iree)
     subprocess.run(["objcopy", "--strip-all", lib, f"{out}/library_file/{base}"], check=True)
 PY
+# Mach-O and PE files as well, for library_file: built as scripts/test-platforms.sh builds
+# them (scripts/cross-env.sh), so that step reuses these builds.
+# shellcheck source=scripts/cross-env.sh
+source scripts/cross-env.sh
+for triple in x86_64-apple-darwin x86_64-pc-windows-gnu; do
+  cross_build "$triple" --quiet -p abi-mathlib -p abi-objects-lib
+done
+# Under the 4 MiB the target reads: a DLL keeps its export table when stripped of all
+# symbols, a dylib needs its symbols (abi reads exports from them).
+sysroot=$(rustc --print sysroot)
+objcopy() { LD_LIBRARY_PATH=$sysroot/lib "$sysroot/lib/rustlib/x86_64-unknown-linux-gnu/bin/rust-objcopy" "$@"; }
+for lib in mathlib abi_objects_lib; do
+  objcopy --strip-debug "$target/x86_64-apple-darwin/debug/lib$lib.dylib" "$out/library_file/lib$lib.dylib"
+  objcopy --strip-all "$target/x86_64-pc-windows-gnu/debug/$lib.dll" "$out/library_file/$lib.dll"
+done
 for dir in "$out"/*/; do
   printf '%s: %d seeds\n' "$(basename "$dir")" "$(ls "$dir" | wc -l)"
 done

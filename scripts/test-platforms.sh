@@ -20,7 +20,8 @@ set -euo pipefail
 root=$(cd "$(dirname "$0")/.." && pwd)
 cd "$root"
 target=${ABI_TARGET_DIR:-$(scripts/target-dir.sh)}
-export CARGO_INCREMENTAL=0
+# shellcheck source=scripts/cross-env.sh
+source scripts/cross-env.sh
 
 began=$SECONDS
 phase() { printf '  [%3d s] %s\n' $((SECONDS - began)) "$*"; }
@@ -53,26 +54,20 @@ PY
 }
 
 # macOS: everything built and linked with rust-lld and the .tbd stubs.
-export SDKROOT=$root/tests/platforms/macos-sdk
 for triple in aarch64-apple-darwin x86_64-apple-darwin; do
   phase "$triple: the workspace, linked with rust-lld"
-  var=$(echo "$triple" | tr 'a-z-' 'A-Z_')
-  env "CARGO_TARGET_${var}_LINKER=rust-lld" \
-    "CARGO_TARGET_${var}_RUSTFLAGS=-Clinker-flavor=ld64.lld -Clink-arg=-undefined -Clink-arg=dynamic_lookup -Cdebuginfo=0" \
-    cargo build --quiet --workspace --target "$triple"
+  cross_build "$triple" --quiet --workspace
   out=$target/$triple/debug
   same_as_linux "$target/debug/libabi_objects_lib.so" "$out/libabi_objects_lib.dylib"
   same_as_linux "$target/debug/libiree_kit.so" "$out/libiree_kit.dylib"
   same_as_linux "$target/debug/libmathlib.so" "$out/libmathlib.dylib"
 done
-unset SDKROOT
 
 # Windows MSVC: code generation only.
 # abi-benches is left out: the call-cost benchmarks run under callgrind on Linux and load
 # libtvm_ffi the unix way.
 phase "x86_64-pc-windows-msvc: rlib code generation of every library, objects of the binaries"
 msvc=(--quiet --target x86_64-pc-windows-msvc)
-export CARGO_TARGET_X86_64_PC_WINDOWS_MSVC_RUSTFLAGS=-Cdebuginfo=0
 libs=$(cargo metadata --format-version 1 --no-deps | python3 -c '
 import json, sys
 for p in json.load(sys.stdin)["packages"]:
@@ -88,9 +83,8 @@ cargo rustc "${msvc[@]}" -p abi-examples --bin quickstart -- --emit=obj -Clinker
 
 # Windows GNU: DLLs with the linker's defaults, tests under wine.
 phase "x86_64-pc-windows-gnu: the test libraries as DLLs"
-export CARGO_TARGET_X86_64_PC_WINDOWS_GNU_RUSTFLAGS=-Cdebuginfo=0
 gnu=(--quiet --target x86_64-pc-windows-gnu)
-cargo build "${gnu[@]}" -p abi-objects-lib -p iree-kit -p abi-mathlib -p abi-interop-lib -p signal-kit \
+cross_build x86_64-pc-windows-gnu --quiet -p abi-objects-lib -p iree-kit -p abi-mathlib -p abi-interop-lib -p signal-kit \
   -p running-stats -p tensor-kit -p abi-objects-twin -p abi-objects-conflict -p abi-trial-lib
 dlls=$target/x86_64-pc-windows-gnu/debug
 same_as_linux "$target/debug/libabi_objects_lib.so" "$dlls/abi_objects_lib.dll"
