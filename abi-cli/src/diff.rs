@@ -82,6 +82,8 @@ change_kinds! {
     OpBackwardChanged => "op_backward_changed", Breaking;
     OpDeviceChanged => "op_device_changed", Breaking;
     OpInplaceChanged => "op_inplace_changed", Breaking;
+    OpInputMadeCompact => "op_input_made_compact", Breaking;
+    OpInputMadeStrided => "op_input_made_strided", Compatible;
     OpOutputAdded => "op_output_added", Breaking;
     OpOutputRemoved => "op_output_removed", Breaking;
     OpRemoved => "op_removed", Breaking;
@@ -518,8 +520,9 @@ fn class_methods(old: &Class, new: &Class, changes: &mut Vec<Change>) {
 /// An op's changes: the framework wrappers allocate outputs by their rules, mutate the
 /// in-place parameters and differentiate through the backward, so a changed rule, a
 /// removed or added output, a parameter that starts or stops being written in place, a
-/// changed or removed backward and another device all break callers; becoming an op or
-/// gaining a backward does not.
+/// changed or removed backward, another device and an input that stops taking any
+/// strides all break callers; becoming an op, gaining a backward and an input that starts
+/// taking any strides do not.
 fn op(d: &mut Diff<'_>, old: Option<&OpInfo>, new: Option<&OpInfo>) {
     let (o, n) = match (old, new) {
         (None, None) => return,
@@ -571,6 +574,26 @@ fn op(d: &mut Diff<'_>, old: Option<&OpInfo>, new: Option<&OpInfo>) {
             (None, Some(out.rule.text())),
             format!("output `{}` added: callers passing outputs (`{}=buf`) miss it", out.name, out.name),
         );
+    }
+    // Strides: an input both builds take, accepting any strides in one and not the other.
+    let layout = |info: &OpInfo, input: &String| if info.strided.contains(input) { "strided" } else { "compact" };
+    for input in o.inputs.iter().filter(|i| n.inputs.contains(i)) {
+        let sides = (Some(layout(o, input).to_owned()), Some(layout(n, input).to_owned()));
+        match (layout(o, input), layout(n, input)) {
+            ("strided", "compact") => d.push(
+                ChangeKind::OpInputMadeCompact,
+                Some(input.clone()),
+                sides,
+                format!("`{input}` no longer takes any strides: non-contiguous tensors are refused"),
+            ),
+            ("compact", "strided") => d.push(
+                ChangeKind::OpInputMadeStrided,
+                Some(input.clone()),
+                sides,
+                format!("`{input}` now takes any strides"),
+            ),
+            _ => {}
+        }
     }
     let sides = (o.backward.clone(), n.backward.clone());
     match (&o.backward, &n.backward) {
@@ -982,6 +1005,16 @@ mod tests {
         format!(
             r#"{{"inputs":["x"],"scalars":[],"outputs":[{outputs}],"inout":[],"backward":{backward},"jax":null,"device":"{device}"}}"#
         )
+    }
+
+    #[test]
+    fn an_input_that_stops_taking_any_strides_breaks_callers() {
+        use Severity::{Breaking, Compatible};
+        let compact = op_json(r#"{"name":"y","like":"x"}"#, "null", "cpu");
+        let strided = compact.replace(r#""device":"cpu""#, r#""device":"cpu","strided":["x"]"#);
+        assert_eq!(op_changes(Some(&strided), Some(&compact)), [("x".to_owned(), "op_input_made_compact", Breaking)]);
+        assert_eq!(op_changes(Some(&compact), Some(&strided)), [("x".to_owned(), "op_input_made_strided", Compatible)]);
+        assert_eq!(op_changes(Some(&strided), Some(&strided)), []);
     }
 
     #[test]
