@@ -9,25 +9,9 @@ use std::path::{Path, PathBuf};
 use std::process::Command;
 
 use abi_cli::read::{read_bytes, Listing};
-use abi_derive_tests::fixture_library;
+use abi_derive_tests::{fixture_library, SplitMix64};
 use object::{Object, ObjectSection};
 use support::{abi, path, text};
-
-/// SplitMix64: small, seedable, good enough to spread damage.
-struct Rng(u64);
-
-impl Rng {
-    fn next(&mut self) -> u64 {
-        self.0 = self.0.wrapping_add(0x9E37_79B9_7F4A_7C15);
-        let mut z = self.0;
-        z = (z ^ (z >> 30)).wrapping_mul(0xBF58_476D_1CE4_E5B9);
-        z = (z ^ (z >> 27)).wrapping_mul(0x94D0_49BB_1331_11EB);
-        z ^ (z >> 31)
-    }
-    fn below(&mut self, n: usize) -> usize {
-        (self.next() % n as u64) as usize
-    }
-}
 
 /// Libraries with every record section: exports, classes, IREE records.
 fn libraries() -> Vec<PathBuf> {
@@ -54,7 +38,7 @@ fn read(bytes: &[u8]) -> Result<Listing, String> {
 
 #[test]
 fn damaged_libraries_read_as_a_listing_or_an_error() {
-    let mut rng = Rng(43);
+    let mut rng = SplitMix64(43);
     for lib in libraries() {
         let good = std::fs::read(&lib).unwrap();
         assert!(read(&good).is_ok(), "{}", lib.display());
@@ -62,7 +46,7 @@ fn damaged_libraries_read_as_a_listing_or_an_error() {
         assert!(!ranges.is_empty(), "{} has record sections", lib.display());
         // Cut short anywhere (the headers, the tables, the records).
         for _ in 0..300 {
-            let _ = read(&good[..rng.below(good.len())]);
+            let _ = read(&good[..rng.index(good.len())]);
         }
         for cut in [0, 1, 4, 16, 63, 64, 65] {
             assert!(read(&good[..cut]).is_err());
@@ -70,18 +54,18 @@ fn damaged_libraries_read_as_a_listing_or_an_error() {
         // Bytes changed in the records, and anywhere.
         for round in 0..600 {
             let mut bad = good.clone();
-            for _ in 0..1 + rng.below(8) {
+            for _ in 0..1 + rng.index(8) {
                 let at = match round % 3 {
-                    0 => rng.below(bad.len()),
+                    0 => rng.index(bad.len()),
                     _ => {
-                        let r = &ranges[rng.below(ranges.len())];
-                        r.start + rng.below(r.len())
+                        let r = &ranges[rng.index(ranges.len())];
+                        r.start + rng.index(r.len())
                     }
                 };
-                bad[at] = match rng.below(4) {
+                bad[at] = match rng.index(4) {
                     0 => 0,
                     1 => 0xff,
-                    _ => rng.next() as u8,
+                    _ => rng.next_u64() as u8,
                 };
             }
             if let Ok(listing) = read(&bad) {

@@ -23,7 +23,7 @@ use abi_core::DLTensor;
 use abi_core::{
     Any, Array, Bytes, DataType, Device, Error, Function, Library, Map, ObjectRef, RawAny, Shape, Str, Tensor,
 };
-use abi_derive_tests::fixture_library;
+use abi_derive_tests::{fixture_library, SplitMix64};
 
 /// Loads the wheel's libtvm_ffi (once, before any abi call of this process) when
 /// `ABI_TVM_FFI_LIBDIR` names its folder, so every library here runs on tvm-ffi's runtime;
@@ -40,25 +40,6 @@ fn enter_world() {
             assert!(abi_core::host::has_tvm_ffi_runtime(), "this process found the tvm-ffi runtime");
         }
     });
-}
-
-/// SplitMix64: small, seedable, good enough to spread inputs.
-struct Rng(u64);
-
-impl Rng {
-    fn next(&mut self) -> u64 {
-        self.0 = self.0.wrapping_add(0x9E37_79B9_7F4A_7C15);
-        let mut z = self.0;
-        z = (z ^ (z >> 30)).wrapping_mul(0xBF58_476D_1CE4_E5B9);
-        z = (z ^ (z >> 27)).wrapping_mul(0x94D0_49BB_1331_11EB);
-        z ^ (z >> 31)
-    }
-    fn below(&mut self, n: u64) -> u64 {
-        self.next() % n
-    }
-    fn pick<'a, T>(&mut self, items: &'a [T]) -> &'a T {
-        &items[self.below(items.len() as u64) as usize]
-    }
 }
 
 const EDGE_INTS: &[i64] = &[
@@ -95,7 +76,7 @@ struct Keep {
     objects: Vec<Any>,
 }
 
-fn random_bytes(rng: &mut Rng, max: u64) -> Vec<u8> {
+fn random_bytes(rng: &mut SplitMix64, max: u64) -> Vec<u8> {
     let len = rng.below(max + 1) as usize;
     (0..len)
         .map(|_| match rng.below(4) {
@@ -106,7 +87,7 @@ fn random_bytes(rng: &mut Rng, max: u64) -> Vec<u8> {
         .collect()
 }
 
-fn random_object(rng: &mut Rng) -> Any {
+fn random_object(rng: &mut SplitMix64) -> Any {
     let any = |v: Result<Any, Error>| v.expect("conversion");
     match rng.below(12) {
         0 => Any::from(Str::new(&"long string object ".repeat(1 + rng.below(3) as usize))),
@@ -131,7 +112,7 @@ fn random_object(rng: &mut Rng) -> Any {
     }
 }
 
-fn random_tensor(rng: &mut Rng, keep: &mut Keep) -> *mut DLTensor {
+fn random_tensor(rng: &mut SplitMix64, keep: &mut Keep) -> *mut DLTensor {
     let dtypes =
         [DataType::new(2, 32), DataType::new(2, 64), DataType::new(1, 8), DataType::new(2, 16), DataType::new(0, 64)];
     let dtype = *rng.pick(&dtypes);
@@ -161,7 +142,7 @@ fn random_tensor(rng: &mut Rng, keep: &mut Keep) -> *mut DLTensor {
 
 /// A type index no value of this runtime has: plain-data indices past the assigned ones
 /// and negative ones, or object indices past the built-in ones.
-fn unassigned_index(rng: &mut Rng, object: bool) -> i32 {
+fn unassigned_index(rng: &mut SplitMix64, object: bool) -> i32 {
     match (object, rng.below(3)) {
         (false, 0) => (ti::UNCHANGED + 1) + rng.below((ti::OBJECT - ti::UNCHANGED - 1) as u64) as i32,
         (false, _) => -1 - rng.below(i32::MAX as u64 + 1) as i32,
@@ -170,12 +151,12 @@ fn unassigned_index(rng: &mut Rng, object: bool) -> i32 {
     }
 }
 
-fn random_arg(rng: &mut Rng, keep: &mut Keep) -> RawAny {
+fn random_arg(rng: &mut SplitMix64, keep: &mut Keep) -> RawAny {
     let ty = match rng.below(11) {
         // A null handle under a pointer-carrying index.
         9 => return RawAny::from_ptr(*rng.pick(POINTER_INDICES), core::ptr::null_mut()),
         // A plain-data index nothing assigns, with random payload bits.
-        0 => return RawAny::from_i64(unassigned_index(rng, false), rng.next() as i64),
+        0 => return RawAny::from_i64(unassigned_index(rng, false), rng.next_u64() as i64),
         // A well-formed object of a type this runtime does not know.
         1 => {
             let obj = Any::from(abi_core::object::new_object(unassigned_index(rng, true), [0u64; 2]));
@@ -186,10 +167,12 @@ fn random_arg(rng: &mut Rng, keep: &mut Keep) -> RawAny {
         _ => *rng.pick(&[0, 1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12, 13, 64]),
     };
     match ty {
-        ti::INT => RawAny::from_i64(ti::INT, if rng.below(2) == 0 { *rng.pick(EDGE_INTS) } else { rng.next() as i64 }),
+        ti::INT => {
+            RawAny::from_i64(ti::INT, if rng.below(2) == 0 { *rng.pick(EDGE_INTS) } else { rng.next_u64() as i64 })
+        }
         ti::BOOL => RawAny::from_i64(ti::BOOL, rng.below(2) as i64),
         ti::FLOAT => {
-            let v = if rng.below(2) == 0 { *rng.pick(EDGE_FLOATS) } else { f64::from_bits(rng.next()) };
+            let v = if rng.below(2) == 0 { *rng.pick(EDGE_FLOATS) } else { f64::from_bits(rng.next_u64()) };
             let mut r = RawAny::NONE;
             r.type_index = ti::FLOAT;
             r.value.v_float64 = v;
@@ -335,7 +318,7 @@ fn hammer(package: &str, lib_name: &str, seed: u64, rounds: usize) -> Stats {
     let lib = Library::open(fixture_library(package, lib_name)).unwrap();
     let exports = lib.export_metadata().unwrap();
     assert!(!exports.is_empty(), "{package} exports nothing");
-    let mut rng = Rng(seed);
+    let mut rng = SplitMix64(seed);
     let mut stats = Stats::default();
     for (name, meta) in &exports {
         let bound = lib.get(name).unwrap();
