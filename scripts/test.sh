@@ -55,7 +55,7 @@ scripts/setup-venv.sh .venv-oldest tests/python/requirements-oldest.txt
 step "framework ops: torch and JAX (tests/python/requirements-frameworks.txt)"
 scripts/setup-venv.sh .venv-frameworks tests/python/requirements-frameworks.txt
 ABI_FRAMEWORK_TESTS=1 .venv-frameworks/bin/python -m pytest -q tests/python/test_ops_torch.py \
-  tests/python/test_ops_jax.py tests/python/test_ops_client.py
+  tests/python/test_ops_jax.py tests/python/test_ops_client.py tests/python/test_ops_docs.py
 
 for extra in scripts/test-*.sh; do
   [ -e "$extra" ] || continue
