@@ -109,6 +109,7 @@ fn globals_missing_because_tvm_ffi_came_late_say_so() {
     let err = LateGlobals::bind_globals().unwrap_err();
     assert!(!err.message().contains("libtvm_ffi was loaded after"), "{}", err.message());
     assert!(err.message().contains("registry: no tvm-ffi runtime is loaded in this process"), "{}", err.message());
+    assert_the_bindgen_chapter_quotes_the_cause(err.message());
     // SAFETY: loading the wheel's runtime runs its initialisers, as any host does.
     let _tvm = unsafe { Dl::open(Some(libtvm_ffi()), RTLD_LAZY | RTLD_GLOBAL) }.expect("load libtvm_ffi");
     let err = LateGlobals::bind_globals().unwrap_err();
@@ -121,6 +122,17 @@ fn globals_missing_because_tvm_ffi_came_late_say_so() {
         err.message()
     );
     assert!(err.message().ends_with("before the first abi call; missing: ffi.MapSize"), "{}", err.message());
+    assert_the_bindgen_chapter_quotes_the_cause(err.message());
+}
+
+/// docs/guide/bindgen.md quotes the cause a bind error leads with (between `registry: ` and
+/// `; missing`) word for word.
+fn assert_the_bindgen_chapter_quotes_the_cause(message: &str) {
+    let words = |t: &str| t.split_whitespace().collect::<Vec<_>>().join(" ");
+    let cause = message.split_once("registry: ").and_then(|(_, rest)| rest.split_once("; missing")).map(|(c, _)| c);
+    let cause = cause.unwrap_or_else(|| panic!("no cause in: {message}"));
+    let chapter = std::fs::read_to_string(abi_derive_tests::workspace_root().join("docs/guide/bindgen.md")).unwrap();
+    assert!(words(&chapter).contains(&words(cause)), "docs/guide/bindgen.md does not quote: {cause}");
 }
 
 #[test]
