@@ -316,3 +316,14 @@ def test_op_kit_stubs_under_mypy_strict(op_kit_dir, tmp_path):
     )
     errors = [line for line in out.stdout.splitlines() if ": error:" in line]
     assert len(errors) == 1 and "client.py:11: error: Incompatible types in assignment" in errors[0], out.stdout
+
+
+def test_a_description_the_export_disagrees_with_is_an_assertion(ops):
+    """JAX's trace-time check relies on the export refusing what the description refuses:
+    an export that takes an argument of another dtype than described is a bug in the
+    package, named as such, not a silent pass."""
+    params = [("x", "in", "float32", 1), ("y", "out", "float32", 1, "x")]
+    lenient = ops.module.Ops("fake_kit").op("lenient", lambda *args: None, params)
+    x = np.ones(3)  # float64, where the description says float32
+    with pytest.raises(AssertionError, match="lenient: an argument's dtype, rank or kind differs from the description"):
+        lenient._check_operands({0: x}, [x])
