@@ -14,9 +14,8 @@ pub use crate::link::exports::{Export, EXPORTS};
 pub use crate::link::import::ImportSource;
 pub use crate::link::import::{absent, bad_arg, bad_result, Binder};
 pub use crate::link::library::Library;
-pub use crate::reflect::op::{
-    check_backward as op_check_backward, same_tensor_type as op_same_tensor_type, tensor_rank as op_tensor_rank,
-};
+pub use crate::reflect::op::{same_tensor_type as op_same_tensor_type, tensor_rank as op_tensor_rank};
+pub use crate::reflect::op_backward::check_backward as op_check_backward;
 pub use crate::reflect::render::{
     fn_compact_signature, fn_iree_record, fn_metadata_json, fn_signature_text, fn_type_schema, type_display,
     type_iree_record, type_schema,

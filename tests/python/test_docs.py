@@ -139,3 +139,14 @@ def test_the_guides_tvm_program_is_the_tested_one():
     tested = (ROOT / "tests/tvm/test_tvm_programs.py").read_text()
     for line in filter(str.strip, m.group(1).splitlines()):
         assert line.strip() in tested, f"guide line not in the tested program: {line.strip()}"
+
+
+def test_compile_errors_the_documentation_shows_are_the_compile_fail_suites():
+    """Every `error: ...` line of a ```text block is a line some compile-fail case of
+    abi-derive-tests prints (its .stderr file), so the messages shown are the real ones."""
+    printed = {line.rstrip() for p in (ROOT / "abi-derive-tests/tests/ui").rglob("*.stderr")
+               for line in p.read_text().splitlines()}
+    shown = [(doc, line.strip()) for doc in DOC_FILES for _, block in fenced_blocks((ROOT / doc).read_text(), "text")
+             for line in block.splitlines() if re.match(r"error(\[E\d+\])?: ", line.strip())]
+    assert len(shown) >= 10, shown
+    assert [(doc, line) for doc, line in shown if line not in printed] == []

@@ -4,6 +4,7 @@
 //! time with the same `const fn` renderers the methods here call.
 
 pub mod op;
+pub(crate) mod op_backward;
 pub(crate) mod render;
 pub(crate) mod type_desc;
 pub(crate) mod type_texts;

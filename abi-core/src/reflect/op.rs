@@ -2,8 +2,8 @@
 //! input tensors, scalars, outputs (with the rule giving each output's shape) and in-place
 //! tensors, the backward op and the JAX-order entry point. Rendered as the metadata's
 //! `abi.op` object (`render::fn_op`), read back by `schema::metadata`. The `const fn`
-//! checks below are what generated code asserts at compile time about an op's rules and
-//! its backward.
+//! checks below are what generated code asserts at compile time about an op's rules (its
+//! backward's are in `op_backward.rs`).
 
 use super::{FnDesc, TypeDesc};
 
@@ -79,7 +79,7 @@ pub struct OpDesc {
 }
 
 /// The `TypeDesc` of parameter `name` of `f` (`&TypeDesc::None` when there is none).
-const fn param_ty(f: &FnDesc, name: &str) -> &'static TypeDesc {
+pub(crate) const fn param_ty(f: &FnDesc, name: &str) -> &'static TypeDesc {
     let mut i = 0;
     while i < f.params.len() {
         if str_eq(f.params[i].name, name) {
@@ -137,7 +137,7 @@ pub const fn same_tensor_type(a: &TypeDesc, b: &TypeDesc) -> bool {
 
 /// Whether two parameter types are the same (tensors by element type and rank, scalars by
 /// kind and width).
-const fn same_type(a: &TypeDesc, b: &TypeDesc) -> bool {
+pub(crate) const fn same_type(a: &TypeDesc, b: &TypeDesc) -> bool {
     match (a, b) {
         (TypeDesc::Tensor { .. }, _) => same_tensor_type(a, b),
         _ => same_elem(Some(a), Some(b)),
@@ -149,65 +149,5 @@ pub const fn tensor_rank(ty: &TypeDesc) -> u32 {
     match ty {
         TypeDesc::Tensor { rank: Some(r), .. } => *r,
         _ => 0,
-    }
-}
-
-/// Checks, at compile time, that `bwd` is the backward of op `fwd`: `bwd`'s input tensors
-/// are `fwd`'s inputs (same names, order and types) then one gradient per output (a tensor
-/// of the output's dtype and rank), its scalars are `fwd`'s (same names, order and types,
-/// standing where the order rule lets them), and its outputs are one per input of `fwd`, in
-/// order, each `out = <that input>`. Panics (a compile error where it is asserted) with
-/// what is wrong.
-pub const fn check_backward(fwd: &FnDesc, bwd: &FnDesc) {
-    let Some(fwd_op) = fwd.op else {
-        panic!("only an op has a backward");
-    };
-    let Some(bwd_op) = bwd.op else {
-        panic!("the backward is not an `#[export_fn(op)]`");
-    };
-    let (n_in, n_out) = (fwd_op.inputs.len(), fwd_op.outputs.len());
-    if bwd_op.inputs.len() != n_in + n_out {
-        panic!("the backward's input tensors are the forward's inputs, then one gradient per forward output");
-    }
-    let mut i = 0;
-    while i < n_in {
-        let (name, want) = (fwd_op.inputs[i], param_ty(fwd, fwd_op.inputs[i]));
-        if !str_eq(bwd_op.inputs[i], name) || !same_type(param_ty(bwd, name), want) {
-            panic!("the backward's input tensors start with the forward's inputs: same names, order, dtypes and ranks");
-        }
-        i += 1;
-    }
-    let mut o = 0;
-    while o < n_out {
-        let grad = param_ty(bwd, bwd_op.inputs[n_in + o]);
-        if !same_tensor_type(grad, param_ty(fwd, fwd_op.outputs[o].name)) {
-            panic!("after the forward's inputs, the backward takes one gradient per forward output, of the output's dtype and rank");
-        }
-        o += 1;
-    }
-    if bwd_op.scalars.len() != fwd_op.scalars.len() {
-        panic!("the backward takes the forward's scalars: same names, order and types");
-    }
-    let mut k = 0;
-    while k < fwd_op.scalars.len() {
-        let name = fwd_op.scalars[k];
-        if !str_eq(bwd_op.scalars[k], name) || !same_type(param_ty(bwd, name), param_ty(fwd, name)) {
-            panic!("the backward takes the forward's scalars: same names, order and types");
-        }
-        k += 1;
-    }
-    if bwd_op.outputs.len() != n_in {
-        panic!("the backward has one output per forward input tensor, in order, each `#[abi(out = <that input>)]`");
-    }
-    let mut j = 0;
-    while j < n_in {
-        let ok = match bwd_op.outputs[j].rule {
-            OpRule::Like(like) => str_eq(like, fwd_op.inputs[j]),
-            _ => false,
-        };
-        if !ok {
-            panic!("the backward has one output per forward input tensor, in order, each `#[abi(out = <that input>)]`");
-        }
-        j += 1;
     }
 }
