@@ -210,3 +210,41 @@ fn the_package_parses_whatever_names_and_texts_the_file_holds() {
         assert_python_parses(name, &source);
     }
 }
+
+/// Found by the `stubs` fuzz target: an export returning an empty tuple (`{"type":"Tuple"}`
+/// with no `args`) made `return (,)`.
+#[test]
+fn the_package_parses_for_empty_tuples_and_structs() {
+    let schema = |t: &str| {
+        serde_json::json!({"type": "ffi.Function", "named_args": {
+            "return": [serde_json::from_str::<serde_json::Value>(t).unwrap()],
+            "params": [serde_json::from_str::<serde_json::Value>(t).unwrap()],
+        }})
+        .to_string()
+    };
+    let exports =
+        [r#"{"type":"Tuple"}"#, r#"{"type":"Tuple","args":[]}"#, r#"{"type":"ffi.Array","args":[{"type":"Tuple"}]}"#]
+            .iter()
+            .enumerate()
+            .map(|(i, t)| {
+                let metadata = serde_json::json!({
+                    "type_schema": schema(t), "arg_names": ["x"], "abi.version": abi_shared::METADATA_VERSION,
+                });
+                abi_cli::read::Export {
+                    name: format!("f{i}"),
+                    metadata: Some(abi_core::schema::Metadata::parse(&metadata.to_string()).unwrap()),
+                    doc: None,
+                }
+            })
+            .collect();
+    let listing = Listing {
+        path: PathBuf::from("libx.so"),
+        source: abi_cli::read::Source::Data,
+        exports,
+        classes: Vec::new(),
+        iree: Default::default(),
+    };
+    for (name, source) in abi_cli::stubs::files(&listing, "pkg").unwrap() {
+        assert_python_parses(name, &source);
+    }
+}

@@ -147,6 +147,7 @@ impl Records {
                     TypeSchema::Struct { name: Some(name), .. } if self.has(name) => {
                         format!("{name}({})", items.join(", "))
                     }
+                    _ if items.is_empty() => "()".to_owned(),
                     _ => format!("({},)", items.join(", ")),
                 }
             }
