@@ -61,34 +61,52 @@ pub struct Exported {
     pub code: bool,
 }
 
-/// The symbols the library defines and exports.
-pub fn exported(file: &object::File<'_>) -> Result<Vec<Exported>, String> {
+/// The symbols the library defines and exports whose names start with `__tvm_ffi_` (the
+/// only ones abi reads). The exported names of a file of `file_size` bytes may come to no
+/// more bytes than it holds: symbols may share one name's bytes, and 3,000 symbols naming
+/// one megabyte would otherwise be read (and copied) as 3 gigabytes.
+pub fn exported(file: &object::File<'_>, file_size: usize) -> Result<Vec<Exported>, String> {
+    let mut names: Vec<(&str, bool)> = Vec::new();
+    let mut named = 0usize;
+    let mut count = |len: usize| {
+        named += len;
+        match named > file_size {
+            true => {
+                Err(format!("its exported symbols name more bytes than the file's {file_size}: symbols share names"))
+            }
+            false => Ok(()),
+        }
+    };
     if file.format() == BinaryFormat::Elf {
         // A name that is not UTF-8 cannot be one of abi's.
-        let defined = file.dynamic_symbols().filter(|s| s.is_definition());
-        return Ok(defined
-            .filter_map(|s| {
-                Some(Exported { name: s.name().ok()?.to_owned(), code: s.kind() == object::SymbolKind::Text })
-            })
-            .collect());
-    }
-    let exports = file.exports().map_err(|e| format!("unreadable export table: {e}"))?;
-    let code_at = |address: u64| {
-        file.sections()
-            .any(|s| s.kind() == SectionKind::Text && address >= s.address() && address - s.address() < s.size())
-    };
-    Ok(exports
-        .iter()
-        .filter_map(|e| {
-            let name = std::str::from_utf8(e.name()).ok()?;
+        for s in file.dynamic_symbols().filter(|s| s.is_definition()) {
+            if let Ok(name) = s.name() {
+                count(name.len())?;
+                names.push((name, s.kind() == object::SymbolKind::Text));
+            }
+        }
+    } else {
+        let exports = file.exports().map_err(|e| format!("unreadable export table: {e}"))?;
+        let code_at = |address: u64| {
+            file.sections()
+                .any(|s| s.kind() == SectionKind::Text && address >= s.address() && address - s.address() < s.size())
+        };
+        for e in &exports {
+            count(e.name().len())?;
+            let Ok(name) = std::str::from_utf8(e.name()) else { continue };
             // Mach-O prefixes every C symbol with `_`; a name without one is no C name.
             let name = match file.format() {
-                BinaryFormat::MachO => name.strip_prefix('_')?,
+                BinaryFormat::MachO => match name.strip_prefix('_') {
+                    Some(name) => name,
+                    None => continue,
+                },
                 _ => name,
             };
-            Some(Exported { name: name.to_owned(), code: code_at(e.address()) })
-        })
-        .collect())
+            names.push((name, code_at(e.address())));
+        }
+    }
+    names.retain(|(name, _)| name.starts_with(abi_shared::SHIM_PREFIX));
+    Ok(names.into_iter().map(|(name, code)| Exported { name: name.to_owned(), code }).collect())
 }
 
 /// What the platform this `abi` runs on loads: a library of another format can be read

@@ -115,7 +115,12 @@ pub fn loadable(path: &Path) -> std::borrow::Cow<'_, Path> {
 /// Reads `path`; `allow_load` permits loading a library whose metadata is only reachable
 /// by calling it.
 pub fn read(path: &Path, allow_load: bool) -> Result<Listing, String> {
-    let bytes = std::fs::read(path).map_err(|e| format!("cannot read {}: {e}", path.display()))?;
+    let cannot = |e: std::io::Error| format!("cannot read {}: {e}", path.display());
+    // A device or a pipe has no size to bound the read by (`/dev/zero` never ends).
+    if !std::fs::metadata(path).map_err(cannot)?.is_file() {
+        return Err(format!("cannot read {}: not a regular file (a library is one)", path.display()));
+    }
+    let bytes = std::fs::read(path).map_err(cannot)?;
     read_bytes(path, &bytes, allow_load)
 }
 
@@ -143,7 +148,7 @@ pub fn read_bytes(path: &Path, bytes: &[u8], allow_load: bool) -> Result<Listing
         entry.metadata_data = Some(record.metadata);
         entry.doc_data = Some(record.doc);
     }
-    let exported = formats::exported(&file).map_err(|e| format!("{}: {e}", path.display()))?;
+    let exported = formats::exported(&file, bytes.len()).map_err(|e| format!("{}: {e}", path.display()))?;
     for sym in &exported {
         if let Some(export) = sym.name.strip_prefix(abi_shared::METADATA_PREFIX) {
             found.entry(export.to_owned()).or_default().metadata_fn = true;

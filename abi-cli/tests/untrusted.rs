@@ -107,7 +107,40 @@ fn hostile_files(good: &[u8], dir: &Path) -> Vec<(PathBuf, &'static str)> {
     let records = record_ranges(&iree_bytes).last().unwrap().clone();
     iree_bytes[records.start..records.start + 3].copy_from_slice(b"\n\n[");
     save("iree-record-with-line-breaks", iree_bytes);
+    save("symbols-sharing-one-long-name", symbols_sharing_one_name(good, 2000, 200_000));
     files
+}
+
+/// `good` with its dynamic symbol table replaced by `count` exported functions that all
+/// name one `__tvm_ffi_AAA...` of `len` bytes (a few hundred kilobytes of file that name
+/// hundreds of megabytes).
+fn symbols_sharing_one_name(good: &[u8], count: usize, len: usize) -> Vec<u8> {
+    let file = object::File::parse(good).expect("an ELF file");
+    let index = |name: &str| file.section_by_name(name).unwrap_or_else(|| panic!("no {name}")).index().0;
+    let (dynsym, dynstr, text) = (index(".dynsym"), index(".dynstr"), index(".text") as u16);
+    let mut bytes = good.to_vec();
+    let shoff = u64::from_le_bytes(bytes[0x28..0x30].try_into().unwrap()) as usize;
+    let mut place = |bytes: &mut Vec<u8>, section: usize, data: &[u8]| {
+        bytes.resize(bytes.len().next_multiple_of(8), 0);
+        let (offset, header) = (bytes.len() as u64, shoff + 64 * section);
+        bytes.extend_from_slice(data);
+        bytes[header + 0x18..header + 0x20].copy_from_slice(&offset.to_le_bytes()); // sh_offset
+        bytes[header + 0x20..header + 0x28].copy_from_slice(&(data.len() as u64).to_le_bytes());
+        // sh_size
+    };
+    let mut names = b"\0__tvm_ffi_".to_vec();
+    names.resize(names.len() + len, b'A');
+    names.push(0);
+    place(&mut bytes, dynstr, &names);
+    // Elf64_Sym: name offset 1, a global function in .text.
+    let mut symbol = vec![1, 0, 0, 0, 0x12, 0];
+    symbol.extend_from_slice(&text.to_le_bytes());
+    symbol.extend_from_slice(&0x1000u64.to_le_bytes());
+    symbol.extend_from_slice(&16u64.to_le_bytes());
+    let mut table = vec![0; 24];
+    (0..count).for_each(|_| table.extend_from_slice(&symbol));
+    place(&mut bytes, dynsym, &table);
+    bytes
 }
 
 #[test]
@@ -246,5 +279,16 @@ fn the_package_parses_for_empty_tuples() {
     };
     for (name, source) in abi_cli::stubs::files(&listing, "pkg").unwrap() {
         assert_python_parses(name, &source);
+    }
+}
+
+/// A device or a pipe has no size to bound a read by: `/dev/zero` never ends.
+#[test]
+fn what_is_not_a_regular_file_is_refused_before_it_is_read() {
+    for file in ["/dev/zero", "/dev/null", "/"] {
+        let out = abi(&["inspect", "--no-load", file]);
+        let (stdout, stderr) = text(&out);
+        assert_eq!(out.status.code(), Some(2), "{file}: {stdout}{stderr}");
+        assert_eq!(stderr, format!("abi: error: cannot read {file}: not a regular file (a library is one)\n"));
     }
 }
