@@ -120,7 +120,7 @@ fn symbols_sharing_one_name(good: &[u8], count: usize, len: usize) -> Vec<u8> {
     let (dynsym, dynstr, text) = (index(".dynsym"), index(".dynstr"), index(".text") as u16);
     let mut bytes = good.to_vec();
     let shoff = u64::from_le_bytes(bytes[0x28..0x30].try_into().unwrap()) as usize;
-    let mut place = |bytes: &mut Vec<u8>, section: usize, data: &[u8]| {
+    let place = |bytes: &mut Vec<u8>, section: usize, data: &[u8]| {
         bytes.resize(bytes.len().next_multiple_of(8), 0);
         let (offset, header) = (bytes.len() as u64, shoff + 64 * section);
         bytes.extend_from_slice(data);
