@@ -292,3 +292,41 @@ fn what_is_not_a_regular_file_is_refused_before_it_is_read() {
         assert_eq!(stderr, format!("abi: error: cannot read {file}: not a regular file (a library is one)\n"));
     }
 }
+
+/// A file may declare tens of thousands of classes (up to the record limit): a chain of
+/// 20,000, each the parent of the next and listed children first, is written parents
+/// first, and keys a file spells alike (`a-b`, `a b`, `a_b`) get names apart. Finding each
+/// class's depth and its name by scanning every class made this take many minutes.
+#[test]
+fn many_classes_are_written_parents_first_with_names_apart() {
+    let v = abi_shared::METADATA_VERSION;
+    let mut records = String::new();
+    let class = |key: &str, parent: &str| {
+        serde_json::json!({"record": "class", "type_key": key, "parent": parent, "doc": "", "fields": [], "abi.version": v})
+            .to_string()
+    };
+    for i in (1..20_000).rev() {
+        records.push_str(&class(&format!("k.C{i}"), &format!("k.C{}", i - 1)));
+        records.push('\0');
+    }
+    records.push_str(&class("k.C0", "ffi.Object"));
+    records.push('\0');
+    for key in ["x.a-b", "x.a b", "x.a_b", "y.a_b"] {
+        records.push_str(&class(key, "ffi.Object"));
+        records.push('\0');
+    }
+    let listing = Listing {
+        path: PathBuf::from("libx.so"),
+        source: abi_cli::read::Source::Data,
+        exports: Vec::new(),
+        classes: abi_core::schema::parse_class_records(records.as_bytes()).unwrap(),
+        iree: Default::default(),
+    };
+    let files = abi_cli::stubs::files(&listing, "pkg").unwrap();
+    let (_, init) = files.iter().find(|(name, _)| *name == "__init__.py").unwrap();
+    let at = |needle: &str| init.find(needle).unwrap_or_else(|| panic!("no {needle:?}"));
+    assert!(at("class C0(") < at("class C1(C0)") && at("class C1(C0)") < at("class C19999(C19998)"));
+    for name in ["class x_a_b(", "class x_a_b_2(", "class x_a_b_3(", "class y_a_b("] {
+        at(name);
+    }
+}

@@ -10,7 +10,7 @@ mod records;
 mod signature;
 mod typed;
 
-use std::collections::{BTreeMap, BTreeSet};
+use std::collections::{BTreeMap, BTreeSet, HashMap, HashSet};
 use std::path::{Path, PathBuf};
 
 use abi_core::schema::Class;
@@ -100,18 +100,29 @@ struct ClassNames(BTreeMap<String, String>);
 
 impl ClassNames {
     fn new(listing: &Listing) -> ClassNames {
+        // Sets, not scans: a file may declare tens of thousands of classes.
         let short = |key: &str| key.rsplit('.').next().unwrap_or(key).to_owned();
+        let exports: HashSet<&str> = listing.exports.iter().map(|e| e.name.as_str()).collect();
+        let mut keys_of: HashMap<String, BTreeSet<&str>> = HashMap::new();
+        for c in &listing.classes {
+            keys_of.entry(short(&c.key)).or_default().insert(&c.key);
+        }
         let mut names = BTreeMap::new();
-        let mut used = BTreeSet::new();
+        let mut used = HashSet::new();
+        let mut suffixes: HashMap<String, usize> = HashMap::new();
         for class in &listing.classes {
             let name = short(&class.key);
-            let taken = listing.exports.iter().any(|e| e.name == name)
-                || listing.classes.iter().any(|c| c.key != class.key && short(&c.key) == name)
-                || !is_public_name(&name);
+            let taken = exports.contains(name.as_str()) || keys_of[&name].len() > 1 || !is_public_name(&name);
             let mut name = if taken { whole_key_name(&class.key) } else { name };
-            // Two keys a file spells alike once made names (`a-b`, `a_b`) stay apart.
-            while used.contains(&name) {
-                name.push('_');
+            // Two keys a file spells alike once made names (`a-b`, `a_b`) stay apart: the
+            // later ones get `_2`, `_3`.
+            if used.contains(&name) {
+                let base = name.clone();
+                let tried = suffixes.entry(base.clone()).or_insert(1);
+                while used.contains(&name) {
+                    *tried += 1;
+                    name = format!("{base}_{tried}");
+                }
             }
             used.insert(name.clone());
             names.insert(class.key.clone(), name);
@@ -142,20 +153,31 @@ fn whole_key_name(key: &str) -> String {
 }
 
 /// Classes with every parent before its children (the order Python needs): by the
-/// number of declared ancestors, then by key.
+/// number of declared ancestors, then by key. Each depth is found once (a chain of 30,000
+/// classes, which a file may declare, took minutes when each step searched the list).
 fn parents_first(classes: &[Class]) -> Vec<&Class> {
-    let depth = |c: &Class| {
-        let (mut depth, mut parent) = (0, &c.parent);
-        // Bounded: a cycle cannot come from Rust types, but the records are input.
-        while let Some(p) = classes.iter().find(|o| &o.key == parent).filter(|_| depth < classes.len()) {
-            depth += 1;
-            parent = &p.parent;
+    let mut index: HashMap<&str, usize> = HashMap::new();
+    for (i, c) in classes.iter().enumerate() {
+        index.entry(c.key.as_str()).or_insert(i);
+    }
+    let mut depth: Vec<Option<usize>> = vec![None; classes.len()];
+    for start in 0..classes.len() {
+        // Up to a class whose depth is known or one without a declared parent; bounded,
+        // since a cycle cannot come from Rust types but the records are input.
+        let (mut chain, mut at) = (Vec::new(), Some(start));
+        while let Some(i) = at.filter(|&i| depth[i].is_none() && chain.len() <= classes.len()) {
+            chain.push(i);
+            at = index.get(classes[i].parent.as_str()).copied();
         }
-        depth
-    };
-    let mut out: Vec<&Class> = classes.iter().collect();
-    out.sort_by_key(|c| depth(c));
-    out
+        let mut next = at.and_then(|i| depth[i]).map_or(0, |d| d + 1);
+        for &i in chain.iter().rev() {
+            depth[i].get_or_insert(next);
+            next += 1;
+        }
+    }
+    let mut out: Vec<(usize, &Class)> = classes.iter().enumerate().map(|(i, c)| (depth[i].unwrap_or(0), c)).collect();
+    out.sort_by_key(|&(d, _)| d);
+    out.into_iter().map(|(_, c)| c).collect()
 }
 
 /// `"""doc"""` indented by `indent`, or `None` for no docs. Its continuation lines are

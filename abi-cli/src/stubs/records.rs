@@ -30,13 +30,12 @@ impl Records {
         };
         listing.exports.iter().filter_map(|e| e.metadata.as_ref()).for_each(&mut visit);
         listing.classes.iter().flat_map(|c| &c.methods).for_each(|m| visit(&m.metadata));
-        let taken = |name: &str| {
-            listing.exports.iter().any(|e| e.name == name)
-                || listing.classes.iter().any(|c| classes.get(&c.key) == Some(name))
-                || !is_public_name(name)
-        };
+        let exports: std::collections::HashSet<&str> = listing.exports.iter().map(|e| e.name.as_str()).collect();
+        let class_names: std::collections::HashSet<&str> =
+            listing.classes.iter().filter_map(|c| classes.get(&c.key)).collect();
+        let taken = |name: &str| exports.contains(name) || class_names.contains(name) || !is_public_name(name);
         // `Point` and `PointLike` both; another struct's name may be `PointLike` too.
-        let names: Vec<String> = found.keys().cloned().collect();
+        let names: std::collections::HashSet<String> = found.keys().cloned().collect();
         let taken = |name: &str| {
             let like = like(name);
             taken(name) || taken(&like) || names.contains(&like)
