@@ -169,10 +169,9 @@ fn parents_first(classes: &[Class]) -> Vec<&Class> {
             chain.push(i);
             at = index.get(classes[i].parent.as_str()).copied();
         }
-        let mut next = at.and_then(|i| depth[i]).map_or(0, |d| d + 1);
-        for &i in chain.iter().rev() {
-            depth[i].get_or_insert(next);
-            next += 1;
+        let first = at.and_then(|i| depth[i]).map_or(0, |d| d + 1);
+        for (d, &i) in (first..).zip(chain.iter().rev()) {
+            depth[i].get_or_insert(d);
         }
     }
     let mut out: Vec<(usize, &Class)> = classes.iter().enumerate().map(|(i, c)| (depth[i].unwrap_or(0), c)).collect();
