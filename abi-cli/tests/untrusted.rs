@@ -189,11 +189,12 @@ fn the_help_says_which_commands_load_a_library() {
     }
 }
 
-/// Fails unless python3 parses `source` (`ast.parse`).
+/// Fails unless python3 compiles `source` (`compile`: parsing, and the checks after it,
+/// such as `__debug__` not being a name to bind).
 fn assert_python_parses(name: &str, source: &str) {
     use std::io::Write;
     let mut child = Command::new("python3")
-        .args(["-c", "import ast, sys; ast.parse(sys.stdin.buffer.read())"])
+        .args(["-c", "import sys; compile(sys.stdin.buffer.read(), 'stub', 'exec')"])
         .stdin(std::process::Stdio::piped())
         .stderr(std::process::Stdio::piped())
         .spawn()
@@ -225,7 +226,8 @@ fn class_record(key: &str, field: &str, method: &str, arg: &str) -> String {
 
 #[test]
 fn the_package_parses_whatever_names_and_texts_the_file_holds() {
-    let hostile = ["a b", "1x", "class", "x\ny", "é", "k.def", "k.a-b", "__init__", "_", "k.", "print(1)#"];
+    let hostile =
+        ["a b", "1x", "class", "x\ny", "é", "k.def", "k.a-b", "__init__", "_", "k.", "print(1)#", "__debug__"];
     let mut records = String::new();
     for (i, name) in hostile.iter().enumerate() {
         records.push_str(&class_record(&format!("k{i}.{name}"), name, name, name));

@@ -216,10 +216,11 @@ const PYTHON_KEYWORDS: &[&str] = &[
 ];
 
 /// Whether `s` can name a Python function, package or keyword argument: a C identifier
-/// that is no Python keyword. The generated package takes parameters so named as
-/// keywords, so renaming one breaks callers (`abi diff`).
+/// that is no Python keyword, nor `__debug__` (a constant Python refuses to bind: `def
+/// f(__debug__)` parses and does not compile). The generated package takes parameters so
+/// named as keywords, so renaming one breaks callers (`abi diff`).
 pub fn is_python_identifier(s: &str) -> bool {
-    is_c_identifier(s) && !PYTHON_KEYWORDS.contains(&s)
+    is_c_identifier(s) && !PYTHON_KEYWORDS.contains(&s) && s != "__debug__"
 }
 
 #[cfg(test)]

@@ -1,7 +1,7 @@
 //! The stub and package writer: a listing made of the export, class and IREE records in
 //! the input (three sections: two 4-byte little-endian lengths, then the export
 //! records, the class records and the IREE records) writes
-//! `__init__.py` and `__init__.pyi`, which must parse as Python (`ast.parse`, in one
+//! `__init__.py` and `__init__.pyi`, which must compile as Python (`compile`, in one
 //! python3 process kept for the run).
 #![no_main]
 
@@ -15,9 +15,9 @@ use abi_core::schema::{parse_class_records, parse_export_records, parse_iree_rec
 use libfuzzer_sys::fuzz_target;
 
 /// Reads a 4-byte little-endian length and that many bytes of source, answers `ok` or the
-/// SyntaxError on one line.
+/// SyntaxError on one line (`compile`: parsing and the checks after it).
 const CHECKER: &str = r#"
-import ast, sys
+import sys
 inp, out = sys.stdin.buffer, sys.stdout
 while True:
     head = inp.read(4)
@@ -25,7 +25,7 @@ while True:
         break
     src = inp.read(int.from_bytes(head, "little"))
     try:
-        ast.parse(src)
+        compile(src, "stub", "exec")
         out.write("ok\n")
     except SyntaxError as e:
         out.write(repr(e).replace("\n", " ") + "\n")
