@@ -9,21 +9,25 @@ pub mod formats;
 pub mod read;
 pub mod stubs;
 
-/// `message` as one line of at most [`MESSAGE_CHARS`] characters: control characters (line
-/// breaks among them) escaped, the rest cut with `...`. Every error the command prints
-/// goes through this, since its texts may come from a hostile file.
+/// `message` as one line of at most [`MESSAGE_CHARS`] characters, escapes counted:
+/// control characters (line breaks among them) escaped, the rest cut with `...`. Every
+/// error the command prints goes through this, since its texts may come from a hostile
+/// file.
 pub fn one_line(message: &str) -> String {
-    let mut out = String::new();
-    for (i, c) in message.chars().enumerate() {
-        if i == MESSAGE_CHARS {
+    let (mut out, mut len) = (String::new(), 0);
+    for c in message.chars() {
+        let escaped = c.is_control() || matches!(c, '\u{2028}' | '\u{2029}');
+        let width = if escaped { c.escape_default().count() } else { 1 };
+        if len + width > MESSAGE_CHARS {
             out.push_str("...");
             break;
         }
-        if c.is_control() || matches!(c, '\u{2028}' | '\u{2029}') {
+        if escaped {
             out.extend(c.escape_default());
         } else {
             out.push(c);
         }
+        len += width;
     }
     out
 }
@@ -39,5 +43,9 @@ mod tests {
         let long = super::one_line(&"é".repeat(5000));
         assert_eq!(long.chars().count(), super::MESSAGE_CHARS + 3);
         assert!(long.ends_with("é..."));
+        // Escapes count: 3,000 control characters are 2,000 characters once escaped.
+        let escaped = super::one_line(&"\u{1}".repeat(3000));
+        assert!(escaped.chars().count() <= super::MESSAGE_CHARS + 3, "{}", escaped.len());
+        assert!(escaped.ends_with("\\u{1}..."));
     }
 }
