@@ -198,7 +198,8 @@ pub fn read_bytes(path: &Path, bytes: &[u8], allow_load: bool) -> Result<Listing
     for name in shims {
         let f = found.remove(&name).unwrap_or_default();
         let called = |text: Option<abi_core::Result<String>>| -> Result<Option<String>, String> {
-            text.transpose().map_err(|e| format!("`{name}`: its metadata function failed: {}", e.message()))
+            text.transpose()
+                .map_err(|e| format!("{}: `{name}`: its metadata function failed: {}", path.display(), e.message()))
         };
         let metadata_text = match (f.metadata_data, &library) {
             (Some(text), _) => {
@@ -217,7 +218,7 @@ pub fn read_bytes(path: &Path, bytes: &[u8], allow_load: bool) -> Result<Listing
             .as_deref()
             .map(Metadata::parse)
             .transpose()
-            .map_err(|e| format!("`{name}` publishes metadata this build cannot read: {e}"))?;
+            .map_err(|e| format!("{}: `{name}` publishes metadata this build cannot read: {e}", path.display()))?;
         exports.push(Export { name, metadata, doc: doc.filter(|d| !d.is_empty()) });
     }
     exports.sort_by(|a, b| a.name.cmp(&b.name));

@@ -282,6 +282,8 @@ fn malformed_and_future_metadata_in_a_file_are_refused() {
         let (_, stderr) = text(&out);
         assert_eq!(out.status.code(), Some(2), "{stderr}");
         assert!(stderr.contains(says) && stderr.contains("publishes metadata this build cannot read"), "{stderr}");
+        // Which file: `abi diff` reads two.
+        assert!(stderr.starts_with(&format!("abi: error: {}: ", lib.display())), "{stderr}");
     }
 }
 
