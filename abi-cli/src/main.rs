@@ -54,9 +54,10 @@ enum Command {
         /// Never load the library; fail if its metadata is only reachable by calling it. See LOADING.
         #[arg(long, conflicts_with = "globals")]
         no_load: bool,
-        /// Load this library first (repeatable), so that its global functions are registered;
-        /// libtvm_ffi is loaded before it when ABI_TVM_FFI_LIBDIR or tvm-ffi-config names it.
-        #[arg(long = "load", value_name = "LIB")]
+        /// With --globals: load this library first (repeatable), so that its global functions
+        /// are registered; libtvm_ffi is loaded before it when ABI_TVM_FFI_LIBDIR or
+        /// tvm-ffi-config names it.
+        #[arg(long = "load", value_name = "LIB", requires = "globals")]
         load: Vec<PathBuf>,
         /// List the global functions whose names start with PREFIX (`testing.`), with their metadata.
         #[arg(long, value_name = "PREFIX")]
@@ -142,8 +143,9 @@ enum Command {
         /// required with --crate, and only with it.
         #[arg(long = "abi-core", value_name = "DEPENDENCY", requires = "krate")]
         abi_core: Option<String>,
-        /// Load this library first (repeatable), so that its global functions are registered.
-        #[arg(long = "load", value_name = "LIB")]
+        /// With --globals: load this library first (repeatable), so that its global functions
+        /// are registered.
+        #[arg(long = "load", value_name = "LIB", requires = "globals")]
         load: Vec<PathBuf>,
         /// Bind the global functions whose names start with PREFIX (`testing.`).
         #[arg(long, value_name = "PREFIX")]

@@ -458,3 +458,20 @@ fn the_guide_excerpts_are_real_output() {
         assert!(iree.lines().any(|l| l == line), "guide line not in the output: {line}\n---\n{iree}");
     }
 }
+
+/// `--load` loads a library so that its globals are registered: without `--globals` it
+/// would be ignored, so it is refused (it was silently ignored).
+#[test]
+fn load_without_globals_is_refused() {
+    let lib = fixture_library("abi-mathlib", "mathlib");
+    for command in ["inspect", "bindgen"] {
+        let mut args = vec![command, "--load", path(&lib), path(&lib)];
+        if command == "bindgen" {
+            args.extend(["-o", "/dev/null"]);
+        }
+        let out = abi(&args);
+        let (_, stderr) = text(&out);
+        assert_eq!(out.status.code(), Some(2), "{command}: {stderr}");
+        assert!(stderr.contains("--globals <PREFIX>"), "{command}: {stderr}");
+    }
+}
