@@ -29,6 +29,7 @@ done
 missing=()
 command -v g++ >/dev/null || missing+=(g++)
 command -v gcc >/dev/null || missing+=(gcc)
+command -v objcopy >/dev/null || missing+=(binutils)                           # fuzz-seeds.sh
 command -v valgrind >/dev/null || missing+=(valgrind)
 command -v python3 >/dev/null || missing+=(python3)
 python3 -c 'import venv, ensurepip' 2>/dev/null || missing+=(python3-venv)

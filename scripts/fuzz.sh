@@ -17,12 +17,19 @@ while [ $# -gt 0 ]; do
     *) targets+=("$1"); shift ;;
   esac
 done
-[[ $minutes =~ ^[0-9]+$ ]] || { echo "usage: scripts/fuzz.sh --minutes N [TARGET...]" >&2; exit 2; }
+# libFuzzer runs without end for 0 seconds: at least a minute.
+[[ $minutes =~ ^[1-9][0-9]*$ ]] || { echo "usage: scripts/fuzz.sh --minutes N [TARGET...] (N >= 1)" >&2; exit 2; }
 target=${ABI_TARGET_DIR:-$(scripts/target-dir.sh)}
 [ ${#targets[@]} -gt 0 ] || mapfile -t targets < <(basename -s .rs fuzz/fuzz_targets/*.rs)
+for t in "${targets[@]}"; do
+  [ -e "fuzz/fuzz_targets/$t.rs" ] ||
+    { echo "no fuzz target $t; the targets: $(basename -s .rs fuzz/fuzz_targets/*.rs | tr '\n' ' ')" >&2; exit 2; }
+done
+seconds=$(( minutes * 60 / ${#targets[@]} ))
+[ "$seconds" -gt 0 ] || seconds=1
+echo "building the example libraries for seeds, then the targets (release): minutes from cold, before the $minutes minute(s)"
 scripts/fuzz-seeds.sh "$target/fuzz/seeds" >/dev/null
 bin=$(scripts/fuzz-build.sh --campaign)
-seconds=$(( minutes * 60 / ${#targets[@]} ))
 # The seeds' size (whole libraries are megabytes), not libFuzzer's 1 MiB cap.
 max_len() { if [ "$1" = library_file ]; then echo 4194304; else echo 1048576; fi; }
 for t in "${targets[@]}"; do
