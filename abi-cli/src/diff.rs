@@ -11,6 +11,7 @@
 
 use std::collections::BTreeSet;
 
+use abi_cli::push_line;
 use abi_core::schema::{python_literal, Metadata, OpInfo, ShapeRule, TypeSchema, Width};
 use serde_json::{json, Value};
 
@@ -787,18 +788,20 @@ impl Report {
         self.changes.iter().any(|c| c.kind.severity() == Severity::Breaking)
     }
 
-    /// One line per change and a summary.
+    /// One line per change and a summary; each line through [`push_line`], since the names
+    /// and types a change quotes come from the files.
     pub fn text(&self) -> String {
-        let mut out = format!("abi diff {} -> {}\n", self.old, self.new);
+        let mut out = String::new();
+        push_line(&mut out, &format!("abi diff {} -> {}", self.old, self.new));
         for c in &self.changes {
             let tag = match c.kind.severity() {
                 Severity::Breaking => "BREAKING  ",
                 Severity::Compatible => "compatible",
             };
-            out.push_str(&format!("{tag} {}: {} [{}]\n", c.subject, c.message, c.kind.name()));
+            push_line(&mut out, &format!("{tag} {}: {} [{}]", c.subject, c.message, c.kind.name()));
         }
         let n = self.changes.iter().filter(|c| c.kind.severity() == Severity::Breaking).count();
-        out.push_str(&format!("{n} breaking, {} compatible change(s)\n", self.changes.len() - n));
+        push_line(&mut out, &format!("{n} breaking, {} compatible change(s)", self.changes.len() - n));
         out
     }
 

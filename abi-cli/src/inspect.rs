@@ -2,44 +2,49 @@
 //! record, raw signature and global registry name, an op's rules; the classes; the IREE module and its
 //! functions' calling conventions; `--json` prints the model.
 
+use abi_cli::{printable, push_line};
 use abi_core::schema::OpInfo;
 use serde_json::{json, Value};
 
 use crate::globals::Global;
 use crate::read::Listing;
 
-/// The human-readable report.
+/// The human-readable report. Every line goes through [`push_line`], since what it shows
+/// comes from the file: a name holding a line break or an escape sequence prints escaped.
 pub fn text(listing: &Listing) -> String {
-    let mut out = format!(
-        "{}: {} export(s); metadata {}\n",
+    let mut out = String::new();
+    let mut head = format!(
+        "{}: {} export(s); metadata {}",
         listing.path.display(),
         listing.exports.len(),
         listing.source.describe()
     );
     if !listing.classes.is_empty() {
-        out.insert_str(out.len() - 1, &format!("; {} class(es) read from the file's records", listing.classes.len()));
+        head.push_str(&format!("; {} class(es) read from the file's records", listing.classes.len()));
     }
+    push_line(&mut out, &head);
     for e in &listing.exports {
-        out.push('\n');
+        push_line(&mut out, "");
         match &e.metadata {
-            Some(m) => out.push_str(&m.python_signature(&e.name)),
-            None => out.push_str(&format!("{}(...)  (no metadata published)", e.name)),
+            Some(m) => push_line(&mut out, &m.python_signature(&e.name)),
+            None => push_line(&mut out, &format!("{}(...)  (no metadata published)", e.name)),
         }
-        out.push('\n');
         if let Some(doc) = &e.doc {
             for line in doc.split('\n') {
-                out.push_str(&format!("    {}\n", printable(line)).replace("    \n", "\n"));
+                // A blank line of the docs prints empty, not as four spaces.
+                let shown = format!("    {line}");
+                push_line(&mut out, shown.strip_suffix("    ").unwrap_or(&shown));
             }
         }
         if let Some(m) = &e.metadata {
             if let Some(r) = &m.iree_abi {
-                out.push_str(&format!("    iree.abi: {}\n", r.to_json()));
+                push_line(&mut out, &format!("    iree.abi: {}", r.to_json()));
             }
             if let Some(s) = &m.signature {
-                out.push_str(&format!("    signature: {s}\n"));
+                push_line(&mut out, &format!("    signature: {s}"));
             }
             if let Some(g) = &m.global {
-                out.push_str(&format!("    global: {g}\n"));
+                push_line(&mut out, &format!("    global: {g}"));
             }
             if let Some(op) = &m.op {
                 op_text(&mut out, op);
@@ -48,16 +53,17 @@ pub fn text(listing: &Listing) -> String {
     }
     iree_text(&mut out, listing);
     for c in &listing.classes {
-        out.push_str(&format!("\nclass {} (parent {})\n", c.key, c.parent));
+        push_line(&mut out, "");
+        push_line(&mut out, &format!("class {} (parent {})", c.key, c.parent));
         indented(&mut out, &c.doc, "    ");
         for f in &c.fields {
             let access = if f.writable { "writable" } else { "read-only" };
-            out.push_str(&format!("    field {}: {} ({access})\n", f.name, f.ty.python()));
+            push_line(&mut out, &format!("    field {}: {} ({access})", f.name, f.ty.python()));
             indented(&mut out, &f.doc, "        ");
         }
         for m in &c.methods {
             let kind = if m.is_static { "static method" } else { "method" };
-            out.push_str(&format!("    {kind} {}\n", m.metadata.python_signature(&m.name)));
+            push_line(&mut out, &format!("    {kind} {}", m.metadata.python_signature(&m.name)));
             indented(&mut out, &m.doc, "        ");
         }
     }
@@ -68,18 +74,18 @@ pub fn text(listing: &Listing) -> String {
 /// written in place), its backward and JAX-order entry point.
 fn op_text(out: &mut String, op: &OpInfo) {
     let list = |names: &[String]| if names.is_empty() { "-".to_owned() } else { names.join(", ") };
-    out.push_str(&format!("    op ({}): inputs {}; scalars {}\n", op.device, list(&op.inputs), list(&op.scalars)));
+    push_line(out, &format!("    op ({}): inputs {}; scalars {}", op.device, list(&op.inputs), list(&op.scalars)));
     for o in &op.outputs {
-        out.push_str(&format!("        {}: {}\n", o.name, o.rule.text()));
+        push_line(out, &format!("        {}: {}", o.name, o.rule.text()));
     }
     if !op.inout.is_empty() {
-        out.push_str(&format!("        in place: {}\n", op.inout.join(", ")));
+        push_line(out, &format!("        in place: {}", op.inout.join(", ")));
     }
     if let Some(b) = &op.backward {
-        out.push_str(&format!("        backward: {b}\n"));
+        push_line(out, &format!("        backward: {b}"));
     }
     if let Some(j) = &op.jax {
-        out.push_str(&format!("        jax entry: {j}\n"));
+        push_line(out, &format!("        jax entry: {j}"));
     }
 }
 
@@ -89,53 +95,50 @@ fn op_json(op: &OpInfo) -> Value {
 }
 
 /// Each IREE module with its entry point, then the functions it serves as programs import
-/// them (`kit.add_i32`) with their calling conventions; functions without a module say so.
+/// them (`kit.add_i32`) with their calling conventions, in a column as wide as the longest
+/// name printed (however long: the names come from the file); functions without a module
+/// say so.
 fn iree_text(out: &mut String, listing: &Listing) {
     let iree = &listing.iree;
     if iree.functions.is_empty() && iree.modules.is_empty() {
         return;
     }
     for m in &iree.modules {
-        out.push_str(&format!(
-            "\nIREE module {}: entry point {}, {} function(s)\n",
-            m.name,
-            m.entry,
-            iree.functions.len()
-        ));
+        push_line(out, "");
+        push_line(
+            out,
+            &format!("IREE module {}: entry point {}, {} function(s)", m.name, m.entry, iree.functions.len()),
+        );
     }
     if iree.modules.is_empty() {
-        out.push_str(&format!(
-            "\nIREE functions without a module: {} function(s), no module entry point (add `abi_core::iree_module!(\"name\");`)\n",
-            iree.functions.len()
-        ));
+        push_line(out, "");
+        push_line(
+            out,
+            &format!(
+                "IREE functions without a module: {} function(s), no module entry point (add `abi_core::iree_module!(\"name\");`)",
+                iree.functions.len()
+            ),
+        );
     }
     // One module in nearly every library: its name prefixes the functions.
     let prefix = match iree.modules.as_slice() {
         [one] => format!("{}.", one.name),
         _ => String::new(),
     };
-    let width = iree.functions.iter().map(|f| f.name.len()).max().unwrap_or(0) + prefix.len();
-    for f in &iree.functions {
-        out.push_str(&format!("    {:width$}  {}\n", format!("{prefix}{}", f.name), f.cconv));
+    // Measured as printed (escaped: `push_line` leaves printable text as it is).
+    let names: Vec<String> = iree.functions.iter().map(|f| printable(&format!("{prefix}{}", f.name))).collect();
+    let width = names.iter().map(|n| n.chars().count()).max().unwrap_or(0);
+    for (f, name) in iree.functions.iter().zip(&names) {
+        let pad = " ".repeat(width - name.chars().count());
+        push_line(out, &format!("    {name}{pad}  {}", f.cconv));
     }
 }
 
-/// `text` with its control characters (a carriage return, an escape sequence a terminal
-/// would run) escaped as Rust writes them (`\r`, `\u{1b}`); tabs kept.
-fn printable(text: &str) -> String {
-    text.chars()
-        .map(|c| match c {
-            '\t' => c.to_string(),
-            c if c.is_control() => c.escape_default().to_string(),
-            c => c.to_string(),
-        })
-        .collect()
-}
-
+/// Each line of `doc`, indented, without trailing whitespace (a carriage return kept, as
+/// `\r`).
 fn indented(out: &mut String, doc: &str, indent: &str) {
     for line in doc.split('\n') {
-        out.push_str(format!("{indent}{}", printable(line)).trim_end());
-        out.push('\n');
+        push_line(out, printable(&format!("{indent}{line}")).trim_end());
     }
 }
 
@@ -143,22 +146,21 @@ fn indented(out: &mut String, doc: &str, indent: &str) {
 pub fn globals_text(prefix: &str, globals: &[Global], after_exports: bool) -> String {
     let mut out = String::new();
     if after_exports {
-        out.push('\n');
+        push_line(&mut out, "");
     }
-    out.push_str(&format!(
-        "{} global function(s) under `{prefix}`, registered by the loaded libraries\n",
-        globals.len()
-    ));
+    push_line(
+        &mut out,
+        &format!("{} global function(s) under `{prefix}`, registered by the loaded libraries", globals.len()),
+    );
     for g in globals {
-        out.push('\n');
+        push_line(&mut out, "");
         match &g.metadata {
-            Some(m) => out.push_str(&m.python_signature(&g.name)),
+            Some(m) => push_line(&mut out, &m.python_signature(&g.name)),
             None if g.packed => {
-                out.push_str(&format!("{}(*args: Any) -> Any  (packed: no signature published)", g.name))
+                push_line(&mut out, &format!("{}(*args: Any) -> Any  (packed: no signature published)", g.name))
             }
-            None => out.push_str(&format!("{}(*args: Any) -> Any  (no metadata published)", g.name)),
+            None => push_line(&mut out, &format!("{}(*args: Any) -> Any  (no metadata published)", g.name)),
         }
-        out.push('\n');
     }
     out
 }
@@ -251,4 +253,71 @@ fn classes(listing: &Listing) -> Value {
         })
         .collect();
     Value::Object(classes)
+}
+
+#[cfg(test)]
+mod tests {
+    use std::path::PathBuf;
+
+    use abi_core::schema::{Class, IreeFunctionRecord, IreeModule, IreeRecords};
+
+    use crate::read::{Export, Listing, Source};
+
+    fn listing(exports: Vec<Export>, classes: Vec<Class>, iree: IreeRecords) -> Listing {
+        Listing { path: PathBuf::from("lib.so"), source: Source::Data, exports, classes, iree }
+    }
+
+    #[test]
+    fn names_print_escaped_one_line_each_in_a_column_of_any_width() {
+        let function = |name: &str| IreeFunctionRecord { name: name.into(), cconv: "0i_i\n\u{1b}".into() };
+        let iree = IreeRecords {
+            modules: vec![IreeModule { name: "k\u{2028}".into(), entry: "create\r".into() }],
+            functions: vec![function("add"), function(&"f".repeat(65_536)), function("g\u{1b}[2J\nx")],
+        };
+        let class = Class {
+            key: "k.C\n".into(),
+            parent: "ffi.Object\u{1b}]0;t\u{7}".into(),
+            doc: String::new(),
+            fields: Vec::new(),
+            methods: Vec::new(),
+        };
+        let export = Export { name: "e\u{0}".into(), metadata: None, doc: None };
+        let text = super::text(&listing(vec![export], vec![class], iree));
+        // Padded by hand: `format!` pads to at most 65,535 characters.
+        let width = "k\\u{2028}.".len() + 65_536;
+        let row = |name: &str| format!("    {name}{}  0i_i\\n\\u{{1b}}", " ".repeat(width - name.len()));
+        let lines: Vec<&str> = text.lines().collect();
+        assert_eq!(
+            lines[..6],
+            [
+                "lib.so: 1 export(s); metadata read from the file's data; no library code ran; 1 class(es) read from the file's records",
+                "",
+                "e\\u{0}(...)  (no metadata published)",
+                "",
+                "IREE module k\\u{2028}: entry point create\\r, 3 function(s)",
+                &row("k\\u{2028}.add"),
+            ]
+        );
+        assert_eq!(lines[6].len(), 4 + width + 2 + "0i_i\\n\\u{1b}".len());
+        assert_eq!(lines[7], row("k\\u{2028}.g\\u{1b}[2J\\nx"));
+        assert_eq!(lines[8..], ["", "class k.C\\n (parent ffi.Object\\u{1b}]0;t\\u{7})", ""]);
+    }
+
+    #[test]
+    fn docs_print_as_before_blank_lines_empty_and_carriage_returns_escaped() {
+        let export = Export { name: "e".into(), metadata: None, doc: Some("a\r\n\n\tb    \nc\u{1b}".into()) };
+        let class = Class {
+            key: "k.C".into(),
+            parent: "ffi.Object".into(),
+            doc: "a\r\n\nb  ".into(),
+            fields: Vec::new(),
+            methods: Vec::new(),
+        };
+        let text = super::text(&listing(vec![export], vec![class], IreeRecords::default()));
+        let after_head = text.split_once('\n').unwrap().1;
+        assert_eq!(
+            after_head,
+            "\ne(...)  (no metadata published)\n    a\\r\n\n    \tb\n    c\\u{1b}\n\nclass k.C (parent ffi.Object)\n    a\\r\n\n    b\n"
+        );
+    }
 }

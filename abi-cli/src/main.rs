@@ -217,7 +217,7 @@ fn run(cli: Cli) -> Result<ExitCode, String> {
             };
             let written = wheel::write(&listing, &request, &out)?;
             for warning in &written.warnings {
-                eprintln!("abi: warning: {warning}");
+                warning_line(warning);
             }
             println!("wrote {}", written.path.display());
             Ok(ExitCode::SUCCESS)
@@ -348,8 +348,14 @@ fn shell_word(word: &str) -> String {
 /// later).
 fn warn(listing: &read::Listing) {
     if let Some(warning) = listing.iree_warning() {
-        eprintln!("abi: warning: {warning}");
+        warning_line(&warning);
     }
+}
+
+/// Prints `warning` on stderr as one line, bounded and escaped as errors are (it may quote
+/// a hostile file's names).
+fn warning_line(warning: &str) {
+    eprintln!("abi: warning: {}", abi_cli::one_line(warning));
 }
 
 fn pretty(v: &serde_json::Value) -> String {

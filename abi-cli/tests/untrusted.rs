@@ -332,3 +332,174 @@ fn many_classes_are_written_parents_first_with_names_apart() {
         at(name);
     }
 }
+
+/// What a hostile file puts in a name: terminal escape sequences (clear the screen, set the
+/// window title, ring the bell), a line break followed by `FORGED` (no line `abi` prints
+/// starts with it, unless a line break got through), a forged error line, a Unicode line
+/// separator.
+fn hostile(name: &str) -> String {
+    format!("{name}\u{1b}[2J\u{1b}]0;owned\u{7}\nFORGED\rabi: error: forged line\u{2028}")
+}
+
+/// `good` (an ELF library) whose section `name` holds `content` instead: the bytes go at
+/// the end of the file and the section's header points at them (readers find a section by
+/// its header), so a record section can grow.
+fn with_section(good: &[u8], name: &str, content: &[u8]) -> Vec<u8> {
+    let file = object::File::parse(good).expect("an ELF file");
+    let index = file.section_by_name(name).unwrap_or_else(|| panic!("no section {name}")).index().0;
+    let le = |at: usize, n: usize| good[at..at + n].iter().rev().fold(0usize, |v, &b| v << 8 | b as usize);
+    let (shoff, shentsize) = (le(0x28, 8), le(0x3a, 2)); // e_shoff, e_shentsize
+    let header = shoff + index * shentsize;
+    let mut bytes = good.to_vec();
+    bytes[header + 0x18..header + 0x20].copy_from_slice(&(good.len() as u64).to_le_bytes()); // sh_offset
+    bytes[header + 0x20..header + 0x28].copy_from_slice(&(content.len() as u64).to_le_bytes()); // sh_size
+    bytes.extend_from_slice(content);
+    bytes
+}
+
+/// The bytes of `good`'s section `name`.
+fn section<'a>(good: &'a [u8], name: &str) -> &'a [u8] {
+    let file = object::File::parse(good).expect("an ELF file");
+    let (start, len) = file.section_by_name(name).and_then(|s| s.file_range()).expect("the section");
+    &good[start as usize..(start + len) as usize]
+}
+
+/// Export records as the export records section holds them (docs/ABI.md section 4).
+fn export_records_section(records: &[abi_core::schema::ExportRecord]) -> Vec<u8> {
+    let mut out = Vec::new();
+    for r in records {
+        let body = format!("{}\0{}\0{}\0", r.metadata, r.signature, r.doc);
+        out.extend(format!("{}\0{}\0", r.name, r.global.as_deref().unwrap_or("")).bytes());
+        out.extend((body.len() as u32).to_le_bytes());
+        out.extend(body.bytes());
+    }
+    out
+}
+
+/// Real libraries whose names carry [`hostile`] text, each still a library `abi` reads:
+/// mathlib with hostile parameter names, global names, signature text, a parameter type
+/// and (in the dynamic symbols) an export name; iree-kit with a hostile module name and
+/// entry point and functions named by hostile text and by 65,536 characters, with its
+/// module and without (which earns a warning quoting every function name); the objects
+/// library with a class whose key, parent, field, method and parameter are hostile.
+fn hostile_names(dir: &Path) -> Vec<PathBuf> {
+    use serde_json::{json, Value};
+    let mut files = Vec::new();
+    let mut save = |name: &str, bytes: Vec<u8>| {
+        let path = dir.join(format!("{name}.so"));
+        std::fs::write(&path, bytes).unwrap();
+        files.push(path);
+    };
+
+    let math = std::fs::read(fixture_library("abi-mathlib", "mathlib")).unwrap();
+    let mut records =
+        abi_core::schema::parse_export_records(section(&math, abi_shared::EXPORT_RECORDS_SECTION)).unwrap();
+    for r in &mut records {
+        let mut m: Value = serde_json::from_str(&r.metadata).unwrap();
+        match r.name.as_str() {
+            "add" => {
+                m["arg_names"] = json!([hostile("a"), hostile("b")]);
+                m[abi_shared::GLOBAL_KEY] = json!(hostile("g"));
+                m["signature"] = json!(hostile("I"));
+                r.global = Some(hostile("g"));
+                r.signature = hostile("add");
+            }
+            "clamp" => {
+                let mut schema: Value = serde_json::from_str(m["type_schema"].as_str().unwrap()).unwrap();
+                schema["named_args"]["params"][0] = json!({ "type": hostile("T") });
+                m["type_schema"] = json!(schema.to_string());
+                m.as_object_mut().unwrap().remove("iree.abi");
+            }
+            _ => {}
+        }
+        r.metadata = m.to_string();
+    }
+    let mut math = with_section(&math, abi_shared::EXPORT_RECORDS_SECTION, &export_records_section(&records));
+    // An export named by hostile text in the dynamic symbols, the same length as the name.
+    let (start, len) = {
+        let file = object::File::parse(&*math).unwrap();
+        let (start, len) = file.section_by_name(".dynstr").and_then(|s| s.file_range()).unwrap();
+        (start as usize, len as usize)
+    };
+    let old = b"\0__tvm_ffi_sum_of_squares\0";
+    let at = start + math[start..start + len].windows(old.len()).position(|w| w == old).unwrap() + 11;
+    let new = format!("{:x<14}", "s\u{1b}[1m\nFORGED");
+    math[at..at + 14].copy_from_slice(new.as_bytes());
+    save("mathlib-hostile-names", math);
+
+    let kit = std::fs::read(fixture_library("iree-kit", "iree_kit")).unwrap();
+    let v = abi_shared::METADATA_VERSION;
+    let function = |name: &str, cconv: &str| {
+        json!({ "record": "iree.function", "name": name, "cconv": cconv, "abi.version": v }).to_string()
+    };
+    let functions = [function(&"f".repeat(65_536), "0ii_i"), function(&hostile("g"), &hostile("0i_i"))];
+    let module =
+        json!({ "record": "iree.module", "name": hostile("kit"), "entry": hostile("create"), "abi.version": v });
+    for (name, records) in [
+        ("iree-hostile-names", [&functions[..], &[module.to_string()]].concat()),
+        ("iree-hostile-names-no-module", functions.to_vec()),
+    ] {
+        save(name, with_section(&kit, abi_shared::IREE_RECORDS_SECTION, records.join("\0").as_bytes()));
+    }
+
+    let objects = std::fs::read(fixture_library("abi-objects-lib", "abi_objects_lib")).unwrap();
+    let mut classes = section(&objects, abi_shared::CLASS_RECORDS_SECTION).to_vec();
+    classes.push(0);
+    let record = class_record(&hostile("k.C"), &hostile("f"), &hostile("m"), &hostile("a"));
+    let parent = format!("\"parent\":{}", json!(hostile("ffi.Object")));
+    classes.extend(record.replacen("\"parent\":\"ffi.Object\"", &parent, 1).bytes());
+    save("objects-hostile-names", with_section(&objects, abi_shared::CLASS_RECORDS_SECTION, &classes));
+    files
+}
+
+#[test]
+fn names_from_the_file_print_escaped_on_one_line_each() {
+    let dir = std::env::temp_dir().join(format!("abi-hostile-names-{}", std::process::id()));
+    std::fs::create_dir_all(&dir).unwrap();
+    let good = fixture_library("abi-mathlib", "mathlib");
+    let out_dir = path(&dir);
+    let rs = format!("{out_dir}/bindings.rs");
+    let longest_warning = "abi: warning: ".len() + abi_cli::MESSAGE_CHARS + "...".len();
+    for file in hostile_names(&dir) {
+        let f = path(&file);
+        for args in [
+            vec!["inspect", "--no-load", f],
+            vec!["inspect", "--no-load", "--json", f],
+            vec!["diff", "--no-load", path(&good), f],
+            vec!["diff", "--no-load", "--json", path(&good), f],
+            vec!["stubs", "--no-load", f, "--package", "p", "-o", out_dir],
+            vec!["wheel", "--no-load", f, "--package", "p", "--version", "1.0", "-o", out_dir],
+            vec!["bindgen", "--no-load", f, "-o", &rs],
+        ] {
+            let out = abi(&args);
+            let (stdout, stderr) = text(&out);
+            let code = out.status.code();
+            let codes: &[i32] = match args[0] {
+                "inspect" => &[0], // the file reads: its names are what is printed
+                "diff" => &[0, 1, 2],
+                _ => &[0, 2],
+            };
+            assert!(code.is_some_and(|c| codes.contains(&c)), "{f}: {args:?}: {code:?}: {stderr}");
+            // JSON escapes control characters itself, and may keep line separators.
+            let json = args.contains(&"--json");
+            for (stream, printed) in [("stdout", &stdout), ("stderr", &stderr)] {
+                let bad = printed.chars().find(|&c| {
+                    (c.is_control() && !matches!(c, '\n' | '\t')) || (!json && matches!(c, '\u{2028}' | '\u{2029}'))
+                });
+                assert_eq!(bad, None, "{f}: {args:?}: {stream}: {printed}");
+                for line in printed.lines() {
+                    assert!(!line.starts_with("FORGED"), "{f}: {args:?}: a line break got through: {printed}");
+                }
+            }
+            for line in stderr.lines() {
+                assert!(line.starts_with("abi: warning: ") || line.starts_with("abi: error: "), "{args:?}: {stderr}");
+                assert!(line.chars().count() <= longest_warning, "{f}: {args:?}: {} chars", line.chars().count());
+            }
+            if args[0] == "inspect" && !json {
+                let shown = r"\u{1b}[2J\u{1b}]0;owned\u{7}\nFORGED\rabi: error: forged line\u{2028}";
+                assert!(stdout.contains(shown), "{f}: the names print escaped: {stdout}");
+            }
+        }
+    }
+    std::fs::remove_dir_all(&dir).unwrap();
+}
