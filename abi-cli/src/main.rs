@@ -14,6 +14,7 @@ mod wheel;
 // fuzz targets reach them; `crate::read` and `crate::stubs` name them here as before.
 use abi_cli::{read, stubs};
 
+use std::io::Write;
 use std::path::{Path, PathBuf};
 use std::process::ExitCode;
 
@@ -52,7 +53,7 @@ enum Command {
         #[arg(long)]
         json: bool,
         /// Never load the library; fail if its metadata is only reachable by calling it. See LOADING.
-        #[arg(long, conflicts_with = "globals")]
+        #[arg(long, conflicts_with_all = ["globals", "load"])]
         no_load: bool,
         /// With --globals: load this library first (repeatable), so that its global functions
         /// are registered; libtvm_ffi is loaded before it when ABI_TVM_FFI_LIBDIR or
@@ -152,7 +153,7 @@ enum Command {
         globals: Option<String>,
         /// Never load the library: read abi libraries' records from the file (C++ libraries,
         /// which publish metadata only as functions, are refused).
-        #[arg(long, conflicts_with = "globals")]
+        #[arg(long, conflicts_with_all = ["globals", "load"])]
         no_load: bool,
     },
     /// Classify every change between two builds: exit 0 when compatible, 1 when breaking.
@@ -187,13 +188,13 @@ fn run(cli: Cli) -> Result<ExitCode, String> {
                 warn(listing);
             }
             if json {
-                println!("{}", pretty(&inspect::json(listing.as_ref(), found.as_deref())));
+                emit(&pretty(&inspect::json(listing.as_ref(), found.as_deref())))?;
             } else {
                 if let Some(listing) = &listing {
-                    print!("{}", inspect::text(listing));
+                    emit(&inspect::text(listing))?;
                 }
                 if let (Some(found), Some(prefix)) = (&found, &globals) {
-                    print!("{}", inspect::globals_text(prefix, found, listing.is_some()));
+                    emit(&inspect::globals_text(prefix, found, listing.is_some()))?;
                 }
             }
             Ok(ExitCode::SUCCESS)
@@ -201,13 +202,12 @@ fn run(cli: Cli) -> Result<ExitCode, String> {
         Command::Stubs { lib, package, out, no_load } => {
             let listing = read::read(&lib, !no_load)?;
             for written in stubs::write(&listing, &package, &out)? {
-                println!("wrote {}", written.display());
+                emit(&format!("wrote {}\n", written.display()))?;
             }
             Ok(ExitCode::SUCCESS)
         }
         Command::Wheel { lib, package, version, dist_name, requires, platform_tag, out, no_load } => {
             let listing = read::read(&lib, !no_load)?;
-            warn(&listing);
             let request = wheel::Request {
                 package: &package,
                 version: &version,
@@ -216,20 +216,22 @@ fn run(cli: Cli) -> Result<ExitCode, String> {
                 platform: &platform_tag.parse()?,
             };
             let written = wheel::write(&listing, &request, &out)?;
+            // After the wheel is written: a run that fails says one line, its error.
+            warn(&listing);
             for warning in &written.warnings {
                 warning_line(warning);
             }
-            println!("wrote {}", written.path.display());
+            emit(&format!("wrote {}\n", written.path.display()))?;
             Ok(ExitCode::SUCCESS)
         }
         Command::InitPython { dir, package, dist_name, force } => {
             for written in init_python::write(&dir, package.as_deref(), dist_name.as_deref(), force)? {
-                println!("wrote {}", written.display());
+                emit(&format!("wrote {}\n", written.display()))?;
             }
             // A path pip reads as a folder, never as a name to look up on PyPI.
             let folder =
                 if dir.is_absolute() || dir.starts_with(".") { dir.clone() } else { PathBuf::from(".").join(&dir) };
-            println!("next: pip install {}", folder.display());
+            emit(&format!("next: pip install {}\n", folder.display()))?;
             Ok(ExitCode::SUCCESS)
         }
         Command::Bindgen { lib, out, krate, module: _, abi_core, load, globals, no_load } => {
@@ -270,7 +272,7 @@ fn run(cli: Cli) -> Result<ExitCode, String> {
             let source = bindgen::module(&request)?;
             let krate = krate.as_deref().zip(abi_core.as_deref());
             for written in bindgen::write(&source, &out, krate)? {
-                println!("wrote {}", written.display());
+                emit(&format!("wrote {}\n", written.display()))?;
             }
             Ok(ExitCode::SUCCESS)
         }
@@ -278,9 +280,9 @@ fn run(cli: Cli) -> Result<ExitCode, String> {
             let (old, new) = (read::read(&old, !no_load)?, read::read(&new, !no_load)?);
             let report = diff::diff(&old, &new);
             if json {
-                println!("{}", pretty(&report.json()));
+                emit(&pretty(&report.json()))?;
             } else {
-                print!("{}", report.text());
+                emit(&report.text())?;
             }
             Ok(if report.breaking() { ExitCode::from(1) } else { ExitCode::SUCCESS })
         }
@@ -355,11 +357,32 @@ fn warn(listing: &read::Listing) {
 /// Prints `warning` on stderr as one line, bounded and escaped as errors are (it may quote
 /// a hostile file's names).
 fn warning_line(warning: &str) {
-    eprintln!("abi: warning: {}", abi_cli::one_line(warning));
+    // Not eprintln!, which panics when stderr cannot be written.
+    let _ = writeln!(std::io::stderr(), "abi: warning: {}", abi_cli::one_line(warning));
 }
 
+/// `v` as indented JSON, every control character in it escaped: serde_json escapes C0's
+/// only, and a file's texts may hold C1 controls (a terminal runs `\u{9b}` as CSI), DEL
+/// and line separators. Outside strings the text has only spaces and line breaks.
 fn pretty(v: &serde_json::Value) -> String {
-    serde_json::to_string_pretty(v).unwrap_or_else(|_| v.to_string())
+    let text = serde_json::to_string_pretty(v).unwrap_or_else(|_| v.to_string());
+    let mut out = String::with_capacity(text.len() + 1);
+    for c in text.chars() {
+        if c != '\n' && (c.is_control() || matches!(c, '\u{2028}' | '\u{2029}')) {
+            out.push_str(&format!("\\u{:04x}", u32::from(c)));
+        } else {
+            out.push(c);
+        }
+    }
+    out.push('\n');
+    out
+}
+
+/// Writes `text` to stdout: a closed pipe (`| head`) or a full disk is an error, not a
+/// panic.
+fn emit(text: &str) -> Result<(), String> {
+    let mut stdout = std::io::stdout().lock();
+    stdout.write_all(text.as_bytes()).and_then(|()| stdout.flush()).map_err(|e| format!("cannot write the output: {e}"))
 }
 
 fn main() -> ExitCode {
@@ -367,7 +390,7 @@ fn main() -> ExitCode {
     match run(cli) {
         Ok(code) => code,
         Err(message) => {
-            eprintln!("abi: error: {}", abi_cli::one_line(&message));
+            let _ = writeln!(std::io::stderr(), "abi: error: {}", abi_cli::one_line(&message));
             ExitCode::from(2)
         }
     }

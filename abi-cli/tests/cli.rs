@@ -473,5 +473,15 @@ fn load_without_globals_is_refused() {
         let (_, stderr) = text(&out);
         assert_eq!(out.status.code(), Some(2), "{command}: {stderr}");
         assert!(stderr.contains("--globals <PREFIX>"), "{command}: {stderr}");
+    } // Nor with --no-load, which loads nothing (it was ignored too).
+    for command in ["inspect", "bindgen"] {
+        let mut args = vec![command, "--no-load", "--load", path(&lib), path(&lib)];
+        if command == "bindgen" {
+            args.extend(["-o", "/dev/null"]);
+        }
+        let out = abi(&args);
+        let (_, stderr) = text(&out);
+        assert_eq!(out.status.code(), Some(2), "{command}: {stderr}");
+        assert!(stderr.contains("'--no-load' cannot be used with '--load <LIB>'"), "{command}: {stderr}");
     }
 }

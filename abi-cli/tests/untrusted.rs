@@ -328,7 +328,7 @@ fn many_classes_are_written_parents_first_with_names_apart() {
 /// starts with it, unless a line break got through), a forged error line, a Unicode line
 /// separator.
 fn hostile(name: &str) -> String {
-    format!("{name}\u{1b}[2J\u{1b}]0;owned\u{7}\nFORGED\rabi: error: forged line\u{2028}")
+    format!("{name}\u{1b}[2J\u{1b}]0;owned\u{7}\nFORGED\rabi: error: forged line\u{2028}\u{9b}31m\u{7f}")
 }
 
 /// `good` (an ELF library) whose section `name` holds `content` instead: the bytes go at
@@ -487,11 +487,65 @@ fn names_from_the_file_print_escaped_on_one_line_each() {
                 assert!(line.starts_with("abi: warning: ") || line.starts_with("abi: error: "), "{args:?}: {stderr}");
                 assert!(line.chars().count() <= longest_warning, "{f}: {args:?}: {} chars", line.chars().count());
             }
+            // Bindings put names from the file in comments: a line break there would make the
+            // rest of the line Rust code.
+            if args[0] == "bindgen" && code == Some(0) {
+                let bindings = std::fs::read_to_string(&rs).unwrap();
+                assert_eq!(bindings.chars().find(|&c| c.is_control() && c != '\n'), None, "{f}: {bindings}");
+                assert!(!bindings.lines().any(|l| l.trim_start().starts_with("FORGED")), "{f}: {bindings}");
+            }
             if args[0] == "inspect" && !json {
-                let shown = r"\u{1b}[2J\u{1b}]0;owned\u{7}\nFORGED\rabi: error: forged line\u{2028}";
+                let shown = r"\u{1b}[2J\u{1b}]0;owned\u{7}\nFORGED\rabi: error: forged line\u{2028}\u{9b}31m\u{7f}";
                 assert!(stdout.contains(shown), "{f}: the names print escaped: {stdout}");
             }
         }
     }
+    std::fs::remove_dir_all(&dir).unwrap();
+}
+
+/// Output that cannot be written (a full disk; `| head`, which closes the pipe) is one
+/// error line and exit 2, not a panic (exit 101).
+#[test]
+fn output_that_cannot_be_written_is_an_error_not_a_panic() {
+    let good = fixture_library("abi-mathlib", "mathlib");
+    for args in [vec!["inspect", "--no-load", path(&good)], vec!["inspect", "--no-load", "--json", path(&good)]] {
+        let full = std::fs::OpenOptions::new().write(true).open("/dev/full").unwrap();
+        let out = Command::new(env!("CARGO_BIN_EXE_abi")).args(&args).stdout(full).output().unwrap();
+        let (_, stderr) = text(&out);
+        assert_eq!(out.status.code(), Some(2), "{args:?}: {stderr}");
+        assert!(stderr.starts_with("abi: error: cannot write the output: "), "{args:?}: {stderr}");
+        assert_eq!(stderr.lines().count(), 1, "{stderr}");
+    }
+}
+
+/// A run that fails says one line, its error, even when the file also earns a warning
+/// (IREE functions without a module), which `wheel` printed before failing.
+#[test]
+fn a_failing_run_says_one_line_even_with_a_warning() {
+    let kit = std::fs::read(fixture_library("iree-kit", "iree_kit")).unwrap();
+    // Only the function records: no module entry, so the warning.
+    let records = section(&kit, abi_shared::IREE_RECORDS_SECTION);
+    let functions: Vec<&[u8]> =
+        records.split(|&b| b == 0).filter(|r| !r.is_empty() && !r.windows(11).any(|w| w == b"iree.module")).collect();
+    let no_module = with_section(&kit, abi_shared::IREE_RECORDS_SECTION, &functions.join(&0u8));
+    // The dynamic section, which wheel reads for the platform, past the end of the file.
+    let file = object::File::parse(&*no_module).unwrap();
+    let dynamic = file.section_by_name(".dynamic").unwrap().index().0;
+    let shoff = u64::from_le_bytes(no_module[0x28..0x30].try_into().unwrap()) as usize;
+    let mut bad = no_module.clone();
+    let at = shoff + 64 * dynamic + 0x18; // sh_offset
+    bad[at..at + 8].copy_from_slice(&(1u64 << 40).to_le_bytes());
+    let dir = std::env::temp_dir().join(format!("abi-warning-then-error-{}", std::process::id()));
+    std::fs::create_dir_all(&dir).unwrap();
+    let (warned, failing) = (dir.join("warned.so"), dir.join("failing.so"));
+    std::fs::write(&warned, &no_module).unwrap();
+    std::fs::write(&failing, &bad).unwrap();
+    let inspect = abi(&["inspect", "--no-load", path(&warned)]);
+    assert!(text(&inspect).1.starts_with("abi: warning: "), "the file earns the warning: {}", text(&inspect).1);
+    let out = abi(&["wheel", "--no-load", path(&failing), "--package", "p", "--version", "1.0", "-o", path(&dir)]);
+    let (_, stderr) = text(&out);
+    assert_eq!(out.status.code(), Some(2), "{stderr}");
+    assert_eq!(stderr.lines().count(), 1, "{stderr}");
+    assert!(stderr.starts_with("abi: error: "), "{stderr}");
     std::fs::remove_dir_all(&dir).unwrap();
 }

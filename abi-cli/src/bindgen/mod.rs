@@ -9,6 +9,7 @@ mod manifest;
 mod names;
 mod rust_type;
 
+use abi_cli::printable;
 use std::fmt::Write as _;
 use std::path::{Path, PathBuf};
 
@@ -104,9 +105,12 @@ pub fn module(req: &Request<'_>) -> Result<String, String> {
         (None, Some((p, _))) => format!("the globals under `{p}`"),
         (None, None) => return Err("nothing to bind: name a library, or --globals".to_owned()),
     };
+    // Names and paths from a file go into comments escaped: a line break would end the
+    // comment and make the rest Rust code.
+    let from = printable(&from);
     writeln!(out, "//! Rust bindings to {from}, written by `abi bindgen` from the metadata they publish:").unwrap();
     writeln!(out, "//! every call is checked against it when bound. Do not edit; regenerate with").unwrap();
-    writeln!(out, "//! `{}`.", req.command).unwrap();
+    writeln!(out, "//! `{}`.", printable(req.command)).unwrap();
     out.push_str(&body);
     out.push_str(&handles_text);
     out.push_str(&structs_text);
@@ -120,7 +124,7 @@ fn import_set(out: &mut String, types: &mut Types, set: &str, what: &str, mut it
     for (item, name) in items.iter_mut().zip(unique(rust)) {
         item.rust_name = name;
     }
-    writeln!(out, "\n/// {what}\n#[abi_core::import({set})]\nextern \"C\" {{").unwrap();
+    writeln!(out, "\n/// {}\n#[abi_core::import({set})]\nextern \"C\" {{", printable(what)).unwrap();
     for item in &items {
         declaration(out, types, item);
     }
@@ -152,7 +156,7 @@ fn declaration(out: &mut String, types: &mut Types, item: &Item) {
         writeln!(out, "    /// for other counts).").unwrap();
     }
     for note in &types.notes {
-        writeln!(out, "    // abi bindgen: {note}").unwrap();
+        writeln!(out, "    // abi bindgen: {}", printable(note)).unwrap();
     }
     let mut opts = Vec::new();
     if item.rust_name != item.abi_name {
@@ -183,12 +187,16 @@ fn handle(out: &mut String, types: &mut Types, key: &str, name: &str, class: Opt
     out.push_str("\nabi_core::reflected_type! {\n");
     match class.as_ref().map(|c| c.doc.trim()).filter(|d| !d.is_empty()) {
         Some(doc) => doc_lines(out, "    ", Some(doc)),
-        None => writeln!(out, "    /// An object of `{key}`.").unwrap(),
+        None => writeln!(out, "    /// An object of `{}`.", printable(key)).unwrap(),
     }
     writeln!(out, "    pub struct {name} = {};\n}}", rust_string(key)).unwrap();
     let Some(class) = class else {
-        writeln!(out, "// abi bindgen: `{key}` is not registered in this process: no fields or methods were read.")
-            .unwrap();
+        writeln!(
+            out,
+            "// abi bindgen: `{}` is not registered in this process: no fields or methods were read.",
+            printable(key)
+        )
+        .unwrap();
         return;
     };
     // Members in name order; getters, setters and methods share one scope of names.
@@ -243,7 +251,7 @@ fn handle(out: &mut String, types: &mut Types, key: &str, name: &str, class: Opt
         if f.writable {
             sep(out);
             let setter = names.next().unwrap_or_default();
-            writeln!(out, "    /// Sets `{}`.", f.name).unwrap();
+            writeln!(out, "    /// Sets `{}`.", printable(&f.name)).unwrap();
             writeln!(out, "    pub fn {setter}(&self, value: {ty}) -> abi_core::Result<()> {{").unwrap();
             writeln!(out, "        abi_core::Reflected::set(self, {field}, value)\n    }}").unwrap();
         }
@@ -315,7 +323,7 @@ fn is_self(t: &TypeSchema, key: &str) -> bool {
 
 fn notes(out: &mut String, types: &Types) {
     for note in &types.notes {
-        writeln!(out, "    // abi bindgen: {note}").unwrap();
+        writeln!(out, "    // abi bindgen: {}", printable(note)).unwrap();
     }
 }
 
@@ -345,7 +353,7 @@ fn doc_lines(out: &mut String, indent: &str, doc: Option<&str>) {
         } else {
             // Docs come from C++ and Python: fence nothing, but keep rustdoc from reading
             // indented lines as Rust code blocks.
-            writeln!(out, "{indent}/// {}", line.replace("```", "'''")).unwrap();
+            writeln!(out, "{indent}/// {}", printable(&line.replace("```", "'''"))).unwrap();
         }
     }
 }
