@@ -9,7 +9,7 @@
 //! in-place parameters, backward and device are what its framework wrappers are made of:
 //! changing one is breaking.
 
-use std::collections::BTreeSet;
+use std::collections::{BTreeSet, HashMap, HashSet};
 
 use abi_cli::push_line;
 use abi_core::schema::{python_literal, Metadata, OpInfo, ShapeRule, TypeSchema, Width};
@@ -152,21 +152,32 @@ impl Diff<'_> {
 /// Compares `old` with `new`.
 pub fn diff(old: &Listing, new: &Listing) -> Report {
     let mut changes = Vec::new();
-    let find = |l: &'_ Listing, name: &str| l.exports.iter().find(|e| e.name == name).cloned();
-    let old_names: BTreeSet<&str> = old.exports.iter().map(|e| e.name.as_str()).collect();
-    let new_names: BTreeSet<&str> = new.exports.iter().map(|e| e.name.as_str()).collect();
-    let mut added: Vec<&Export> = new.exports.iter().filter(|e| !old_names.contains(e.name.as_str())).collect();
-    for gone in old.exports.iter().filter(|e| !new_names.contains(e.name.as_str())) {
+    // Maps, not scans per export: a file may hold tens of thousands of exports.
+    let new_by_name: HashMap<&str, &Export> = new.exports.iter().map(|e| (e.name.as_str(), e)).collect();
+    let old_names: HashSet<&str> = old.exports.iter().map(|e| e.name.as_str()).collect();
+    let sig = |e: &Export| e.metadata.as_ref().map(|m| m.python_signature("f"));
+    let gone: Vec<(&Export, Option<String>)> =
+        old.exports.iter().filter(|e| !new_by_name.contains_key(e.name.as_str())).map(|e| (e, sig(e))).collect();
+    let added: Vec<(&Export, Option<String>)> =
+        new.exports.iter().filter(|e| !old_names.contains(e.name.as_str())).map(|e| (e, sig(e))).collect();
+    let mut removed_with: HashMap<&str, usize> = HashMap::new();
+    for s in gone.iter().filter_map(|(_, s)| s.as_deref()) {
+        *removed_with.entry(s).or_default() += 1;
+    }
+    let mut added_with: HashMap<&str, Vec<usize>> = HashMap::new();
+    for (i, s) in added.iter().enumerate().filter_map(|(i, (_, s))| Some((i, s.as_deref()?))) {
+        added_with.entry(s).or_default().push(i);
+    }
+    let mut renamed_to = vec![false; added.len()];
+    for (gone, s) in &gone {
         let mut d = Diff { subject: &gone.name, out: &mut changes };
         // Removed, and exactly one added export (and no other removed one) has its
         // signature and parameter names: a rename (callers still use the old name).
-        let sig = |e: &Export| e.metadata.as_ref().map(|m| m.python_signature("f"));
-        let same = |a: &&Export| sig(a).is_some() && sig(a) == sig(gone);
-        let twins = old.exports.iter().filter(|o| !new_names.contains(o.name.as_str()) && same(o)).count();
-        let candidates: Vec<usize> = (0..added.len()).filter(|&i| same(&added[i])).collect();
-        match (candidates.as_slice(), twins) {
-            (&[i], 1) => {
-                let to = added.remove(i);
+        let candidates = s.as_deref().and_then(|s| Some((removed_with[s], added_with.get(s)?.as_slice())));
+        match candidates {
+            Some((1, &[i])) => {
+                renamed_to[i] = true;
+                let to = added[i].0;
                 d.push(
                     ChangeKind::ExportRenamed,
                     None,
@@ -177,13 +188,13 @@ pub fn diff(old: &Listing, new: &Listing) -> Report {
             _ => d.push(ChangeKind::ExportRemoved, None, (signature(gone), None), "removed".to_owned()),
         }
     }
-    for a in added {
+    for ((a, _), _) in added.iter().zip(&renamed_to).filter(|(_, &renamed)| !renamed) {
         let mut d = Diff { subject: &a.name, out: &mut changes };
         d.push(ChangeKind::ExportAdded, None, (None, signature(a)), "added".to_owned());
     }
     for o in &old.exports {
-        if let Some(n) = find(new, &o.name) {
-            export(o, &n, &mut changes);
+        if let Some(n) = new_by_name.get(o.name.as_str()) {
+            export(o, n, &mut changes);
         }
     }
     classes(&old.classes, &new.classes, &mut changes);
@@ -230,12 +241,13 @@ fn params(d: &mut Diff<'_>, om: &Metadata, nm: &Metadata) {
         );
         return;
     }
+    let (od, nd) = (om.defaults(), nm.defaults());
     for (i, (old, new)) in op.iter().zip(&np).enumerate() {
         param(d, i, old, new);
-        default(d, i, &new.0, om.default_of(&old.0), nm.default_of(&new.0));
+        default(d, i, &new.0, od[i].as_ref(), nd[i].as_ref());
     }
     for (i, (name, t)) in np.iter().enumerate().skip(op.len()) {
-        match nm.default_of(name) {
+        match &nd[i] {
             Some(value) => d.push(
                 ChangeKind::ParamAddedWithDefault,
                 Some(name.clone()),
@@ -407,9 +419,12 @@ fn tensor_text(t: &TypeSchema) -> String {
 /// removal, a field that can no longer be written or changed its type, another parent
 /// (isinstance and the inherited members) or a method turned static or back break callers.
 fn classes(old: &[Class], new: &[Class], changes: &mut Vec<Change>) {
+    // Maps, not scans: a file may declare tens of thousands of classes, fields and methods.
+    let new_by_key: HashMap<&str, &Class> = new.iter().rev().map(|n| (n.key.as_str(), n)).collect();
+    let old_keys: HashSet<&str> = old.iter().map(|o| o.key.as_str()).collect();
     for o in old {
         let mut d = Diff { subject: &o.key, out: changes };
-        let Some(n) = new.iter().find(|n| n.key == o.key) else {
+        let Some(&n) = new_by_key.get(o.key.as_str()) else {
             d.push(ChangeKind::ClassRemoved, None, (Some(o.key.clone()), None), "class removed".to_owned());
             continue;
         };
@@ -432,17 +447,19 @@ fn classes(old: &[Class], new: &[Class], changes: &mut Vec<Change>) {
         class_fields(o, n, changes);
         class_methods(o, n, changes);
     }
-    for n in new.iter().filter(|n| !old.iter().any(|o| o.key == n.key)) {
+    for n in new.iter().filter(|n| !old_keys.contains(n.key.as_str())) {
         let mut d = Diff { subject: &n.key, out: changes };
         d.push(ChangeKind::ClassAdded, None, (None, Some(n.key.clone())), "class added".to_owned());
     }
 }
 
 fn class_fields(old: &Class, new: &Class, changes: &mut Vec<Change>) {
+    let new_fields: HashMap<&str, _> = new.fields.iter().rev().map(|f| (f.name.as_str(), f)).collect();
+    let old_fields: HashSet<&str> = old.fields.iter().map(|f| f.name.as_str()).collect();
     for of in &old.fields {
         let name = format!("{}.{}", old.key, of.name);
         let mut d = Diff { subject: &name, out: changes };
-        match new.fields.iter().find(|nf| nf.name == of.name) {
+        match new_fields.get(of.name.as_str()) {
             None => d.push(
                 ChangeKind::FieldRemoved,
                 None,
@@ -473,7 +490,7 @@ fn class_fields(old: &Class, new: &Class, changes: &mut Vec<Change>) {
             }
         }
     }
-    for nf in new.fields.iter().filter(|nf| !old.fields.iter().any(|of| of.name == nf.name)) {
+    for nf in new.fields.iter().filter(|nf| !old_fields.contains(nf.name.as_str())) {
         let name = format!("{}.{}", new.key, nf.name);
         let mut d = Diff { subject: &name, out: changes };
         d.push(
@@ -494,10 +511,12 @@ fn class_methods(old: &Class, new: &Class, changes: &mut Vec<Change>) {
         metadata: Some(m.metadata.clone()),
         doc: Some(m.doc.clone()),
     };
+    let new_methods: HashMap<&str, &Method> = new.methods.iter().rev().map(|m| (m.name.as_str(), m)).collect();
+    let old_methods: HashSet<&str> = old.methods.iter().map(|m| m.name.as_str()).collect();
     for om in &old.methods {
         let oe = as_export(old, om);
         let mut d = Diff { subject: &oe.name, out: changes };
-        match new.methods.iter().find(|nm| nm.name == om.name) {
+        match new_methods.get(om.name.as_str()).copied() {
             None => d.push(ChangeKind::MethodRemoved, None, (signature(&oe), None), "method removed".to_owned()),
             Some(nm) if nm.is_static != om.is_static => {
                 let what = if nm.is_static { "static now (no receiver)" } else { "an instance method now" };
@@ -511,7 +530,7 @@ fn class_methods(old: &Class, new: &Class, changes: &mut Vec<Change>) {
             Some(nm) => export(&oe, &as_export(new, nm), d.out),
         }
     }
-    for nm in new.methods.iter().filter(|nm| !old.methods.iter().any(|om| om.name == nm.name)) {
+    for nm in new.methods.iter().filter(|nm| !old_methods.contains(nm.name.as_str())) {
         let ne = as_export(new, nm);
         let mut d = Diff { subject: &ne.name, out: changes };
         d.push(ChangeKind::MethodAdded, None, (None, signature(&ne)), "method added".to_owned());
@@ -837,6 +856,60 @@ mod tests {
 
     fn kinds(changes: &[Change]) -> Vec<(&str, &str, Severity)> {
         changes.iter().map(|c| (c.subject.as_str(), c.kind.name(), c.kind.severity())).collect()
+    }
+
+    /// A file may hold tens of thousands of exports, methods and defaults: 20,000 removed
+    /// exports, 20,000 renamed methods and an export of 20,000 parameters with defaults
+    /// diff in time linear in their number. (Each scanned the others before, and this
+    /// did not finish in minutes.)
+    #[test]
+    fn thousands_of_exports_methods_and_defaults_diff_in_linear_time() {
+        const N: usize = 20_000;
+        let names: Vec<String> = (0..N).map(|i| format!("p{i}")).collect();
+        let schema = |n: usize| {
+            let params: Vec<String> = (0..n).map(|_| r#"{"type":"int"}"#.to_owned()).collect();
+            format!(
+                r#"{{"type":"ffi.Function","named_args":{{"return":[{{"type":"int"}}],"params":[{}]}}}}"#,
+                params.join(",")
+            )
+        };
+        let metadata = |n: usize, defaults: bool| {
+            let mut m = serde_json::json!({
+                "type_schema": schema(n), "arg_names": names[..n], "abi.version": abi_shared::METADATA_VERSION,
+            });
+            if defaults {
+                let d: serde_json::Map<String, serde_json::Value> =
+                    names[n / 2..n].iter().map(|k| (k.clone(), serde_json::json!(1))).collect();
+                m[abi_shared::DEFAULTS_KEY] = serde_json::Value::Object(d);
+            }
+            Metadata::parse(&m.to_string()).unwrap()
+        };
+        let one = metadata(1, false);
+        let export = |name: String, m: &Metadata| Export { name, metadata: Some(m.clone()), doc: None };
+        let wide = metadata(N, true);
+        let listing = |exports: Vec<Export>, methods: &str| Listing {
+            path: std::path::PathBuf::from("lib.so"),
+            source: crate::read::Source::Data,
+            exports,
+            classes: vec![Class {
+                methods: (0..N)
+                    .map(|i| Method {
+                        name: format!("{methods}{i}"),
+                        is_static: true,
+                        doc: String::new(),
+                        metadata: one.clone(),
+                    })
+                    .collect(),
+                ..class("k.C", "ffi.Object")
+            }],
+            iree: Default::default(),
+        };
+        let mut old: Vec<Export> = (0..N).map(|i| export(format!("f{i}"), &one)).collect();
+        old.push(export("wide".into(), &wide));
+        let report = diff(&listing(old, "m"), &listing(vec![export("wide".into(), &wide)], "n"));
+        let count = |kind: &str| report.changes.iter().filter(|c| c.kind.name() == kind).count();
+        assert_eq!((count("export_removed"), count("method_removed"), count("method_added")), (N, N, N));
+        assert_eq!(report.changes.len(), 3 * N);
     }
 
     fn widths(old: &TypeDesc, new: &TypeDesc) -> Option<(bool, bool)> {

@@ -163,6 +163,14 @@ pub fn read_bytes(path: &Path, bytes: &[u8], allow_load: bool) -> Result<Listing
         // `__tvm_ffi__...` symbols are the metadata, docs and listing entries.
         .filter(|n| !n.starts_with('_'))
         .collect();
+    if shims.len() > abi_core::schema::limits::RECORDS {
+        return Err(format!(
+            "{} exports {} packed functions, more than the {} a library's records may describe",
+            path.display(),
+            shims.len(),
+            abi_core::schema::limits::RECORDS
+        ));
+    }
     if shims.is_empty() {
         return Err(format!(
             "{} {NO_PACKED_FUNCTIONS} (no `{}<name>` symbols)",

@@ -108,26 +108,43 @@ fn hostile_files(good: &[u8], dir: &Path) -> Vec<(PathBuf, &'static str)> {
     iree_bytes[records.start..records.start + 3].copy_from_slice(b"\n\n[");
     save("iree-record-with-line-breaks", iree_bytes);
     save("symbols-sharing-one-long-name", symbols_sharing_one_name(good, 2000, 200_000));
+    // More packed functions than records may describe, each its own name.
+    let mut strings = vec![0u8];
+    (0..70_000).for_each(|i| strings.extend_from_slice(format!("__tvm_ffi_f{i}\0").as_bytes()));
+    save("more-exports-than-records", with_symbols(good, &strings, 70_000));
     files
 }
 
-/// `good` with its dynamic symbol table replaced by `count` exported functions that all
-/// name one `__tvm_ffi_AAA...` of `len` bytes (a few hundred kilobytes of file that name
-/// hundreds of megabytes).
-fn symbols_sharing_one_name(good: &[u8], count: usize, len: usize) -> Vec<u8> {
+/// `good` with its dynamic symbol table replaced by one exported function per name of
+/// `names`, each symbol pointing at the start of its name in a new string table; the
+/// names are NUL-separated in `strings` (one name many symbols share when `strings` holds
+/// one).
+fn with_symbols(good: &[u8], strings: &[u8], count: usize) -> Vec<u8> {
     let file = object::File::parse(good).expect("an ELF file");
     let text = file.section_by_name(".text").expect("a .text section").index().0 as u16;
-    let mut names = b"\0__tvm_ffi_".to_vec();
-    names.resize(names.len() + len, b'A');
-    names.push(0);
-    // Elf64_Sym: name offset 1, a global function in .text.
-    let mut symbol = vec![1, 0, 0, 0, 0x12, 0];
-    symbol.extend_from_slice(&text.to_le_bytes());
-    symbol.extend_from_slice(&0x1000u64.to_le_bytes());
-    symbol.extend_from_slice(&16u64.to_le_bytes());
     let mut table = vec![0; 24];
-    (0..count).for_each(|_| table.extend_from_slice(&symbol));
-    with_section(&with_section(good, ".dynstr", &names), ".dynsym", &table)
+    let starts: Vec<u32> = std::iter::once(1)
+        .chain(strings[1..].iter().enumerate().filter(|(_, &b)| b == 0).map(|(i, _)| i as u32 + 2))
+        .filter(|&at| (at as usize) < strings.len())
+        .collect();
+    for i in 0..count {
+        // Elf64_Sym: the name's offset, a global function in .text.
+        table.extend_from_slice(&starts[i % starts.len()].to_le_bytes());
+        table.extend_from_slice(&[0x12, 0]);
+        table.extend_from_slice(&text.to_le_bytes());
+        table.extend_from_slice(&0x1000u64.to_le_bytes());
+        table.extend_from_slice(&16u64.to_le_bytes());
+    }
+    with_section(&with_section(good, ".dynstr", strings), ".dynsym", &table)
+}
+
+/// `count` exported functions that all name one `__tvm_ffi_AAA...` of `len` bytes (a few
+/// hundred kilobytes of file that name hundreds of megabytes).
+fn symbols_sharing_one_name(good: &[u8], count: usize, len: usize) -> Vec<u8> {
+    let mut strings = b"\0__tvm_ffi_".to_vec();
+    strings.resize(strings.len() + len, b'A');
+    strings.push(0);
+    with_symbols(good, &strings, count)
 }
 
 #[test]
@@ -155,6 +172,9 @@ fn hostile_files_are_one_line_and_exit_2_for_every_command() {
             assert!(stderr.starts_with("abi: error: "), "{what}: {args:?}: {stderr}");
             if what == "symbols-sharing-one-long-name" {
                 assert!(stderr.contains("symbols share names"), "{args:?}: {stderr}");
+            }
+            if what == "more-exports-than-records" {
+                assert!(stderr.contains("exports 70000 packed functions, more than the 65536"), "{args:?}: {stderr}");
             }
         }
     }

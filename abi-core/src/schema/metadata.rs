@@ -175,7 +175,10 @@ impl Metadata {
     /// Each parameter's default, aligned with [`Metadata::params`]: `None` for a
     /// parameter without one (a default of `None` is `Some(Value::Null)`).
     pub fn defaults(&self) -> Vec<Option<Value>> {
-        self.params().iter().map(|(name, _)| self.default_of(name).cloned()).collect()
+        // One map, not a scan per parameter: a file may publish thousands of each.
+        let by_name: std::collections::HashMap<&str, &Value> =
+            self.defaults.iter().map(|(n, v)| (n.as_str(), v)).collect();
+        self.params().iter().map(|(name, _)| by_name.get(name.as_str()).map(|&v| v.clone())).collect()
     }
 
     /// The default of the parameter named `name`.
@@ -199,7 +202,8 @@ impl Metadata {
                 let params: Vec<String> = self
                     .params()
                     .iter()
-                    .map(|(n, t)| match self.default_of(n) {
+                    .zip(self.defaults())
+                    .map(|((n, t), default)| match &default {
                         Some(d) => format!("{n}: {} = {}", t.python(), python_literal(d)),
                         None => format!("{n}: {}", t.python()),
                     })
@@ -244,8 +248,10 @@ fn read_defaults(value: Option<&Value>, arg_names: Option<&[String]>) -> Result<
         return Err(SchemaError::new(format!("metadata `{key}` is not an object: {value}")));
     };
     let names = arg_names.unwrap_or_default();
+    // A set, not a scan per default: a file may give thousands of each.
+    let known: std::collections::HashSet<&str> = names.iter().map(String::as_str).collect();
     for (name, v) in map {
-        if !names.contains(name) {
+        if !known.contains(name.as_str()) {
             return Err(SchemaError::new(format!("metadata `{key}` names `{name}`, which is no parameter")));
         }
         if matches!(v, Value::Array(_) | Value::Object(_)) {
