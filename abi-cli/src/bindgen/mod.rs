@@ -45,6 +45,12 @@ struct Item {
 pub fn module(req: &Request<'_>) -> Result<String, String> {
     let mut types = Types::default();
     let mut body = String::new();
+    let globals_set = req.globals.map(|(prefix, _)| match prefix.trim_end_matches('.') {
+        "" => "Globals".to_owned(),
+        named => format!("{}Globals", ident(named, Role::Type)),
+    });
+    // Both import sets' names first: no handle or struct may take one.
+    types.reserved.extend(globals_set.clone());
     if let Some(listing) = req.listing {
         let items: Vec<Item> = listing
             .exports
@@ -60,6 +66,7 @@ pub fn module(req: &Request<'_>) -> Result<String, String> {
         let stem = listing.path.file_stem().and_then(|s| s.to_str()).unwrap_or("library");
         let set = ident(stem.strip_prefix("lib").unwrap_or(stem), Role::Type);
         let what = format!("The exports of `{}`.", file_name(&listing.path));
+        types.reserved.insert(set.clone());
         import_set(&mut body, &mut types, &set, &what, items, "");
     }
     if let Some((prefix, globals)) = req.globals {
@@ -73,10 +80,7 @@ pub fn module(req: &Request<'_>) -> Result<String, String> {
                 packed: g.packed,
             })
             .collect();
-        let set = match prefix.trim_end_matches('.') {
-            "" => "Globals".to_owned(),
-            named => format!("{}Globals", ident(named, Role::Type)),
-        };
+        let set = globals_set.clone().unwrap_or_default();
         let what = format!("The global functions under `{prefix}`.");
         import_set(&mut body, &mut types, &set, &what, items, prefix);
     }

@@ -4,7 +4,7 @@
 //! object classes by the typed handle written for them. A type with no Rust
 //! spelling here is `abi_core::Any` (checked per call), with the reason noted.
 
-use std::collections::BTreeMap;
+use std::collections::{BTreeMap, BTreeSet};
 
 use abi_core::schema::{FloatWidth, IntWidth, TypeSchema};
 
@@ -29,7 +29,15 @@ pub struct Types {
     pub structs: BTreeMap<String, Vec<(String, TypeSchema)>>,
     /// Why a type became `Any`, one line each, for the current item.
     pub notes: Vec<String>,
+    /// Struct name in the metadata -> its Rust name.
+    struct_names: BTreeMap<String, String>,
+    /// Type names the module defines otherwise (its import sets) or uses unqualified (the
+    /// prelude's): no handle or struct may take one.
+    pub reserved: BTreeSet<String>,
 }
+
+/// Prelude types the generated code names unqualified (`Option<i64>`, `Vec<Point>`).
+const PRELUDE: &[&str] = &["Option", "Vec", "String", "Box", "Result", "Some", "None", "Ok", "Err", "Self"];
 
 const ANY: &str = "abi_core::Any";
 
@@ -88,8 +96,12 @@ impl Types {
                 }
             }
             T::Struct { name: Some(name), fields } => {
-                let rust = ident(name, Role::Type);
-                self.structs.entry(rust.clone()).or_insert_with(|| fields.clone());
+                if let Some(rust) = self.struct_names.get(name) {
+                    return rust.clone();
+                }
+                let rust = self.fresh(ident(name, Role::Type));
+                self.struct_names.insert(name.clone(), rust.clone());
+                self.structs.insert(rust.clone(), fields.clone());
                 rust
             }
             T::Struct { name: None, fields } => {
@@ -119,15 +131,26 @@ impl Types {
         if let Some(name) = self.handles.get(key) {
             return name.clone();
         }
-        let base = ident(key, Role::Type);
-        let taken = |n: &String| self.handles.values().any(|v| v == n) || self.structs.contains_key(n);
+        let name = self.fresh(ident(key, Role::Type));
+        self.handles.insert(key.to_owned(), name.clone());
+        name
+    }
+
+    /// `base`, or `base2`, `base3`... when a handle, a struct, an import set or a prelude
+    /// type has that name (rule 6: one scope, one meaning for a name).
+    fn fresh(&self, base: String) -> String {
+        let taken = |n: &String| {
+            self.handles.values().any(|v| v == n)
+                || self.structs.contains_key(n)
+                || self.reserved.contains(n)
+                || PRELUDE.contains(&n.as_str())
+        };
         let mut name = base.clone();
         let mut i = 2;
         while taken(&name) {
             name = format!("{base}{i}");
             i += 1;
         }
-        self.handles.insert(key.to_owned(), name.clone());
         name
     }
 }
@@ -194,5 +217,28 @@ mod tests {
                 "`my.Box[int]` is declared `Any` (checked per call): `my.Box` takes type arguments",
             ]
         );
+    }
+}
+
+#[cfg(test)]
+mod naming_tests {
+    use super::*;
+
+    /// Rule 6 across kinds: an object handle, a struct, an import set and the prelude
+    /// types the module names unqualified never share a name (an object `geo.Pt` and a
+    /// struct `Pt` made two `pub struct Pt`; an object keyed `Option` shadowed
+    /// `Option<i64>`).
+    #[test]
+    fn handles_structs_import_sets_and_prelude_types_get_names_apart() {
+        let mut types = Types::default();
+        types.reserved.insert("Math".to_owned());
+        let pt = TypeSchema::Struct { name: Some("Pt".into()), fields: vec![("x".into(), TypeSchema::Float(None))] };
+        let named = |key: &str| TypeSchema::Named { key: key.into(), args: Vec::new() };
+        assert_eq!(types.rust(&named("geo.Pt"), Side::Param), "Pt");
+        assert_eq!(types.rust(&pt, Side::Owned), "Pt2");
+        assert_eq!(types.rust(&pt, Side::Param), "Pt2", "the same struct keeps its name");
+        assert_eq!(types.rust(&named("Option"), Side::Param), "Option2");
+        assert_eq!(types.rust(&named("Math"), Side::Param), "Math2");
+        assert_eq!(types.rust(&named("geo.Pt"), Side::Owned), "Pt");
     }
 }
