@@ -108,7 +108,9 @@ impl ClassNames {
             keys_of.entry(short(&c.key)).or_default().insert(&c.key);
         }
         let mut names = BTreeMap::new();
-        let mut used = HashSet::new();
+        // An export's name is taken too: a class keyed `make_counter` beside the export
+        // `make_counter` would be shadowed by its `def`.
+        let mut used: HashSet<String> = exports.iter().map(|&e| e.to_owned()).collect();
         let mut suffixes: HashMap<String, usize> = HashMap::new();
         for class in &listing.classes {
             let name = short(&class.key);
