@@ -464,24 +464,19 @@ fn the_guide_excerpts_are_real_output() {
 #[test]
 fn load_without_globals_is_refused() {
     let lib = fixture_library("abi-mathlib", "mathlib");
-    for command in ["inspect", "bindgen"] {
-        let mut args = vec![command, "--load", path(&lib), path(&lib)];
+    // Nor with --no-load, which loads nothing (it was ignored too).
+    let cases =
+        [(&[][..], "--globals <PREFIX>"), (&["--no-load"][..], "'--no-load' cannot be used with '--load <LIB>'")];
+    for ((flags, says), command) in cases.iter().flat_map(|c| [(c, "inspect"), (c, "bindgen")]) {
+        let mut args = vec![command];
+        args.extend(flags.iter().copied());
+        args.extend(["--load", path(&lib), path(&lib)]);
         if command == "bindgen" {
             args.extend(["-o", "/dev/null"]);
         }
         let out = abi(&args);
         let (_, stderr) = text(&out);
-        assert_eq!(out.status.code(), Some(2), "{command}: {stderr}");
-        assert!(stderr.contains("--globals <PREFIX>"), "{command}: {stderr}");
-    } // Nor with --no-load, which loads nothing (it was ignored too).
-    for command in ["inspect", "bindgen"] {
-        let mut args = vec![command, "--no-load", "--load", path(&lib), path(&lib)];
-        if command == "bindgen" {
-            args.extend(["-o", "/dev/null"]);
-        }
-        let out = abi(&args);
-        let (_, stderr) = text(&out);
-        assert_eq!(out.status.code(), Some(2), "{command}: {stderr}");
-        assert!(stderr.contains("'--no-load' cannot be used with '--load <LIB>'"), "{command}: {stderr}");
+        assert_eq!(out.status.code(), Some(2), "{args:?}: {stderr}");
+        assert!(stderr.contains(says), "{args:?}: {stderr}");
     }
 }
