@@ -37,7 +37,7 @@ pub struct Types {
 }
 
 /// Prelude types the generated code names unqualified (`Option<i64>`, `Vec<Point>`).
-const PRELUDE: &[&str] = &["Option", "Vec", "String", "Box", "Result", "Some", "None", "Ok", "Err", "Self"];
+const PRELUDE: &[&str] = &["Option", "Vec", "String", "Box", "Result", "Self"];
 
 const ANY: &str = "abi_core::Any";
 
