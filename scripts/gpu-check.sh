@@ -14,10 +14,15 @@
 #                                      (DIR: $OUT when set, else .gpu-check/out); with
 #                                      the device tool: carry [".gpu-check"], command
 #                                      `bash scripts/gpu-check.sh`, timeout_s 600
+#   scripts/gpu-check.sh --record REPORT
+#                                      here: keeps a GPU machine's gpu-check.json as
+#                                      benches/gpu-check.json and writes its tables into
+#                                      benches/README.md
 #   scripts/gpu-check.sh --self-test   here, without a GPU (after a debug build of cuda-kit):
 #                                      the install into a --target folder (for Python
 #                                      3.12), then every check, which must end in skip or
-#                                      err with its reason
+#                                      err with its reason; and benches/README.md's GPU
+#                                      tables must be what benches/gpu-check.json gives
 # Exit status: 0 when no check failed or erred (skips allowed), 1 otherwise, 2 on misuse.
 # Settings: GPU_CHECK_PYTHON (python3), GPU_CHECK_BUDGET (540 s for all checks),
 # GPU_CHECK_LIMIT (one limit for every check), GPU_CHECK_KEEP=1 (--self-test keeps its files).
@@ -128,13 +133,13 @@ run_checks() {
       export TVM_FFI_DISABLE_TORCH_C_DLPACK=1
     fi
   done
-  "$python" - "$out" "$(ldd --version | sed -n 1p)" "$(sed -n 2p "$kit/MANIFEST" 2>/dev/null)" <<'EOF'
+  "$python" - "$out" "$(ldd --version | sed -n 1p)" "$(sed -n 2p "$kit/MANIFEST" 2>/dev/null)" "$(sed -n 1p "$kit/MANIFEST" 2>/dev/null)" <<'EOF'
 import json, pathlib, sys
-out, ldd, needs = pathlib.Path(sys.argv[1]), sys.argv[2], sys.argv[3]
+out, ldd, needs, built = pathlib.Path(sys.argv[1]), sys.argv[2], sys.argv[3], sys.argv[4]
 results = [json.loads(line) for line in (out / "results.jsonl").read_text().splitlines()]
 counts = {s: sum(r["status"] == s for r in results) for s in ("ok", "fail", "skip", "err")}
 gpu = next((r["figures"].get("gpu") for r in results if r["check"] == "env"), None) or "no GPU"
-report = {"gpu": gpu, "ldd": ldd, "library": needs, "counts": counts, "checks": {r["check"]: r for r in results}}
+report = {"gpu": gpu, "ldd": ldd, "built": built, "library": needs, "counts": counts, "checks": {r["check"]: r for r in results}}
 (out / "gpu-check.json").write_text(json.dumps(report, indent=2) + "\n")
 cost = next((r["figures"] for r in results if r["check"] == "cost" and r["status"] == "ok"), {})
 per_call = f"; add {cost['add_us']} us vs torch.add {cost['torch_add_us']} us" if cost else ""
@@ -208,12 +213,22 @@ assert status == (1 if want == "err" else 0), f"exit status {status} with every 
 assert summary.startswith(f"gpu-check: 0 ok, 0 failed, {len(names) if want == 'skip' else 0} skipped"), summary
 EOF
   done
+  python3 scripts/readme_table.py gpu benches/gpu-check.json
   echo "self-test: the install into --target works; every check skips without torch, CuPy or JAX and errs without the library, with its reason"
+}
+
+# Keeps a GPU machine's report as benches/gpu-check.json, and its tables in benches/README.md.
+record() {
+  local report=$1
+  python3 -c 'import json, sys; r = json.load(open(sys.argv[1])); assert r["checks"]["env"]["figures"].get("gpu"), "no GPU in this report"' "$report"
+  [ "$report" -ef benches/gpu-check.json ] || cp "$report" benches/gpu-check.json
+  python3 scripts/readme_table.py gpu benches/gpu-check.json --write
 }
 
 case "${1:-}" in
   --prepare) prepare ;;
   --self-test) self_test ;;
+  --record) [ $# = 2 ] || usage; record "$2" ;;
   --out) [ $# = 2 ] || usage; gpu "$2" ;;
   "") gpu ;;
   *) usage ;;

@@ -1,7 +1,8 @@
 """A generated Markdown table kept between `<!-- NAME:begin -->` and `<!-- NAME:end -->` in a
 file: read the rows it shows, or replace it. Used by scripts/bench.sh and
 scripts/bench-iree.sh for their tables in benches/README.md; `calls_report` is
-scripts/bench.sh's table itself (run as `readme_table.py calls ...`)."""
+scripts/bench.sh's table itself (run as `readme_table.py calls ...`), `gpu_report` the GPU
+check's (run as `readme_table.py gpu REPORT [--write]` by scripts/gpu-check.sh)."""
 
 import pathlib
 import sys
@@ -101,8 +102,56 @@ def calls_report(tsv, calls, quick, check, write, target):
     return 0
 
 
+def gpu_table(report):
+    """benches/README.md's `gpu-check` section from a report of scripts/gpu-check.sh: the
+    machine, then one row per check, then the per-call costs next to torch's."""
+    import json
+
+    r = json.loads(pathlib.Path(report).read_text())
+    checks = r["checks"]
+    env = checks["env"]["figures"]
+    lines = [
+        f"Library {r.get('built', 'built at an unrecorded commit')}; ran on {r['gpu']} (compute capability "
+        f"{env.get('capability')}, CUDA {env.get('driver_cuda')} driver), {r['ldd']}, Python "
+        f"{env.get('python')}, torch {env.get('torch')}, tvm_ffi {env.get('tvm_ffi')}, JAX "
+        f"{env.get('jax')}, jax-tvm-ffi {env.get('jax_tvm_ffi')}, CuPy {env.get('cupy')}. "
+        f"{r['counts']['ok']} ok, {r['counts']['fail']} failed, {r['counts']['skip']} skipped, "
+        f"{r['counts']['err']} errors.",
+        "",
+        "| check | status | what it showed |",
+        "|---|---|---|",
+    ]
+    lines += [f"| {name} | {c['status']} | {c['message'].replace('|', '/')} |" for name, c in checks.items()]
+    cost = checks.get("cost", {}).get("figures", {})
+    pairs = [("ck.add(x, y)", "add_us", "torch.add(x, y)", "torch_add_us"),
+             ("ck.add_into(x, y, out)", "add_into_us", "torch.add(x, y, out=out)", "torch_add_out_us"),
+             ("ck.sum(x)", "sum_us", "torch.sum(x)", "torch_sum_us")]
+    if all(k in cost and t in cost for _, k, _, t in pairs):
+        lines += ["", "| call (1024 float32 on the GPU) | µs/call | torch's own op | µs/call | ratio |", "|---|---:|---|---:|---:|"]
+        lines += [f"| `{a}` | {cost[k]} | `{b}` | {cost[t]} | {cost[k] / cost[t]:.2f} |" for a, k, b, t in pairs]
+    return lines
+
+
+def gpu_report(report, write):
+    """Rewrites (with `write`) or checks benches/README.md's `gpu-check` section against
+    `report`. Returns the exit status."""
+    table = gpu_table(report)
+    if write:
+        rewrite("benches/README.md", "gpu-check", table)
+        print("benches/README.md: gpu-check section rewritten")
+        return 0
+    shown_now = _split("benches/README.md", "gpu-check")[1].strip().splitlines()
+    if shown_now != table:
+        print(f"FAIL: benches/README.md's gpu-check section is not what {report} gives: run scripts/gpu-check.sh --record {report}", file=sys.stderr)
+        return 1
+    print(f"benches/README.md's gpu-check section matches {report}")
+    return 0
+
+
 if __name__ == "__main__":
+    if len(sys.argv) in (3, 4) and sys.argv[1] == "gpu" and sys.argv[3:] in ([], ["--write"]):
+        sys.exit(gpu_report(sys.argv[2], sys.argv[3:] == ["--write"]))
     if len(sys.argv) == 8 and sys.argv[1] == "calls":
         tsv, calls, quick, check, write, target = sys.argv[2:]
         sys.exit(calls_report(tsv, int(calls), quick == "1", check == "1", write == "1", target))
-    sys.exit("usage: readme_table.py calls TSV CALLS QUICK CHECK WRITE TARGET")
+    sys.exit("usage: readme_table.py calls TSV CALLS QUICK CHECK WRITE TARGET | gpu REPORT [--write]")

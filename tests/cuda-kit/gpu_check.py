@@ -84,11 +84,17 @@ def env(ck):
         version = ctypes.c_int()
         ctypes.CDLL("libcuda.so.1").cuDriverGetVersion(ctypes.byref(version))
         figures["driver_cuda"] = f"{version.value // 1000}.{version.value % 1000 // 10}"
-    for name in ("jax", "jaxlib", "cupy", "jax_tvm_ffi"):
+    from importlib import metadata
+
+    # Versions from the installed distributions (jax_tvm_ffi has no __version__).
+    for name, dist in (("jax", "jax"), ("jaxlib", "jaxlib"), ("cupy", "cupy-cuda13x"), ("jax_tvm_ffi", "jax-tvm-ffi")):
         try:
-            figures[name] = __import__(name).__version__
-        except Exception as e:  # noqa: BLE001 (reported, not raised)
-            figures[name] = f"unavailable: {type(e).__name__}"
+            figures[name] = metadata.version(dist)
+        except metadata.PackageNotFoundError:
+            try:
+                figures[name] = __import__(name).__version__
+            except Exception as e:  # noqa: BLE001 (reported, not raised)
+                figures[name] = f"unavailable: {type(e).__name__}"
     expect(torch.cuda.is_available(), "torch sees no CUDA device")
     expect(figures["exchange_api"] != "none", "torch.Tensor has no __dlpack_c_exchange_api__: no stream or allocator for tvm_ffi")
     return f"{figures['gpu']}, exchange API: {figures['exchange_api']}"
