@@ -286,10 +286,13 @@ fn object_ref_round_trips() {
 #[test]
 fn refcounts_are_atomic_across_threads() {
     let a = Any::from_value(Function::from_closure(|_| Ok(Any::NONE))).unwrap();
+    // Miri checks every access of every round for races: a tenth of the rounds there
+    // (scripts/test-miri.sh).
+    let rounds = if cfg!(miri) { 2_000 } else { 20_000 };
     std::thread::scope(|scope| {
         for _ in 0..4 {
             scope.spawn(|| {
-                for _ in 0..20_000 {
+                for _ in 0..rounds {
                     let b = a.clone();
                     let c = b.view().to_any().unwrap();
                     drop((b, c));
