@@ -46,30 +46,56 @@ else
   echo "note: no .venv (scripts/setup-venv.sh): measuring the embedded runtime only" >&2
 fi
 
-instructions() { # case iters [--tvm-ffi LIB] -> total instructions executed
-  local file="$out/cg.$1.$2${3:+.tvm-ffi}"
-  valgrind --tool=callgrind --callgrind-out-file="$file" "$bin" ${3:+"$3" "$4"} "$1" "$2" >/dev/null 2>&1
-  awk '/^summary:|^totals:/ {print $2; exit}' "$file"
+# Instructions per world, each in one process: the program runs every case of its world,
+# each for $short and for $long iterations between the two marks of benches/marks.c, on
+# which callgrind zeroes its counts and writes them ($file.1, $file.2, ...: two a case, in
+# the order the program prints the cases' names). Prints "case<TAB>long - short".
+measure() { # label command...
+  local file="$out/cg.$1" names i=0 a b name
+  shift
+  rm -f "$file" "$file".*
+  names=$(valgrind --tool=callgrind --callgrind-out-file="$file" "$@" 2>"$file.log") || { cat "$file.log" >&2; echo "error: callgrind run $file failed" >&2; return 1; }
+  while read -r name; do
+    a=$(awk '/^summary:|^totals:/ {print $2; exit}' "$file.$((2 * i + 1))")
+    b=$(awk '/^summary:|^totals:/ {print $2; exit}' "$file.$((2 * i + 2))")
+    printf '%s\t%s\n' "$name" "$((b - a))"
+    i=$((i + 1))
+  done <<<"$names"
+  [ "$i" -gt 0 ] && [ ! -e "$file.$((2 * i + 1))" ] || { echo "error: $file: $i cases named, dumps do not match" >&2; return 1; }
+}
+# The rows of icount.tsv (case, floor, budget, instructions), in the listing's order (case
+# floor budget worlds), each case's rows of the embedded world and then of the tvm-ffi one
+# (`@tvm-ffi` added to case and floor); every measured case must be listed.
+rows() { # listing embedded.tsv [tvm-ffi.tsv]
+  python3 - "$@" >> "$out/icount.tsv" <<'PY'
+import sys
+listing = [line.split(" ") for line in open(sys.argv[1]).read().splitlines()]
+worlds = [dict(l.split("\t") for l in open(f).read().splitlines()) for f in sys.argv[2:]]
+for name, floor, budget, _ in listing:
+    for counts, suffix in zip(worlds, ["", "@tvm-ffi"]):
+        if name in counts:
+            print(f"{name}{suffix}\t{floor}{suffix}\t{budget}\t{counts.pop(name)}")
+left = sorted(n for counts in worlds for n in counts)
+if left:
+    sys.exit(f"measured but not listed: {left}")
+PY
 }
 
 : > "$out/icount.tsv"
-"$bin" --list | while read -r name floor budget worlds; do
-  if [ "$worlds" != tvm-ffi ]; then
-    a=$(instructions "$name" "$short")
-    b=$(instructions "$name" "$long")
-    printf '%s\t%s\t%s\t%s\n' "$name" "$floor" "$budget" "$(( (b - a) ))" >> "$out/icount.tsv"
-  fi
-  if [ -n "$tvm_ffi" ] && [ "$worlds" != embedded ]; then
-    a=$(instructions "$name" "$short" --tvm-ffi "$tvm_ffi")
-    b=$(instructions "$name" "$long" --tvm-ffi "$tvm_ffi")
-    printf '%s\t%s\t%s\t%s\n' "$name@tvm-ffi" "$floor@tvm-ffi" "$budget" "$(( (b - a) ))" >> "$out/icount.tsv"
-  fi
-done
+"$bin" --list > "$out/cases.txt"
+# The marks around each loop (valgrind's callgrind.h, which the valgrind package installs).
+gcc -O1 -shared -fPIC -o "$out/marks.so" benches/marks.c
+export ABI_BENCH_MARKS=$out/marks.so
+pids=()
+measure embedded "$bin" --all "$short" "$long" > "$out/embedded.tsv" & pids+=($!)
+if [ -n "$tvm_ffi" ]; then
+  measure tvm-ffi "$bin" --tvm-ffi "$tvm_ffi" --all "$short" "$long" > "$out/tvm-ffi.tsv" & pids+=($!)
+fi
 
 # Python's view (benches/python/calls.py): the real tvm_ffi package calling a release build
 # of the objects fixture. One BLAS thread and a fixed hash seed keep the counts exact.
 if [ -n "$tvm_ffi" ]; then
-  cargo build --quiet --release -p abi-objects-lib
+  cargo build --quiet --release -p abi-objects-lib -p op-kit
   cargo build --quiet -p abi-cli
   objects_lib=$target/release/libabi_objects_lib.so
   # The package `abi stubs` writes for it (the `py_*_pkg`/`_kw` cases call through it).
@@ -77,30 +103,27 @@ if [ -n "$tvm_ffi" ]; then
   "$target/debug/abi" stubs "$objects_lib" --package counters_pkg -o "$out/py-package" >/dev/null
   ln -s "$objects_lib" "$out/py-package/counters_pkg/"
   export ABI_BENCH_PACKAGE_DIR=$out/py-package
-  py_instructions() { # script lib case iters -> total instructions executed
-    local file="$out/cg.$3.$4"
-    OPENBLAS_NUM_THREADS=1 OMP_NUM_THREADS=1 PYTHONHASHSEED=0 valgrind --tool=callgrind --callgrind-out-file="$file" \
-      .venv/bin/python "$1" "$2" "$3" "$4" >/dev/null 2>&1
-    awk '/^summary:|^totals:/ {print $2; exit}' "$file"
-  }
-  py_cases() { # script lib: each case the script lists, into icount.tsv
-    .venv/bin/python "$1" --list | while read -r name floor budget _; do
-      a=$(py_instructions "$1" "$2" "$name" "$short")
-      b=$(py_instructions "$1" "$2" "$name" "$long")
-      printf '%s\t%s\t%s\t%s\n' "$name" "$floor" "$budget" "$(( (b - a) ))" >> "$out/icount.tsv"
-    done
-  }
-  py_cases benches/python/calls.py "$objects_lib"
-
   # An op's functional call from numpy (benches/python/ops.py): the package `abi stubs`
   # writes for examples/op-kit against np.empty plus the raw destination-passing call.
-  cargo build --quiet --release -p op-kit
   ops_lib=$target/release/libop_kit.so
   rm -rf "$out/ops-package"
   "$target/debug/abi" stubs "$ops_lib" --package ops_pkg -o "$out/ops-package" >/dev/null
   ln -s "$ops_lib" "$out/ops-package/ops_pkg/"
   export ABI_BENCH_OPS_PACKAGE_DIR=$out/ops-package
-  py_cases benches/python/ops.py "$ops_lib"
+  for script in calls ops; do
+    .venv/bin/python "benches/python/$script.py" --list > "$out/$script-cases.txt"
+    OPENBLAS_NUM_THREADS=1 OMP_NUM_THREADS=1 PYTHONHASHSEED=0 \
+      measure "$script" .venv/bin/python "benches/python/$script.py" --all "$([ $script = calls ] && echo "$objects_lib" || echo "$ops_lib")" \
+      "$short" "$long" > "$out/$script.tsv" & pids+=($!)
+  done
+fi
+for pid in "${pids[@]}"; do wait "$pid"; done
+if [ -n "$tvm_ffi" ]; then
+  rows "$out/cases.txt" "$out/embedded.tsv" "$out/tvm-ffi.tsv"
+  rows "$out/calls-cases.txt" "$out/calls.tsv"
+  rows "$out/ops-cases.txt" "$out/ops.tsv"
+else
+  rows "$out/cases.txt" "$out/embedded.tsv"
 fi
 
 if [ "$quick" = 0 ]; then

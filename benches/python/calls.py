@@ -1,11 +1,11 @@
 """Call costs seen from Python through the real tvm_ffi package, for instruction counting
 under callgrind (scripts/bench.sh runs each case for two loop lengths; the difference
-cancels start-up): a free function taking an object, a method of that object, and a
+cancels set-up): a free function taking an object, a method of that object, and a
 field read, on `mylib.Counter` from fixtures/objects-lib (a release build); and the same
 free function through the package `abi stubs` writes (a plain `def` taking keywords),
 called positionally and by keyword, from the folder ABI_BENCH_PACKAGE_DIR names.
 
-usage: calls.py --list | calls.py LIB CASE ITERS
+usage: calls.py --list | calls.py --all LIB SHORT LONG | calls.py LIB CASE ITERS
 """
 
 import sys
@@ -28,7 +28,7 @@ CASES = [
 ]
 
 
-def run(lib, case, iters):
+def prepare(lib, case):
     import tvm_ffi
 
     mod = tvm_ffi.load_module(lib)
@@ -36,22 +36,35 @@ def run(lib, case, iters):
     free_fn, method = mod.counter_value, c.value
     assert free_fn(c) == method() == c.start == 0
     if case == "py_free_fn":
-        for _ in range(iters):
-            free_fn(c)
+
+        def loop(iters, free_fn=free_fn, c=c):
+            for _ in range(iters):
+                free_fn(c)
+
     elif case == "py_method":
-        for _ in range(iters):
-            c.value()
+
+        def loop(iters, c=c):
+            for _ in range(iters):
+                c.value()
+
     elif case == "py_field_get":
-        for _ in range(iters):
-            c.start
+
+        def loop(iters, c=c):
+            for _ in range(iters):
+                c.start
+
     elif case == "py_struct_result":
         read = mod.read_counter
-        for _ in range(iters):
-            read(c)
+
+        def loop(iters, c=c, read=read):
+            for _ in range(iters):
+                read(c)
+
     elif case in ("py_free_fn_pkg", "py_free_fn_kw", "py_struct_result_pkg"):
         import os
 
-        sys.path.insert(0, os.environ["ABI_BENCH_PACKAGE_DIR"])
+        if os.environ["ABI_BENCH_PACKAGE_DIR"] not in sys.path:
+            sys.path.insert(0, os.environ["ABI_BENCH_PACKAGE_DIR"])
         import counters_pkg
 
         wrapped = counters_pkg.counter_value
@@ -59,19 +72,29 @@ def run(lib, case, iters):
         if case == "py_struct_result_pkg":
             read = counters_pkg.read_counter
             assert read(c).value == 0
-            for _ in range(iters):
-                read(c)
+
+            def loop(iters, c=c, read=read):
+                for _ in range(iters):
+                    read(c)
+
         elif case == "py_free_fn_pkg":
-            for _ in range(iters):
-                wrapped(c)
+
+            def loop(iters, c=c, wrapped=wrapped):
+                for _ in range(iters):
+                    wrapped(c)
+
         else:
-            for _ in range(iters):
-                wrapped(c=c)
+
+            def loop(iters, c=c, wrapped=wrapped):
+                for _ in range(iters):
+                    wrapped(c=c)
+
     else:
         sys.exit(f"unknown case {case}; try --list")
+    return loop
 
 
 if __name__ == "__main__":
     from cases import main
 
-    main(sys.argv[1:], CASES, run, __doc__)
+    main(sys.argv[1:], CASES, prepare, __doc__)

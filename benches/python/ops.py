@@ -7,7 +7,7 @@ call `scale_rows(x, k, y)` through tvm_ffi. The package is imported from the fol
 ABI_BENCH_OPS_PACKAGE_DIR names; LIB is op-kit's library (a release build), loaded here
 with tvm_ffi for the raw call.
 
-usage: ops.py --list | ops.py LIB CASE ITERS
+usage: ops.py --list | ops.py --all LIB SHORT LONG | ops.py LIB CASE ITERS
 """
 
 import sys
@@ -63,14 +63,15 @@ def hand_wrapper(np, raw):
     return hand_scale_rows
 
 
-def run(lib, case, iters):
+def prepare(lib, case):
     import os
 
     import numpy as np
     import tvm_ffi
 
     raw = tvm_ffi.load_module(lib)[OP]
-    sys.path.insert(0, os.environ["ABI_BENCH_OPS_PACKAGE_DIR"])
+    if os.environ["ABI_BENCH_OPS_PACKAGE_DIR"] not in sys.path:
+        sys.path.insert(0, os.environ["ABI_BENCH_OPS_PACKAGE_DIR"])
     import ops_pkg
 
     op = getattr(ops_pkg, OP)
@@ -87,27 +88,43 @@ def run(lib, case, iters):
     hand = hand_wrapper(np, raw)
     assert (hand(x, k) == want).all()
     if case == "py_op_dps":
-        for _ in range(iters):
-            raw(x, k, buf)
+
+        def loop(iters, raw=raw, x=x, k=k, buf=buf):
+            for _ in range(iters):
+                raw(x, k, buf)
+
     elif case == "py_op_floor":
         empty, f64 = np.empty, np.float64
-        for _ in range(iters):
-            y = empty(x.shape, f64)
-            raw(x, k, y)
+
+        def loop(iters, raw=raw, x=x, k=k, empty=empty, f64=f64):
+            for _ in range(iters):
+                y = empty(x.shape, f64)
+                raw(x, k, y)
+
     elif case == "py_op_pkg":
-        for _ in range(iters):
-            op(x, k)
+
+        def loop(iters, x=x, k=k, op=op):
+            for _ in range(iters):
+                op(x, k)
+
     elif case == "py_op_pkg_out":
-        for _ in range(iters):
-            op(x, k, y=buf)
+
+        def loop(iters, x=x, k=k, buf=buf, op=op):
+            for _ in range(iters):
+                op(x, k, y=buf)
+
     elif case == "py_op_hand":
-        for _ in range(iters):
-            hand(x, k)
+
+        def loop(iters, x=x, k=k, hand=hand):
+            for _ in range(iters):
+                hand(x, k)
+
     else:
         sys.exit(f"unknown case {case}; try --list")
+    return loop
 
 
 if __name__ == "__main__":
     from cases import main
 
-    main(sys.argv[1:], CASES, run, __doc__)
+    main(sys.argv[1:], CASES, prepare, __doc__)
