@@ -19,6 +19,14 @@ runs_of() {
     *) echo 20000 ;;
   esac
 }
+# --build: the seeds and the targets only (the test command builds them in a step of its
+# own, then runs them on one core beside other steps); the runs below build first when
+# needed.
+case ${1:-} in
+  --build) scripts/fuzz-seeds.sh "$target/fuzz/seeds" >/dev/null && scripts/fuzz-build.sh >/dev/null; exit ;;
+  "") ;;
+  *) echo "usage: scripts/test-fuzz.sh [--build]" >&2; exit 2 ;;
+esac
 scripts/fuzz-seeds.sh "$target/fuzz/seeds" >/dev/null
 bin=$(scripts/fuzz-build.sh)
 # The seeds' size (whole libraries are megabytes), not libFuzzer's 1 MiB cap.

@@ -31,6 +31,15 @@
 # A negative control proves the step can fail: tests/miri-negative-control holds a Box
 # moved after a pointer into it was taken (UB under Stacked Borrows) and a write through
 # a shared reference (UB under both); each must be reported as undefined behaviour.
+# Two thread tests run a tenth of their rounds under Miri (`cfg!(miri)`), where each
+# round is interpreted with every access checked for races:
+# refcounts_are_atomic_across_threads (objects.rs) and
+# functions_are_callable_from_other_threads (functions.rs); natively, under ASan and
+# under valgrind they run in full.
+#
+# Usage: scripts/test-miri.sh [--build | --stacked-borrows | --tree-borrows]: everything
+# (the default), or one part: the build both models share, or one model with its
+# negative controls (the test command runs the models side by side after the build).
 set -euo pipefail
 root=$(cd "$(dirname "$0")/.." && pwd)
 cd "$root"
@@ -55,6 +64,14 @@ expect_ub() {
   echo "negative control $test${flags:+ ($flags)}: undefined behaviour reported, as it must be"
 }
 
+# The test programs, built once for both models (MIRIFLAGS reach the interpreter only).
+build() {
+  cargo +nightly miri test --quiet --no-run -p abi-core --lib --tests
+  cargo +nightly miri test --quiet --no-run -p abi-derive-tests --test shims_as_a_host_calls_them
+  CARGO_TARGET_DIR="$target/miri-negative-control" \
+    cargo +nightly miri test --quiet --no-run --manifest-path tests/miri-negative-control/Cargo.toml
+}
+
 run_model() {
   local name=$1 flags=$2 start
   start=$(date +%s)
@@ -63,8 +80,22 @@ run_model() {
   echo "miri ($name): $(( $(date +%s) - start )) s"
 }
 
-expect_ub "" box_moved_after_pointer_taken
-expect_ub "" write_through_shared_reference
-expect_ub "-Zmiri-tree-borrows" write_through_shared_reference
-run_model "stacked borrows" ""
-run_model "tree borrows" "-Zmiri-tree-borrows"
+# Each model with its negative controls; the test command runs --build, then the two
+# models as steps of their own, side by side (each interprets on one core).
+stacked() {
+  expect_ub "" box_moved_after_pointer_taken
+  expect_ub "" write_through_shared_reference
+  run_model "stacked borrows" ""
+}
+tree() {
+  expect_ub "-Zmiri-tree-borrows" write_through_shared_reference
+  run_model "tree borrows" "-Zmiri-tree-borrows"
+}
+
+case ${1:-} in
+  --build) build ;;
+  --stacked-borrows) stacked ;;
+  --tree-borrows) tree ;;
+  "") build && stacked && tree ;;
+  *) echo "usage: scripts/test-miri.sh [--build | --stacked-borrows | --tree-borrows]" >&2; exit 2 ;;
+esac

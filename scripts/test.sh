@@ -1,69 +1,34 @@
 #!/usr/bin/env bash
-# The whole test suite: Rust tests, the interop suite against the real tvm_ffi Python
-# package (in a project-local venv this script builds), the C++ host, and leak checks.
+# The whole test suite, the command CI runs: formatting, lints and docs, the Rust tests, the
+# interop suites against the real tvm_ffi Python package (in a project-local venv this
+# script builds), the framework ops, the C++ host, IREE's and Apache TVM's tools, the
+# sanitizers, Miri, the fuzz runs, the other platforms and the cost budgets. The steps are
+# scripts/test-steps.toml, run by scripts/run-steps.py: two at a time where one of them
+# keeps only one core busy, each one's output printed whole when it ends, and the time
+# table at the end (CONTRIBUTING.md has each step's budget).
+#
+# Usage: scripts/test.sh [--quick] [--list]
+#   --quick   the inner loop's tier: formatting and lints, the Rust tests and the Python
+#             interop suite against the real tvm_ffi (at most 10 minutes warm)
+#   --list    the steps, their budgets and order, without running anything
 set -euo pipefail
 root=$(cd "$(dirname "$0")/.." && pwd)
 cd "$root"
-
-# Each step prints its name; the time each took is printed when the next begins, and all of
-# them again at the end, with the total (CI stops a run at 90 minutes).
-times=() current= began=$SECONDS
-step() {
-  if [ -n "$current" ]; then
-    times+=("$(printf '%6d s  %s' $((SECONDS - began)) "$current")")
-    printf '    (%s: %d s)\n' "$current" $((SECONDS - began))
-  fi
-  current=$* began=$SECONDS
-  [ -z "$current" ] || printf '\n==> %s\n' "$*"
-}
-total_start=$SECONDS
-
-# Where cargo puts build outputs (CARGO_TARGET_DIR may point outside the checkout); the
-# Python suite and the scripts below read it from here.
-ABI_TARGET_DIR=$(scripts/target-dir.sh)
-export ABI_TARGET_DIR
-
-step "system tools"
-scripts/ensure-tools.sh
-
-step "format and lints"
-cargo fmt --all -- --check
-cargo clippy --workspace --all-targets --quiet -- -D warnings
-RUSTDOCFLAGS=-Dwarnings cargo doc --workspace --no-deps --quiet
-
-step "Rust tests"
-cargo test --workspace --quiet
-
-step "Python venv (apache-tvm-ffi from PyPI)"
-scripts/setup-venv.sh
-
-step "build the example libraries"
-cargo build --quiet -p signal-kit -p abi-interop-lib -p abi-mathlib -p abi-objects-lib -p abi-objects-twin -p abi-objects-conflict -p abi-trial-lib -p running-stats -p tensor-kit -p iree-kit -p op-kit -p abi-cli
-
-step "Python interop suite"
-.venv/bin/python -m pytest -q tests/python
-
-# The wheels allow every apache-tvm-ffi in abi-shared's TVM_FFI_REQUIREMENT: the suites that
-# load libraries run under its oldest release too (the newest is the main venv's).
-step "Python suites under the oldest apache-tvm-ffi (tests/python/requirements-oldest.txt)"
-scripts/setup-venv.sh .venv-oldest tests/python/requirements-oldest.txt
-.venv-oldest/bin/python -m pytest -q tests/python/test_interop.py tests/python/test_running_stats.py \
-  tests/python/test_objects.py tests/python/test_globals.py tests/python/test_tvm_ffi_versions.py
-
-# torch and JAX calling op-kit's ops (issue 40): a venv of its own (6 GB; setup-venv.sh keeps
-# its 3 GB of wheels in pip's cache directory), after the libraries and abi-cli are built.
-step "framework ops: torch and JAX (tests/python/requirements-frameworks.txt)"
-scripts/setup-venv.sh .venv-frameworks tests/python/requirements-frameworks.txt
-ABI_FRAMEWORK_TESTS=1 .venv-frameworks/bin/python -m pytest -q tests/python/test_ops_torch.py \
-  tests/python/test_ops_jax.py tests/python/test_ops_client.py tests/python/test_ops_docs.py
-
-for extra in scripts/test-*.sh; do
-  [ -e "$extra" ] || continue
-  step "$(basename "$extra")"
-  bash "$extra"
+for arg in "$@"; do
+  case $arg in
+    --quick | --list) ;;
+    *) sed -n '/^# Usage/,/^set -euo/p' "$0" | sed '$d; s/^# \{0,1\}//' >&2; exit 2 ;;
+  esac
 done
 
-step ""
-printf '\nstep times:\n'
-printf '%s\n' "${times[@]}"
-printf '%6d s  total\n' $((SECONDS - total_start))
+# Every scripts/test-*.sh is a step: one not named in the plan would silently not run.
+for script in scripts/test-*.sh; do
+  grep -q "scripts/$(basename "$script")" scripts/test-steps.toml ||
+    { echo "error: $script is not a step of scripts/test-steps.toml" >&2; exit 1; }
+done
+
+# Where cargo puts build outputs (CARGO_TARGET_DIR may point outside the checkout); the
+# Python suite and the scripts read it from here.
+ABI_TARGET_DIR=$(scripts/target-dir.sh)
+export ABI_TARGET_DIR
+exec python3 scripts/run-steps.py scripts/test-steps.toml "$@"

@@ -1,0 +1,203 @@
+"""Runs the test command's steps (scripts/test-steps.toml) and prints their time table.
+
+Each step is a bash command with a name, a time budget, the steps it comes after, and the
+cores it keeps busy (1: an interpreter or emulator, valgrind, Miri, qemu, wine, one Python
+process; 2: cargo building, which uses every core). Steps start in the plan's order as
+soon as what they come after has passed and their cores are free: the slots are the
+machine's cores plus one (ABI_TEST_SLOTS overrides), so a one-core step runs beside a
+build, two one-core steps beside each other, and two builds never at once (they would
+only share the cores and wait on cargo's lock).
+
+A running step's output goes to its own log (under $ABI_TARGET_DIR/test-logs); each log
+is printed whole when its step ends, so outputs never interleave. The first step that
+fails stops the run: the others are stopped, its log is printed last with a FAIL line
+naming it, and the exit status is 1. The table at the end gives each step's start, time
+and budget, marks the steps over their budget, and warns when the whole run took over 60
+minutes: warnings only, since these machines are noisy (docs: CONTRIBUTING.md).
+
+Usage: run-steps.py PLAN [--quick] [--list]
+  --quick   only the steps marked `quick` (the inner loop's tier), each after the quick
+            steps it names
+  --list    prints the steps, their budgets and what they come after, and runs nothing
+"""
+
+import os
+import re
+import shutil
+import signal
+import subprocess
+import sys
+import time
+import tomllib
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parent.parent
+WHOLE_RUN_WARNING_S = 60 * 60
+
+
+class Step:
+    def __init__(self, raw, index):
+        unknown = set(raw) - {"name", "run", "budget", "cores", "after", "quick"}
+        if unknown:
+            sys.exit(f"run-steps: step {raw.get('name', index)!r} has unknown keys {sorted(unknown)}")
+        self.name = raw["name"]
+        self.run = raw["run"]
+        self.budget = int(raw["budget"])
+        self.cores = int(raw.get("cores", 2))
+        self.after = list(raw.get("after", []))
+        self.quick = bool(raw.get("quick", False))
+        self.index = index
+        self.started = self.seconds = None
+        self.process = self.log = None
+
+    @property
+    def slug(self):
+        return re.sub(r"[^a-z0-9]+", "-", self.name.lower()).strip("-")
+
+
+def load_plan(path, quick):
+    with open(path, "rb") as f:
+        steps = [Step(raw, i) for i, raw in enumerate(tomllib.load(f)["step"])]
+    names = [s.name for s in steps]
+    if len(set(names)) != len(names):
+        sys.exit(f"run-steps: {path} names a step twice")
+    by_name = {s.name: s for s in steps}
+    for s in steps:
+        for dep in s.after:
+            if dep not in by_name:
+                sys.exit(f"run-steps: step {s.name!r} comes after {dep!r}, which is not a step")
+            if by_name[dep].index >= s.index:
+                sys.exit(f"run-steps: step {s.name!r} comes after {dep!r}, listed later: list steps in an order they can run")
+        if s.cores not in (1, 2):
+            sys.exit(f"run-steps: step {s.name!r}: cores must be 1 or 2")
+    if not quick:
+        return steps
+    # The quick tier: its steps, each after the quick steps it names.
+    chosen = [s for s in steps if s.quick]
+    for s in chosen:
+        s.after = [d for d in s.after if by_name[d].quick]
+    return chosen
+
+
+def print_log(step):
+    step.log.flush()
+    with open(step.log.name, errors="replace") as f:
+        shutil.copyfileobj(f, sys.stdout)
+
+
+def stop(process):
+    """Stops a step and everything it started (each step is a process group)."""
+    try:
+        os.killpg(process.pid, signal.SIGTERM)
+        process.wait(timeout=10)
+    except ProcessLookupError:
+        return
+    except subprocess.TimeoutExpired:
+        os.killpg(process.pid, signal.SIGKILL)
+        process.wait()
+
+
+def table(steps, began, failed):
+    wall = time.monotonic() - began
+    print("\nstep times (start, seconds, budget):")
+    over = []
+    for s in steps:
+        if s.seconds is None:
+            state = "stopped" if s.started is not None else "not run"
+            print(f"  {'':>6}  {'':>6}  {s.budget:6d}  {s.name} ({state})")
+            continue
+        mark = ""
+        if s.seconds > s.budget:
+            mark = "  OVER BUDGET"
+            over.append(s.name)
+        print(f"  {s.started:6.0f}  {s.seconds:6.0f}  {s.budget:6d}  {s.name}{mark}")
+    ran = [s for s in steps if s.seconds is not None]
+    print(f"  {wall:6.0f} s  total wall time ({sum(s.seconds for s in ran):.0f} s of steps, "
+          f"budgets {sum(s.budget for s in steps)} s)")
+    if over:
+        print(f"WARNING: over budget (not a failure; these machines are noisy): {', '.join(over)}")
+    if wall > WHOLE_RUN_WARNING_S and not failed:
+        print(f"WARNING: the whole run took {wall / 60:.0f} minutes, over {WHOLE_RUN_WARNING_S // 60} (not a failure)")
+
+
+def main(argv):
+    args = [a for a in argv if not a.startswith("--")]
+    flags = {a for a in argv if a.startswith("--")}
+    if len(args) != 1 or flags - {"--quick", "--list"}:
+        sys.exit("usage: run-steps.py PLAN [--quick] [--list]")
+    steps = load_plan(args[0], "--quick" in flags)
+    if "--list" in flags:
+        for s in steps:
+            after = f" (after {', '.join(s.after)})" if s.after else ""
+            print(f"{s.budget:6d} s  {s.cores} core{'s' if s.cores > 1 else ' '}  {s.name}{after}")
+        print(f"{sum(s.budget for s in steps):6d} s  the budgets' sum; the run takes less, steps overlapping")
+        return 0
+
+    target = os.environ.get("ABI_TARGET_DIR")
+    if not target:
+        sys.exit("run-steps: ABI_TARGET_DIR is not set (scripts/test.sh sets it)")
+    logs = Path(target) / "test-logs"
+    shutil.rmtree(logs, ignore_errors=True)
+    logs.mkdir(parents=True)
+    slots = int(os.environ.get("ABI_TEST_SLOTS") or (os.cpu_count() or 2) + 1)
+    pending, running, passed = list(steps), [], set()
+    began = time.monotonic()
+    failed = None
+
+    def start_ready():
+        free = slots - sum(s.cores for s in running)
+        for s in list(pending):
+            if all(d in passed for d in s.after) and min(s.cores, slots) <= free:
+                pending.remove(s)
+                s.log = open(logs / f"{s.slug}.log", "w")
+                s.started = time.monotonic() - began
+                print(f"\n==> {s.name}  (started at {s.started:.0f} s)", flush=True)
+                s.process = subprocess.Popen(
+                    ["bash", "-c", "set -euo pipefail\n" + s.run], cwd=ROOT, stdin=subprocess.DEVNULL,
+                    stdout=s.log, stderr=subprocess.STDOUT, start_new_session=True,
+                )
+                running.append(s)
+                free -= min(s.cores, slots)
+
+    try:
+        start_ready()
+        while running:
+            pid, status = os.wait()
+            step = next((s for s in running if s.process.pid == pid), None)
+            if step is None:
+                continue
+            step.process.returncode = os.waitstatus_to_exitcode(status)
+            step.seconds = time.monotonic() - began - step.started
+            running.remove(step)
+            print(f"\n--- {step.name}: output ({step.log.name})", flush=True)
+            print_log(step)
+            if step.process.returncode != 0:
+                failed = step
+                break
+            passed.add(step.name)
+            print(f"    ({step.name}: {step.seconds:.0f} s, budget {step.budget} s)", flush=True)
+            start_ready()
+            if not running and pending:
+                failed = pending[0]
+                print(f"run-steps: nothing can start; {failed.name!r} waits on steps that did not pass")
+                break
+    except KeyboardInterrupt:
+        for s in running:
+            stop(s.process)
+        print("\ninterrupted: every running step stopped")
+        return 130
+    for s in running:
+        stop(s.process)
+        s.seconds = None
+    table(steps, began, failed)
+    if failed:
+        code = failed.process.returncode if failed.process else "-"
+        print(f"\nFAIL: step {failed.name!r} (exit status {code}); its log is above and in "
+              f"{logs / (failed.slug + '.log')}", flush=True)
+        return 1
+    print(f"\nall {len(steps)} steps passed")
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main(sys.argv[1:]))
