@@ -6,6 +6,7 @@ import os
 import pathlib
 import re
 import subprocess
+import sys
 
 import pytest
 import tvm_ffi
@@ -26,6 +27,13 @@ def doc_block(marker, fence="toml"):
     m = re.search(rf"<!-- {re.escape(marker)} -->\n\s*```{fence}\n(.*?)^\s*```", docs_text(), re.S | re.M)
     assert m, f"the documentation has no block marked {marker!r}"
     return "\n".join(line.strip() for line in m.group(1).splitlines()) + "\n"
+
+
+def mypy_command(*files):
+    """`mypy --strict` over `files`, its cache (of numpy's and the standard library's
+    stubs, read by every run) kept beside cargo's outputs: the package a test writes is
+    checked anew, since mypy compares each module's path and contents with its cache."""
+    return [sys.executable, "-m", "mypy", "--strict", "--cache-dir", str(target_dir() / "mypy-stubs"), *files]
 
 
 def target_dir():

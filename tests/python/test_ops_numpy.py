@@ -14,7 +14,7 @@ import numpy as np
 import pytest
 import tvm_ffi
 
-from conftest import ROOT, target_dir
+from conftest import ROOT, mypy_command, target_dir
 
 SUPPORT = ROOT / "abi-cli/src/stubs/abi_ops.py"
 
@@ -308,7 +308,7 @@ def test_op_kit_stubs_under_mypy_strict(op_kit_dir, tmp_path):
         "bad: str = op_kit.scale_rows(x, np.ones(3))\n"
     )
     out = subprocess.run(
-        [sys.executable, "-m", "mypy", "--strict", "--no-incremental", str(client)],
+        mypy_command(str(client)),
         capture_output=True,
         text=True,
         env={"MYPYPATH": str(op_kit_dir), "PATH": "/usr/bin:/bin"},
