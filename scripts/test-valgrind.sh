@@ -11,12 +11,19 @@ cd "$root"
 
 scripts/ensure-tools.sh # valgrind among them
 
-# Build the test binaries and collect their paths from cargo's JSON messages.
+# The test binaries, from cargo's JSON messages: the workspace's build (what the Rust tests
+# step built, so nothing is compiled again), of which abi-core's and four derive suites'.
 mapfile -t exes < <(
-  {
-    cargo test -p abi-core --no-run --quiet --message-format=json
-    cargo test -p abi-derive-tests --test one_runtime --test objects --test objects_between_libraries --test globals --no-run --quiet --message-format=json
-  } | sed -n 's/.*"executable":"\([^"]*\)".*/\1/p'
+  cargo test --workspace --no-run --quiet --message-format=json | python3 -c '
+import json, sys
+derive = {"one_runtime", "objects", "objects_between_libraries", "globals"}
+for line in sys.stdin:
+    m = json.loads(line)
+    if m.get("reason") != "compiler-artifact" or not m.get("executable") or not m["profile"]["test"]:
+        continue
+    package = m["manifest_path"].replace("\\", "/").split("/")[-2]
+    if package == "abi-core" or (package == "abi-derive-tests" and m["target"]["name"] in derive):
+        print(m["executable"])'
 )
 if [ ${#exes[@]} -eq 0 ]; then
   echo "FAIL: cargo reported no abi-core test executables" >&2
