@@ -15,10 +15,12 @@ naming it, and the exit status is 1. The table at the end gives each step's star
 and budget, marks the steps over their budget, and warns when the whole run took over 60
 minutes: warnings only, since these machines are noisy (docs: CONTRIBUTING.md).
 
-Usage: run-steps.py PLAN [--quick] [--list]
-  --quick   only the steps marked `quick` (the inner loop's tier), each after the quick
-            steps it names
-  --list    prints the steps, their budgets and what they come after, and runs nothing
+Usage: run-steps.py PLAN [--quick] [--list] | run-steps.py PLAN (--doc | --write-doc) FILE
+  --quick      only the steps marked `quick` (the inner loop's tier), each after the quick
+               steps it names
+  --list       prints the steps, their budgets and what they come after, and runs nothing
+  --doc FILE   checks that FILE's `steps` table (between `<!-- steps:begin -->` and
+               `<!-- steps:end -->`) is the plan's; --write-doc FILE writes it
 """
 
 import os
@@ -47,7 +49,7 @@ class Step:
         self.after = list(raw.get("after", []))
         self.quick = bool(raw.get("quick", False))
         self.index = index
-        self.started = self.seconds = None
+        self.started = self.seconds = self.cpu = None
         self.process = self.log = None
 
     @property
@@ -97,34 +99,75 @@ def stop(process):
         process.wait()
 
 
-def table(steps, began, failed):
+def cpu_seconds():
+    """Seconds all cores spent busy since boot (Linux's /proc/stat), or None elsewhere."""
+    try:
+        fields = Path("/proc/stat").read_text().split("\n", 1)[0].split()[1:]
+    except OSError:
+        return None
+    ticks = [int(f) for f in fields]
+    # user nice system idle iowait irq softirq steal: busy is all but idle and iowait.
+    return (sum(ticks[:8]) - ticks[3] - ticks[4]) / os.sysconf("SC_CLK_TCK")
+
+
+def table(steps, began, failed, busy_at_start):
     wall = time.monotonic() - began
-    print("\nstep times (start, seconds, budget):")
+    print("\nstep times (start, seconds, budget, CPU seconds):")
     over = []
     for s in steps:
         if s.seconds is None:
             state = "stopped" if s.started is not None else "not run"
-            print(f"  {'':>6}  {'':>6}  {s.budget:6d}  {s.name} ({state})")
+            print(f"  {'':>6}  {'':>6}  {s.budget:6d}  {'':>6}  {s.name} ({state})")
             continue
         mark = ""
         if s.seconds > s.budget:
             mark = "  OVER BUDGET"
             over.append(s.name)
-        print(f"  {s.started:6.0f}  {s.seconds:6.0f}  {s.budget:6d}  {s.name}{mark}")
+        print(f"  {s.started:6.0f}  {s.seconds:6.0f}  {s.budget:6d}  {s.cpu:6.0f}  {s.name}{mark}")
     ran = [s for s in steps if s.seconds is not None]
+    busy = cpu_seconds()
+    cores = f", {(busy - busy_at_start) / wall:.2f} of {os.cpu_count()} cores busy" if busy is not None and busy_at_start is not None else ""
     print(f"  {wall:6.0f} s  total wall time ({sum(s.seconds for s in ran):.0f} s of steps, "
-          f"budgets {sum(s.budget for s in steps)} s)")
+          f"budgets {sum(s.budget for s in steps)} s{cores})")
     if over:
         print(f"WARNING: over budget (not a failure; these machines are noisy): {', '.join(over)}")
     if wall > WHOLE_RUN_WARNING_S and not failed:
         print(f"WARNING: the whole run took {wall / 60:.0f} minutes, over {WHOLE_RUN_WARNING_S // 60} (not a failure)")
 
 
+def doc_table(steps):
+    """The plan as the Markdown table CONTRIBUTING.md shows."""
+    rows = ["| step | budget (s) | cores | after | quick |", "|---|---:|---:|---|---|"]
+    for s in steps:
+        rows.append(f"| {s.name} | {s.budget} | {s.cores} | {', '.join(s.after) or '-'} | {'yes' if s.quick else ''} |")
+    rows.append(f"| (the budgets' sum; steps overlap) | {sum(s.budget for s in steps)} | | | |")
+    return rows
+
+
+def doc(plan, path, write):
+    """Checks (or, with `write`, rewrites) the `steps` table of `path`."""
+    sys.path.insert(0, str(Path(__file__).resolve().parent))
+    import readme_table
+
+    table = doc_table(load_plan(plan, False))
+    if write:
+        readme_table.rewrite(path, "steps", table)
+        print(f"{path}: the steps table rewritten from {plan}")
+        return 0
+    shown = readme_table._split(path, "steps")[1].strip().splitlines()
+    if shown != table:
+        print(f"error: {path}'s steps table is not {plan}'s: run scripts/run-steps.py {plan} --write-doc {path}", file=sys.stderr)
+        return 1
+    return 0
+
+
 def main(argv):
+    if len(argv) == 3 and argv[1] in ("--doc", "--write-doc"):
+        return doc(argv[0], argv[2], argv[1] == "--write-doc")
     args = [a for a in argv if not a.startswith("--")]
     flags = {a for a in argv if a.startswith("--")}
     if len(args) != 1 or flags - {"--quick", "--list"}:
-        sys.exit("usage: run-steps.py PLAN [--quick] [--list]")
+        sys.exit("usage: run-steps.py PLAN [--quick] [--list] | run-steps.py PLAN (--doc | --write-doc) FILE")
     steps = load_plan(args[0], "--quick" in flags)
     if "--list" in flags:
         for s in steps:
@@ -141,7 +184,7 @@ def main(argv):
     logs.mkdir(parents=True)
     slots = int(os.environ.get("ABI_TEST_SLOTS") or (os.cpu_count() or 2) + 1)
     pending, running, passed = list(steps), [], set()
-    began = time.monotonic()
+    began, busy_at_start = time.monotonic(), cpu_seconds()
     failed = None
 
     def start_ready():
@@ -162,12 +205,14 @@ def main(argv):
     try:
         start_ready()
         while running:
-            pid, status = os.wait()
+            pid, status, usage = os.wait4(-1, 0)
             step = next((s for s in running if s.process.pid == pid), None)
             if step is None:
                 continue
             step.process.returncode = os.waitstatus_to_exitcode(status)
             step.seconds = time.monotonic() - began - step.started
+            # The step's processes and every one they waited for.
+            step.cpu = usage.ru_utime + usage.ru_stime
             running.remove(step)
             print(f"\n--- {step.name}: output ({step.log.name})", flush=True)
             print_log(step)
@@ -189,7 +234,7 @@ def main(argv):
     for s in running:
         stop(s.process)
         s.seconds = None
-    table(steps, began, failed)
+    table(steps, began, failed, busy_at_start)
     if failed:
         code = failed.process.returncode if failed.process else "-"
         print(f"\nFAIL: step {failed.name!r} (exit status {code}); its log is above and in "

@@ -27,6 +27,9 @@ for script in scripts/test-*.sh; do
     { echo "error: $script is not a step of scripts/test-steps.toml" >&2; exit 1; }
 done
 
+# CONTRIBUTING.md states each step's budget: it must be the plan's.
+python3 scripts/run-steps.py scripts/test-steps.toml --doc CONTRIBUTING.md
+
 # Where cargo puts build outputs (CARGO_TARGET_DIR may point outside the checkout); the
 # Python suite and the scripts read it from here.
 ABI_TARGET_DIR=$(scripts/target-dir.sh)
