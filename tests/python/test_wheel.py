@@ -335,6 +335,8 @@ def pip(venv_dir, *args, env=None):
 
 
 def make_crate(tmp_path):
+    """A newcomer's crate (the guide's Cargo.toml) in `tmp_path`; the tests build it into the
+    workspace's target folder (CARGO_TARGET_DIR), where dependencies built alike serve."""
     crate = tmp_path / "geokit"
     (crate / "src").mkdir(parents=True)
     manifest = doc_block("own crate: Cargo.toml").replace("../abi/abi-core", str(ROOT / "abi-core"))
@@ -350,7 +352,7 @@ def test_a_crate_folder_installs_with_pip_into_a_clean_venv(tmp_path, clean_venv
     # The hint is a path pip reads as a folder, never a name it would look up on PyPI.
     assert made.stdout.splitlines()[-1] == f"next: pip install {crate}"
     assert (crate / "pyproject.toml").exists() and (crate / "abi_build.py").exists()
-    env = dict(os.environ, ABI=str(ABI), CARGO_TARGET_DIR=str(target_dir() / "own-crate"))
+    env = dict(os.environ, ABI=str(ABI), CARGO_TARGET_DIR=str(target_dir()))
     installed = pip(clean_venv, "install", str(crate), env=env)
     assert installed.returncode == 0, installed.stdout + installed.stderr
     python = str(clean_venv / "bin" / "python")
@@ -377,7 +379,7 @@ def test_a_crate_folder_installs_with_pip_into_a_clean_venv(tmp_path, clean_venv
 def test_pip_wheel_and_build_make_the_same_wheel_and_no_sdist(tmp_path):
     crate = make_crate(tmp_path)
     assert abi("init-python", crate).returncode == 0
-    env = dict(os.environ, ABI=str(ABI), CARGO_TARGET_DIR=str(target_dir() / "own-crate"))
+    env = dict(os.environ, ABI=str(ABI), CARGO_TARGET_DIR=str(target_dir()))
     made = subprocess.run(
         [sys.executable, "-m", "pip", "wheel", "--no-deps", "-w", str(tmp_path / "pip"), str(crate)],
         capture_output=True, text=True, env=env, timeout=900,
@@ -554,7 +556,7 @@ def test_without_zig_the_build_names_what_to_install(tmp_path, clean_venv):
     assert abi("init-python", crate).returncode == 0
     cargo = shutil.which("cargo")
     env = {k: v for k, v in os.environ.items() if not k.startswith("CARGO_ZIGBUILD")}
-    env.update(ABI=str(ABI), PATH=f"{os.path.dirname(cargo)}:/usr/bin:/bin", CARGO_TARGET_DIR=str(target_dir() / "own-crate"))
+    env.update(ABI=str(ABI), PATH=f"{os.path.dirname(cargo)}:/usr/bin:/bin", CARGO_TARGET_DIR=str(target_dir()))
     assert shutil.which("cargo-zigbuild", path=env["PATH"]) is None and shutil.which("zig", path=env["PATH"]) is None
     failed = pip(clean_venv, "wheel", "--no-build-isolation", "--no-deps", "-w", str(tmp_path / "out"), str(crate), env=env)
     assert failed.returncode != 0
@@ -595,11 +597,14 @@ def test_without_abi_the_build_names_the_install_command(tmp_path, clean_venv):
     assert abi("init-python", crate).returncode == 0
     env = {k: v for k, v in os.environ.items() if k != "ABI"}
     env["PATH"] = "/usr/bin:/bin"
-    failed = pip(clean_venv, "install", str(crate), env=env)
+    # The backend looks for `abi` before anything else, so the build requirements need not
+    # be installed (--no-build-isolation: each isolated install unpacks zig, 400 MB; the
+    # isolated route is the one test_a_crate_folder_installs_with_pip_into_a_clean_venv takes).
+    failed = pip(clean_venv, "install", "--no-build-isolation", str(crate), env=env)
     assert failed.returncode != 0
     assert "cargo install --path <abi checkout>/abi-cli" in failed.stdout + failed.stderr
     # An ABI that points nowhere is named, not a traceback.
-    failed = pip(clean_venv, "install", str(crate), env=dict(env, ABI=str(tmp_path / "nope" / "abi")))
+    failed = pip(clean_venv, "install", "--no-build-isolation", str(crate), env=dict(env, ABI=str(tmp_path / "nope" / "abi")))
     assert failed.returncode != 0
     assert "is not an executable file" in failed.stdout + failed.stderr
     assert "FileNotFoundError" not in failed.stdout + failed.stderr
