@@ -6,7 +6,9 @@ process; 2: cargo building, which uses every core). Steps start in the plan's or
 soon as what they come after has passed and their cores are free: the slots are the
 machine's cores plus one (ABI_TEST_SLOTS overrides), so a one-core step runs beside a
 build, two one-core steps beside each other, and two builds never at once (they would
-only share the cores and wait on cargo's lock).
+only share the cores and wait on cargo's lock). A step waiting for cores holds back the
+steps listed after it, so the plan's order is the order of priority: a build is not kept
+waiting by one-core steps listed after it, each taking a core as it frees.
 
 A running step's output goes to its own log (under $ABI_TARGET_DIR/test-logs); each log
 is printed whole when its step ends, so outputs never interleave. The first step that
@@ -190,17 +192,22 @@ def main(argv):
     def start_ready():
         free = slots - sum(s.cores for s in running)
         for s in list(pending):
-            if all(d in passed for d in s.after) and min(s.cores, slots) <= free:
-                pending.remove(s)
-                s.log = open(logs / f"{s.slug}.log", "w")
-                s.started = time.monotonic() - began
-                print(f"\n==> {s.name}  (started at {s.started:.0f} s)", flush=True)
-                s.process = subprocess.Popen(
-                    ["bash", "-c", "set -euo pipefail\n" + s.run], cwd=ROOT, stdin=subprocess.DEVNULL,
-                    stdout=s.log, stderr=subprocess.STDOUT, start_new_session=True,
-                )
-                running.append(s)
-                free -= min(s.cores, slots)
+            if not all(d in passed for d in s.after):
+                continue
+            if min(s.cores, slots) > free:
+                # In the plan's order: a step waiting for cores holds back the ones listed
+                # after it, which would otherwise take each core it waits for as it frees.
+                break
+            pending.remove(s)
+            s.log = open(logs / f"{s.slug}.log", "w")
+            s.started = time.monotonic() - began
+            print(f"\n==> {s.name}  (started at {s.started:.0f} s)", flush=True)
+            s.process = subprocess.Popen(
+                ["bash", "-c", "set -euo pipefail\n" + s.run], cwd=ROOT, stdin=subprocess.DEVNULL,
+                stdout=s.log, stderr=subprocess.STDOUT, start_new_session=True,
+            )
+            running.append(s)
+            free -= min(s.cores, slots)
 
     try:
         start_ready()
