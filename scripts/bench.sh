@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # Call-cost benchmarks. Prints one table: case, instructions/call (callgrind, difference of
-# two loop lengths so start-up cancels), ns/call (criterion mean), and both ratios to the
+# two loop lengths in one process, so set-up cancels), ns/call (criterion mean), and both ratios to the
 # case's floor. Every case runs in two worlds: the embedded runtime, and with libtvm_ffi
 # loaded in the process (`<case>@tvm-ffi`, from the project venv: scripts/setup-venv.sh);
 # the `py_*` cases are Python calling through the real tvm_ffi package (venv only), the

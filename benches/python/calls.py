@@ -1,6 +1,6 @@
 """Call costs seen from Python through the real tvm_ffi package, for instruction counting
-under callgrind (scripts/bench.sh runs each case for two loop lengths; the difference
-cancels set-up): a free function taking an object, a method of that object, and a
+under callgrind (scripts/bench.sh runs each case for two loop lengths in one process; the
+difference cancels set-up): a free function taking an object, a method of that object, and a
 field read, on `mylib.Counter` from fixtures/objects-lib (a release build); and the same
 free function through the package `abi stubs` writes (a plain `def` taking keywords),
 called positionally and by keyword, from the folder ABI_BENCH_PACKAGE_DIR names.

@@ -1,6 +1,6 @@
 """The cost of an op's functional call from numpy (issue 40), for instruction counting under
-callgrind (scripts/bench.sh runs each case for two loop lengths; the difference cancels
-start-up, imports and first use): `ops_pkg.scale_rows(x, k)` from the package `abi stubs`
+callgrind (scripts/bench.sh runs each case for two loop lengths in one process; the
+difference cancels set-up and first use): `ops_pkg.scale_rows(x, k)` from the package `abi stubs`
 writes for examples/op-kit, which allocates the output `y` by its rule (`out = x`) and
 returns it, against its floor, `np.empty` for the output plus the raw destination-passing
 call `scale_rows(x, k, y)` through tvm_ffi. The package is imported from the folder
