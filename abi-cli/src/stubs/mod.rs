@@ -1,14 +1,17 @@
 //! `abi stubs`: a Python package for a library: `__init__.py` loads the library file placed
 //! next to it through `tvm_ffi.load_module` and exposes its exports as module attributes;
 //! `__init__.pyi` gives them typed signatures with parameter names and docstrings; and
-//! `py.typed` tells type checkers to read them.
+//! `py.typed` tells type checkers to read them. Both files are rendered from one model of
+//! the package ([`model::Package`]).
 
+mod build;
 mod literal;
+mod model;
 mod ops;
-mod package;
 mod records;
+mod runtime;
 mod signature;
-mod typed;
+mod stub;
 
 use std::collections::{BTreeMap, BTreeSet, HashMap, HashSet};
 use std::path::{Path, PathBuf};
@@ -24,12 +27,13 @@ use literal::{py_str, py_triple};
 pub fn files(listing: &Listing, package: &str) -> Result<Vec<(&'static str, String)>, String> {
     check_package_name(package)?;
     let lib_name = listing.path.file_name().map(|n| n.to_string_lossy().into_owned()).unwrap_or_default();
+    let model = build::package(listing, package, &lib_name);
     let mut files = vec![
-        ("__init__.py", package::init_py(listing, package, &lib_name)),
-        ("__init__.pyi", typed::init_pyi(listing, package, &lib_name)),
+        ("__init__.py", runtime::init_py(&model)),
+        ("__init__.pyi", stub::init_pyi(&model)),
         ("py.typed", String::new()),
     ];
-    if ops::any(listing) {
+    if model.has_ops {
         files.push((ops::SUPPORT_FILE, ops::SUPPORT.to_owned()));
     }
     Ok(files)

@@ -8,6 +8,7 @@ use abi_core::schema::{Metadata, OpInfo, ShapeDim, ShapeRule, TypeSchema};
 use abi_shared::vocab::Kind;
 
 use super::literal::py_str;
+use super::model::{params_text, OpRoute, Param, Passing, StubDef};
 use super::signature::{PyParam, PySignature, DLPACK_ARRAY};
 use crate::read::{Export, Listing};
 
@@ -175,27 +176,40 @@ pub fn py_postlude() -> &'static str {
     "\n\n_OPS.torch_if_imported()\n"
 }
 
-/// `_native = _OPS.op(...)`: the op described for the support module.
-pub fn py_op(op: &Op<'_>, name: &str, native: &str, listing: &Listing) -> String {
+/// An op's route: its description for the support module, its wrapper's parameters and
+/// its stubs in the `torch` and `jax` namespaces.
+pub fn route(op: &Op<'_>, sig: &PySignature, native: String, listing: &Listing) -> OpRoute {
     let info = op.info;
-    let mut extra = String::new();
+    let mut extras = Vec::new();
     if let Some(b) = &info.backward {
-        extra.push_str(&format!(", backward={}", py_str(b)));
+        extras.push(("backward", py_str(b)));
     }
     if let Some(j) = &info.jax {
-        extra.push_str(&format!(", jax=_lib[{}]", py_str(j)));
+        extras.push(("jax", format!("_lib[{}]", py_str(j))));
         if let Some(params) = jax_params(listing, j, info) {
-            extra.push_str(&format!(", jax_params={params}"));
+            extras.push(("jax_params", params));
         }
     }
     if info.device != "cpu" {
-        extra.push_str(&format!(", device={}", py_str(&info.device)));
+        extras.push(("device", py_str(&info.device)));
     }
     if !info.strided.is_empty() {
         let names: Vec<String> = info.strided.iter().map(|n| py_str(n)).collect();
-        extra.push_str(&format!(", strided=[{}]", names.join(", ")));
+        extras.push(("strided", format!("[{}]", names.join(", "))));
     }
-    format!("{native} = _OPS.op({}, _lib[{}], {}{extra})\n", py_str(name), py_str(name), op.params_literal())
+    let named = |outs: bool| -> Vec<String> {
+        sig.params.iter().enumerate().filter(|(i, _)| op.is_out(*i) == outs).map(|(_, p)| p.name.clone()).collect()
+    };
+    OpRoute {
+        native,
+        described: op.params_literal(),
+        extras,
+        params: op_params(op, sig, None, true),
+        args: named(false),
+        outs: named(true),
+        torch: namespace_stub(op, sig, Entry::Torch),
+        jax: namespace_stub(op, sig, Entry::Jax),
+    }
 }
 
 /// The JAX entry point's parameters as `(name, role)`, a scalar's role its kind and every
@@ -218,35 +232,31 @@ fn jax_params(listing: &Listing, entry: &str, info: &OpInfo) -> Option<String> {
 type Annotate<'a> = dyn Fn(usize, &PyParam) -> String + 'a;
 
 /// The wrapper's `def` parameters: the arguments in order (defaults kept, positional-only
-/// where a name cannot be a keyword), then, `with_outputs`, `*` and each output as a
+/// up to the last whose name cannot be a keyword), then, `with_outputs`, each output as a
 /// keyword defaulting to `None`. With `types`, annotated for the stubs.
-fn def_params(op: &Op<'_>, sig: &PySignature, types: Option<&Annotate<'_>>, with_outputs: bool) -> String {
+fn op_params(op: &Op<'_>, sig: &PySignature, types: Option<&Annotate<'_>>, with_outputs: bool) -> Vec<Param> {
     let args: Vec<(usize, &PyParam)> = sig.params.iter().enumerate().filter(|(i, _)| !op.is_out(*i)).collect();
     let positional_only = args.iter().rposition(|(_, p)| !p.keyword).map_or(0, |i| i + 1);
     let mut items = Vec::new();
     for (k, (i, p)) in args.iter().enumerate() {
-        items.push(match (types, &p.default) {
-            (Some(t), Some(d)) => format!("{}: {} = {d}", p.name, t(*i, p)),
-            (Some(t), None) => format!("{}: {}", p.name, t(*i, p)),
-            (None, Some(d)) => format!("{}={d}", p.name),
-            (None, None) => p.name.clone(),
+        items.push(Param {
+            name: p.name.clone(),
+            annotation: types.map(|t| t(*i, p)),
+            default: p.default.clone(),
+            passing: if k < positional_only { Passing::PositionalOnly } else { Passing::Either },
         });
-        if k + 1 == positional_only {
-            items.push("/".into());
-        }
     }
-    let outs: Vec<(usize, &PyParam)> = sig.params.iter().enumerate().filter(|(i, _)| op.is_out(*i)).collect();
-    if with_outputs && !outs.is_empty() {
-        items.push("*".into());
-        for (i, p) in outs {
-            let none = Kind::None.stub();
-            items.push(match types {
-                Some(t) => format!("{}: {} = {none}", p.name, t(i, p)),
-                None => format!("{}={none}", p.name),
+    if with_outputs {
+        for (i, p) in sig.params.iter().enumerate().filter(|(i, _)| op.is_out(*i)) {
+            items.push(Param {
+                name: p.name.clone(),
+                annotation: types.map(|t| t(i, p)),
+                default: Some(Kind::None.stub().to_owned()),
+                passing: Passing::KeywordOnly,
             });
         }
     }
-    items.join(", ")
+    items
 }
 
 /// The docs of the wrapper `pkg.op`: its Python call first (`scale_rows(x, k, *, y=None) ->
@@ -262,7 +272,7 @@ pub fn py_help(op: &Op<'_>, name: &str, sig: &PySignature, help: Option<&str>) -
     };
     let call = format!(
         "{name}({}) -> {ret}\n\nThe op on numpy, torch or JAX arrays: {}, in the arrays' framework.",
-        def_params(op, sig, None, true),
+        params_text(&op_params(op, sig, None, true), false),
         match (outs.len(), op.info.inout.is_empty()) {
             (0, false) => "writes in place and returns None (a new array under JAX)",
             (0, true) => "returns None",
@@ -275,22 +285,9 @@ pub fn py_help(op: &Op<'_>, name: &str, sig: &PySignature, help: Option<&str>) -
     }
 }
 
-/// `def op(x, k, *, y=None): return _native.call((x, k), (y,))`, with its docs decorator.
-pub fn py_wrapper(op: &Op<'_>, name: &str, sig: &PySignature, native: &str, decorator: &str) -> String {
-    let tuple = |names: Vec<&str>| match names.len() {
-        1 => format!("({},)", names[0]),
-        _ => format!("({})", names.join(", ")),
-    };
-    let args =
-        tuple(sig.params.iter().enumerate().filter(|(i, _)| !op.is_out(*i)).map(|(_, p)| p.name.as_str()).collect());
-    let outs =
-        tuple(sig.params.iter().enumerate().filter(|(i, _)| op.is_out(*i)).map(|(_, p)| p.name.as_str()).collect());
-    format!("{decorator}def {name}({}):\n    return {native}.call({args}, {outs})\n", def_params(op, sig, None, true))
-}
-
 /// Which entry point a stub describes.
 #[derive(Clone, Copy, PartialEq)]
-pub enum Entry {
+enum Entry {
     /// `pkg.op`: numpy, torch or JAX; outputs as keywords; in place returns None (a new
     /// array under JAX).
     Functional,
@@ -302,7 +299,7 @@ pub enum Entry {
 
 /// The stub `def` line's parameters and result: the first input (or in-place) tensor and
 /// the outputs are the caller's array type `_A`, the other tensors any DLPack array.
-pub fn stub_signature(op: &Op<'_>, sig: &PySignature, entry: Entry) -> (String, String) {
+fn stub_signature(op: &Op<'_>, sig: &PySignature, entry: Entry) -> StubDef {
     let first = op.first_tensor();
     let array = |i: usize| {
         if first.is_some() && (Some(i) == first || op.is_out(i)) {
@@ -321,7 +318,7 @@ pub fn stub_signature(op: &Op<'_>, sig: &PySignature, entry: Entry) -> (String, 
         }
     };
     // JAX takes no output buffers.
-    let params = def_params(op, sig, Some(&types), entry != Entry::Jax);
+    let params = op_params(op, sig, Some(&types), entry != Entry::Jax);
     let results = match entry {
         Entry::Jax => op.outputs() + op.info.inout.len(),
         _ => op.outputs(),
@@ -333,7 +330,19 @@ pub fn stub_signature(op: &Op<'_>, sig: &PySignature, entry: Entry) -> (String, 
         (1, _) => one,
         (n, _) => format!("{}[{}]", Kind::Tuple.stub(), vec![one; n].join(", ")),
     };
-    (params, ret)
+    StubDef { params, ret }
+}
+
+/// The stub of `pkg.op`.
+pub fn functional_stub(op: &Op<'_>, sig: &PySignature) -> StubDef {
+    stub_signature(op, sig, Entry::Functional)
+}
+
+/// The stub of `pkg.torch.op` or `pkg.jax.op`: a method of the namespace's class.
+fn namespace_stub(op: &Op<'_>, sig: &PySignature, entry: Entry) -> StubDef {
+    let mut stub = stub_signature(op, sig, entry);
+    stub.params.insert(0, Param { name: "self".into(), annotation: None, default: None, passing: Passing::Either });
+    stub
 }
 
 #[cfg(test)]

@@ -7,10 +7,8 @@
 use std::collections::BTreeMap;
 
 use abi_core::schema::{Metadata, TypeSchema};
-use abi_shared::vocab::Kind;
 
-use super::signature::{annotation, Flow};
-use super::{is_public_name, is_python_name, py_str, ClassNames};
+use super::{is_public_name, is_python_name, ClassNames};
 use crate::read::Listing;
 
 /// The structs that get a named tuple, by name, with their fields.
@@ -66,58 +64,9 @@ impl Records {
         self.has(name).then(|| like(name))
     }
 
-    /// The runtime definitions: `Point = _namedtuple("Point", ["x", "y"])`, and the alias of
-    /// what an argument may be, loose at run time (`PointLike = _Union[Point, tuple, list]`;
-    /// the stub's says the field types).
-    pub fn py_defs(&self) -> String {
-        let mut out = String::new();
-        let union = Kind::Variant.python();
-        if !self.0.is_empty() {
-            out.push_str(&format!("from typing import {union} as _{union}\n\n"));
-        }
-        for (name, fields) in &self.0 {
-            let names: Vec<String> = fields.iter().map(|(n, _)| py_str(n)).collect();
-            out.push_str(&format!("{name} = _namedtuple({}, [{}])\n", py_str(name), names.join(", ")));
-            let (tuple, list) = (Kind::Tuple.python(), Kind::Array.python());
-            out.push_str(&format!("{} = _{union}[{name}, {tuple}, {list}]\n", like(name)));
-        }
-        out
-    }
-
-    /// The stub definitions: `class Point(NamedTuple): x: float ...`, and the alias of what
-    /// an argument may be, as `tvm_ffi` takes a struct: the named tuple, a tuple or a list of
-    /// the fields (`PointLike = Union[Point, tuple[float, float], list[float]]`; a type
-    /// checker cannot hold a list to a length, the library can: it refuses a wrong one).
-    pub fn pyi_defs(&self, classes: &ClassNames) -> String {
-        let mut out = String::new();
-        for (name, fields) in &self.0 {
-            out.push_str(&format!("\n\nclass {name}(NamedTuple):\n"));
-            for (field, t) in fields {
-                out.push_str(&format!("    {field}: {}\n", annotation(t, classes, self, Flow::Result)));
-            }
-        }
-        for (name, fields) in &self.0 {
-            let items: Vec<String> = fields.iter().map(|(_, t)| annotation(t, classes, self, Flow::In)).collect();
-            let mut kinds: Vec<&str> = Vec::new();
-            for item in &items {
-                if !kinds.contains(&item.as_str()) {
-                    kinds.push(item);
-                }
-            }
-            let item = match kinds.as_slice() {
-                [one] => (*one).to_owned(),
-                many => format!("{}[{}]", Kind::Variant.stub(), many.join(", ")),
-            };
-            out.push_str(&format!(
-                "\n\n{} = {}[{name}, {}[{}], {}[{item}]]\n",
-                like(name),
-                Kind::Variant.stub(),
-                Kind::Tuple.stub(),
-                items.join(", "),
-                Kind::Array.python(),
-            ));
-        }
-        out
+    /// Each struct with a named tuple, by name, with its fields.
+    pub fn iter(&self) -> impl Iterator<Item = (&str, &[(String, TypeSchema)])> {
+        self.0.iter().map(|(name, fields)| (name.as_str(), fields.as_slice()))
     }
 
     /// The name of a function converting a value of type `t` as `tvm_ffi` returns it into
@@ -165,7 +114,7 @@ impl Records {
             _ => return None,
         };
         let name = format!("_as_{}", helpers.names.len());
-        helpers.defs.push_str(&format!("\n\ndef {name}(v):\n    return {body}\n"));
+        helpers.defs.push((name.clone(), body));
         helpers.names.insert(key, name.clone());
         Some(name)
     }
@@ -180,18 +129,14 @@ fn like(name: &str) -> String {
 #[derive(Debug, Default)]
 pub struct Helpers {
     names: BTreeMap<String, String>,
-    /// Their definitions.
-    pub defs: String,
+    /// Their definitions: `(name, expression of v)`, in the order made.
+    defs: Vec<(String, String)>,
 }
 
 impl Helpers {
-    /// What the definitions need: the item and size getters of `tvm_ffi` arrays.
-    pub fn prelude(&self) -> &'static str {
-        if self.names.is_empty() {
-            ""
-        } else {
-            "\n_item = tvm_ffi.get_global_func(\"ffi.ArrayGetItem\")\n_size = tvm_ffi.get_global_func(\"ffi.ArraySize\")\n"
-        }
+    /// The definitions, in the order made.
+    pub fn into_defs(self) -> Vec<(String, String)> {
+        self.defs
     }
 }
 
@@ -244,17 +189,14 @@ mod tests {
         assert_eq!(records.converter(&list, &mut helpers).as_deref(), Some("_as_1"));
         assert_eq!(records.converter(&list, &mut helpers).as_deref(), Some("_as_1"));
         assert_eq!(records.converter(&TypeSchema::Array(Box::new(TypeSchema::Str)), &mut helpers), None);
+        let pair = |a: &str, b: &str| (a.to_owned(), b.to_owned());
         assert_eq!(
             helpers.defs,
-            "\n\ndef _as_0(v):\n    return P(_item(v, 0))\n\n\ndef _as_1(v):\n    return [_as_0(_item(v, i)) for i in range(_size(v))]\n"
+            [pair("_as_0", "P(_item(v, 0))"), pair("_as_1", "[_as_0(_item(v, i)) for i in range(_size(v))]")]
         );
         // A struct without a named tuple, and a tuple, become tuples.
-        let pair = TypeSchema::Tuple(vec![TypeSchema::Str, point("Other", &["z"])]);
-        let f = records.converter(&pair, &mut helpers).unwrap();
-        assert!(
-            helpers.defs.ends_with(&format!("def {f}(v):\n    return (_item(v, 0), _as_2(_item(v, 1)),)\n")),
-            "{}",
-            helpers.defs
-        );
+        let tuple = TypeSchema::Tuple(vec![TypeSchema::Str, point("Other", &["z"])]);
+        let f = records.converter(&tuple, &mut helpers).unwrap();
+        assert_eq!(helpers.defs.last(), Some(&pair(&f, "(_item(v, 0), _as_2(_item(v, 1)),)")), "{:?}", helpers.defs);
     }
 }

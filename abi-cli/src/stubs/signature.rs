@@ -7,29 +7,10 @@ use std::collections::BTreeSet;
 use abi_core::schema::{Metadata, TypeSchema};
 use abi_shared::vocab::Kind;
 
+use super::model::{Param, Passing, Receiver};
 use super::records::Records;
 use super::{is_python_name, ClassNames};
 use crate::read::Export;
-
-/// How a signature's first parameter is treated.
-#[derive(Clone, Copy, PartialEq, Eq, Debug)]
-pub enum Receiver {
-    /// A free function.
-    None,
-    /// A static method.
-    Static,
-    /// An instance method: the first parameter is the receiver, written `self`.
-    Instance,
-    /// The constructor: `self` added, the result (the new object) is `None` for Python.
-    Init,
-}
-
-impl Receiver {
-    /// Whether Python code writes `self` first.
-    fn has_self(self) -> bool {
-        matches!(self, Receiver::Instance | Receiver::Init)
-    }
-}
 
 /// How Python names a reflected method and treats its first parameter: `__init__` for the
 /// constructor; `None` when Python cannot name it.
@@ -108,34 +89,29 @@ pub fn py_signature(
 }
 
 impl PySignature {
-    /// The `def` parameter list: `self` for methods, the positional-only parameters
-    /// (every one up to the last that cannot be a keyword) before `/`, defaults; with
-    /// annotations for the stubs.
-    pub fn def_params(&self, annotated: bool) -> String {
-        let mut items: Vec<String> = Vec::new();
+    /// The `def` parameters: `self` for methods, then each parameter, positional-only
+    /// where it or a later one cannot be a keyword; `annotated` for the stubs.
+    pub fn params(&self, annotated: bool) -> Vec<Param> {
+        let mut out = Vec::new();
         if self.receiver.has_self() {
-            items.push("self".into());
+            out.push(Param::plain("self", None));
         }
         let positional_only = self.params.iter().rposition(|p| !p.keyword).map_or(0, |i| i + 1);
         for (i, p) in self.params.iter().enumerate() {
-            let item = match (annotated, &p.default) {
-                (true, Some(d)) => format!("{}: {} = {d}", p.name, p.annotation),
-                (true, None) => format!("{}: {}", p.name, p.annotation),
-                (false, Some(d)) => format!("{}={d}", p.name),
-                (false, None) => p.name.clone(),
-            };
-            items.push(item);
-            if i + 1 == positional_only {
-                items.push("/".into());
-            }
+            out.push(Param {
+                name: p.name.clone(),
+                annotation: annotated.then(|| p.annotation.clone()),
+                default: p.default.clone(),
+                passing: if i < positional_only { Passing::PositionalOnly } else { Passing::Either },
+            });
         }
-        items.join(", ")
+        out
     }
 
     /// The arguments a wrapper passes on, in order (`self` first for an instance method).
-    pub fn call_args(&self) -> String {
+    pub fn call_args(&self) -> Vec<String> {
         let receiver = (self.receiver == Receiver::Instance).then(|| "self".to_owned());
-        receiver.into_iter().chain(self.params.iter().map(|p| p.name.clone())).collect::<Vec<_>>().join(", ")
+        receiver.into_iter().chain(self.params.iter().map(|p| p.name.clone())).collect()
     }
 
     /// The names of every parameter (for avoiding them elsewhere).

@@ -1,0 +1,168 @@
+//! Builds the package's model ([`Package`]) from a listing: names the classes, named
+//! tuples and the module-level names of the library's functions, reads each export's
+//! signature and op description, and writes each function's stubs.
+
+use abi_core::schema::Class;
+use abi_shared::vocab::Kind;
+
+use super::model::{
+    ClassItem, FieldItem, Function, Method, MethodCall, Package, Param, Receiver, Record, Route, StubDef,
+};
+use super::ops::{self, Op};
+use super::records::{Helpers, Records};
+use super::signature::{annotation, help_text, method_receiver, py_signature, with_tensor_notes, Flow};
+use super::{exposed, parents_first, ClassNames};
+use crate::read::Listing;
+
+/// The model of `listing`'s package.
+pub fn package(listing: &Listing, package: &str, lib_name: &str) -> Package {
+    let class_names = ClassNames::new(listing);
+    let records = Records::new(listing, &class_names);
+    let mut natives = Natives::new(listing, &class_names, &records);
+    let mut helpers = Helpers::default();
+    let classes: Vec<ClassItem> = parents_first(&listing.classes)
+        .into_iter()
+        .map(|c| class_item(c, &class_names, &records, &mut natives, &mut helpers))
+        .collect();
+    let mut functions = Vec::new();
+    for e in exposed(listing) {
+        let name = e.name.clone();
+        let doc = with_tensor_notes(e.doc.as_deref().unwrap_or_default(), e.metadata.as_ref(), Receiver::None);
+        let sig = e.metadata.as_ref().and_then(|m| py_signature(m, Receiver::None, &class_names, &records));
+        let op = e.metadata.as_ref().and_then(Op::of);
+        let function = match (sig, op) {
+            (Some(sig), Some(op)) => {
+                let native = natives.name(&name);
+                let help = ops::py_help(&op, &name, &sig, help_text(e).as_deref());
+                let route = ops::route(&op, &sig, native, listing);
+                Function {
+                    stubs: vec![ops::functional_stub(&op, &sig)],
+                    help: Some(help),
+                    route: Route::Op(route),
+                    name,
+                    doc,
+                }
+            }
+            (Some(sig), None) => {
+                let native = natives.name(&name);
+                let convert = sig.result.as_ref().and_then(|t| records.converter(t, &mut helpers));
+                let stub = StubDef { params: sig.params(true), ret: sig.ret.clone() };
+                let route = Route::Packed { native, params: sig.params(false), args: sig.call_args(), convert };
+                Function { help: Some(help_text(e).unwrap_or_default()), stubs: vec![stub], route, name, doc }
+            }
+            (None, _) => Function { help: help_text(e), stubs: vec![untyped_stub()], route: Route::Library, name, doc },
+        };
+        functions.push(function);
+    }
+    let mut all: Vec<String> = exposed(listing).map(|e| e.name.clone()).collect();
+    all.extend(listing.classes.iter().filter_map(|c| class_names.get(&c.key)).map(str::to_owned));
+    all.extend(records.names());
+    Package {
+        name: package.to_owned(),
+        lib_name: lib_name.to_owned(),
+        records: record_items(&records, &class_names),
+        classes,
+        functions,
+        has_ops: ops::any(listing),
+        all,
+        converters: helpers.into_defs(),
+    }
+}
+
+/// `*args: Any -> Any`: the stub of a function whose signature is not published.
+fn untyped_stub() -> StubDef {
+    StubDef { params: vec![Param::plain("*args", Some(Kind::Any.stub().to_owned()))], ret: Kind::Any.stub().to_owned() }
+}
+
+fn record_items(records: &Records, classes: &ClassNames) -> Vec<Record> {
+    records
+        .iter()
+        .map(|(name, fields)| Record {
+            name: name.to_owned(),
+            like: records.argument(name).unwrap_or_default(),
+            fields: fields
+                .iter()
+                .map(|(field, t)| {
+                    (
+                        field.clone(),
+                        annotation(t, classes, records, Flow::Result),
+                        annotation(t, classes, records, Flow::In),
+                    )
+                })
+                .collect(),
+        })
+        .collect()
+}
+
+fn class_item(
+    class: &Class,
+    classes: &ClassNames,
+    records: &Records,
+    natives: &mut Natives,
+    helpers: &mut Helpers,
+) -> ClassItem {
+    let name = classes.get(&class.key).unwrap_or_default().to_owned();
+    // A field Python cannot name (the file may hold any text) is no attribute to declare.
+    let fields = class
+        .fields
+        .iter()
+        .filter(|f| super::is_python_name(&f.name))
+        .map(|f| FieldItem {
+            name: f.name.clone(),
+            annotation: annotation(&f.ty, classes, records, Flow::Out),
+            writable: f.writable,
+            doc: f.doc.clone(),
+        })
+        .collect();
+    let mut methods = Vec::new();
+    for m in &class.methods {
+        let Some((py_name, receiver)) = method_receiver(m) else { continue };
+        let sig = py_signature(&m.metadata, receiver, classes, records);
+        let doc = with_tensor_notes(&m.doc, Some(&m.metadata), receiver);
+        let stub = match &sig {
+            Some(sig) => StubDef { params: sig.params(true), ret: sig.ret.clone() },
+            None => untyped_stub(),
+        };
+        let call = sig.map(|sig| MethodCall {
+            native: natives.name(&format!("{name}_{py_name}")),
+            method: m.name.clone(),
+            params: sig.params(false),
+            args: sig.call_args(),
+            convert: sig.result.as_ref().and_then(|t| records.converter(t, helpers)),
+        });
+        methods.push(Method { py_name: py_name.to_owned(), receiver, doc, stub, call });
+    }
+    ClassItem { key: class.key.clone(), base: classes.base(class), doc: class.doc.clone(), fields, methods, name }
+}
+
+/// Module-level names of the library's functions behind the wrappers (`_native_add`),
+/// unlike every export, class and parameter name in the module.
+struct Natives {
+    taken: std::collections::BTreeSet<String>,
+}
+
+impl Natives {
+    fn new(listing: &Listing, classes: &ClassNames, records: &Records) -> Natives {
+        let mut taken: std::collections::BTreeSet<String> = listing.exports.iter().map(|e| e.name.clone()).collect();
+        taken.extend(records.names());
+        taken.extend(listing.classes.iter().filter_map(|c| classes.get(&c.key)).map(str::to_owned));
+        let mut param_names = |meta: &abi_core::schema::Metadata| {
+            if let Some(sig) = py_signature(meta, Receiver::None, classes, records) {
+                taken.extend(sig.names().map(str::to_owned));
+            }
+        };
+        listing.exports.iter().filter_map(|e| e.metadata.as_ref()).for_each(&mut param_names);
+        listing.classes.iter().flat_map(|c| &c.methods).for_each(|m| param_names(&m.metadata));
+        Natives { taken }
+    }
+
+    /// A fresh name for the function behind `what`.
+    fn name(&mut self, what: &str) -> String {
+        let mut name = format!("_native_{what}");
+        while self.taken.contains(&name) {
+            name.push('_');
+        }
+        self.taken.insert(name.clone());
+        name
+    }
+}
