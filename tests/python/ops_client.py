@@ -23,7 +23,12 @@ def numpy_calls() -> list[object]:
     nothing = op_kit.relu_(r)
     found = op_kit.scale_rows(x, k)
     wrong: torch.Tensor = found  # type: ignore[assignment]
-    return [y, given, *pair, nothing, wrong]
+    # The op's own dtype, whatever its input's; what numpy's annotations give; sequences.
+    hot: npt.NDArray[np.float32] = op_kit.one_hot(np.arange(3), 4)
+    curve: npt.NDArray[np.float64] = op_kit.quad(np.linspace(-1, 1, 5), 2.0)
+    listed: npt.NDArray[np.float64] = op_kit.scale_rows([[1.0, 2.0, 3.0]], [1, 2, 3])
+    not_int: npt.NDArray[np.int64] = op_kit.one_hot(np.arange(3), 4)  # type: ignore[assignment]
+    return [y, given, *pair, nothing, wrong, hot, curve, listed, not_int]
 
 
 def torch_calls() -> list[object]:
@@ -39,7 +44,10 @@ def torch_calls() -> list[object]:
     ramp = op_kit.torch.ramp(3, 0.5)
     found = op_kit.torch.matmul(torch.ones(2, 3), torch.ones(3, 4))
     wrong: jax.Array = found  # type: ignore[assignment]
-    return [y, z, given, c, *grads, ramp, wrong]
+    hot: torch.Tensor = op_kit.one_hot(torch.arange(3), 4)
+    ramp_into: torch.Tensor = op_kit.ramp(3, 0.5, y=torch.empty(3, dtype=torch.float64))
+    not_numpy: npt.NDArray[np.float32] = op_kit.one_hot(torch.arange(3), 4)  # type: ignore[assignment]
+    return [y, z, given, c, *grads, ramp, wrong, hot, ramp_into, not_numpy]
 
 
 def jax_calls() -> list[object]:
@@ -52,7 +60,19 @@ def jax_calls() -> list[object]:
     jitted = jax.jit(op_kit.jax.scale_rows)(x, k)
     found = op_kit.jax.scale_rows(x, k)
     wrong: npt.NDArray[np.float64] = found  # type: ignore[assignment]
-    return [y, z, r, *pair, jitted, wrong]
+    hot: jax.Array = op_kit.one_hot(jnp.arange(3), 4)
+    in_place: jax.Array = op_kit.relu_(jnp.ones((2, 2), jnp.float32))
+    from_numpy = op_kit.jax.scale_rows(np.ones((2, 3)), np.ones(3))
+    not_torch: torch.Tensor = op_kit.one_hot(jnp.arange(3), 4)  # type: ignore[assignment]
+    return [y, z, r, *pair, jitted, wrong, hot, in_place, from_numpy, not_torch]
+
+
+def refused_calls() -> None:
+    """Calls the stubs refuse (and the ops would, at run time): never run."""
+    op_kit.one_hot(np.linspace(0, 1, 3), 2)  # type: ignore[arg-type]
+    op_kit.torch.scale_rows(np.ones((2, 3)), np.ones(3))  # type: ignore[type-var, arg-type]
+    op_kit.scale_rows(jnp.ones((2, 3)), jnp.ones(3), y=jnp.empty((2, 3)))  # type: ignore[call-overload]
+    op_kit.scale_rows(torch.ones(2, 3), "k")  # type: ignore[arg-type]
 
 
 if __name__ == "__main__":  # with JAX_ENABLE_X64=1 (scale_rows is float64)

@@ -278,7 +278,7 @@ def test_op_kit_hides_the_jax_entry_points_and_imports_no_framework(op_kit_dir):
         [sys.executable, "-c", code], check=True, capture_output=True, text=True, env={"PYTHONPATH": str(op_kit_dir)}
     )
     assert out.stdout == (
-        "['axpy_', 'matmul', 'minmax', 'power', 'power_bwd', 'quad', 'quad_bwd', 'ramp', 'relu_', 'scale_rows', 'scale_rows_bwd', 'strides_of']\n"
+        "['axpy_', 'matmul', 'minmax', 'one_hot', 'power', 'power_bwd', 'quad', 'quad_bwd', 'ramp', 'relu_', 'scale_rows', 'scale_rows_bwd', 'strides_of']\n"
         "False _Namespace\n"
         "[]\n"
     )
@@ -294,28 +294,104 @@ def test_op_kit_names_the_extra_a_missing_framework_needs(op_kit):
 
 
 def test_op_kit_stubs_under_mypy_strict(op_kit_dir, tmp_path):
-    client = tmp_path / "client.py"
-    client.write_text(
+    """With numpy alone installed (torch and JAX are extras): results carry the op's own
+    dtype (one_hot's float32 from int64 labels), parameters take what numpy's annotations
+    give for data of the right kind (np.linspace's floating[Any]) and sequences; every line
+    of bad.py is refused, and nothing in the stubs themselves."""
+    (tmp_path / "good.py").write_text(
         "import numpy as np\n"
         "import numpy.typing as npt\n"
         "import op_kit\n\n"
         "x: npt.NDArray[np.float64] = np.ones((2, 3))\n"
         "y: npt.NDArray[np.float64] = op_kit.scale_rows(x, np.ones(3))\n"
         "lo, hi = op_kit.minmax(x.astype(np.float32))\n"
-        "z = op_kit.scale_rows(x, np.ones(3), y=y)\n"
-        "op_kit.relu_(x.astype(np.float32))\n"
-        "r = op_kit.ramp(3, 1.0)\n"
-        "bad: str = op_kit.scale_rows(x, np.ones(3))\n"
+        "pair: tuple[npt.NDArray[np.float32], npt.NDArray[np.float32]] = (lo, hi)\n"
+        "z: npt.NDArray[np.float64] = op_kit.scale_rows(x, np.ones(3), y=y)\n"
+        "nothing: None = op_kit.relu_(x.astype(np.float32))\n"
+        "r: npt.NDArray[np.float64] = op_kit.ramp(3, 1.0)\n"
+        "g: npt.NDArray[np.float64] = op_kit.quad(np.linspace(-1, 1, 5), 2.0)\n"
+        "h: npt.NDArray[np.float32] = op_kit.one_hot(np.arange(3), 4)\n"
+        "s: npt.NDArray[np.int64] = op_kit.strides_of(x.T)\n"
+        "listed: npt.NDArray[np.float64] = op_kit.scale_rows([[1.0, 2.0, 3.0]], [1, 2, 3])\n"
+        "labels: npt.NDArray[np.float32] = op_kit.one_hot([0, 2], 3)\n"
     )
+    bad = [
+        "x: npt.NDArray[np.int64] = op_kit.one_hot(np.arange(3), 4)",  # the result is float32
+        "y: npt.NDArray[np.float64] = op_kit.strides_of(np.ones((2, 2)))",  # the result is int64
+        "op_kit.scale_rows(np.arange(6).reshape(2, 3), np.ones(3))",  # integers for float64
+        "op_kit.one_hot(np.linspace(0, 1, 3), 2)",  # floats for int64
+        "op_kit.scale_rows('x', np.ones(3))",
+        "op_kit.scale_rows(3.0, np.ones(3))",  # a scalar is no tensor
+        "op_kit.one_hot([0.5, 1.5], 2)",  # a sequence of floats for int64
+        "op_kit.relu_([[1.0]])",  # in place takes an array
+        "op_kit.scale_rows(np.ones((2, 3)), np.ones(3), y=[1.0])",  # an output is an array
+        "op_kit.one_hot(np.arange(3), 4.5)",
+        "op_kit.torch.scale_rows(np.ones((2, 3)), np.ones(3))",  # the torch namespace takes tensors
+        "s: str = op_kit.ramp(3, 1.0)",
+    ]
+    (tmp_path / "bad.py").write_text("import numpy as np\nimport numpy.typing as npt\nimport op_kit\n\n" + "\n".join(bad) + "\n")
     out = subprocess.run(
-        mypy_command(str(client)),
+        mypy_command("good.py", "bad.py"),
         capture_output=True,
         text=True,
         env={"MYPYPATH": str(op_kit_dir), "PATH": "/usr/bin:/bin"},
         cwd=tmp_path,
     )
     errors = [line for line in out.stdout.splitlines() if ": error:" in line]
-    assert len(errors) == 1 and "client.py:11: error: Incompatible types in assignment" in errors[0], out.stdout
+    assert all(line.startswith("bad.py:") for line in errors), out.stdout
+    refused = {int(line.split(":")[1]) for line in errors}
+    assert refused == set(range(5, 5 + len(bad))), out.stdout
+
+
+def test_sequences_are_taken_as_arrays_of_the_ops_dtype(op_kit):
+    """As rust-numpy's PyArrayLike: a list or tuple for an input tensor is a numpy array of
+    the parameter's dtype, converting within numpy's same_kind rule (ints for floats; not
+    floats for ints); anything else is a TypeError naming the function and the parameter."""
+    y = op_kit.scale_rows([[1, 2, 3], (4, 5, 6)], [1.0, 2.0, 3.0])
+    assert y.dtype == np.float64
+    np.testing.assert_array_equal(y, [[1, 4, 9], [4, 10, 18]])
+    # A list beside an array, in any position, and for an op with two inputs.
+    np.testing.assert_array_equal(op_kit.scale_rows(np.ones((1, 3)), [1, 2, 3]), [[1, 2, 3]])
+    np.testing.assert_array_equal(op_kit.matmul([[1.0, 2.0]], [[3.0], [4.0]]), [[11.0]])
+    hot = op_kit.one_hot([2, 0], 3)
+    assert hot.dtype == np.float32
+    np.testing.assert_array_equal(hot, [[0, 0, 1], [1, 0, 0]])
+    assert op_kit.one_hot([], 2).shape == (0, 2)
+    cases = [
+        (lambda: op_kit.scale_rows(3.0, [1.0]), r"^scale_rows: argument `x` \(#0\) expected Tensor\[f64, 2\]: an array \(numpy, torch or JAX\), or a sequence of numbers; got float$"),
+        (lambda: op_kit.scale_rows(np.ones((1, 1)), "k"), r"^scale_rows: argument `k` \(#1\) expected Tensor\[f64, 1\].*; got str$"),
+        (lambda: op_kit.scale_rows([[1.0, 2.0], [3.0]], [1.0, 2.0]), r"^scale_rows: argument `x` \(#0\) expected Tensor\[f64, 2\], got a list numpy cannot make an array of"),
+        (lambda: op_kit.one_hot([0.5, 1.0], 2), r"^one_hot: argument `labels` \(#0\) expected Tensor\[i64, 1\], got a list of float64 data, which would not convert without changing kind$"),
+        (lambda: op_kit.one_hot(["a"], 2), r"^one_hot: argument `labels` \(#0\) expected Tensor\[i64, 1\], got a list of <U1 data$"),
+        (lambda: op_kit.relu_([[1.0]]), r"^relu_: argument `x` \(#0\) expected Tensor\[f32, 2\]: an array \(numpy, torch or JAX\), which the op writes in place; got list$"),
+    ]
+    for call, message in cases:
+        with pytest.raises(TypeError, match=message):
+            call()
+
+
+def test_numpy_views_are_copied_for_compact_inputs_as_torch_views_are(op_kit):
+    """A transposed, sliced or broadcast numpy view given for an input needing compact data
+    is copied (as a torch view is); a StridedTensor input gets the view as it is; outputs
+    and in-place arrays are never copied (the op would write the copy), so the export still
+    refuses them."""
+    x = np.arange(6.0).reshape(2, 3)
+    np.testing.assert_array_equal(op_kit.scale_rows(x.T, np.ones(2)), x.T)
+    np.testing.assert_array_equal(op_kit.scale_rows(x[:, ::2], [1.0, 2.0]), x[:, ::2] * [1, 2])
+    wide = np.broadcast_to(np.arange(3.0), (4, 3))  # read-only and zero-strided
+    np.testing.assert_array_equal(op_kit.scale_rows(wide, [1.0, 1.0, 2.0]), wide * [1, 1, 2])
+    np.testing.assert_array_equal(op_kit.scale_rows(np.ones((2, 3)), np.ones(6)[::2]), np.ones((2, 3)))
+    np.testing.assert_array_equal(op_kit.minmax(np.ones((3, 2), np.float32).T)[0], [1, 1])
+    assert op_kit.strides_of(x.T).tolist() == [1, 3]
+    assert op_kit.strides_of(np.broadcast_to(np.ones(3), (2, 3))).tolist() == [0, 1]
+    with pytest.raises(ValueError, match=r"argument `y` \(#2\) tensor is not contiguous"):
+        op_kit.scale_rows(x, np.ones(3), y=np.empty((3, 2)).T)
+    transposed = np.ones((3, 2), np.float32).T
+    with pytest.raises(ValueError, match=r"^relu_\(.*argument `x` \(#0\) tensor is not contiguous"):
+        op_kit.relu_(transposed)
+    # The kernel's own ValueErrors pass as they came, with no retry.
+    with pytest.raises(ValueError, match=r"`labels\[0\]` = 5 is outside 0\.\.2$"):
+        op_kit.one_hot(np.array([5]), 2)
 
 
 def test_a_description_the_export_disagrees_with_is_an_assertion(ops):

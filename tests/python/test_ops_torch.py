@@ -351,3 +351,32 @@ def test_a_read_only_numpy_input_beside_torch(op_kit):
     y = op_kit.scale_rows(x, k)
     assert type(y) is np.ndarray
     np.testing.assert_array_equal(y, x * k)
+
+
+def test_meta_and_fake_tensors_through_the_functional_call(op_kit):
+    """Tensors with no data to hand over (on the meta device; fake ones under FakeTensorMode)
+    go through the custom op, whose fake implementation gives the outputs' shapes, as
+    op_kit.torch.<op> does."""
+    from torch._subclasses.fake_tensor import FakeTensorMode
+
+    x, k = torch.empty(2, 3, dtype=torch.float64, device="meta"), torch.empty(3, dtype=torch.float64, device="meta")
+    for ops in (op_kit, op_kit.torch):
+        y = ops.scale_rows(x, k)
+        assert (y.device.type, tuple(y.shape), y.dtype) == ("meta", (2, 3), torch.float64)
+    lo, hi = op_kit.minmax(torch.empty(4, 5, device="meta"))
+    assert (lo.device.type, tuple(hi.shape)) == ("meta", (4,))
+    hot = op_kit.one_hot(torch.empty(7, dtype=torch.int64, device="meta"), 3)
+    assert (tuple(hot.shape), hot.dtype) == ((7, 3), torch.float32)
+    with FakeTensorMode():
+        fake = op_kit.scale_rows(torch.empty(5, 3, dtype=torch.float64), torch.empty(3, dtype=torch.float64))
+        assert tuple(fake.shape) == (5, 3)
+
+
+def test_an_ops_own_result_dtype_and_sequences_beside_tensors(op_kit):
+    hot = op_kit.one_hot(torch.tensor([2, 0]), 3)
+    assert type(hot) is torch.Tensor and hot.dtype == torch.float32
+    assert hot.tolist() == [[0, 0, 1], [1, 0, 0]]
+    y = op_kit.scale_rows(torch.ones(2, 3, dtype=torch.float64), [1, 2, 3])
+    assert type(y) is torch.Tensor and y.tolist() == [[1, 2, 3], [1, 2, 3]]
+    with pytest.raises(TypeError, match=r"^scale_rows: argument `k` \(#1\) expected Tensor\[f64, 1\].*; got str$"):
+        op_kit.scale_rows(torch.ones(2, 3, dtype=torch.float64), "k")

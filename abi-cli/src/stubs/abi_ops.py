@@ -187,6 +187,11 @@ class Op:
                 a += 1
         tail = [("a", i) for i in range(len(self.args))] + [("o", i) for i in range(len(self.outs))]
         self._order = None if order == tail else order
+        # The compact inputs' positions among the export's arguments.
+        self._compact_native = [k for k, (kind, i) in enumerate(order) if kind == "a" and i in self._compact]
+        # What each tensor argument's sequences become: the numpy dtype (None: numpy's
+        # choice, for a dtype numpy lacks or one not published), made on first use.
+        self._seq_dtypes = None
         self._torch = None
         self._jax = None
         self._np_dtypes = None
@@ -223,7 +228,7 @@ class Op:
                 elif axis is None:
                     value = args[i]
                     if _is_traced(value):
-                        raise TypeError(_traced_message(name, self.args[i].name, i))
+                        raise TypeError(self._traced_message(self.args[i].name))
                     n = int(value)
                     if n < 0:
                         raise ValueError(
@@ -247,24 +252,84 @@ class Op:
         if type(first) is _NDARRAY:
             if self._fast is None:
                 self._fast = self._numpy_fast_path()
-            return self._call_numpy(args, given)
+            return self._call_numpy(self._arrays(args), given)
+        args = self._arrays(args)
+        if self._first is not None:
+            first = args[self._first]
         framework = _framework(first)
         if framework == "jax":
             return self.jax_call(args, given)
         if framework == "torch":
             torch = sys.modules["torch"]
-            grad = torch.is_grad_enabled() and (
-                any(getattr(args[i], "requires_grad", False) for i in self._tensors)
-                or any(getattr(g, "requires_grad", False) for g in given)
-            )
-            if grad or torch.compiler.is_compiling():
-                # The custom op: traced by torch.compile, differentiated by autograd.
+            if self._needs_custom_op(torch, args, given):
                 return self.torch_function()(*args, **self._given_keywords(given))
             return self._call_torch(torch, first, args, given)
         if self.device != "cpu":
             raise TypeError(f"{self.name}: takes torch or JAX arrays on the GPU, got {type(first).__name__}")
         _numpy()
         return self._call_numpy(args, given)
+
+    def _arrays(self, args):
+        """`args` with each input tensor given as a list or tuple made a numpy array of the
+        parameter's dtype (as rust-numpy's `PyArrayLike` takes sequences); anything else
+        that is no array (a scalar, a string) refused with a TypeError naming the function
+        and the parameter, as a plain export's is."""
+        fixed = None
+        for i in self._tensors:
+            value = args[i]
+            if type(value) is _NDARRAY or hasattr(value, "__dlpack__") or _framework(value) is not None:
+                continue
+            if fixed is None:
+                fixed = list(args)
+            fixed[i] = self._array_of(i, value)
+        return args if fixed is None else fixed
+
+    def _array_of(self, i, value):
+        """A sequence given for tensor argument `i`, as a numpy array of its dtype: data
+        that converts to it without changing kind (ints for floats, not floats for ints),
+        numpy's `same_kind` rule; anything else refused."""
+        p = self.args[i]
+        what = _tensor_text(p)
+        if p.role != "in" or not isinstance(value, (list, tuple)):
+            kind = "a sequence of numbers" if p.role == "in" else "which the op writes in place"
+            raise TypeError(
+                f"{self.name}: argument `{p.name}` (#{i}) expected {what}: an array (numpy, torch or JAX), "
+                f"{'or ' if p.role == 'in' else ''}{kind}; got {type(value).__name__}"
+            )
+        np = _numpy()
+        if self._seq_dtypes is None:
+            self._seq_dtypes = {j: _numpy_dtype(self.args[j].dtype) for j in self._tensors}
+        want = self._seq_dtypes[i]
+        try:
+            found = np.asarray(value)
+        except ValueError as e:  # ragged
+            raise TypeError(f"{self.name}: argument `{p.name}` (#{i}) expected {what}, got a {type(value).__name__} numpy cannot make an array of ({e})") from None
+        if found.dtype.kind not in "biufc":
+            raise TypeError(f"{self.name}: argument `{p.name}` (#{i}) expected {what}, got a {type(value).__name__} of {found.dtype} data")
+        if want is None or found.dtype == want:
+            return found
+        if found.size and not np.can_cast(found.dtype, want, "same_kind"):
+            raise TypeError(
+                f"{self.name}: argument `{p.name}` (#{i}) expected {what}, got a {type(value).__name__} of "
+                f"{found.dtype} data, which would not convert without changing kind"
+            )
+        return found.astype(want)
+
+    def _needs_custom_op(self, torch, args, given):
+        """Whether a torch call goes through the custom op: under torch.compile, for autograd
+        (a tensor requiring grad, grad mode on), and for tensors with no data to hand over
+        (on the meta device, or fake ones under FakeTensorMode: any subclass of Tensor), which
+        the op's fake implementation serves."""
+        if torch.compiler.is_compiling():
+            return True
+        grad = torch.is_grad_enabled()
+        tensor = torch.Tensor
+        for t in [args[i] for i in self._tensors] + list(given):
+            if grad and getattr(t, "requires_grad", False):
+                return True
+            if isinstance(t, tensor) and (type(t) is not tensor or t.is_meta):
+                return True
+        return False
 
     def _numpy_fast_path(self):
         """For an op with one output, no in-place tensor and its output last, made on the
@@ -275,17 +340,24 @@ class Op:
             return False
         general, native, empty, first = self.call, self.native, _np.empty, self._first
         dtype, shape = _np.dtype(self.outs[0].dtype), self._shapes[0]
+        # The other tensors, which must be numpy arrays too (a list goes the general way).
+        others = [i for i in self._tensors if i != first]
 
         def call(args, given):
             if given[0] is not None or type(args[first]) is not _NDARRAY:
                 return general(args, given)
+            for i in others:
+                if type(args[i]) is not _NDARRAY:
+                    return general(args, given)
             out = empty(shape(args), dtype)
             try:
                 native(*args, out)
                 return out
-            except BufferError as e:
+            except (BufferError, ValueError) as e:
+                if not _may_retry(e):
+                    raise
                 refused = e
-            self._native_read_only((*args, out), refused)
+            self._native_again((*args, out), refused)
             return out
 
         self.call = call
@@ -315,10 +387,12 @@ class Op:
             try:
                 self.native(*args, *outs)
                 refused = None
-            except BufferError as e:
+            except (BufferError, ValueError) as e:
+                if not _may_retry(e):
+                    raise
                 refused = e
             if refused is not None:
-                self._native_read_only((*args, *outs), refused)
+                self._native_again((*args, *outs), refused)
         else:
             self._native(args, outs)
         if self._single:
@@ -376,18 +450,37 @@ class Op:
         try:
             self.native(*full)
             return
-        except BufferError as e:
+        except (BufferError, ValueError) as e:
+            if not _may_retry(e):
+                raise
             refused = e
-        self._native_read_only(full, refused)
+        self._native_again(full, refused)
 
-    def _native_read_only(self, full, refused):
-        """The call again after numpy refused a read-only input its unversioned DLPack
-        capsule (`refused`): such inputs passed as versioned capsules. The export ran
-        nothing the first time (arguments are converted before the call). Called outside
-        the `except` block, so the export's own errors carry no BufferError context."""
-        if not any(type(a) is _NDARRAY and not a.flags.writeable for a in full):
+    def _native_again(self, full, refused):
+        """The call again, after the export or numpy refused (`refused`) a numpy array it
+        can take once changed: a view that is not compact (a transpose, a broadcast) given
+        for an input needing compact data, copied as torch's are (outputs and in-place
+        tensors never: the op would write the copy); a read-only array, which numpy refuses
+        an unversioned DLPack capsule, passed as a versioned one. The export ran nothing the
+        first time: typed tensors are checked as arguments are converted, before its body.
+        Anything else is raised as it came; called outside the `except` block, so the
+        export's own errors carry no context of the first refusal."""
+        fixed = list(full)
+        changed = False
+        if _may_retry(refused):
+            for k in self._compact_native:
+                a = fixed[k]
+                if type(a) is _NDARRAY and not a.flags.c_contiguous:
+                    fixed[k] = _np.ascontiguousarray(a)
+                    changed = True
+        if isinstance(refused, BufferError):
+            for k, a in enumerate(fixed):
+                if type(a) is _NDARRAY and not a.flags.writeable:
+                    fixed[k] = _readable(a)
+                    changed = True
+        if not changed:
             raise refused
-        self.native(*[_readable(a) for a in full])
+        self.native(*fixed)
 
     def _result(self, outs):
         if len(outs) == 1:
@@ -605,7 +698,7 @@ class Op:
             """Refuses a traced scalar (under jax.jit or jax.vmap): its value is an attribute."""
             for i, p in scalars:
                 if _is_traced(args[i]):
-                    raise TypeError(_traced_message(name, p.name, i))
+                    raise TypeError(self._traced_message(p.name))
 
         def primal(*args):
             static(args)
@@ -660,6 +753,19 @@ class Op:
         differentiable.__name__ = differentiable.__qualname__ = name
         return differentiable
 
+    def _traced_message(self, param):
+        """What a traced scalar gets. Every scalar of the op sets an attribute of the call (or
+        an output's shape), so the message names all of their positions among the op's
+        arguments, which `pkg.jax.<op>(*args)` takes positionally (so `static_argnums`, not
+        `static_argnames`): one retry, not one per scalar."""
+        positions = tuple(i for i, p in enumerate(self.args) if not p.tensor)
+        return (
+            f"{self.name}: `{param}` is a traced value (under jax.jit or jax.vmap), and the op's scalars "
+            f"({', '.join(f'`{self.args[i].name}`' for i in positions)}) each set an attribute of the call "
+            f"(or an output's shape): pass them as static arguments (jax.jit(f, static_argnums={positions!r})), "
+            f"and leave them unmapped under jax.vmap (in_axes None)"
+        )
+
     def _check_operands(self, arrays, args):
         """The export's dtype and rank checks, and its scalars' kinds, run at trace time.
         Under JAX they would come too late: XLA reports a kernel's error as INTERNAL, and
@@ -676,6 +782,7 @@ class Op:
 
         scalars = [i for i, p in enumerate(self.args) if not p.tensor]
         if all(matches(i, a) for i, a in arrays.items()) and all(_scalar_fits(self.args[i].role, args[i]) for i in scalars):
+            self._check_x64_outputs()
             return
         np = _numpy()
 
@@ -691,11 +798,34 @@ class Op:
 
         given = [placeholder(i, arrays[i]) if i in arrays else scalar(i, a) if i in scalars else a for i, a in enumerate(args)]
         outs = [np.empty((0,) * p.ndim, p.dtype) for p in self.outs]
-        self._native(given, outs)
-        # The export took them all: its checks and these disagree.
-        raise AssertionError(
-            f"{self.name}: an argument's dtype, rank or kind differs from the description, yet the export took it"
-        )
+        try:
+            self._native(given, outs)
+        except TypeError as e:
+            hint = _x64_hint(self, args, arrays)
+            if hint is None:
+                raise
+            refused = e
+        else:
+            # The export took them all: its checks and these disagree.
+            raise AssertionError(
+                f"{self.name}: an argument's dtype, rank or kind differs from the description, yet the export took it"
+            )
+        raise TypeError(f"{refused}\n{hint}") from None
+
+    def _check_x64_outputs(self):
+        """Refuses, before XLA runs the kernel, a 64-bit output while JAX's x64 mode is off:
+        JAX would make its buffer 32-bit, which the export refuses from inside XLA (an
+        INTERNAL error, or none for an empty result)."""
+        jax = sys.modules.get("jax")
+        if jax is None or jax.config.jax_enable_x64:
+            return
+        for p in self.outs:
+            if p.dtype in _JAX_32:
+                raise TypeError(
+                    f"{self.name}: its output `{p.name}` is {p.dtype}, and JAX makes {p.dtype} arrays {_JAX_32[p.dtype]} "
+                    f'unless its x64 mode is on: jax.config.update("jax_enable_x64", True) at startup, or JAX_ENABLE_X64=1 '
+                    f"in the environment"
+                )
 
     def _arg_spec(self):
         """jax-tvm-ffi's `arg_spec` for the entry point in JAX's order: `attrs.<name>` for
@@ -761,11 +891,53 @@ def _is_traced(value):
     return False
 
 
-def _traced_message(op, param, index):
-    """What a traced scalar gets: `index` is its position among the op's arguments, which
-    `pkg.jax.<op>(*args)` takes positionally (so `static_argnums`, not `static_argnames`)."""
-    return (
-        f"{op}: `{param}` is a traced value (under jax.jit or jax.vmap), and it sets an attribute of the call "
-        f"(or an output's shape): pass it as a static argument (jax.jit(f, static_argnums=({index},))), "
-        f"and leave it unmapped under jax.vmap (in_axes None)"
-    )
+# The short dtype names of the export's messages (`f32`, `i64`, `bf16`).
+_SHORT = (("bfloat", "bf"), ("float", "f"), ("uint", "u"), ("int", "i"), ("complex", "c"))
+
+
+def _tensor_text(p):
+    """`Tensor[f32, 2]`, as the export's messages write tensor parameter `p`."""
+    dtype = p.dtype
+    for long, short in _SHORT:
+        if dtype is not None and dtype.startswith(long) and dtype[len(long):].isdigit():
+            dtype = short + dtype[len(long):]
+            break
+    items = [d for d in (dtype, None if p.ndim is None else str(p.ndim)) if d is not None]
+    return f"Tensor[{', '.join(items)}]" if items else "Tensor"
+
+
+def _may_retry(refused):
+    """Whether the export's refusal may be of an array that, changed, it takes: numpy's
+    refusal of a read-only array (a BufferError), or a layout that is not compact."""
+    return isinstance(refused, BufferError) or "is not contiguous" in str(refused)
+
+
+def _numpy_dtype(dtype):
+    """numpy's dtype named `dtype`; None where numpy has none (bfloat16) or none is known."""
+    if dtype is None:
+        return None
+    try:
+        return _numpy().dtype(dtype)
+    except TypeError:
+        return None
+
+
+# The 32-bit dtype JAX makes of each 64-bit one when x64 is off.
+_JAX_32 = {"int64": "int32", "uint64": "uint32", "float64": "float32", "complex128": "complex64"}
+
+
+def _x64_hint(op, args, arrays):
+    """What to add to the export's refusal of a 32-bit JAX array given for a 64-bit
+    parameter while JAX's x64 mode is off (JAX then makes int64 and float64 data, numpy's
+    and `.astype(jnp.int64)` included, 32-bit, and only warns); None otherwise."""
+    jax = sys.modules.get("jax")
+    if jax is None or jax.config.jax_enable_x64:
+        return None
+    for i, a in arrays.items():
+        want = op.args[i].dtype
+        if _JAX_32.get(want) == str(a.dtype):
+            return (
+                f"`{op.args[i].name}` takes {want}, and JAX makes {want} arrays {a.dtype} unless its x64 mode is on: "
+                f'jax.config.update("jax_enable_x64", True) at startup, or JAX_ENABLE_X64=1 in the environment'
+            )
+    return None

@@ -2,12 +2,13 @@
 //! tuples and the module-level names of the library's functions, reads each export's
 //! signature and op description, and writes each function's stubs.
 
-use abi_core::schema::Class;
+use abi_core::schema::{Class, TypeSchema};
 use abi_shared::vocab::Kind;
 
 use super::model::{
     ClassItem, FieldItem, Function, Method, MethodCall, Package, Param, Receiver, Record, Route, StubDef,
 };
+use super::op_stubs;
 use super::ops::{self, Op};
 use super::records::{Helpers, Records};
 use super::signature::{annotation, help_text, method_receiver, py_signature, with_tensor_notes, Flow};
@@ -36,7 +37,7 @@ pub fn package(listing: &Listing, package: &str, lib_name: &str) -> Package {
                 let help = ops::py_help(&op, &name, &sig, help_text(e).as_deref());
                 let route = ops::route(&op, &sig, native, listing);
                 Function {
-                    stubs: vec![ops::functional_stub(&op, &sig)],
+                    stubs: op_stubs::functional(&op, &sig),
                     help: Some(help),
                     route: Route::Op(route),
                     name,
@@ -47,7 +48,8 @@ pub fn package(listing: &Listing, package: &str, lib_name: &str) -> Package {
                 let native = natives.name(&name);
                 let convert = sig.result.as_ref().and_then(|t| records.converter(t, &mut helpers));
                 let stub = StubDef { params: sig.params(true), ret: sig.ret.clone() };
-                let route = Route::Packed { native, params: sig.params(false), args: sig.call_args(), convert };
+                let arrays = e.metadata.as_ref().is_some_and(|m| m.params().iter().any(|(_, t)| takes_arrays(t)));
+                let route = Route::Packed { native, params: sig.params(false), args: sig.call_args(), convert, arrays };
                 Function { help: Some(help_text(e).unwrap_or_default()), stubs: vec![stub], route, name, doc }
             }
             (None, _) => Function { help: help_text(e), stubs: vec![untyped_stub()], route: Route::Library, name, doc },
@@ -66,6 +68,16 @@ pub fn package(listing: &Listing, package: &str, lib_name: &str) -> Package {
         has_ops: ops::any(listing),
         all,
         converters: helpers.into_defs(),
+    }
+}
+
+/// Whether a parameter of type `t` may be given an array: a tensor, or any value, alone or
+/// inside a container.
+fn takes_arrays(t: &TypeSchema) -> bool {
+    match t {
+        TypeSchema::Tensor(_) | TypeSchema::Any => true,
+        TypeSchema::Function(_) => false,
+        other => other.args().into_iter().any(takes_arrays),
     }
 }
 

@@ -7,6 +7,7 @@
 mod build;
 mod literal;
 mod model;
+mod op_stubs;
 mod ops;
 mod records;
 mod runtime;

@@ -139,8 +139,9 @@ pub enum Route {
     /// No published signature (a C++ library): the library's function itself.
     Library,
     /// A wrapper taking keywords and calling the library's function `native`, its result
-    /// converted by `convert`.
-    Packed { native: String, params: Vec<Param>, args: Vec<String>, convert: Option<String> },
+    /// converted by `convert`; `arrays` when it takes tensors (or any value), which a
+    /// caller under `jax.jit` passes as traced arrays the wrapper then names as the cause.
+    Packed { native: String, params: Vec<Param>, args: Vec<String>, convert: Option<String>, arrays: bool },
     /// An op: described for the support module, called through it.
     Op(OpRoute),
 }
@@ -160,9 +161,10 @@ pub struct OpRoute {
     pub args: Vec<String>,
     /// The outputs' names, in order.
     pub outs: Vec<String>,
-    /// `pkg.torch.op` and `pkg.jax.op` in the stubs.
-    pub torch: StubDef,
-    pub jax: StubDef,
+    /// `pkg.torch.op` and `pkg.jax.op` in the stubs (methods of the namespaces' classes),
+    /// one per array type.
+    pub torch: Vec<StubDef>,
+    pub jax: Vec<StubDef>,
 }
 
 /// A registered class.

@@ -1,15 +1,16 @@
 //! Ops (`#[export_fn(op)]`, whose metadata holds `abi.op`) in the package: each op is
 //! written as data, its parameters with their roles, dtypes, ranks and output shape rules,
 //! for the support module `_abi_ops.py` (written verbatim, [`SUPPORT`]), which calls it
-//! from numpy, torch and JAX; plus a thin wrapper `def op(x, k, *, y=None)`, and its stubs,
-//! generic over the caller's array type.
+//! from numpy, torch and JAX; plus a thin wrapper `def op(x, k, *, y=None)` (its stubs, one
+//! per array type, are `op_stubs.rs`'s).
 
 use abi_core::schema::{Metadata, OpInfo, ShapeDim, ShapeRule, TypeSchema};
 use abi_shared::vocab::Kind;
 
 use super::literal::py_str;
-use super::model::{params_text, OpRoute, Param, Passing, StubDef};
-use super::signature::{PyParam, PySignature, DLPACK_ARRAY};
+use super::model::{params_text, OpRoute, Param, Passing};
+use super::op_stubs;
+use super::signature::{PyParam, PySignature};
 use crate::read::{Export, Listing};
 
 /// The support module's file name in the package.
@@ -17,9 +18,6 @@ pub const SUPPORT_FILE: &str = "_abi_ops.py";
 
 /// The support module, as written into the package.
 pub const SUPPORT: &str = include_str!("abi_ops.py");
-
-/// The type variable the stubs' op signatures share: the caller's array type.
-pub const ARRAY_VAR: &str = "_A";
 
 /// One parameter of an op as the package describes it.
 #[derive(Debug, PartialEq)]
@@ -34,14 +32,28 @@ pub enum Role {
     Scalar(&'static str),
 }
 
+/// One parameter of an op.
+#[derive(Debug)]
+pub struct OpParam {
+    /// Its published name.
+    pub name: String,
+    pub role: Role,
+    /// A tensor's dtype (`float32`), when published.
+    pub dtype: Option<String>,
+    /// A tensor's rank, when published.
+    pub rank: Option<u32>,
+    /// Whether a tensor parameter converts other dtypes (`HostTensorAs`).
+    pub cast: bool,
+}
+
 /// An op, read from an export's metadata: every parameter with its role, and for tensors
 /// the dtype and rank.
 #[derive(Debug)]
 pub struct Op<'a> {
     /// The export's metadata.
     pub info: &'a OpInfo,
-    /// `(published name, role, dtype, rank)` in the export's order.
-    pub params: Vec<(String, Role, Option<String>, Option<u32>)>,
+    /// Its parameters in the export's order.
+    pub params: Vec<OpParam>,
 }
 
 impl<'a> Op<'a> {
@@ -63,16 +75,16 @@ impl<'a> Op<'a> {
             } else {
                 return None;
             };
-            let (dtype, rank) = match &t {
+            let (dtype, rank, cast) = match &t {
                 TypeSchema::Tensor(tensor) => {
-                    (tensor.elem.as_ref().and_then(|e| e.dtype()).map(|d| d.to_string()), tensor.rank)
+                    (tensor.elem.as_ref().and_then(|e| e.dtype()).map(|d| d.to_string()), tensor.rank, tensor.cast)
                 }
-                _ => (None, None),
+                _ => (None, None, false),
             };
             if matches!(role, Role::Out(_)) && dtype.is_none() {
                 return None;
             }
-            params.push((name, role, dtype, rank));
+            params.push(OpParam { name, role, dtype, rank, cast });
         }
         Some(Op { info, params })
     }
@@ -83,7 +95,7 @@ impl<'a> Op<'a> {
         let items: Vec<String> = self
             .params
             .iter()
-            .map(|(name, role, dtype, rank)| {
+            .map(|OpParam { name, role, dtype, rank, .. }| {
                 let dtype = dtype.as_deref().map_or(Kind::None.stub().to_owned(), py_str);
                 let rank = rank.map_or(Kind::None.stub().to_owned(), |r| r.to_string());
                 match role {
@@ -97,22 +109,20 @@ impl<'a> Op<'a> {
         format!("[{}]", items.join(", "))
     }
 
-    fn is_out(&self, i: usize) -> bool {
-        matches!(self.params.get(i), Some((_, Role::Out(_), _, _)))
+    /// Whether parameter `i` is an output.
+    pub fn is_out(&self, i: usize) -> bool {
+        self.params.get(i).is_some_and(|p| matches!(p.role, Role::Out(_)))
     }
 
-    fn is_tensor(&self, i: usize) -> bool {
-        matches!(self.params.get(i), Some((_, Role::In | Role::InOut | Role::Out(_), _, _)))
-    }
-
-    fn outputs(&self) -> usize {
-        self.params.iter().filter(|p| matches!(p.1, Role::Out(_))).count()
+    /// The number of results under JAX: the outputs and the in-place tensors.
+    pub fn jax_results(&self) -> usize {
+        self.params.iter().filter(|p| matches!(p.role, Role::Out(_) | Role::InOut)).count()
     }
 
     /// The index of the tensor whose framework the call follows: the first input or
     /// in-place tensor.
-    fn first_tensor(&self) -> Option<usize> {
-        self.params.iter().position(|p| matches!(p.1, Role::In | Role::InOut))
+    pub fn first_tensor(&self) -> Option<usize> {
+        self.params.iter().position(|p| matches!(p.role, Role::In | Role::InOut))
     }
 }
 
@@ -207,8 +217,8 @@ pub fn route(op: &Op<'_>, sig: &PySignature, native: String, listing: &Listing) 
         params: op_params(op, sig, None, true),
         args: named(false),
         outs: named(true),
-        torch: namespace_stub(op, sig, Entry::Torch),
-        jax: namespace_stub(op, sig, Entry::Jax),
+        torch: op_stubs::torch_namespace(op, sig),
+        jax: op_stubs::jax_namespace(op, sig),
     }
 }
 
@@ -229,12 +239,12 @@ fn jax_params(listing: &Listing, entry: &str, info: &OpInfo) -> Option<String> {
 }
 
 /// A parameter's annotation, from its index and Python parameter.
-type Annotate<'a> = dyn Fn(usize, &PyParam) -> String + 'a;
+pub type Annotate<'a> = dyn Fn(usize, &PyParam) -> String + 'a;
 
 /// The wrapper's `def` parameters: the arguments in order (defaults kept, positional-only
 /// up to the last whose name cannot be a keyword), then, `with_outputs`, each output as a
 /// keyword defaulting to `None`. With `types`, annotated for the stubs.
-fn op_params(op: &Op<'_>, sig: &PySignature, types: Option<&Annotate<'_>>, with_outputs: bool) -> Vec<Param> {
+pub fn op_params(op: &Op<'_>, sig: &PySignature, types: Option<&Annotate<'_>>, with_outputs: bool) -> Vec<Param> {
     let args: Vec<(usize, &PyParam)> = sig.params.iter().enumerate().filter(|(i, _)| !op.is_out(*i)).collect();
     let positional_only = args.iter().rposition(|(_, p)| !p.keyword).map_or(0, |i| i + 1);
     let mut items = Vec::new();
@@ -283,66 +293,6 @@ pub fn py_help(op: &Op<'_>, name: &str, sig: &PySignature, help: Option<&str>) -
         Some(help) if !help.is_empty() => format!("{call}\n\nThe export: {help}"),
         _ => call,
     }
-}
-
-/// Which entry point a stub describes.
-#[derive(Clone, Copy, PartialEq)]
-enum Entry {
-    /// `pkg.op`: numpy, torch or JAX; outputs as keywords; in place returns None (a new
-    /// array under JAX).
-    Functional,
-    /// `pkg.torch.op`: outputs as keywords; in place returns None.
-    Torch,
-    /// `pkg.jax.op`: no output buffers; in-place tensors come back as results.
-    Jax,
-}
-
-/// The stub `def` line's parameters and result: the first input (or in-place) tensor and
-/// the outputs are the caller's array type `_A`, the other tensors any DLPack array.
-fn stub_signature(op: &Op<'_>, sig: &PySignature, entry: Entry) -> StubDef {
-    let first = op.first_tensor();
-    let array = |i: usize| {
-        if first.is_some() && (Some(i) == first || op.is_out(i)) {
-            ARRAY_VAR.to_owned()
-        } else {
-            DLPACK_ARRAY.to_owned()
-        }
-    };
-    let types = |i: usize, p: &PyParam| {
-        if op.is_out(i) {
-            format!("{}[{}]", Kind::Optional.stub(), array(i))
-        } else if op.is_tensor(i) {
-            array(i)
-        } else {
-            p.annotation.clone()
-        }
-    };
-    // JAX takes no output buffers.
-    let params = op_params(op, sig, Some(&types), entry != Entry::Jax);
-    let results = match entry {
-        Entry::Jax => op.outputs() + op.info.inout.len(),
-        _ => op.outputs(),
-    };
-    let one = if first.is_some() { ARRAY_VAR.to_owned() } else { Kind::Any.stub().to_owned() };
-    let ret = match (results, entry) {
-        (0, Entry::Functional) => format!("{}[{one}]", Kind::Optional.stub()),
-        (0, _) => Kind::None.stub().to_owned(),
-        (1, _) => one,
-        (n, _) => format!("{}[{}]", Kind::Tuple.stub(), vec![one; n].join(", ")),
-    };
-    StubDef { params, ret }
-}
-
-/// The stub of `pkg.op`.
-pub fn functional_stub(op: &Op<'_>, sig: &PySignature) -> StubDef {
-    stub_signature(op, sig, Entry::Functional)
-}
-
-/// The stub of `pkg.torch.op` or `pkg.jax.op`: a method of the namespace's class.
-fn namespace_stub(op: &Op<'_>, sig: &PySignature, entry: Entry) -> StubDef {
-    let mut stub = stub_signature(op, sig, entry);
-    stub.params.insert(0, Param { name: "self".into(), annotation: None, default: None, passing: Passing::Either });
-    stub
 }
 
 #[cfg(test)]
@@ -525,13 +475,28 @@ mod tests {
 
         let stub = file("__init__.pyi");
         for line in [
-            "def scale_rows(x: _A, k: _DLPackArray, *, y: Optional[_A] = None) -> _A:",
-            "def scale_rows_bwd(x: _A, k: _DLPackArray, dy: _DLPackArray, *, dx: Optional[_A] = None, dk: Optional[_A] = None) -> tuple[_A, _A]:",
-            "def relu_(x: _A) -> Optional[_A]:",
-            "def ramp(n: int, step: float, *, y: Optional[_DLPackArray] = None) -> Any:",
-            "    def relu_(self, x: _A) -> None:",
-            "    def relu_(self, x: _A) -> _A:",
-            "    def scale_rows(self, x: _A, k: _DLPackArray) -> _A:",
+            // One overload per array type: numpy (sequences too), torch, JAX; results of
+            // the op's own dtype for numpy.
+            "@overload\ndef scale_rows(x: Union[NDArray[np.floating[Any]], Sequence[Sequence[float]]], k: Union[_DLPackArray, Sequence[float]], *, y: Optional[NDArray[np.float64]] = None) -> NDArray[np.float64]:",
+            "@overload\ndef scale_rows(x: _T, k: Union[_DLPackArray, Sequence[float]], *, y: Optional[_T] = None) -> _T:",
+            "@overload\ndef scale_rows(x: _J, k: Union[_DLPackArray, Sequence[float]], *, y: None = None) -> _J:",
+            "def scale_rows_bwd(x: Union[NDArray[np.floating[Any]], Sequence[Sequence[float]]], k: Union[_DLPackArray, Sequence[float]], dy: Union[_DLPackArray, Sequence[Sequence[float]]], *, dx: Optional[NDArray[np.float64]] = None, dk: Optional[NDArray[np.float64]] = None) -> tuple[NDArray[np.float64], NDArray[np.float64]]:",
+            "def scale_rows_bwd(x: _T, k: Union[_DLPackArray, Sequence[float]], dy: Union[_DLPackArray, Sequence[Sequence[float]]], *, dx: Optional[_T] = None, dk: Optional[_T] = None) -> tuple[_T, _T]:",
+            // In place: None for numpy and torch (an array, not a sequence), a new array for JAX.
+            "def relu_(x: NDArray[np.floating[Any]]) -> None:",
+            "def relu_(x: _T) -> None:",
+            "def relu_(x: _J) -> _J:",
+            // No array argument: numpy, or torch when a torch output is given.
+            "@overload\ndef ramp(n: int, step: float, *, y: Optional[NDArray[np.float64]] = None) -> NDArray[np.float64]:",
+            "@overload\ndef ramp(n: int, step: float, *, y: _T) -> _T:",
+            // A StridedTensor input, an int64 output.
+            "def strides_of(x: Union[NDArray[np.floating[Any]], Sequence[Sequence[float]]], *, s: Optional[NDArray[np.int64]] = None) -> NDArray[np.int64]:",
+            "    def relu_(self, x: _T) -> None:",
+            "    @overload\n    def relu_(self, x: _J) -> _J:",
+            "    @overload\n    def relu_(self, x: NDArray[np.floating[Any]]) -> Any:",
+            "    def scale_rows(self, x: _T, k: _TorchTensor, *, y: Optional[_T] = None) -> _T:",
+            "    def scale_rows(self, x: _J, k: Union[_DLPackArray, Sequence[float]]) -> _J:",
+            "    def ramp(self, n: int, step: float, *, y: Optional[_TorchTensor] = None) -> Any:",
             "    def ramp(self, n: int, step: float) -> Any:",
             "torch: _TorchOps\njax: _JaxOps\n",
         ] {

@@ -87,6 +87,9 @@ _lib = tvm_ffi.load_module(str(_library_path()))
     for (name, body) in &package.converters {
         out.push_str(&format!("\n\ndef {name}(v):\n    return {body}\n"));
     }
+    if package.functions.iter().any(|f| matches!(f.route, Route::Packed { arrays: true, .. })) {
+        out.push_str(REFUSE_TRACED);
+    }
     let all: Vec<&str> = package.all.iter().map(String::as_str).collect();
     out.push_str(&format!("\n\n__all__ = {}\n", py_list(&all)));
     if package.has_ops {
@@ -120,11 +123,14 @@ fn function(f: &Function) -> String {
     let help = f.help.as_deref().unwrap_or_default();
     match &f.route {
         Route::Op(op) => format!("{}\n\n{}", op_description(op, name), op_wrapper(op, name, help)),
-        Route::Packed { native, params, args, convert } => format!(
-            "{native} = _lib[{}]\n\n\n{}",
-            py_str(name),
-            wrapper(name, params, help, "", convert.as_deref(), &format!("{native}({})", args.join(", ")), false)
-        ),
+        Route::Packed { native, params, args, convert, arrays } => {
+            let call = format!("{native}({})", args.join(", "));
+            let mut def = Def::new(name, params, help, "").returning(convert.as_deref(), &call);
+            if *arrays {
+                def = def.refusing_traced(name, args);
+            }
+            format!("{native} = _lib[{}]\n\n\n{}", py_str(name), def.text())
+        }
         // No published signature (a C++ library): the function itself, with its help.
         Route::Library => {
             let mut out = format!("{name} = _lib[{}]\n", py_str(name));
@@ -135,6 +141,22 @@ fn function(f: &Function) -> String {
         }
     }
 }
+
+/// What a plain export taking arrays calls when it refuses an argument: a traced JAX array
+/// (under `jax.jit`) holds no data, and only ops run there.
+const REFUSE_TRACED: &str = r#"
+
+def _refuse_traced(name, args):
+    """Raises a TypeError saying why when one of `args` is a traced JAX array (under
+    jax.jit), which holds no data to hand over; returns otherwise."""
+    jax = _sys.modules.get("jax")
+    tracer = getattr(getattr(jax, "core", None), "Tracer", None)
+    if tracer is not None and any(isinstance(a, tracer) for a in args):
+        raise TypeError(
+            f"{name}: only ops run under jax.jit (a traced array holds no data to hand over), and {name} is a "
+            "plain export: call it outside jax.jit, or its author can make it an op with #[export_fn(op)]"
+        ) from None
+"#;
 
 /// `_native = _OPS.op(...)`: the op described for the support module.
 fn op_description(op: &OpRoute, name: &str) -> String {
@@ -158,25 +180,55 @@ fn op_wrapper(op: &OpRoute, name: &str, help: &str) -> String {
     )
 }
 
-/// `@_doc("""doc""") def name(params): return <convert>(<call>)` (a constructor returns
-/// nothing), indented by `indent`.
-fn wrapper(
-    name: &str,
-    params: &[Param],
-    doc: &str,
-    indent: &str,
-    convert: Option<&str>,
-    call: &str,
-    constructor: bool,
-) -> String {
-    let inner = format!("{indent}    ");
-    let body = match convert {
-        // A constructor's call returns nothing to pass on.
-        None if constructor => format!("{inner}{call}\n"),
-        None => format!("{inner}return {call}\n"),
-        Some(convert) => format!("{inner}return {convert}({call})\n"),
-    };
-    format!("{}{indent}def {name}({}):\n{body}", doc_decorator(doc, indent), params_text(params, false))
+/// A wrapper's `def`: `@_doc("""doc""") def name(params):` and its body, indented by
+/// `indent`.
+struct Def {
+    head: String,
+    indent: String,
+    body: Vec<String>,
+}
+
+impl Def {
+    fn new(name: &str, params: &[Param], doc: &str, indent: &str) -> Def {
+        let head = format!("{}{indent}def {name}({}):\n", doc_decorator(doc, indent), params_text(params, false));
+        Def { head, indent: indent.to_owned(), body: Vec::new() }
+    }
+
+    /// The body `call` (a constructor's, whose call returns nothing to pass on).
+    fn calling(mut self, call: &str) -> Def {
+        self.body.push(call.to_owned());
+        self
+    }
+
+    /// The body `return <convert>(<call>)`.
+    fn returning(mut self, convert: Option<&str>, call: &str) -> Def {
+        self.body.push(match convert {
+            None => format!("return {call}"),
+            Some(convert) => format!("return {convert}({call})"),
+        });
+        self
+    }
+
+    /// The body inside `try:`, a TypeError it raises named as a traced JAX array's
+    /// (`_refuse_traced`) when one of the arguments `args` is one.
+    fn refusing_traced(mut self, name: &str, args: &[String]) -> Def {
+        let tuple = match args.len() {
+            1 => format!("({},)", args[0]),
+            _ => format!("({})", args.join(", ")),
+        };
+        let mut body = vec!["try:".to_owned()];
+        body.extend(self.body.iter().map(|l| format!("    {l}")));
+        body.push("except TypeError:".into());
+        body.push(format!("    _refuse_traced({}, {tuple})", py_str(name)));
+        body.push("    raise".into());
+        self.body = body;
+        self
+    }
+
+    fn text(&self) -> String {
+        let body: String = self.body.iter().map(|l| format!("{}    {l}\n", self.indent)).collect();
+        format!("{}{body}", self.head)
+    }
 }
 
 /// A registered class whose constructor and methods are wrappers taking keywords; the
@@ -193,11 +245,11 @@ fn class_def(class: &ClassItem) -> String {
             Receiver::Init => {
                 let sep = if call.args.is_empty() { "" } else { ", " };
                 let ctor = format!("self.__init_handle_by_constructor__({native}{sep}{})", call.args.join(", "));
-                wrapper(&m.py_name, &call.params, &m.doc, "    ", None, &ctor, true)
+                Def::new(&m.py_name, &call.params, &m.doc, "    ").calling(&ctor).text()
             }
             _ => {
                 let inner = format!("{native}({})", call.args.join(", "));
-                wrapper(&m.py_name, &call.params, &m.doc, "    ", call.convert.as_deref(), &inner, false)
+                Def::new(&m.py_name, &call.params, &m.doc, "    ").returning(call.convert.as_deref(), &inner).text()
             }
         };
         if m.receiver == Receiver::Static {

@@ -209,3 +209,26 @@ pub fn strides_of(x: StridedTensor<'_, f64, 2>, #[abi(out = [2])] mut s: HostTen
     }
     Ok(())
 }
+
+/// `y[i, labels[i]] = 1`, every other element 0: an int64 input and a float32 result (its
+/// dtype is the op's own, not its input's), shaped by the input and a scalar.
+#[abi_core::export_fn(op)]
+pub fn one_hot(
+    labels: HostTensor<'_, i64, 1>,
+    n_classes: i64,
+    #[abi(out = [labels.0, n_classes])] mut y: HostTensorMut<'_, f32, 2>,
+) -> Result<()> {
+    let classes =
+        usize::try_from(n_classes).map_err(|_| Error::value_error(format!("`n_classes` is negative: {n_classes}")))?;
+    check_shape("y", y.shape(), &[labels.numel(), classes])?;
+    let y = y.as_mut_slice();
+    y.fill(0.0);
+    for (i, &label) in labels.as_slice().iter().enumerate() {
+        let class = usize::try_from(label)
+            .ok()
+            .filter(|&c| c < classes)
+            .ok_or_else(|| Error::value_error(format!("`labels[{i}]` = {label} is outside 0..{n_classes}")))?;
+        y[i * classes + class] = 1.0;
+    }
+    Ok(())
+}

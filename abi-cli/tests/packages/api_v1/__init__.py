@@ -396,7 +396,11 @@ _native_store = _lib["store"]
 
 param_narrowed.""")
 def store(v):
-    return _native_store(v)
+    try:
+        return _native_store(v)
+    except TypeError:
+        _refuse_traced("store", (v,))
+        raise
 
 
 _native_version = _lib["version"]
@@ -417,6 +421,18 @@ _native_widen = _lib["widen"]
 param_widened (to Optional).""")
 def widen(v):
     return _native_widen(v)
+
+
+def _refuse_traced(name, args):
+    """Raises a TypeError saying why when one of `args` is a traced JAX array (under
+    jax.jit), which holds no data to hand over; returns otherwise."""
+    jax = _sys.modules.get("jax")
+    tracer = getattr(getattr(jax, "core", None), "Tracer", None)
+    if tracer is not None and any(isinstance(a, tracer) for a in args):
+        raise TypeError(
+            f"{name}: only ops run under jax.jit (a traced array holds no data to hand over), and {name} is a "
+            "plain export: call it outside jax.jit, or its author can make it an op with #[export_fn(op)]"
+        ) from None
 
 
 __all__ = ["area", "bump", "dropped", "each", "extent", "grow", "halve", "mean", "need", "norm", "old_name", "op_backward", "op_grad_a", "op_grad_b", "op_outputs", "op_rule", "pad", "pair_sum", "rename_param", "repeat", "result", "round_to", "shrink", "sides_of", "small", "span", "store", "version", "widen", "Retired", "Shape", "Point", "PointLike", "Size", "SizeLike"]

@@ -13,8 +13,32 @@ class _DLPackArray(Protocol):
     def __dlpack__(self) -> Any: ...
 
 
-# An op's array type: the caller's (numpy in, numpy out; torch in, torch out; JAX in, JAX out).
-_A = TypeVar("_A", bound=_DLPackArray)
+import numpy as np
+from numpy.typing import NDArray
+from typing import overload
+
+
+class _TorchTensor(Protocol):
+    """A torch.Tensor, by two of its attributes (the stubs import no torch: it is an optional extra)."""
+
+    @property
+    def is_leaf(self) -> bool: ...
+    @property
+    def requires_grad(self) -> bool: ...
+
+
+class _JaxArray(Protocol):
+    """A jax.Array, by two of its members (the stubs import no JAX: it is an optional extra)."""
+
+    @property
+    def sharding(self) -> Any: ...
+    def block_until_ready(self) -> Any: ...
+
+
+# An op's results follow its first array: numpy arrays (or sequences) in, numpy arrays of the op's
+# dtypes out; a torch tensor in, torch tensors out; a JAX array in, JAX arrays out.
+_T = TypeVar("_T", bound=_TorchTensor)
+_J = TypeVar("_J", bound=_JaxArray)
 
 
 class Point(NamedTuple):
@@ -128,35 +152,100 @@ def old_name(x: int) -> int:
     ...
 
 
-def op_backward(x: _A, *, y: Optional[_A] = None) -> _A:
+@overload
+def op_backward(x: Union[NDArray[np.floating[Any]], Sequence[float]], *, y: Optional[NDArray[np.float64]] = None) -> NDArray[np.float64]:
+    """op_backward_changed: v2 names `op_grad_b`.
+
+    Tensors: x is Tensor[f64, 1]; y is Tensor[f64, 1]."""
+    ...
+@overload
+def op_backward(x: _T, *, y: Optional[_T] = None) -> _T:
+    """op_backward_changed: v2 names `op_grad_b`.
+
+    Tensors: x is Tensor[f64, 1]; y is Tensor[f64, 1]."""
+    ...
+@overload
+def op_backward(x: _J, *, y: None = None) -> _J:
     """op_backward_changed: v2 names `op_grad_b`.
 
     Tensors: x is Tensor[f64, 1]; y is Tensor[f64, 1]."""
     ...
 
 
-def op_grad_a(x: _A, dy: _DLPackArray, *, dx: Optional[_A] = None) -> _A:
+@overload
+def op_grad_a(x: Union[NDArray[np.floating[Any]], Sequence[float]], dy: Union[_DLPackArray, Sequence[float]], *, dx: Optional[NDArray[np.float64]] = None) -> NDArray[np.float64]:
+    """A backward of `op_backward`.
+
+    Tensors: x is Tensor[f64, 1]; dy is Tensor[f64, 1]; dx is Tensor[f64, 1]."""
+    ...
+@overload
+def op_grad_a(x: _T, dy: Union[_DLPackArray, Sequence[float]], *, dx: Optional[_T] = None) -> _T:
+    """A backward of `op_backward`.
+
+    Tensors: x is Tensor[f64, 1]; dy is Tensor[f64, 1]; dx is Tensor[f64, 1]."""
+    ...
+@overload
+def op_grad_a(x: _J, dy: Union[_DLPackArray, Sequence[float]], *, dx: None = None) -> _J:
     """A backward of `op_backward`.
 
     Tensors: x is Tensor[f64, 1]; dy is Tensor[f64, 1]; dx is Tensor[f64, 1]."""
     ...
 
 
-def op_grad_b(x: _A, dy: _DLPackArray, *, dx: Optional[_A] = None) -> _A:
+@overload
+def op_grad_b(x: Union[NDArray[np.floating[Any]], Sequence[float]], dy: Union[_DLPackArray, Sequence[float]], *, dx: Optional[NDArray[np.float64]] = None) -> NDArray[np.float64]:
+    """Another backward of `op_backward`.
+
+    Tensors: x is Tensor[f64, 1]; dy is Tensor[f64, 1]; dx is Tensor[f64, 1]."""
+    ...
+@overload
+def op_grad_b(x: _T, dy: Union[_DLPackArray, Sequence[float]], *, dx: Optional[_T] = None) -> _T:
+    """Another backward of `op_backward`.
+
+    Tensors: x is Tensor[f64, 1]; dy is Tensor[f64, 1]; dx is Tensor[f64, 1]."""
+    ...
+@overload
+def op_grad_b(x: _J, dy: Union[_DLPackArray, Sequence[float]], *, dx: None = None) -> _J:
     """Another backward of `op_backward`.
 
     Tensors: x is Tensor[f64, 1]; dy is Tensor[f64, 1]; dx is Tensor[f64, 1]."""
     ...
 
 
-def op_outputs(x: _A, *, lo: Optional[_A] = None, hi: Optional[_A] = None) -> tuple[_A, _A]:
+@overload
+def op_outputs(x: Union[NDArray[np.floating[Any]], Sequence[float]], *, lo: Optional[NDArray[np.float64]] = None, hi: Optional[NDArray[np.float64]] = None) -> tuple[NDArray[np.float64], NDArray[np.float64]]:
+    """op_output_removed: v2 drops `hi`.
+
+    Tensors: x is Tensor[f64, 1]; lo is Tensor[f64, 1]; hi is Tensor[f64, 1]."""
+    ...
+@overload
+def op_outputs(x: _T, *, lo: Optional[_T] = None, hi: Optional[_T] = None) -> tuple[_T, _T]:
+    """op_output_removed: v2 drops `hi`.
+
+    Tensors: x is Tensor[f64, 1]; lo is Tensor[f64, 1]; hi is Tensor[f64, 1]."""
+    ...
+@overload
+def op_outputs(x: _J, *, lo: None = None, hi: None = None) -> tuple[_J, _J]:
     """op_output_removed: v2 drops `hi`.
 
     Tensors: x is Tensor[f64, 1]; lo is Tensor[f64, 1]; hi is Tensor[f64, 1]."""
     ...
 
 
-def op_rule(x: _A, *, y: Optional[_A] = None) -> _A:
+@overload
+def op_rule(x: Union[NDArray[np.floating[Any]], Sequence[float]], *, y: Optional[NDArray[np.float64]] = None) -> NDArray[np.float64]:
+    """op_rule_changed: v2 makes `y` `[x.0, 3]`.
+
+    Tensors: x is Tensor[f64, 1]; y is Tensor[f64, 2]."""
+    ...
+@overload
+def op_rule(x: _T, *, y: Optional[_T] = None) -> _T:
+    """op_rule_changed: v2 makes `y` `[x.0, 3]`.
+
+    Tensors: x is Tensor[f64, 1]; y is Tensor[f64, 2]."""
+    ...
+@overload
+def op_rule(x: _J, *, y: None = None) -> _J:
     """op_rule_changed: v2 makes `y` `[x.0, 3]`.
 
     Tensors: x is Tensor[f64, 1]; y is Tensor[f64, 2]."""
@@ -231,27 +320,27 @@ def widen(v: int) -> int:
 class _TorchOps:
     """`api_v1.torch`: each op as a torch custom op (torch.ops.api_v1.<op>)."""
 
-    def op_backward(self, x: _A, *, y: Optional[_A] = None) -> _A:
+    def op_backward(self, x: _T, *, y: Optional[_T] = None) -> _T:
         """op_backward_changed: v2 names `op_grad_b`.
 
         Tensors: x is Tensor[f64, 1]; y is Tensor[f64, 1]."""
         ...
-    def op_grad_a(self, x: _A, dy: _DLPackArray, *, dx: Optional[_A] = None) -> _A:
+    def op_grad_a(self, x: _T, dy: _TorchTensor, *, dx: Optional[_T] = None) -> _T:
         """A backward of `op_backward`.
 
         Tensors: x is Tensor[f64, 1]; dy is Tensor[f64, 1]; dx is Tensor[f64, 1]."""
         ...
-    def op_grad_b(self, x: _A, dy: _DLPackArray, *, dx: Optional[_A] = None) -> _A:
+    def op_grad_b(self, x: _T, dy: _TorchTensor, *, dx: Optional[_T] = None) -> _T:
         """Another backward of `op_backward`.
 
         Tensors: x is Tensor[f64, 1]; dy is Tensor[f64, 1]; dx is Tensor[f64, 1]."""
         ...
-    def op_outputs(self, x: _A, *, lo: Optional[_A] = None, hi: Optional[_A] = None) -> tuple[_A, _A]:
+    def op_outputs(self, x: _T, *, lo: Optional[_T] = None, hi: Optional[_T] = None) -> tuple[_T, _T]:
         """op_output_removed: v2 drops `hi`.
 
         Tensors: x is Tensor[f64, 1]; lo is Tensor[f64, 1]; hi is Tensor[f64, 1]."""
         ...
-    def op_rule(self, x: _A, *, y: Optional[_A] = None) -> _A:
+    def op_rule(self, x: _T, *, y: Optional[_T] = None) -> _T:
         """op_rule_changed: v2 makes `y` `[x.0, 3]`.
 
         Tensors: x is Tensor[f64, 1]; y is Tensor[f64, 2]."""
@@ -261,27 +350,62 @@ class _TorchOps:
 class _JaxOps:
     """`api_v1.jax`: each op through jax-tvm-ffi, for jax.jit, jax.vmap and jax.grad."""
 
-    def op_backward(self, x: _A) -> _A:
+    @overload
+    def op_backward(self, x: _J) -> _J:
         """op_backward_changed: v2 names `op_grad_b`.
 
         Tensors: x is Tensor[f64, 1]; y is Tensor[f64, 1]."""
         ...
-    def op_grad_a(self, x: _A, dy: _DLPackArray) -> _A:
+    @overload
+    def op_backward(self, x: Union[NDArray[np.floating[Any]], Sequence[float]]) -> Any:
+        """op_backward_changed: v2 names `op_grad_b`.
+
+        Tensors: x is Tensor[f64, 1]; y is Tensor[f64, 1]."""
+        ...
+    @overload
+    def op_grad_a(self, x: _J, dy: Union[_DLPackArray, Sequence[float]]) -> _J:
         """A backward of `op_backward`.
 
         Tensors: x is Tensor[f64, 1]; dy is Tensor[f64, 1]; dx is Tensor[f64, 1]."""
         ...
-    def op_grad_b(self, x: _A, dy: _DLPackArray) -> _A:
+    @overload
+    def op_grad_a(self, x: Union[NDArray[np.floating[Any]], Sequence[float]], dy: Union[_DLPackArray, Sequence[float]]) -> Any:
+        """A backward of `op_backward`.
+
+        Tensors: x is Tensor[f64, 1]; dy is Tensor[f64, 1]; dx is Tensor[f64, 1]."""
+        ...
+    @overload
+    def op_grad_b(self, x: _J, dy: Union[_DLPackArray, Sequence[float]]) -> _J:
         """Another backward of `op_backward`.
 
         Tensors: x is Tensor[f64, 1]; dy is Tensor[f64, 1]; dx is Tensor[f64, 1]."""
         ...
-    def op_outputs(self, x: _A) -> tuple[_A, _A]:
+    @overload
+    def op_grad_b(self, x: Union[NDArray[np.floating[Any]], Sequence[float]], dy: Union[_DLPackArray, Sequence[float]]) -> Any:
+        """Another backward of `op_backward`.
+
+        Tensors: x is Tensor[f64, 1]; dy is Tensor[f64, 1]; dx is Tensor[f64, 1]."""
+        ...
+    @overload
+    def op_outputs(self, x: _J) -> tuple[_J, _J]:
         """op_output_removed: v2 drops `hi`.
 
         Tensors: x is Tensor[f64, 1]; lo is Tensor[f64, 1]; hi is Tensor[f64, 1]."""
         ...
-    def op_rule(self, x: _A) -> _A:
+    @overload
+    def op_outputs(self, x: Union[NDArray[np.floating[Any]], Sequence[float]]) -> tuple[Any, Any]:
+        """op_output_removed: v2 drops `hi`.
+
+        Tensors: x is Tensor[f64, 1]; lo is Tensor[f64, 1]; hi is Tensor[f64, 1]."""
+        ...
+    @overload
+    def op_rule(self, x: _J) -> _J:
+        """op_rule_changed: v2 makes `y` `[x.0, 3]`.
+
+        Tensors: x is Tensor[f64, 1]; y is Tensor[f64, 2]."""
+        ...
+    @overload
+    def op_rule(self, x: Union[NDArray[np.floating[Any]], Sequence[float]]) -> Any:
         """op_rule_changed: v2 makes `y` `[x.0, 3]`.
 
         Tensors: x is Tensor[f64, 1]; y is Tensor[f64, 2]."""

@@ -68,7 +68,11 @@ PyTorch's caching allocator under torch).
 
 Tensors: x is Tensor[f32, 1]; y is Tensor[f32, 1].""")
 def add(x, y):
-    return _native_add(x, y)
+    try:
+        return _native_add(x, y)
+    except TypeError:
+        _refuse_traced("add", (x, y))
+        raise
 
 
 _native_add_into = _OPS.op("add_into", _lib["add_into"], [("x", "in", "float32", 1), ("y", "in", "float32", 1), ("out", "out", "float32", 1, "x")], device="gpu")
@@ -99,7 +103,11 @@ that `env::stream` is the stream XLA gave the call (`stream`), which
 
 Tensors: x is Tensor[f32, 1]; y is Tensor[f32, 1]; out is Tensor[f32, 1].""")
 def add_into_on(stream, x, y, out):
-    return _native_add_into_on(stream, x, y, out)
+    try:
+        return _native_add_into_on(stream, x, y, out)
+    except TypeError:
+        _refuse_traced("add_into_on", (stream, x, y, out))
+        raise
 
 
 _native_launches = _lib["launches"]
@@ -113,7 +121,11 @@ the driver: the configuration and the stream a call would use, here and now.
 
 Tensors: x is Tensor[f32, 1].""")
 def launches(kernel, x):
-    return _native_launches(kernel, x)
+    try:
+        return _native_launches(kernel, x)
+    except TypeError:
+        _refuse_traced("launches", (kernel, x))
+        raise
 
 
 _native_sum = _lib["sum"]
@@ -127,7 +139,23 @@ same bits on the same device.
 
 Tensors: x is Tensor[f32, 1].""")
 def sum(x):
-    return _native_sum(x)
+    try:
+        return _native_sum(x)
+    except TypeError:
+        _refuse_traced("sum", (x,))
+        raise
+
+
+def _refuse_traced(name, args):
+    """Raises a TypeError saying why when one of `args` is a traced JAX array (under
+    jax.jit), which holds no data to hand over; returns otherwise."""
+    jax = _sys.modules.get("jax")
+    tracer = getattr(getattr(jax, "core", None), "Tracer", None)
+    if tracer is not None and any(isinstance(a, tracer) for a in args):
+        raise TypeError(
+            f"{name}: only ops run under jax.jit (a traced array holds no data to hand over), and {name} is a "
+            "plain export: call it outside jax.jit, or its author can make it an op with #[export_fn(op)]"
+        ) from None
 
 
 __all__ = ["add", "add_into", "add_into_on", "launches", "sum"]

@@ -13,8 +13,32 @@ class _DLPackArray(Protocol):
     def __dlpack__(self) -> Any: ...
 
 
-# An op's array type: the caller's (numpy in, numpy out; torch in, torch out; JAX in, JAX out).
-_A = TypeVar("_A", bound=_DLPackArray)
+import numpy as np
+from numpy.typing import NDArray
+from typing import overload
+
+
+class _TorchTensor(Protocol):
+    """A torch.Tensor, by two of its attributes (the stubs import no torch: it is an optional extra)."""
+
+    @property
+    def is_leaf(self) -> bool: ...
+    @property
+    def requires_grad(self) -> bool: ...
+
+
+class _JaxArray(Protocol):
+    """A jax.Array, by two of its members (the stubs import no JAX: it is an optional extra)."""
+
+    @property
+    def sharding(self) -> Any: ...
+    def block_until_ready(self) -> Any: ...
+
+
+# An op's results follow its first array: numpy arrays (or sequences) in, numpy arrays of the op's
+# dtypes out; a torch tensor in, torch tensors out; a JAX array in, JAX arrays out.
+_T = TypeVar("_T", bound=_TorchTensor)
+_J = TypeVar("_J", bound=_JaxArray)
 
 
 def add(x: Union[tvm_ffi.Tensor, _DLPackArray], y: Union[tvm_ffi.Tensor, _DLPackArray]) -> tvm_ffi.Tensor:
@@ -25,7 +49,22 @@ def add(x: Union[tvm_ffi.Tensor, _DLPackArray], y: Union[tvm_ffi.Tensor, _DLPack
     ...
 
 
-def add_into(x: _A, y: _DLPackArray, *, out: Optional[_A] = None) -> _A:
+@overload
+def add_into(x: Union[NDArray[np.floating[Any]], Sequence[float]], y: Union[_DLPackArray, Sequence[float]], *, out: Optional[NDArray[np.float32]] = None) -> NDArray[np.float32]:
+    """`out = x + y`, elementwise, written into the caller's `out` (refused if it shares
+    memory with `x` or `y`): for callers that lend no allocator (CuPy), and for JAX.
+
+    Tensors: x is Tensor[f32, 1]; y is Tensor[f32, 1]; out is Tensor[f32, 1]."""
+    ...
+@overload
+def add_into(x: _T, y: Union[_DLPackArray, Sequence[float]], *, out: Optional[_T] = None) -> _T:
+    """`out = x + y`, elementwise, written into the caller's `out` (refused if it shares
+    memory with `x` or `y`): for callers that lend no allocator (CuPy), and for JAX.
+
+    Tensors: x is Tensor[f32, 1]; y is Tensor[f32, 1]; out is Tensor[f32, 1]."""
+    ...
+@overload
+def add_into(x: _J, y: Union[_DLPackArray, Sequence[float]], *, out: None = None) -> _J:
     """`out = x + y`, elementwise, written into the caller's `out` (refused if it shares
     memory with `x` or `y`): for callers that lend no allocator (CuPy), and for JAX.
 
@@ -63,7 +102,7 @@ def sum(x: Union[tvm_ffi.Tensor, _DLPackArray]) -> tvm_ffi.Tensor:
 class _TorchOps:
     """`cuda_kit.torch`: each op as a torch custom op (torch.ops.cuda_kit.<op>)."""
 
-    def add_into(self, x: _A, y: _DLPackArray, *, out: Optional[_A] = None) -> _A:
+    def add_into(self, x: _T, y: _TorchTensor, *, out: Optional[_T] = None) -> _T:
         """`out = x + y`, elementwise, written into the caller's `out` (refused if it shares
         memory with `x` or `y`): for callers that lend no allocator (CuPy), and for JAX.
 
@@ -74,7 +113,15 @@ class _TorchOps:
 class _JaxOps:
     """`cuda_kit.jax`: each op through jax-tvm-ffi, for jax.jit, jax.vmap and jax.grad."""
 
-    def add_into(self, x: _A, y: _DLPackArray) -> _A:
+    @overload
+    def add_into(self, x: _J, y: Union[_DLPackArray, Sequence[float]]) -> _J:
+        """`out = x + y`, elementwise, written into the caller's `out` (refused if it shares
+        memory with `x` or `y`): for callers that lend no allocator (CuPy), and for JAX.
+
+        Tensors: x is Tensor[f32, 1]; y is Tensor[f32, 1]; out is Tensor[f32, 1]."""
+        ...
+    @overload
+    def add_into(self, x: Union[NDArray[np.floating[Any]], Sequence[float]], y: Union[_DLPackArray, Sequence[float]]) -> Any:
         """`out = x + y`, elementwise, written into the caller's `out` (refused if it shares
         memory with `x` or `y`): for callers that lend no allocator (CuPy), and for JAX.
 

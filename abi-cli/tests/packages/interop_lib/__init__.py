@@ -82,7 +82,11 @@ _native_echo_any = _lib["echo_any"]
 
 @_doc("""echo_any(x: Any) -> Any""")
 def echo_any(x):
-    return _native_echo_any(x)
+    try:
+        return _native_echo_any(x)
+    except TypeError:
+        _refuse_traced("echo_any", (x,))
+        raise
 
 
 _native_echo_bf16 = _lib["echo_bf16"]
@@ -250,7 +254,11 @@ _native_echo_tensor = _lib["echo_tensor"]
 
 @_doc("""echo_tensor(x: Tensor) -> Tensor""")
 def echo_tensor(x):
-    return _native_echo_tensor(x)
+    try:
+        return _native_echo_tensor(x)
+    except TypeError:
+        _refuse_traced("echo_tensor", (x,))
+        raise
 
 
 _native_echo_u16 = _lib["echo_u16"]
@@ -342,7 +350,11 @@ _native_tensor_sum = _lib["tensor_sum"]
 Sum of a float64 tensor's elements; other dtypes raise `TypeError`, and data outside host
 memory `ValueError`.""")
 def tensor_sum(x):
-    return _native_tensor_sum(x)
+    try:
+        return _native_tensor_sum(x)
+    except TypeError:
+        _refuse_traced("tensor_sum", (x,))
+        raise
 
 
 _native_zero_args = _lib["zero_args"]
@@ -360,6 +372,18 @@ _size = tvm_ffi.get_global_func("ffi.ArraySize")
 
 def _as_0(v):
     return (_item(v, 0), _item(v, 1),)
+
+
+def _refuse_traced(name, args):
+    """Raises a TypeError saying why when one of `args` is a traced JAX array (under
+    jax.jit), which holds no data to hand over; returns otherwise."""
+    jax = _sys.modules.get("jax")
+    tracer = getattr(getattr(jax, "core", None), "Tracer", None)
+    if tracer is not None and any(isinstance(a, tracer) for a in args):
+        raise TypeError(
+            f"{name}: only ops run under jax.jit (a traced array holds no data to hand over), and {name} is a "
+            "plain export: call it outside jax.jit, or its author can make it an op with #[export_fn(op)]"
+        ) from None
 
 
 __all__ = ["add", "byte_len", "call_fn", "echo_any", "echo_bf16", "echo_bool", "echo_bytes", "echo_device", "echo_dtype", "echo_f16", "echo_f32", "echo_f64", "echo_i16", "echo_i32", "echo_i64", "echo_i8", "echo_ints", "echo_map", "echo_opt", "echo_opt_u64", "echo_pair", "echo_shape", "echo_string", "echo_strs", "echo_tensor", "echo_u16", "echo_u32", "echo_u64", "echo_u64s", "echo_u8", "greet", "make_shape", "panics", "raise_kind", "tensor_sum", "zero_args"]

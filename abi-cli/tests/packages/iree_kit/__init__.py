@@ -137,7 +137,11 @@ Row sums of an int32 matrix, as an int64 vector, and the number of rows.
 
 Tensors: m is Tensor[i32, 2].""")
 def row_sums(m):
-    return _as_2(_native_row_sums(m))
+    try:
+        return _as_2(_native_row_sums(m))
+    except TypeError:
+        _refuse_traced("row_sums", (m,))
+        raise
 
 
 _native_scaled = _lib["scaled"]
@@ -149,7 +153,11 @@ A new tensor for the program: each element times `k` (`tensor<?x?xf32>` result).
 
 Tensors: x is Tensor[f32, 2].""")
 def scaled(x, k):
-    return _native_scaled(x, k)
+    try:
+        return _native_scaled(x, k)
+    except TypeError:
+        _refuse_traced("scaled", (x, k))
+        raise
 
 
 _native_tick = _lib["tick"]
@@ -181,7 +189,11 @@ Sum of a float32 vector (an IREE program passes `tensor<?xf32>`).
 
 Tensors: x is Tensor[f32, 1].""")
 def total(x):
-    return _native_total(x)
+    try:
+        return _native_total(x)
+    except TypeError:
+        _refuse_traced("total", (x,))
+        raise
 
 
 _native_unlucky = _lib["unlucky"]
@@ -217,6 +229,18 @@ def _as_1(v):
 
 def _as_2(v):
     return (_item(v, 0), _item(v, 1),)
+
+
+def _refuse_traced(name, args):
+    """Raises a TypeError saying why when one of `args` is a traced JAX array (under
+    jax.jit), which holds no data to hand over; returns otherwise."""
+    jax = _sys.modules.get("jax")
+    tracer = getattr(getattr(jax, "core", None), "Tracer", None)
+    if tracer is not None and any(isinstance(a, tracer) for a in args):
+        raise TypeError(
+            f"{name}: only ops run under jax.jit (a traced array holds no data to hand over), and {name} is a "
+            "plain export: call it outside jax.jit, or its author can make it an op with #[export_fn(op)]"
+        ) from None
 
 
 __all__ = ["add_i32", "checked", "halve", "is_positive", "lookup", "mix", "pair", "pick", "row_sums", "scaled", "tick", "ticks", "total", "unlucky", "widen"]

@@ -106,6 +106,23 @@ def minmax(x, *, lo=None, hi=None):
     return _native_minmax.call((x,), (lo, hi))
 
 
+_native_one_hot = _OPS.op("one_hot", _lib["one_hot"], [("labels", "in", "int64", 1), ("n_classes", "int"), ("y", "out", "float32", 2, ["labels.0", "n_classes"])])
+
+
+@_doc("""one_hot(labels, n_classes, *, y=None) -> y
+
+The op on numpy, torch or JAX arrays: allocates each output not given by its shape rule, and returns the outputs, in the arrays' framework.
+
+The export: one_hot(labels: Tensor[i64, 1], n_classes: int, y: Tensor[f32, 2]) -> None
+
+`y[i, labels[i]] = 1`, every other element 0: an int64 input and a float32 result (its
+dtype is the op's own, not its input's), shaped by the input and a scalar.
+
+Tensors: labels is Tensor[i64, 1]; y is Tensor[f32, 2].""")
+def one_hot(labels, n_classes, *, y=None):
+    return _native_one_hot.call((labels, n_classes), (y,))
+
+
 _native_power = _OPS.op("power", _lib["power"], [("x", "in", "float64", 1), ("y", "out", "float64", 1, "x"), ("a", "float"), ("n", "int")], backward="power_bwd")
 
 
@@ -251,7 +268,7 @@ def strides_of(x, *, s=None):
     return _native_strides_of.call((x,), (s,))
 
 
-__all__ = ["axpy_", "matmul", "minmax", "power", "power_bwd", "quad", "quad_bwd", "ramp", "relu_", "scale_rows", "scale_rows_bwd", "strides_of"]
+__all__ = ["axpy_", "matmul", "minmax", "one_hot", "power", "power_bwd", "quad", "quad_bwd", "ramp", "relu_", "scale_rows", "scale_rows_bwd", "strides_of"]
 
 
 _OPS.torch_if_imported()

@@ -4,7 +4,7 @@ from typing import Any, Callable, Mapping, NamedTuple, Optional, Protocol, Seque
 
 import tvm_ffi
 
-__all__ = ["axpy_", "matmul", "minmax", "power", "power_bwd", "quad", "quad_bwd", "ramp", "relu_", "scale_rows", "scale_rows_bwd", "strides_of"]
+__all__ = ["axpy_", "matmul", "minmax", "one_hot", "power", "power_bwd", "quad", "quad_bwd", "ramp", "relu_", "scale_rows", "scale_rows_bwd", "strides_of"]
 
 
 class _DLPackArray(Protocol):
@@ -13,88 +13,287 @@ class _DLPackArray(Protocol):
     def __dlpack__(self) -> Any: ...
 
 
-# An op's array type: the caller's (numpy in, numpy out; torch in, torch out; JAX in, JAX out).
-_A = TypeVar("_A", bound=_DLPackArray)
+import numpy as np
+from numpy.typing import NDArray
+from typing import overload
 
 
-def axpy_(x: _A, alpha: float, y: _DLPackArray) -> Optional[_A]:
+class _TorchTensor(Protocol):
+    """A torch.Tensor, by two of its attributes (the stubs import no torch: it is an optional extra)."""
+
+    @property
+    def is_leaf(self) -> bool: ...
+    @property
+    def requires_grad(self) -> bool: ...
+
+
+class _JaxArray(Protocol):
+    """A jax.Array, by two of its members (the stubs import no JAX: it is an optional extra)."""
+
+    @property
+    def sharding(self) -> Any: ...
+    def block_until_ready(self) -> Any: ...
+
+
+# An op's results follow its first array: numpy arrays (or sequences) in, numpy arrays of the op's
+# dtypes out; a torch tensor in, torch tensors out; a JAX array in, JAX arrays out.
+_T = TypeVar("_T", bound=_TorchTensor)
+_J = TypeVar("_J", bound=_JaxArray)
+
+
+@overload
+def axpy_(x: Union[NDArray[np.floating[Any]], Sequence[float]], alpha: float, y: _DLPackArray) -> None:
+    """`y += alpha * x`, `y` in place.
+
+    Tensors: x is Tensor[f64, 1]; y is Tensor[f64, 1]."""
+    ...
+@overload
+def axpy_(x: _T, alpha: float, y: _DLPackArray) -> None:
+    """`y += alpha * x`, `y` in place.
+
+    Tensors: x is Tensor[f64, 1]; y is Tensor[f64, 1]."""
+    ...
+@overload
+def axpy_(x: _J, alpha: float, y: _DLPackArray) -> _J:
     """`y += alpha * x`, `y` in place.
 
     Tensors: x is Tensor[f64, 1]; y is Tensor[f64, 1]."""
     ...
 
 
-def matmul(a: _A, b: _DLPackArray, *, c: Optional[_A] = None) -> _A:
+@overload
+def matmul(a: Union[NDArray[np.floating[Any]], Sequence[Sequence[float]]], b: Union[_DLPackArray, Sequence[Sequence[float]]], *, c: Optional[NDArray[np.float32]] = None) -> NDArray[np.float32]:
+    """`c = a @ b`.
+
+    Tensors: a is Tensor[f32, 2]; b is Tensor[f32, 2]; c is Tensor[f32, 2]."""
+    ...
+@overload
+def matmul(a: _T, b: Union[_DLPackArray, Sequence[Sequence[float]]], *, c: Optional[_T] = None) -> _T:
+    """`c = a @ b`.
+
+    Tensors: a is Tensor[f32, 2]; b is Tensor[f32, 2]; c is Tensor[f32, 2]."""
+    ...
+@overload
+def matmul(a: _J, b: Union[_DLPackArray, Sequence[Sequence[float]]], *, c: None = None) -> _J:
     """`c = a @ b`.
 
     Tensors: a is Tensor[f32, 2]; b is Tensor[f32, 2]; c is Tensor[f32, 2]."""
     ...
 
 
-def minmax(x: _A, *, lo: Optional[_A] = None, hi: Optional[_A] = None) -> tuple[_A, _A]:
+@overload
+def minmax(x: Union[NDArray[np.floating[Any]], Sequence[Sequence[float]]], *, lo: Optional[NDArray[np.float32]] = None, hi: Optional[NDArray[np.float32]] = None) -> tuple[NDArray[np.float32], NDArray[np.float32]]:
+    """The smallest and the largest element of each row of `x`.
+
+    Tensors: x is Tensor[f32, 2]; lo is Tensor[f32, 1]; hi is Tensor[f32, 1]."""
+    ...
+@overload
+def minmax(x: _T, *, lo: Optional[_T] = None, hi: Optional[_T] = None) -> tuple[_T, _T]:
+    """The smallest and the largest element of each row of `x`.
+
+    Tensors: x is Tensor[f32, 2]; lo is Tensor[f32, 1]; hi is Tensor[f32, 1]."""
+    ...
+@overload
+def minmax(x: _J, *, lo: None = None, hi: None = None) -> tuple[_J, _J]:
     """The smallest and the largest element of each row of `x`.
 
     Tensors: x is Tensor[f32, 2]; lo is Tensor[f32, 1]; hi is Tensor[f32, 1]."""
     ...
 
 
-def power(x: _A, a: float, n: int, *, y: Optional[_A] = None) -> _A:
+@overload
+def one_hot(labels: Union[NDArray[np.signedinteger[Any]], Sequence[int]], n_classes: int, *, y: Optional[NDArray[np.float32]] = None) -> NDArray[np.float32]:
+    """`y[i, labels[i]] = 1`, every other element 0: an int64 input and a float32 result (its
+    dtype is the op's own, not its input's), shaped by the input and a scalar.
+
+    Tensors: labels is Tensor[i64, 1]; y is Tensor[f32, 2]."""
+    ...
+@overload
+def one_hot(labels: _T, n_classes: int, *, y: Optional[_T] = None) -> _T:
+    """`y[i, labels[i]] = 1`, every other element 0: an int64 input and a float32 result (its
+    dtype is the op's own, not its input's), shaped by the input and a scalar.
+
+    Tensors: labels is Tensor[i64, 1]; y is Tensor[f32, 2]."""
+    ...
+@overload
+def one_hot(labels: _J, n_classes: int, *, y: None = None) -> _J:
+    """`y[i, labels[i]] = 1`, every other element 0: an int64 input and a float32 result (its
+    dtype is the op's own, not its input's), shaped by the input and a scalar.
+
+    Tensors: labels is Tensor[i64, 1]; y is Tensor[f32, 2]."""
+    ...
+
+
+@overload
+def power(x: Union[NDArray[np.floating[Any]], Sequence[float]], a: float, n: int, *, y: Optional[NDArray[np.float64]] = None) -> NDArray[np.float64]:
+    """`y = a * x^n`, element by element: scalars after the outputs.
+
+    Tensors: x is Tensor[f64, 1]; y is Tensor[f64, 1]."""
+    ...
+@overload
+def power(x: _T, a: float, n: int, *, y: Optional[_T] = None) -> _T:
+    """`y = a * x^n`, element by element: scalars after the outputs.
+
+    Tensors: x is Tensor[f64, 1]; y is Tensor[f64, 1]."""
+    ...
+@overload
+def power(x: _J, a: float, n: int, *, y: None = None) -> _J:
     """`y = a * x^n`, element by element: scalars after the outputs.
 
     Tensors: x is Tensor[f64, 1]; y is Tensor[f64, 1]."""
     ...
 
 
-def power_bwd(x: _A, dy: _DLPackArray, a: float, n: int, *, dx: Optional[_A] = None) -> _A:
+@overload
+def power_bwd(x: Union[NDArray[np.floating[Any]], Sequence[float]], dy: Union[_DLPackArray, Sequence[float]], a: float, n: int, *, dx: Optional[NDArray[np.float64]] = None) -> NDArray[np.float64]:
+    """The gradient of [`power`]: `dx = a * n * x^(n-1) * dy`; its scalars after its outputs.
+
+    Tensors: x is Tensor[f64, 1]; dy is Tensor[f64, 1]; dx is Tensor[f64, 1]."""
+    ...
+@overload
+def power_bwd(x: _T, dy: Union[_DLPackArray, Sequence[float]], a: float, n: int, *, dx: Optional[_T] = None) -> _T:
+    """The gradient of [`power`]: `dx = a * n * x^(n-1) * dy`; its scalars after its outputs.
+
+    Tensors: x is Tensor[f64, 1]; dy is Tensor[f64, 1]; dx is Tensor[f64, 1]."""
+    ...
+@overload
+def power_bwd(x: _J, dy: Union[_DLPackArray, Sequence[float]], a: float, n: int, *, dx: None = None) -> _J:
     """The gradient of [`power`]: `dx = a * n * x^(n-1) * dy`; its scalars after its outputs.
 
     Tensors: x is Tensor[f64, 1]; dy is Tensor[f64, 1]; dx is Tensor[f64, 1]."""
     ...
 
 
-def quad(x: _A, a: float, *, y: Optional[_A] = None) -> _A:
+@overload
+def quad(x: Union[NDArray[np.floating[Any]], Sequence[float]], a: float, *, y: Optional[NDArray[np.float64]] = None) -> NDArray[np.float64]:
+    """`y = a * x * x`, element by element: a scalar between the inputs and the outputs.
+
+    Tensors: x is Tensor[f64, 1]; y is Tensor[f64, 1]."""
+    ...
+@overload
+def quad(x: _T, a: float, *, y: Optional[_T] = None) -> _T:
+    """`y = a * x * x`, element by element: a scalar between the inputs and the outputs.
+
+    Tensors: x is Tensor[f64, 1]; y is Tensor[f64, 1]."""
+    ...
+@overload
+def quad(x: _J, a: float, *, y: None = None) -> _J:
     """`y = a * x * x`, element by element: a scalar between the inputs and the outputs.
 
     Tensors: x is Tensor[f64, 1]; y is Tensor[f64, 1]."""
     ...
 
 
-def quad_bwd(x: _A, dy: _DLPackArray, a: float, *, dx: Optional[_A] = None) -> _A:
+@overload
+def quad_bwd(x: Union[NDArray[np.floating[Any]], Sequence[float]], dy: Union[_DLPackArray, Sequence[float]], a: float, *, dx: Optional[NDArray[np.float64]] = None) -> NDArray[np.float64]:
+    """The gradient of [`quad`]: `dx = 2 * a * x * dy`; its scalar stands where the forward's does.
+
+    Tensors: x is Tensor[f64, 1]; dy is Tensor[f64, 1]; dx is Tensor[f64, 1]."""
+    ...
+@overload
+def quad_bwd(x: _T, dy: Union[_DLPackArray, Sequence[float]], a: float, *, dx: Optional[_T] = None) -> _T:
+    """The gradient of [`quad`]: `dx = 2 * a * x * dy`; its scalar stands where the forward's does.
+
+    Tensors: x is Tensor[f64, 1]; dy is Tensor[f64, 1]; dx is Tensor[f64, 1]."""
+    ...
+@overload
+def quad_bwd(x: _J, dy: Union[_DLPackArray, Sequence[float]], a: float, *, dx: None = None) -> _J:
     """The gradient of [`quad`]: `dx = 2 * a * x * dy`; its scalar stands where the forward's does.
 
     Tensors: x is Tensor[f64, 1]; dy is Tensor[f64, 1]; dx is Tensor[f64, 1]."""
     ...
 
 
-def ramp(n: int, step: float, *, y: Optional[_DLPackArray] = None) -> Any:
+@overload
+def ramp(n: int, step: float, *, y: Optional[NDArray[np.float64]] = None) -> NDArray[np.float64]:
+    """`y[i] = i * step` for `i` in `0..n`.
+
+    Tensors: y is Tensor[f64, 1]."""
+    ...
+@overload
+def ramp(n: int, step: float, *, y: _T) -> _T:
     """`y[i] = i * step` for `i` in `0..n`.
 
     Tensors: y is Tensor[f64, 1]."""
     ...
 
 
-def relu_(x: _A) -> Optional[_A]:
+@overload
+def relu_(x: NDArray[np.floating[Any]]) -> None:
+    """`x = max(x, 0)`, in place.
+
+    Tensors: x is Tensor[f32, 2]."""
+    ...
+@overload
+def relu_(x: _T) -> None:
+    """`x = max(x, 0)`, in place.
+
+    Tensors: x is Tensor[f32, 2]."""
+    ...
+@overload
+def relu_(x: _J) -> _J:
     """`x = max(x, 0)`, in place.
 
     Tensors: x is Tensor[f32, 2]."""
     ...
 
 
-def scale_rows(x: _A, k: _DLPackArray, *, y: Optional[_A] = None) -> _A:
+@overload
+def scale_rows(x: Union[NDArray[np.floating[Any]], Sequence[Sequence[float]]], k: Union[_DLPackArray, Sequence[float]], *, y: Optional[NDArray[np.float64]] = None) -> NDArray[np.float64]:
+    """`y[i][j] = x[i][j] * k[j]`: each row of `x` scaled by `k`.
+
+    Tensors: x is Tensor[f64, 2]; k is Tensor[f64, 1]; y is Tensor[f64, 2]."""
+    ...
+@overload
+def scale_rows(x: _T, k: Union[_DLPackArray, Sequence[float]], *, y: Optional[_T] = None) -> _T:
+    """`y[i][j] = x[i][j] * k[j]`: each row of `x` scaled by `k`.
+
+    Tensors: x is Tensor[f64, 2]; k is Tensor[f64, 1]; y is Tensor[f64, 2]."""
+    ...
+@overload
+def scale_rows(x: _J, k: Union[_DLPackArray, Sequence[float]], *, y: None = None) -> _J:
     """`y[i][j] = x[i][j] * k[j]`: each row of `x` scaled by `k`.
 
     Tensors: x is Tensor[f64, 2]; k is Tensor[f64, 1]; y is Tensor[f64, 2]."""
     ...
 
 
-def scale_rows_bwd(x: _A, k: _DLPackArray, dy: _DLPackArray, *, dx: Optional[_A] = None, dk: Optional[_A] = None) -> tuple[_A, _A]:
+@overload
+def scale_rows_bwd(x: Union[NDArray[np.floating[Any]], Sequence[Sequence[float]]], k: Union[_DLPackArray, Sequence[float]], dy: Union[_DLPackArray, Sequence[Sequence[float]]], *, dx: Optional[NDArray[np.float64]] = None, dk: Optional[NDArray[np.float64]] = None) -> tuple[NDArray[np.float64], NDArray[np.float64]]:
+    """The gradients of [`scale_rows`]: `dx = dy * k` row by row, `dk[j] = sum_i dy[i][j] * x[i][j]`.
+
+    Tensors: x is Tensor[f64, 2]; k is Tensor[f64, 1]; dy is Tensor[f64, 2]; dx is Tensor[f64, 2]; dk is Tensor[f64, 1]."""
+    ...
+@overload
+def scale_rows_bwd(x: _T, k: Union[_DLPackArray, Sequence[float]], dy: Union[_DLPackArray, Sequence[Sequence[float]]], *, dx: Optional[_T] = None, dk: Optional[_T] = None) -> tuple[_T, _T]:
+    """The gradients of [`scale_rows`]: `dx = dy * k` row by row, `dk[j] = sum_i dy[i][j] * x[i][j]`.
+
+    Tensors: x is Tensor[f64, 2]; k is Tensor[f64, 1]; dy is Tensor[f64, 2]; dx is Tensor[f64, 2]; dk is Tensor[f64, 1]."""
+    ...
+@overload
+def scale_rows_bwd(x: _J, k: Union[_DLPackArray, Sequence[float]], dy: Union[_DLPackArray, Sequence[Sequence[float]]], *, dx: None = None, dk: None = None) -> tuple[_J, _J]:
     """The gradients of [`scale_rows`]: `dx = dy * k` row by row, `dk[j] = sum_i dy[i][j] * x[i][j]`.
 
     Tensors: x is Tensor[f64, 2]; k is Tensor[f64, 1]; dy is Tensor[f64, 2]; dx is Tensor[f64, 2]; dk is Tensor[f64, 1]."""
     ...
 
 
-def strides_of(x: _A, *, s: Optional[_A] = None) -> _A:
+@overload
+def strides_of(x: Union[NDArray[np.floating[Any]], Sequence[Sequence[float]]], *, s: Optional[NDArray[np.int64]] = None) -> NDArray[np.int64]:
+    """The strides of `x`, in elements: a `StridedTensor` takes any layout as it is (a
+    transposed view's strides are `[1, rows]`), where a `HostTensor` needs compact data.
+
+    Tensors: x is Tensor[f64, 2]; s is Tensor[i64, 1]."""
+    ...
+@overload
+def strides_of(x: _T, *, s: Optional[_T] = None) -> _T:
+    """The strides of `x`, in elements: a `StridedTensor` takes any layout as it is (a
+    transposed view's strides are `[1, rows]`), where a `HostTensor` needs compact data.
+
+    Tensors: x is Tensor[f64, 2]; s is Tensor[i64, 1]."""
+    ...
+@overload
+def strides_of(x: _J, *, s: None = None) -> _J:
     """The strides of `x`, in elements: a `StridedTensor` takes any layout as it is (a
     transposed view's strides are `[1, rows]`), where a `HostTensor` needs compact data.
 
@@ -105,62 +304,68 @@ def strides_of(x: _A, *, s: Optional[_A] = None) -> _A:
 class _TorchOps:
     """`op_kit.torch`: each op as a torch custom op (torch.ops.op_kit.<op>)."""
 
-    def axpy_(self, x: _A, alpha: float, y: _DLPackArray) -> None:
+    def axpy_(self, x: _T, alpha: float, y: _TorchTensor) -> None:
         """`y += alpha * x`, `y` in place.
 
         Tensors: x is Tensor[f64, 1]; y is Tensor[f64, 1]."""
         ...
-    def matmul(self, a: _A, b: _DLPackArray, *, c: Optional[_A] = None) -> _A:
+    def matmul(self, a: _T, b: _TorchTensor, *, c: Optional[_T] = None) -> _T:
         """`c = a @ b`.
 
         Tensors: a is Tensor[f32, 2]; b is Tensor[f32, 2]; c is Tensor[f32, 2]."""
         ...
-    def minmax(self, x: _A, *, lo: Optional[_A] = None, hi: Optional[_A] = None) -> tuple[_A, _A]:
+    def minmax(self, x: _T, *, lo: Optional[_T] = None, hi: Optional[_T] = None) -> tuple[_T, _T]:
         """The smallest and the largest element of each row of `x`.
 
         Tensors: x is Tensor[f32, 2]; lo is Tensor[f32, 1]; hi is Tensor[f32, 1]."""
         ...
-    def power(self, x: _A, a: float, n: int, *, y: Optional[_A] = None) -> _A:
+    def one_hot(self, labels: _T, n_classes: int, *, y: Optional[_T] = None) -> _T:
+        """`y[i, labels[i]] = 1`, every other element 0: an int64 input and a float32 result (its
+        dtype is the op's own, not its input's), shaped by the input and a scalar.
+
+        Tensors: labels is Tensor[i64, 1]; y is Tensor[f32, 2]."""
+        ...
+    def power(self, x: _T, a: float, n: int, *, y: Optional[_T] = None) -> _T:
         """`y = a * x^n`, element by element: scalars after the outputs.
 
         Tensors: x is Tensor[f64, 1]; y is Tensor[f64, 1]."""
         ...
-    def power_bwd(self, x: _A, dy: _DLPackArray, a: float, n: int, *, dx: Optional[_A] = None) -> _A:
+    def power_bwd(self, x: _T, dy: _TorchTensor, a: float, n: int, *, dx: Optional[_T] = None) -> _T:
         """The gradient of [`power`]: `dx = a * n * x^(n-1) * dy`; its scalars after its outputs.
 
         Tensors: x is Tensor[f64, 1]; dy is Tensor[f64, 1]; dx is Tensor[f64, 1]."""
         ...
-    def quad(self, x: _A, a: float, *, y: Optional[_A] = None) -> _A:
+    def quad(self, x: _T, a: float, *, y: Optional[_T] = None) -> _T:
         """`y = a * x * x`, element by element: a scalar between the inputs and the outputs.
 
         Tensors: x is Tensor[f64, 1]; y is Tensor[f64, 1]."""
         ...
-    def quad_bwd(self, x: _A, dy: _DLPackArray, a: float, *, dx: Optional[_A] = None) -> _A:
+    def quad_bwd(self, x: _T, dy: _TorchTensor, a: float, *, dx: Optional[_T] = None) -> _T:
         """The gradient of [`quad`]: `dx = 2 * a * x * dy`; its scalar stands where the forward's does.
 
         Tensors: x is Tensor[f64, 1]; dy is Tensor[f64, 1]; dx is Tensor[f64, 1]."""
         ...
-    def ramp(self, n: int, step: float, *, y: Optional[_DLPackArray] = None) -> Any:
+    def ramp(self, n: int, step: float, *, y: Optional[_TorchTensor] = None) -> Any:
         """`y[i] = i * step` for `i` in `0..n`.
 
         Tensors: y is Tensor[f64, 1]."""
         ...
-    def relu_(self, x: _A) -> None:
+    def relu_(self, x: _T) -> None:
         """`x = max(x, 0)`, in place.
 
         Tensors: x is Tensor[f32, 2]."""
         ...
-    def scale_rows(self, x: _A, k: _DLPackArray, *, y: Optional[_A] = None) -> _A:
+    def scale_rows(self, x: _T, k: _TorchTensor, *, y: Optional[_T] = None) -> _T:
         """`y[i][j] = x[i][j] * k[j]`: each row of `x` scaled by `k`.
 
         Tensors: x is Tensor[f64, 2]; k is Tensor[f64, 1]; y is Tensor[f64, 2]."""
         ...
-    def scale_rows_bwd(self, x: _A, k: _DLPackArray, dy: _DLPackArray, *, dx: Optional[_A] = None, dk: Optional[_A] = None) -> tuple[_A, _A]:
+    def scale_rows_bwd(self, x: _T, k: _TorchTensor, dy: _TorchTensor, *, dx: Optional[_T] = None, dk: Optional[_T] = None) -> tuple[_T, _T]:
         """The gradients of [`scale_rows`]: `dx = dy * k` row by row, `dk[j] = sum_i dy[i][j] * x[i][j]`.
 
         Tensors: x is Tensor[f64, 2]; k is Tensor[f64, 1]; dy is Tensor[f64, 2]; dx is Tensor[f64, 2]; dk is Tensor[f64, 1]."""
         ...
-    def strides_of(self, x: _A, *, s: Optional[_A] = None) -> _A:
+    def strides_of(self, x: _T, *, s: Optional[_T] = None) -> _T:
         """The strides of `x`, in elements: a `StridedTensor` takes any layout as it is (a
         transposed view's strides are `[1, rows]`), where a `HostTensor` needs compact data.
 
@@ -171,37 +376,100 @@ class _TorchOps:
 class _JaxOps:
     """`op_kit.jax`: each op through jax-tvm-ffi, for jax.jit, jax.vmap and jax.grad."""
 
-    def axpy_(self, x: _A, alpha: float, y: _DLPackArray) -> _A:
+    @overload
+    def axpy_(self, x: _J, alpha: float, y: _DLPackArray) -> _J:
         """`y += alpha * x`, `y` in place.
 
         Tensors: x is Tensor[f64, 1]; y is Tensor[f64, 1]."""
         ...
-    def matmul(self, a: _A, b: _DLPackArray) -> _A:
+    @overload
+    def axpy_(self, x: Union[NDArray[np.floating[Any]], Sequence[float]], alpha: float, y: _DLPackArray) -> Any:
+        """`y += alpha * x`, `y` in place.
+
+        Tensors: x is Tensor[f64, 1]; y is Tensor[f64, 1]."""
+        ...
+    @overload
+    def matmul(self, a: _J, b: Union[_DLPackArray, Sequence[Sequence[float]]]) -> _J:
         """`c = a @ b`.
 
         Tensors: a is Tensor[f32, 2]; b is Tensor[f32, 2]; c is Tensor[f32, 2]."""
         ...
-    def minmax(self, x: _A) -> tuple[_A, _A]:
+    @overload
+    def matmul(self, a: Union[NDArray[np.floating[Any]], Sequence[Sequence[float]]], b: Union[_DLPackArray, Sequence[Sequence[float]]]) -> Any:
+        """`c = a @ b`.
+
+        Tensors: a is Tensor[f32, 2]; b is Tensor[f32, 2]; c is Tensor[f32, 2]."""
+        ...
+    @overload
+    def minmax(self, x: _J) -> tuple[_J, _J]:
         """The smallest and the largest element of each row of `x`.
 
         Tensors: x is Tensor[f32, 2]; lo is Tensor[f32, 1]; hi is Tensor[f32, 1]."""
         ...
-    def power(self, x: _A, a: float, n: int) -> _A:
+    @overload
+    def minmax(self, x: Union[NDArray[np.floating[Any]], Sequence[Sequence[float]]]) -> tuple[Any, Any]:
+        """The smallest and the largest element of each row of `x`.
+
+        Tensors: x is Tensor[f32, 2]; lo is Tensor[f32, 1]; hi is Tensor[f32, 1]."""
+        ...
+    @overload
+    def one_hot(self, labels: _J, n_classes: int) -> _J:
+        """`y[i, labels[i]] = 1`, every other element 0: an int64 input and a float32 result (its
+        dtype is the op's own, not its input's), shaped by the input and a scalar.
+
+        Tensors: labels is Tensor[i64, 1]; y is Tensor[f32, 2]."""
+        ...
+    @overload
+    def one_hot(self, labels: Union[NDArray[np.signedinteger[Any]], Sequence[int]], n_classes: int) -> Any:
+        """`y[i, labels[i]] = 1`, every other element 0: an int64 input and a float32 result (its
+        dtype is the op's own, not its input's), shaped by the input and a scalar.
+
+        Tensors: labels is Tensor[i64, 1]; y is Tensor[f32, 2]."""
+        ...
+    @overload
+    def power(self, x: _J, a: float, n: int) -> _J:
         """`y = a * x^n`, element by element: scalars after the outputs.
 
         Tensors: x is Tensor[f64, 1]; y is Tensor[f64, 1]."""
         ...
-    def power_bwd(self, x: _A, dy: _DLPackArray, a: float, n: int) -> _A:
+    @overload
+    def power(self, x: Union[NDArray[np.floating[Any]], Sequence[float]], a: float, n: int) -> Any:
+        """`y = a * x^n`, element by element: scalars after the outputs.
+
+        Tensors: x is Tensor[f64, 1]; y is Tensor[f64, 1]."""
+        ...
+    @overload
+    def power_bwd(self, x: _J, dy: Union[_DLPackArray, Sequence[float]], a: float, n: int) -> _J:
         """The gradient of [`power`]: `dx = a * n * x^(n-1) * dy`; its scalars after its outputs.
 
         Tensors: x is Tensor[f64, 1]; dy is Tensor[f64, 1]; dx is Tensor[f64, 1]."""
         ...
-    def quad(self, x: _A, a: float) -> _A:
+    @overload
+    def power_bwd(self, x: Union[NDArray[np.floating[Any]], Sequence[float]], dy: Union[_DLPackArray, Sequence[float]], a: float, n: int) -> Any:
+        """The gradient of [`power`]: `dx = a * n * x^(n-1) * dy`; its scalars after its outputs.
+
+        Tensors: x is Tensor[f64, 1]; dy is Tensor[f64, 1]; dx is Tensor[f64, 1]."""
+        ...
+    @overload
+    def quad(self, x: _J, a: float) -> _J:
         """`y = a * x * x`, element by element: a scalar between the inputs and the outputs.
 
         Tensors: x is Tensor[f64, 1]; y is Tensor[f64, 1]."""
         ...
-    def quad_bwd(self, x: _A, dy: _DLPackArray, a: float) -> _A:
+    @overload
+    def quad(self, x: Union[NDArray[np.floating[Any]], Sequence[float]], a: float) -> Any:
+        """`y = a * x * x`, element by element: a scalar between the inputs and the outputs.
+
+        Tensors: x is Tensor[f64, 1]; y is Tensor[f64, 1]."""
+        ...
+    @overload
+    def quad_bwd(self, x: _J, dy: Union[_DLPackArray, Sequence[float]], a: float) -> _J:
+        """The gradient of [`quad`]: `dx = 2 * a * x * dy`; its scalar stands where the forward's does.
+
+        Tensors: x is Tensor[f64, 1]; dy is Tensor[f64, 1]; dx is Tensor[f64, 1]."""
+        ...
+    @overload
+    def quad_bwd(self, x: Union[NDArray[np.floating[Any]], Sequence[float]], dy: Union[_DLPackArray, Sequence[float]], a: float) -> Any:
         """The gradient of [`quad`]: `dx = 2 * a * x * dy`; its scalar stands where the forward's does.
 
         Tensors: x is Tensor[f64, 1]; dy is Tensor[f64, 1]; dx is Tensor[f64, 1]."""
@@ -211,22 +479,51 @@ class _JaxOps:
 
         Tensors: y is Tensor[f64, 1]."""
         ...
-    def relu_(self, x: _A) -> _A:
+    @overload
+    def relu_(self, x: _J) -> _J:
         """`x = max(x, 0)`, in place.
 
         Tensors: x is Tensor[f32, 2]."""
         ...
-    def scale_rows(self, x: _A, k: _DLPackArray) -> _A:
+    @overload
+    def relu_(self, x: NDArray[np.floating[Any]]) -> Any:
+        """`x = max(x, 0)`, in place.
+
+        Tensors: x is Tensor[f32, 2]."""
+        ...
+    @overload
+    def scale_rows(self, x: _J, k: Union[_DLPackArray, Sequence[float]]) -> _J:
         """`y[i][j] = x[i][j] * k[j]`: each row of `x` scaled by `k`.
 
         Tensors: x is Tensor[f64, 2]; k is Tensor[f64, 1]; y is Tensor[f64, 2]."""
         ...
-    def scale_rows_bwd(self, x: _A, k: _DLPackArray, dy: _DLPackArray) -> tuple[_A, _A]:
+    @overload
+    def scale_rows(self, x: Union[NDArray[np.floating[Any]], Sequence[Sequence[float]]], k: Union[_DLPackArray, Sequence[float]]) -> Any:
+        """`y[i][j] = x[i][j] * k[j]`: each row of `x` scaled by `k`.
+
+        Tensors: x is Tensor[f64, 2]; k is Tensor[f64, 1]; y is Tensor[f64, 2]."""
+        ...
+    @overload
+    def scale_rows_bwd(self, x: _J, k: Union[_DLPackArray, Sequence[float]], dy: Union[_DLPackArray, Sequence[Sequence[float]]]) -> tuple[_J, _J]:
         """The gradients of [`scale_rows`]: `dx = dy * k` row by row, `dk[j] = sum_i dy[i][j] * x[i][j]`.
 
         Tensors: x is Tensor[f64, 2]; k is Tensor[f64, 1]; dy is Tensor[f64, 2]; dx is Tensor[f64, 2]; dk is Tensor[f64, 1]."""
         ...
-    def strides_of(self, x: _A) -> _A:
+    @overload
+    def scale_rows_bwd(self, x: Union[NDArray[np.floating[Any]], Sequence[Sequence[float]]], k: Union[_DLPackArray, Sequence[float]], dy: Union[_DLPackArray, Sequence[Sequence[float]]]) -> tuple[Any, Any]:
+        """The gradients of [`scale_rows`]: `dx = dy * k` row by row, `dk[j] = sum_i dy[i][j] * x[i][j]`.
+
+        Tensors: x is Tensor[f64, 2]; k is Tensor[f64, 1]; dy is Tensor[f64, 2]; dx is Tensor[f64, 2]; dk is Tensor[f64, 1]."""
+        ...
+    @overload
+    def strides_of(self, x: _J) -> _J:
+        """The strides of `x`, in elements: a `StridedTensor` takes any layout as it is (a
+        transposed view's strides are `[1, rows]`), where a `HostTensor` needs compact data.
+
+        Tensors: x is Tensor[f64, 2]; s is Tensor[i64, 1]."""
+        ...
+    @overload
+    def strides_of(self, x: Union[NDArray[np.floating[Any]], Sequence[Sequence[float]]]) -> Any:
         """The strides of `x`, in elements: a `StridedTensor` takes any layout as it is (a
         transposed view's strides are `[1, rows]`), where a `HostTensor` needs compact data.
 

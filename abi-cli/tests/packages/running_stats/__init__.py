@@ -111,7 +111,23 @@ _native_describe = _lib["describe"]
 
 Statistics of one array in one call.""")
 def describe(name, values):
-    return _native_describe(name, values)
+    try:
+        return _native_describe(name, values)
+    except TypeError:
+        _refuse_traced("describe", (name, values))
+        raise
+
+
+def _refuse_traced(name, args):
+    """Raises a TypeError saying why when one of `args` is a traced JAX array (under
+    jax.jit), which holds no data to hand over; returns otherwise."""
+    jax = _sys.modules.get("jax")
+    tracer = getattr(getattr(jax, "core", None), "Tracer", None)
+    if tracer is not None and any(isinstance(a, tracer) for a in args):
+        raise TypeError(
+            f"{name}: only ops run under jax.jit (a traced array holds no data to hand over), and {name} is a "
+            "plain export: call it outside jax.jit, or its author can make it an op with #[export_fn(op)]"
+        ) from None
 
 
 __all__ = ["describe", "RunningStats"]

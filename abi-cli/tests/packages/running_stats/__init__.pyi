@@ -13,10 +13,6 @@ class _DLPackArray(Protocol):
     def __dlpack__(self) -> Any: ...
 
 
-# An op's array type: the caller's (numpy in, numpy out; torch in, torch out; JAX in, JAX out).
-_A = TypeVar("_A", bound=_DLPackArray)
-
-
 class RunningStats(tvm_ffi.Object):
     """Running statistics over every value pushed so far."""
     @property

@@ -60,7 +60,11 @@ _native_apply = _lib["apply"]
 Applies `f` to every element of a float64 array, returning a new array. Another dtype
 raises `TypeError`; an error raised by `f` comes back unchanged.""")
 def apply(x, f):
-    return _native_apply(x, f)
+    try:
+        return _native_apply(x, f)
+    except TypeError:
+        _refuse_traced("apply", (x, f))
+        raise
 
 
 _native_box_blur = _lib["box_blur"]
@@ -72,7 +76,11 @@ Box blur of an `H x W` float32 image with `params = (radius, passes)`; `passes` 
 most [`MAX_BLUR_PASSES`]. Another rank, a negative radius or too many passes raise
 `ValueError`; another dtype `TypeError`.""")
 def box_blur(image, params):
-    return _native_box_blur(image, params)
+    try:
+        return _native_box_blur(image, params)
+    except TypeError:
+        _refuse_traced("box_blur", (image, params))
+        raise
 
 
 _native_checksum = _lib["checksum"]
@@ -94,7 +102,11 @@ Sums `x` in chunks of `chunk` elements, reporting `progress(done, total)` after 
 A `chunk` below 1 raises `ValueError`; dtypes other than float16/32/64 and uint8
 `TypeError`; an error raised by `progress` comes back unchanged.""")
 def chunked_sum(x, chunk, progress):
-    return _native_chunked_sum(x, chunk, progress)
+    try:
+        return _native_chunked_sum(x, chunk, progress)
+    except TypeError:
+        _refuse_traced("chunked_sum", (x, chunk, progress))
+        raise
 
 
 _native_clamp_inplace = _lib["clamp_inplace"]
@@ -106,7 +118,11 @@ Clamps every element of a float32/float64 array into `[lo, hi]`, in place; retur
 many elements changed. Other dtypes raise `TypeError`; `lo > hi` or a NaN bound raises
 `ValueError`.""")
 def clamp_inplace(x, lo, hi):
-    return _native_clamp_inplace(x, lo, hi)
+    try:
+        return _native_clamp_inplace(x, lo, hi)
+    except TypeError:
+        _refuse_traced("clamp_inplace", (x, lo, hi))
+        raise
 
 
 _native_histogram_summary = _lib["histogram_summary"]
@@ -118,7 +134,11 @@ A one-line summary: count, min, max and a `bins`-bucket histogram. `bins` outsid
 `1..=`[`MAX_HISTOGRAM_BINS`] raises `ValueError`; dtypes other than float16/32/64 and
 uint8 `TypeError`.""")
 def histogram_summary(x, bins):
-    return _native_histogram_summary(x, bins)
+    try:
+        return _native_histogram_summary(x, bins)
+    except TypeError:
+        _refuse_traced("histogram_summary", (x, bins))
+        raise
 
 
 _native_moving_average = _lib["moving_average"]
@@ -130,7 +150,11 @@ Moving average of a 1-D array over `window` samples (default 3); returns a new a
 of the same float dtype and `len - window + 1` samples. Dtypes other than float16/32/64
 and uint8 raise `TypeError`; another rank, or a window outside `1..=len`, `ValueError`.""")
 def moving_average(x, window):
-    return _native_moving_average(x, window)
+    try:
+        return _native_moving_average(x, window)
+    except TypeError:
+        _refuse_traced("moving_average", (x, window))
+        raise
 
 
 _native_normalize = _lib["normalize"]
@@ -141,7 +165,11 @@ _native_normalize = _lib["normalize"]
 Zero-mean, unit-variance copy of `x` as float32. Dtypes other than float16/32/64 and
 uint8 raise `TypeError`; an empty array raises `ValueError`.""")
 def normalize(x):
-    return _native_normalize(x)
+    try:
+        return _native_normalize(x)
+    except TypeError:
+        _refuse_traced("normalize", (x,))
+        raise
 
 
 _native_scale_inplace = _lib["scale_inplace"]
@@ -152,7 +180,11 @@ _native_scale_inplace = _lib["scale_inplace"]
 Multiplies every element of a float32/float64 array by `factor`, in place. Other dtypes
 raise `TypeError`.""")
 def scale_inplace(x, factor):
-    return _native_scale_inplace(x, factor)
+    try:
+        return _native_scale_inplace(x, factor)
+    except TypeError:
+        _refuse_traced("scale_inplace", (x, factor))
+        raise
 
 
 _native_to_grayscale = _lib["to_grayscale"]
@@ -163,7 +195,11 @@ _native_to_grayscale = _lib["to_grayscale"]
 Luma of an `H x W x 3` uint8 RGB image (ITU-R BT.601 weights), as `H x W` uint8.
 Another shape raises `ValueError`; another dtype `TypeError`.""")
 def to_grayscale(image):
-    return _native_to_grayscale(image)
+    try:
+        return _native_to_grayscale(image)
+    except TypeError:
+        _refuse_traced("to_grayscale", (image,))
+        raise
 
 
 _native_to_half = _lib["to_half"]
@@ -174,7 +210,23 @@ _native_to_half = _lib["to_half"]
 A float16 copy of `x`. Values beyond the float16 range raise `ValueError`; dtypes other
 than float16/32/64 and uint8 `TypeError`.""")
 def to_half(x):
-    return _native_to_half(x)
+    try:
+        return _native_to_half(x)
+    except TypeError:
+        _refuse_traced("to_half", (x,))
+        raise
+
+
+def _refuse_traced(name, args):
+    """Raises a TypeError saying why when one of `args` is a traced JAX array (under
+    jax.jit), which holds no data to hand over; returns otherwise."""
+    jax = _sys.modules.get("jax")
+    tracer = getattr(getattr(jax, "core", None), "Tracer", None)
+    if tracer is not None and any(isinstance(a, tracer) for a in args):
+        raise TypeError(
+            f"{name}: only ops run under jax.jit (a traced array holds no data to hand over), and {name} is a "
+            "plain export: call it outside jax.jit, or its author can make it an op with #[export_fn(op)]"
+        ) from None
 
 
 __all__ = ["apply", "box_blur", "checksum", "chunked_sum", "clamp_inplace", "histogram_summary", "moving_average", "normalize", "scale_inplace", "to_grayscale", "to_half", "BlurParams", "BlurParamsLike"]

@@ -57,7 +57,11 @@ same_kind casting takes to int32 (bools and integers, not floats).
 
 Tensors: x is Tensor[i32, 1] (other dtypes cast same_kind).""")
 def as_i32(x):
-    return _native_as_i32(x)
+    try:
+        return _native_as_i32(x)
+    except TypeError:
+        _refuse_traced("as_i32", (x,))
+        raise
 
 
 _native_current_stream = _lib["current_stream"]
@@ -81,7 +85,11 @@ the host; a device kernel would write it).
 
 Tensors: x is Tensor[f32, 1].""")
 def empty_like(x):
-    return _native_empty_like(x)
+    try:
+        return _native_empty_like(x)
+    except TypeError:
+        _refuse_traced("empty_like", (x,))
+        raise
 
 
 _native_half_sum = _lib["half_sum"]
@@ -93,7 +101,11 @@ The sum of a float16 vector, accumulated in f32.
 
 Tensors: x is Tensor[f16, 1].""")
 def half_sum(x):
-    return _native_half_sum(x)
+    try:
+        return _native_half_sum(x)
+    except TypeError:
+        _refuse_traced("half_sum", (x,))
+        raise
 
 
 _native_launch_site = _lib["launch_site"]
@@ -106,7 +118,11 @@ address of a float32 vector, without touching its elements.
 
 Tensors: x is Tensor[f32, 1].""")
 def launch_site(x):
-    return _as_0(_native_launch_site(x))
+    try:
+        return _as_0(_native_launch_site(x))
+    except TypeError:
+        _refuse_traced("launch_site", (x,))
+        raise
 
 
 _native_launch_stream = _lib["launch_stream"]
@@ -118,7 +134,11 @@ The stream a kernel over `x` would launch on: the caller's for `x`'s device.
 
 Tensors: x is Tensor[f32, 1].""")
 def launch_stream(x):
-    return _native_launch_stream(x)
+    try:
+        return _native_launch_stream(x)
+    except TypeError:
+        _refuse_traced("launch_stream", (x,))
+        raise
 
 
 _native_ones = _lib["ones"]
@@ -141,7 +161,11 @@ The number of elements of an int64 matrix per row (its shape as the body sees it
 
 Tensors: x is Tensor[i64, 2].""")
 def row_lengths(x):
-    return _native_row_lengths(x)
+    try:
+        return _native_row_lengths(x)
+    except TypeError:
+        _refuse_traced("row_lengths", (x,))
+        raise
 
 
 _native_scale_as_f32 = _lib["scale_as_f32"]
@@ -154,7 +178,11 @@ same_kind casting takes to float32 (converted first): `np.arange(6.0)` included.
 
 Tensors: x is Tensor[f32, 1] (other dtypes cast same_kind).""")
 def scale_as_f32(x, factor):
-    return _native_scale_as_f32(x, factor)
+    try:
+        return _native_scale_as_f32(x, factor)
+    except TypeError:
+        _refuse_traced("scale_as_f32", (x, factor))
+        raise
 
 
 _native_scale_rows = _lib["scale_rows"]
@@ -166,7 +194,11 @@ _native_scale_rows = _lib["scale_rows"]
 
 Tensors: x is Tensor[f32, 2]; w is Tensor[f32, 1].""")
 def scale_rows(x, w):
-    return _native_scale_rows(x, w)
+    try:
+        return _native_scale_rows(x, w)
+    except TypeError:
+        _refuse_traced("scale_rows", (x, w))
+        raise
 
 
 _native_scale_rows_into = _lib["scale_rows_into"]
@@ -180,7 +212,11 @@ for Apache TVM programs (`R.call_dps_packed`, `T.call_packed`).
 
 Tensors: x is Tensor[f32, 2]; w is Tensor[f32, 1]; out is Tensor[f32, 2].""")
 def scale_rows_into(x, w, out):
-    return _native_scale_rows_into(x, w, out)
+    try:
+        return _native_scale_rows_into(x, w, out)
+    except TypeError:
+        _refuse_traced("scale_rows_into", (x, w, out))
+        raise
 
 
 _native_scale_strided_into = _lib["scale_strided_into"]
@@ -193,7 +229,11 @@ while `x` is `buf[:, 1::2]`: they interleave without sharing an element).
 
 Tensors: x is Tensor[f32, 2]; out is Tensor[f32, 2].""")
 def scale_strided_into(x, factor, out):
-    return _native_scale_strided_into(x, factor, out)
+    try:
+        return _native_scale_strided_into(x, factor, out)
+    except TypeError:
+        _refuse_traced("scale_strided_into", (x, factor, out))
+        raise
 
 
 _native_spin = _lib["spin"]
@@ -217,7 +257,11 @@ The sums of the rows of a float64 matrix of any strides: `x.T` gives the column 
 
 Tensors: x is Tensor[f64, 2].""")
 def strided_row_sums(x):
-    return _native_strided_row_sums(x)
+    try:
+        return _native_strided_row_sums(x)
+    except TypeError:
+        _refuse_traced("strided_row_sums", (x,))
+        raise
 
 _item = tvm_ffi.get_global_func("ffi.ArrayGetItem")
 _size = tvm_ffi.get_global_func("ffi.ArraySize")
@@ -225,6 +269,18 @@ _size = tvm_ffi.get_global_func("ffi.ArraySize")
 
 def _as_0(v):
     return (_item(v, 0), _item(v, 1),)
+
+
+def _refuse_traced(name, args):
+    """Raises a TypeError saying why when one of `args` is a traced JAX array (under
+    jax.jit), which holds no data to hand over; returns otherwise."""
+    jax = _sys.modules.get("jax")
+    tracer = getattr(getattr(jax, "core", None), "Tracer", None)
+    if tracer is not None and any(isinstance(a, tracer) for a in args):
+        raise TypeError(
+            f"{name}: only ops run under jax.jit (a traced array holds no data to hand over), and {name} is a "
+            "plain export: call it outside jax.jit, or its author can make it an op with #[export_fn(op)]"
+        ) from None
 
 
 __all__ = ["as_i32", "current_stream", "empty_like", "half_sum", "launch_site", "launch_stream", "ones", "row_lengths", "scale_as_f32", "scale_rows", "scale_rows_into", "scale_strided_into", "spin", "strided_row_sums"]

@@ -13,10 +13,6 @@ class _DLPackArray(Protocol):
     def __dlpack__(self) -> Any: ...
 
 
-# An op's array type: the caller's (numpy in, numpy out; torch in, torch out; JAX in, JAX out).
-_A = TypeVar("_A", bound=_DLPackArray)
-
-
 def as_i32(x: Union[tvm_ffi.Tensor, _DLPackArray]) -> tvm_ffi.Tensor:
     """`x` as int32, converted as `x.astype(np.int32)` would be, for any dtype numpy's
     same_kind casting takes to int32 (bools and integers, not floats).
