@@ -128,6 +128,21 @@ def op_kit_package_dir(tmp_path_factory):
 
 
 @pytest.fixture(scope="session")
+def tensor_kit_package(tmp_path_factory):
+    """tensor-kit's package (`tensor_kit_pkg`), imported: plain exports (no ops) taking tensors."""
+    import sys
+
+    lib, abi = target_dir() / "debug" / "libtensor_kit.so", target_dir() / "debug" / "abi"
+    out = tmp_path_factory.mktemp("tensor_kit_package")
+    subprocess.run([str(abi), "stubs", str(lib), "--package", "tensor_kit_pkg", "-o", str(out)], check=True, capture_output=True)
+    (out / "tensor_kit_pkg" / lib.name).symlink_to(lib)
+    sys.path.insert(0, str(out))
+    import tensor_kit_pkg
+
+    return tensor_kit_pkg
+
+
+@pytest.fixture(scope="session")
 def op_kit_package(op_kit_package_dir):
     """`import op_kit`, once per process: its torch ops are defined once (defining one twice
     raises), so the module imported first is kept (in sys.modules or not)."""

@@ -12,7 +12,7 @@ import sys
 import numpy as np
 import pytest
 
-from conftest import framework, target_dir
+from conftest import framework
 
 jax = framework("jax")
 framework("jax_tvm_ffi")
@@ -316,16 +316,8 @@ def test_without_x64_a_64_bit_parameter_says_to_enable_it(op_kit_package_dir):
 
 
 @pytest.fixture(scope="module")
-def tensor_kit(tmp_path_factory):
-    """tensor-kit's package: plain exports (no ops) taking tensors."""
-    lib, abi = target_dir() / "debug" / "libtensor_kit.so", target_dir() / "debug" / "abi"
-    out = tmp_path_factory.mktemp("tensor_kit_package")
-    subprocess.run([str(abi), "stubs", str(lib), "--package", "tensor_kit_jax", "-o", str(out)], check=True, capture_output=True)
-    (out / "tensor_kit_jax" / lib.name).symlink_to(lib)
-    sys.path.insert(0, str(out))
-    import tensor_kit_jax
-
-    return tensor_kit_jax
+def tensor_kit(tensor_kit_package):
+    return tensor_kit_package
 
 
 def test_a_plain_export_under_jit_says_only_ops_run_there(tensor_kit):
@@ -334,7 +326,20 @@ def test_a_plain_export_under_jit_says_only_ops_run_there(tensor_kit):
     with pytest.raises(TypeError) as caught:
         jax.jit(tensor_kit.scale_rows)(x, jnp.ones(3, jnp.float32))
     assert str(caught.value) == (
-        "scale_rows: only ops run under jax.jit (a traced array holds no data to hand over), and scale_rows is a "
-        "plain export: call it outside jax.jit, or its author can make it an op with #[export_fn(op)]"
+        "scale_rows: only ops run under jax.jit, jax.vmap and jax.grad (a traced array holds no data to hand over), "
+        "and scale_rows is a plain export: call it outside them, or its author can make it an op with #[export_fn(op)]"
     )
     assert caught.value.__suppress_context__
+    with pytest.raises(TypeError, match=r"^half_sum: only ops run under jax\.jit, jax\.vmap and jax\.grad"):
+        jax.vmap(tensor_kit.half_sum)(jnp.ones((2, 4), jnp.float16))
+
+
+def test_the_jax_namespace_takes_sequences_and_refuses_output_keywords(op_kit):
+    close(op_kit.jax.quad([1.0, 2.0], 3.0), np.array([3.0, 12.0]))
+    close(op_kit.jax.one_hot((1, 0), 2), np.array([[0, 1], [1, 0]], np.float32))
+    with pytest.raises(ValueError, match=r"^quad: JAX arrays are immutable, so no output buffer can be given \(`y=`\)"):
+        op_kit.jax.quad(jnp.ones(2), 1.0, y=jnp.ones(2))
+    with pytest.raises(TypeError, match=r"^quad\(\) got an unexpected keyword argument 'z'$"):
+        op_kit.jax.quad(jnp.ones(2), 1.0, z=1)
+    with pytest.raises(TypeError, match=r"^quad: argument `x` \(#0\) expected Tensor\[f64, 1\].*; got str$"):
+        op_kit.jax.quad("x", 1.0)

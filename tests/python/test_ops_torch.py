@@ -380,3 +380,18 @@ def test_an_ops_own_result_dtype_and_sequences_beside_tensors(op_kit):
     assert type(y) is torch.Tensor and y.tolist() == [[1, 2, 3], [1, 2, 3]]
     with pytest.raises(TypeError, match=r"^scale_rows: argument `k` \(#1\) expected Tensor\[f64, 1\].*; got str$"):
         op_kit.scale_rows(torch.ones(2, 3, dtype=torch.float64), "k")
+
+
+def test_a_plain_export_given_meta_or_fake_tensors_says_only_ops_take_them(tensor_kit_package):
+    from torch._subclasses.fake_tensor import FakeTensorMode
+
+    message = (
+        r"^half_sum: only ops run on meta and fake tensors \(they hold no data to hand over\), which torch\.compile "
+        r"and torch\.export trace, and half_sum is a plain export: call it on tensors with data, or its author can "
+        r"make it an op with #\[export_fn\(op\)\]$"
+    )
+    with pytest.raises(TypeError, match=message):
+        tensor_kit_package.half_sum(torch.empty(4, dtype=torch.float16, device="meta"))
+    with FakeTensorMode(), pytest.raises(TypeError, match=message):
+        tensor_kit_package.half_sum(torch.empty(4, dtype=torch.float16))
+    assert tensor_kit_package.half_sum(torch.ones(4, dtype=torch.float16)) == 4.0

@@ -661,16 +661,35 @@ class Op:
         """`pkg.jax.op`: the op through jax-tvm-ffi (registered on first use); with a
         backward, a `jax.custom_vjp`."""
         if self._jax is None:
-            self._jax = self._define_jax()
+            self._jax = self._jax_entry(self._define_jax())
         return self._jax
 
-    def jax_call(self, args, given):
-        if any(g is not None for g in given):
-            names = [p.name for p, g in zip(self.outs, given) if g is not None]
+    def _jax_entry(self, inner):
+        """`pkg.jax.op` around the traced function `inner`: sequences given for tensors made
+        arrays (as the functional call makes them), output keywords refused as the
+        functional call refuses them."""
+        outs = {p.name for p in self.outs}
+
+        def call(*args, **given):
+            for key in given:
+                if key not in outs:
+                    raise TypeError(f"{self.name}() got an unexpected keyword argument {key!r}")
+            self._refuse_buffers([key for key, g in given.items() if g is not None])
+            return inner(*self._arrays(args))
+
+        call.__name__ = call.__qualname__ = self.name
+        call.__doc__ = f"{self.ops.package}.{self.name} through jax-tvm-ffi (XLA's FFI target {self.ops.package}.{self.name})."
+        return call
+
+    def _refuse_buffers(self, names):
+        if names:
             raise ValueError(
                 f"{self.name}: JAX arrays are immutable, so no output buffer can be given "
                 f"(`{names[0]}=`): the outputs are returned"
             )
+
+    def jax_call(self, args, given):
+        self._refuse_buffers([p.name for p, g in zip(self.outs, given) if g is not None])
         return self.jax_function()(*args)
 
     def _define_jax(self):

@@ -139,8 +139,9 @@ pub enum Route {
     /// No published signature (a C++ library): the library's function itself.
     Library,
     /// A wrapper taking keywords and calling the library's function `native`, its result
-    /// converted by `convert`; `arrays` when it takes tensors (or any value), which a
-    /// caller under `jax.jit` passes as traced arrays the wrapper then names as the cause.
+    /// converted by `convert`; `arrays` when it takes tensors (or any value), which may be
+    /// given arrays with no data (traced under `jax.jit`, meta or fake torch tensors) that
+    /// the wrapper then names as the cause of the refusal.
     Packed { native: String, params: Vec<Param>, args: Vec<String>, convert: Option<String>, arrays: bool },
     /// An op: described for the support module, called through it.
     Op(OpRoute),

@@ -88,7 +88,7 @@ _lib = tvm_ffi.load_module(str(_library_path()))
         out.push_str(&format!("\n\ndef {name}(v):\n    return {body}\n"));
     }
     if package.functions.iter().any(|f| matches!(f.route, Route::Packed { arrays: true, .. })) {
-        out.push_str(REFUSE_TRACED);
+        out.push_str(REFUSE_DATALESS);
     }
     let all: Vec<&str> = package.all.iter().map(String::as_str).collect();
     out.push_str(&format!("\n\n__all__ = {}\n", py_list(&all)));
@@ -127,7 +127,7 @@ fn function(f: &Function) -> String {
             let call = format!("{native}({})", args.join(", "));
             let mut def = Def::new(name, params, help, "").returning(convert.as_deref(), &call);
             if *arrays {
-                def = def.refusing_traced(name, args);
+                def = def.refusing_dataless(name, args);
             }
             format!("{native} = _lib[{}]\n\n\n{}", py_str(name), def.text())
         }
@@ -142,20 +142,32 @@ fn function(f: &Function) -> String {
     }
 }
 
-/// What a plain export taking arrays calls when it refuses an argument: a traced JAX array
-/// (under `jax.jit`) holds no data, and only ops run there.
-const REFUSE_TRACED: &str = r#"
+/// What a plain export taking arrays calls when it refuses an argument: an array with no
+/// data (a traced JAX array, a torch tensor on the meta device or a fake one) has nothing
+/// to hand over, and only ops, which frameworks trace, take one.
+const REFUSE_DATALESS: &str = r#"
 
-def _refuse_traced(name, args):
-    """Raises a TypeError saying why when one of `args` is a traced JAX array (under
-    jax.jit), which holds no data to hand over; returns otherwise."""
+def _refuse_dataless(name, args):
+    """Raises a TypeError saying why when one of `args` holds no data to hand over: a
+    traced JAX array (under jax.jit, jax.vmap or jax.grad), or a torch tensor on the meta
+    device or a fake one (FakeTensorMode); returns otherwise."""
     jax = _sys.modules.get("jax")
     tracer = getattr(getattr(jax, "core", None), "Tracer", None)
     if tracer is not None and any(isinstance(a, tracer) for a in args):
-        raise TypeError(
-            f"{name}: only ops run under jax.jit (a traced array holds no data to hand over), and {name} is a "
-            "plain export: call it outside jax.jit, or its author can make it an op with #[export_fn(op)]"
-        ) from None
+        where = "under jax.jit, jax.vmap and jax.grad (a traced array holds no data to hand over)"
+        outside = "outside them"
+    else:
+        torch = _sys.modules.get("torch")
+        tensor = getattr(torch, "Tensor", None)
+        dataless = [a for a in args if tensor is not None and isinstance(a, tensor)]
+        if not any(a.is_meta or getattr(a, "fake_mode", None) is not None for a in dataless):
+            return
+        where = "on meta and fake tensors (they hold no data to hand over), which torch.compile and torch.export trace"
+        outside = "on tensors with data"
+    raise TypeError(
+        f"{name}: only ops run {where}, and {name} is a plain export: call it {outside}, "
+        "or its author can make it an op with #[export_fn(op)]"
+    ) from None
 "#;
 
 /// `_native = _OPS.op(...)`: the op described for the support module.
@@ -209,17 +221,17 @@ impl Def {
         self
     }
 
-    /// The body inside `try:`, a TypeError it raises named as a traced JAX array's
-    /// (`_refuse_traced`) when one of the arguments `args` is one.
-    fn refusing_traced(mut self, name: &str, args: &[String]) -> Def {
+    /// The body inside `try:`, an error it raises named as an array's with no data
+    /// (`_refuse_dataless`) when one of the arguments `args` is one.
+    fn refusing_dataless(mut self, name: &str, args: &[String]) -> Def {
         let tuple = match args.len() {
             1 => format!("({},)", args[0]),
             _ => format!("({})", args.join(", ")),
         };
         let mut body = vec!["try:".to_owned()];
         body.extend(self.body.iter().map(|l| format!("    {l}")));
-        body.push("except TypeError:".into());
-        body.push(format!("    _refuse_traced({}, {tuple})", py_str(name)));
+        body.push("except (TypeError, ValueError, RuntimeError):".into());
+        body.push(format!("    _refuse_dataless({}, {tuple})", py_str(name)));
         body.push("    raise".into());
         self.body = body;
         self

@@ -70,8 +70,8 @@ Tensors: x is Tensor[f32, 1]; y is Tensor[f32, 1].""")
 def add(x, y):
     try:
         return _native_add(x, y)
-    except TypeError:
-        _refuse_traced("add", (x, y))
+    except (TypeError, ValueError, RuntimeError):
+        _refuse_dataless("add", (x, y))
         raise
 
 
@@ -105,8 +105,8 @@ Tensors: x is Tensor[f32, 1]; y is Tensor[f32, 1]; out is Tensor[f32, 1].""")
 def add_into_on(stream, x, y, out):
     try:
         return _native_add_into_on(stream, x, y, out)
-    except TypeError:
-        _refuse_traced("add_into_on", (stream, x, y, out))
+    except (TypeError, ValueError, RuntimeError):
+        _refuse_dataless("add_into_on", (stream, x, y, out))
         raise
 
 
@@ -123,8 +123,8 @@ Tensors: x is Tensor[f32, 1].""")
 def launches(kernel, x):
     try:
         return _native_launches(kernel, x)
-    except TypeError:
-        _refuse_traced("launches", (kernel, x))
+    except (TypeError, ValueError, RuntimeError):
+        _refuse_dataless("launches", (kernel, x))
         raise
 
 
@@ -141,21 +141,32 @@ Tensors: x is Tensor[f32, 1].""")
 def sum(x):
     try:
         return _native_sum(x)
-    except TypeError:
-        _refuse_traced("sum", (x,))
+    except (TypeError, ValueError, RuntimeError):
+        _refuse_dataless("sum", (x,))
         raise
 
 
-def _refuse_traced(name, args):
-    """Raises a TypeError saying why when one of `args` is a traced JAX array (under
-    jax.jit), which holds no data to hand over; returns otherwise."""
+def _refuse_dataless(name, args):
+    """Raises a TypeError saying why when one of `args` holds no data to hand over: a
+    traced JAX array (under jax.jit, jax.vmap or jax.grad), or a torch tensor on the meta
+    device or a fake one (FakeTensorMode); returns otherwise."""
     jax = _sys.modules.get("jax")
     tracer = getattr(getattr(jax, "core", None), "Tracer", None)
     if tracer is not None and any(isinstance(a, tracer) for a in args):
-        raise TypeError(
-            f"{name}: only ops run under jax.jit (a traced array holds no data to hand over), and {name} is a "
-            "plain export: call it outside jax.jit, or its author can make it an op with #[export_fn(op)]"
-        ) from None
+        where = "under jax.jit, jax.vmap and jax.grad (a traced array holds no data to hand over)"
+        outside = "outside them"
+    else:
+        torch = _sys.modules.get("torch")
+        tensor = getattr(torch, "Tensor", None)
+        dataless = [a for a in args if tensor is not None and isinstance(a, tensor)]
+        if not any(a.is_meta or getattr(a, "fake_mode", None) is not None for a in dataless):
+            return
+        where = "on meta and fake tensors (they hold no data to hand over), which torch.compile and torch.export trace"
+        outside = "on tensors with data"
+    raise TypeError(
+        f"{name}: only ops run {where}, and {name} is a plain export: call it {outside}, "
+        "or its author can make it an op with #[export_fn(op)]"
+    ) from None
 
 
 __all__ = ["add", "add_into", "add_into_on", "launches", "sum"]

@@ -84,8 +84,8 @@ _native_echo_any = _lib["echo_any"]
 def echo_any(x):
     try:
         return _native_echo_any(x)
-    except TypeError:
-        _refuse_traced("echo_any", (x,))
+    except (TypeError, ValueError, RuntimeError):
+        _refuse_dataless("echo_any", (x,))
         raise
 
 
@@ -256,8 +256,8 @@ _native_echo_tensor = _lib["echo_tensor"]
 def echo_tensor(x):
     try:
         return _native_echo_tensor(x)
-    except TypeError:
-        _refuse_traced("echo_tensor", (x,))
+    except (TypeError, ValueError, RuntimeError):
+        _refuse_dataless("echo_tensor", (x,))
         raise
 
 
@@ -352,8 +352,8 @@ memory `ValueError`.""")
 def tensor_sum(x):
     try:
         return _native_tensor_sum(x)
-    except TypeError:
-        _refuse_traced("tensor_sum", (x,))
+    except (TypeError, ValueError, RuntimeError):
+        _refuse_dataless("tensor_sum", (x,))
         raise
 
 
@@ -374,16 +374,27 @@ def _as_0(v):
     return (_item(v, 0), _item(v, 1),)
 
 
-def _refuse_traced(name, args):
-    """Raises a TypeError saying why when one of `args` is a traced JAX array (under
-    jax.jit), which holds no data to hand over; returns otherwise."""
+def _refuse_dataless(name, args):
+    """Raises a TypeError saying why when one of `args` holds no data to hand over: a
+    traced JAX array (under jax.jit, jax.vmap or jax.grad), or a torch tensor on the meta
+    device or a fake one (FakeTensorMode); returns otherwise."""
     jax = _sys.modules.get("jax")
     tracer = getattr(getattr(jax, "core", None), "Tracer", None)
     if tracer is not None and any(isinstance(a, tracer) for a in args):
-        raise TypeError(
-            f"{name}: only ops run under jax.jit (a traced array holds no data to hand over), and {name} is a "
-            "plain export: call it outside jax.jit, or its author can make it an op with #[export_fn(op)]"
-        ) from None
+        where = "under jax.jit, jax.vmap and jax.grad (a traced array holds no data to hand over)"
+        outside = "outside them"
+    else:
+        torch = _sys.modules.get("torch")
+        tensor = getattr(torch, "Tensor", None)
+        dataless = [a for a in args if tensor is not None and isinstance(a, tensor)]
+        if not any(a.is_meta or getattr(a, "fake_mode", None) is not None for a in dataless):
+            return
+        where = "on meta and fake tensors (they hold no data to hand over), which torch.compile and torch.export trace"
+        outside = "on tensors with data"
+    raise TypeError(
+        f"{name}: only ops run {where}, and {name} is a plain export: call it {outside}, "
+        "or its author can make it an op with #[export_fn(op)]"
+    ) from None
 
 
 __all__ = ["add", "byte_len", "call_fn", "echo_any", "echo_bf16", "echo_bool", "echo_bytes", "echo_device", "echo_dtype", "echo_f16", "echo_f32", "echo_f64", "echo_i16", "echo_i32", "echo_i64", "echo_i8", "echo_ints", "echo_map", "echo_opt", "echo_opt_u64", "echo_pair", "echo_shape", "echo_string", "echo_strs", "echo_tensor", "echo_u16", "echo_u32", "echo_u64", "echo_u64s", "echo_u8", "greet", "make_shape", "panics", "raise_kind", "tensor_sum", "zero_args"]

@@ -139,8 +139,8 @@ Tensors: m is Tensor[i32, 2].""")
 def row_sums(m):
     try:
         return _as_2(_native_row_sums(m))
-    except TypeError:
-        _refuse_traced("row_sums", (m,))
+    except (TypeError, ValueError, RuntimeError):
+        _refuse_dataless("row_sums", (m,))
         raise
 
 
@@ -155,8 +155,8 @@ Tensors: x is Tensor[f32, 2].""")
 def scaled(x, k):
     try:
         return _native_scaled(x, k)
-    except TypeError:
-        _refuse_traced("scaled", (x, k))
+    except (TypeError, ValueError, RuntimeError):
+        _refuse_dataless("scaled", (x, k))
         raise
 
 
@@ -191,8 +191,8 @@ Tensors: x is Tensor[f32, 1].""")
 def total(x):
     try:
         return _native_total(x)
-    except TypeError:
-        _refuse_traced("total", (x,))
+    except (TypeError, ValueError, RuntimeError):
+        _refuse_dataless("total", (x,))
         raise
 
 
@@ -231,16 +231,27 @@ def _as_2(v):
     return (_item(v, 0), _item(v, 1),)
 
 
-def _refuse_traced(name, args):
-    """Raises a TypeError saying why when one of `args` is a traced JAX array (under
-    jax.jit), which holds no data to hand over; returns otherwise."""
+def _refuse_dataless(name, args):
+    """Raises a TypeError saying why when one of `args` holds no data to hand over: a
+    traced JAX array (under jax.jit, jax.vmap or jax.grad), or a torch tensor on the meta
+    device or a fake one (FakeTensorMode); returns otherwise."""
     jax = _sys.modules.get("jax")
     tracer = getattr(getattr(jax, "core", None), "Tracer", None)
     if tracer is not None and any(isinstance(a, tracer) for a in args):
-        raise TypeError(
-            f"{name}: only ops run under jax.jit (a traced array holds no data to hand over), and {name} is a "
-            "plain export: call it outside jax.jit, or its author can make it an op with #[export_fn(op)]"
-        ) from None
+        where = "under jax.jit, jax.vmap and jax.grad (a traced array holds no data to hand over)"
+        outside = "outside them"
+    else:
+        torch = _sys.modules.get("torch")
+        tensor = getattr(torch, "Tensor", None)
+        dataless = [a for a in args if tensor is not None and isinstance(a, tensor)]
+        if not any(a.is_meta or getattr(a, "fake_mode", None) is not None for a in dataless):
+            return
+        where = "on meta and fake tensors (they hold no data to hand over), which torch.compile and torch.export trace"
+        outside = "on tensors with data"
+    raise TypeError(
+        f"{name}: only ops run {where}, and {name} is a plain export: call it {outside}, "
+        "or its author can make it an op with #[export_fn(op)]"
+    ) from None
 
 
 __all__ = ["add_i32", "checked", "halve", "is_positive", "lookup", "mix", "pair", "pick", "row_sums", "scaled", "tick", "ticks", "total", "unlucky", "widen"]

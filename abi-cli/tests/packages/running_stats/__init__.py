@@ -113,21 +113,32 @@ Statistics of one array in one call.""")
 def describe(name, values):
     try:
         return _native_describe(name, values)
-    except TypeError:
-        _refuse_traced("describe", (name, values))
+    except (TypeError, ValueError, RuntimeError):
+        _refuse_dataless("describe", (name, values))
         raise
 
 
-def _refuse_traced(name, args):
-    """Raises a TypeError saying why when one of `args` is a traced JAX array (under
-    jax.jit), which holds no data to hand over; returns otherwise."""
+def _refuse_dataless(name, args):
+    """Raises a TypeError saying why when one of `args` holds no data to hand over: a
+    traced JAX array (under jax.jit, jax.vmap or jax.grad), or a torch tensor on the meta
+    device or a fake one (FakeTensorMode); returns otherwise."""
     jax = _sys.modules.get("jax")
     tracer = getattr(getattr(jax, "core", None), "Tracer", None)
     if tracer is not None and any(isinstance(a, tracer) for a in args):
-        raise TypeError(
-            f"{name}: only ops run under jax.jit (a traced array holds no data to hand over), and {name} is a "
-            "plain export: call it outside jax.jit, or its author can make it an op with #[export_fn(op)]"
-        ) from None
+        where = "under jax.jit, jax.vmap and jax.grad (a traced array holds no data to hand over)"
+        outside = "outside them"
+    else:
+        torch = _sys.modules.get("torch")
+        tensor = getattr(torch, "Tensor", None)
+        dataless = [a for a in args if tensor is not None and isinstance(a, tensor)]
+        if not any(a.is_meta or getattr(a, "fake_mode", None) is not None for a in dataless):
+            return
+        where = "on meta and fake tensors (they hold no data to hand over), which torch.compile and torch.export trace"
+        outside = "on tensors with data"
+    raise TypeError(
+        f"{name}: only ops run {where}, and {name} is a plain export: call it {outside}, "
+        "or its author can make it an op with #[export_fn(op)]"
+    ) from None
 
 
 __all__ = ["describe", "RunningStats"]

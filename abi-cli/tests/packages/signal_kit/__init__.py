@@ -62,8 +62,8 @@ raises `TypeError`; an error raised by `f` comes back unchanged.""")
 def apply(x, f):
     try:
         return _native_apply(x, f)
-    except TypeError:
-        _refuse_traced("apply", (x, f))
+    except (TypeError, ValueError, RuntimeError):
+        _refuse_dataless("apply", (x, f))
         raise
 
 
@@ -78,8 +78,8 @@ most [`MAX_BLUR_PASSES`]. Another rank, a negative radius or too many passes rai
 def box_blur(image, params):
     try:
         return _native_box_blur(image, params)
-    except TypeError:
-        _refuse_traced("box_blur", (image, params))
+    except (TypeError, ValueError, RuntimeError):
+        _refuse_dataless("box_blur", (image, params))
         raise
 
 
@@ -104,8 +104,8 @@ A `chunk` below 1 raises `ValueError`; dtypes other than float16/32/64 and uint8
 def chunked_sum(x, chunk, progress):
     try:
         return _native_chunked_sum(x, chunk, progress)
-    except TypeError:
-        _refuse_traced("chunked_sum", (x, chunk, progress))
+    except (TypeError, ValueError, RuntimeError):
+        _refuse_dataless("chunked_sum", (x, chunk, progress))
         raise
 
 
@@ -120,8 +120,8 @@ many elements changed. Other dtypes raise `TypeError`; `lo > hi` or a NaN bound 
 def clamp_inplace(x, lo, hi):
     try:
         return _native_clamp_inplace(x, lo, hi)
-    except TypeError:
-        _refuse_traced("clamp_inplace", (x, lo, hi))
+    except (TypeError, ValueError, RuntimeError):
+        _refuse_dataless("clamp_inplace", (x, lo, hi))
         raise
 
 
@@ -136,8 +136,8 @@ uint8 `TypeError`.""")
 def histogram_summary(x, bins):
     try:
         return _native_histogram_summary(x, bins)
-    except TypeError:
-        _refuse_traced("histogram_summary", (x, bins))
+    except (TypeError, ValueError, RuntimeError):
+        _refuse_dataless("histogram_summary", (x, bins))
         raise
 
 
@@ -152,8 +152,8 @@ and uint8 raise `TypeError`; another rank, or a window outside `1..=len`, `Value
 def moving_average(x, window):
     try:
         return _native_moving_average(x, window)
-    except TypeError:
-        _refuse_traced("moving_average", (x, window))
+    except (TypeError, ValueError, RuntimeError):
+        _refuse_dataless("moving_average", (x, window))
         raise
 
 
@@ -167,8 +167,8 @@ uint8 raise `TypeError`; an empty array raises `ValueError`.""")
 def normalize(x):
     try:
         return _native_normalize(x)
-    except TypeError:
-        _refuse_traced("normalize", (x,))
+    except (TypeError, ValueError, RuntimeError):
+        _refuse_dataless("normalize", (x,))
         raise
 
 
@@ -182,8 +182,8 @@ raise `TypeError`.""")
 def scale_inplace(x, factor):
     try:
         return _native_scale_inplace(x, factor)
-    except TypeError:
-        _refuse_traced("scale_inplace", (x, factor))
+    except (TypeError, ValueError, RuntimeError):
+        _refuse_dataless("scale_inplace", (x, factor))
         raise
 
 
@@ -197,8 +197,8 @@ Another shape raises `ValueError`; another dtype `TypeError`.""")
 def to_grayscale(image):
     try:
         return _native_to_grayscale(image)
-    except TypeError:
-        _refuse_traced("to_grayscale", (image,))
+    except (TypeError, ValueError, RuntimeError):
+        _refuse_dataless("to_grayscale", (image,))
         raise
 
 
@@ -212,21 +212,32 @@ than float16/32/64 and uint8 `TypeError`.""")
 def to_half(x):
     try:
         return _native_to_half(x)
-    except TypeError:
-        _refuse_traced("to_half", (x,))
+    except (TypeError, ValueError, RuntimeError):
+        _refuse_dataless("to_half", (x,))
         raise
 
 
-def _refuse_traced(name, args):
-    """Raises a TypeError saying why when one of `args` is a traced JAX array (under
-    jax.jit), which holds no data to hand over; returns otherwise."""
+def _refuse_dataless(name, args):
+    """Raises a TypeError saying why when one of `args` holds no data to hand over: a
+    traced JAX array (under jax.jit, jax.vmap or jax.grad), or a torch tensor on the meta
+    device or a fake one (FakeTensorMode); returns otherwise."""
     jax = _sys.modules.get("jax")
     tracer = getattr(getattr(jax, "core", None), "Tracer", None)
     if tracer is not None and any(isinstance(a, tracer) for a in args):
-        raise TypeError(
-            f"{name}: only ops run under jax.jit (a traced array holds no data to hand over), and {name} is a "
-            "plain export: call it outside jax.jit, or its author can make it an op with #[export_fn(op)]"
-        ) from None
+        where = "under jax.jit, jax.vmap and jax.grad (a traced array holds no data to hand over)"
+        outside = "outside them"
+    else:
+        torch = _sys.modules.get("torch")
+        tensor = getattr(torch, "Tensor", None)
+        dataless = [a for a in args if tensor is not None and isinstance(a, tensor)]
+        if not any(a.is_meta or getattr(a, "fake_mode", None) is not None for a in dataless):
+            return
+        where = "on meta and fake tensors (they hold no data to hand over), which torch.compile and torch.export trace"
+        outside = "on tensors with data"
+    raise TypeError(
+        f"{name}: only ops run {where}, and {name} is a plain export: call it {outside}, "
+        "or its author can make it an op with #[export_fn(op)]"
+    ) from None
 
 
 __all__ = ["apply", "box_blur", "checksum", "chunked_sum", "clamp_inplace", "histogram_summary", "moving_average", "normalize", "scale_inplace", "to_grayscale", "to_half", "BlurParams", "BlurParamsLike"]

@@ -59,8 +59,8 @@ Tensors: x is Tensor[i32, 1] (other dtypes cast same_kind).""")
 def as_i32(x):
     try:
         return _native_as_i32(x)
-    except TypeError:
-        _refuse_traced("as_i32", (x,))
+    except (TypeError, ValueError, RuntimeError):
+        _refuse_dataless("as_i32", (x,))
         raise
 
 
@@ -87,8 +87,8 @@ Tensors: x is Tensor[f32, 1].""")
 def empty_like(x):
     try:
         return _native_empty_like(x)
-    except TypeError:
-        _refuse_traced("empty_like", (x,))
+    except (TypeError, ValueError, RuntimeError):
+        _refuse_dataless("empty_like", (x,))
         raise
 
 
@@ -103,8 +103,8 @@ Tensors: x is Tensor[f16, 1].""")
 def half_sum(x):
     try:
         return _native_half_sum(x)
-    except TypeError:
-        _refuse_traced("half_sum", (x,))
+    except (TypeError, ValueError, RuntimeError):
+        _refuse_dataless("half_sum", (x,))
         raise
 
 
@@ -120,8 +120,8 @@ Tensors: x is Tensor[f32, 1].""")
 def launch_site(x):
     try:
         return _as_0(_native_launch_site(x))
-    except TypeError:
-        _refuse_traced("launch_site", (x,))
+    except (TypeError, ValueError, RuntimeError):
+        _refuse_dataless("launch_site", (x,))
         raise
 
 
@@ -136,8 +136,8 @@ Tensors: x is Tensor[f32, 1].""")
 def launch_stream(x):
     try:
         return _native_launch_stream(x)
-    except TypeError:
-        _refuse_traced("launch_stream", (x,))
+    except (TypeError, ValueError, RuntimeError):
+        _refuse_dataless("launch_stream", (x,))
         raise
 
 
@@ -163,8 +163,8 @@ Tensors: x is Tensor[i64, 2].""")
 def row_lengths(x):
     try:
         return _native_row_lengths(x)
-    except TypeError:
-        _refuse_traced("row_lengths", (x,))
+    except (TypeError, ValueError, RuntimeError):
+        _refuse_dataless("row_lengths", (x,))
         raise
 
 
@@ -180,8 +180,8 @@ Tensors: x is Tensor[f32, 1] (other dtypes cast same_kind).""")
 def scale_as_f32(x, factor):
     try:
         return _native_scale_as_f32(x, factor)
-    except TypeError:
-        _refuse_traced("scale_as_f32", (x, factor))
+    except (TypeError, ValueError, RuntimeError):
+        _refuse_dataless("scale_as_f32", (x, factor))
         raise
 
 
@@ -196,8 +196,8 @@ Tensors: x is Tensor[f32, 2]; w is Tensor[f32, 1].""")
 def scale_rows(x, w):
     try:
         return _native_scale_rows(x, w)
-    except TypeError:
-        _refuse_traced("scale_rows", (x, w))
+    except (TypeError, ValueError, RuntimeError):
+        _refuse_dataless("scale_rows", (x, w))
         raise
 
 
@@ -214,8 +214,8 @@ Tensors: x is Tensor[f32, 2]; w is Tensor[f32, 1]; out is Tensor[f32, 2].""")
 def scale_rows_into(x, w, out):
     try:
         return _native_scale_rows_into(x, w, out)
-    except TypeError:
-        _refuse_traced("scale_rows_into", (x, w, out))
+    except (TypeError, ValueError, RuntimeError):
+        _refuse_dataless("scale_rows_into", (x, w, out))
         raise
 
 
@@ -231,8 +231,8 @@ Tensors: x is Tensor[f32, 2]; out is Tensor[f32, 2].""")
 def scale_strided_into(x, factor, out):
     try:
         return _native_scale_strided_into(x, factor, out)
-    except TypeError:
-        _refuse_traced("scale_strided_into", (x, factor, out))
+    except (TypeError, ValueError, RuntimeError):
+        _refuse_dataless("scale_strided_into", (x, factor, out))
         raise
 
 
@@ -259,8 +259,8 @@ Tensors: x is Tensor[f64, 2].""")
 def strided_row_sums(x):
     try:
         return _native_strided_row_sums(x)
-    except TypeError:
-        _refuse_traced("strided_row_sums", (x,))
+    except (TypeError, ValueError, RuntimeError):
+        _refuse_dataless("strided_row_sums", (x,))
         raise
 
 _item = tvm_ffi.get_global_func("ffi.ArrayGetItem")
@@ -271,16 +271,27 @@ def _as_0(v):
     return (_item(v, 0), _item(v, 1),)
 
 
-def _refuse_traced(name, args):
-    """Raises a TypeError saying why when one of `args` is a traced JAX array (under
-    jax.jit), which holds no data to hand over; returns otherwise."""
+def _refuse_dataless(name, args):
+    """Raises a TypeError saying why when one of `args` holds no data to hand over: a
+    traced JAX array (under jax.jit, jax.vmap or jax.grad), or a torch tensor on the meta
+    device or a fake one (FakeTensorMode); returns otherwise."""
     jax = _sys.modules.get("jax")
     tracer = getattr(getattr(jax, "core", None), "Tracer", None)
     if tracer is not None and any(isinstance(a, tracer) for a in args):
-        raise TypeError(
-            f"{name}: only ops run under jax.jit (a traced array holds no data to hand over), and {name} is a "
-            "plain export: call it outside jax.jit, or its author can make it an op with #[export_fn(op)]"
-        ) from None
+        where = "under jax.jit, jax.vmap and jax.grad (a traced array holds no data to hand over)"
+        outside = "outside them"
+    else:
+        torch = _sys.modules.get("torch")
+        tensor = getattr(torch, "Tensor", None)
+        dataless = [a for a in args if tensor is not None and isinstance(a, tensor)]
+        if not any(a.is_meta or getattr(a, "fake_mode", None) is not None for a in dataless):
+            return
+        where = "on meta and fake tensors (they hold no data to hand over), which torch.compile and torch.export trace"
+        outside = "on tensors with data"
+    raise TypeError(
+        f"{name}: only ops run {where}, and {name} is a plain export: call it {outside}, "
+        "or its author can make it an op with #[export_fn(op)]"
+    ) from None
 
 
 __all__ = ["as_i32", "current_stream", "empty_like", "half_sum", "launch_site", "launch_stream", "ones", "row_lengths", "scale_as_f32", "scale_rows", "scale_rows_into", "scale_strided_into", "spin", "strided_row_sums"]
