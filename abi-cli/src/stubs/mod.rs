@@ -2,7 +2,7 @@
 //! next to it through `tvm_ffi.load_module` and exposes its exports as module attributes;
 //! `__init__.pyi` gives them typed signatures with parameter names and docstrings; and
 //! `py.typed` tells type checkers to read them. Both files are rendered from one model of
-//! the package ([`model::Package`]).
+//! the package (`model.rs`).
 
 mod build;
 mod literal;
