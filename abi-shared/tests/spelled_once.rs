@@ -25,6 +25,7 @@ const NOT_TYPE_SPELLINGS: &[(&str, &str, &str)] = &[
     ("abi-core/src/runtime/process/map.rs", "ffi.Dict", "the global function that builds a dict"),
     ("abi-core/src/runtime/process/list.rs", "ffi.List", "the global function that builds a list"),
     ("abi-cli/src/bindgen/rust_type.rs", "bool", "the Rust type `bool` that generated bindings name"),
+    ("abi-cli/src/stubs/op_stubs.rs", "bool", "DLPack's dtype name `bool`, matched to numpy's"),
     ("abi-macros/src/attr.rs", "optional", "the `#[import(optional)]` option"),
     ("abi-macros/src/model.rs", "bool", "the Rust type `bool`, a scalar an op takes"),
     ("abi-core/src/value/any.rs", "None", "the Python repr of the None value"),

@@ -49,23 +49,24 @@ struct Element {
 
 fn element(dtype: Option<&str>, cast: bool) -> Element {
     let any = Kind::Any.stub();
+    let (int, float, boolean) = (Kind::Int.python(), Kind::Float.python(), Kind::Bool.python());
     let (scalar, kind, item) = match dtype.unwrap_or_default() {
-        "float16" => ("np.float16", "np.floating[Any]", "float"),
-        "float32" => ("np.float32", "np.floating[Any]", "float"),
-        "float64" => ("np.float64", "np.floating[Any]", "float"),
-        "int8" => ("np.int8", "np.signedinteger[Any]", "int"),
-        "int16" => ("np.int16", "np.signedinteger[Any]", "int"),
-        "int32" => ("np.int32", "np.signedinteger[Any]", "int"),
-        "int64" => ("np.int64", "np.signedinteger[Any]", "int"),
-        "uint8" => ("np.uint8", "np.unsignedinteger[Any]", "int"),
-        "uint16" => ("np.uint16", "np.unsignedinteger[Any]", "int"),
-        "uint32" => ("np.uint32", "np.unsignedinteger[Any]", "int"),
-        "uint64" => ("np.uint64", "np.unsignedinteger[Any]", "int"),
-        "bool" => ("np.bool_", "np.bool_", "bool"),
+        "float16" => ("np.float16", "np.floating[Any]", float),
+        "float32" => ("np.float32", "np.floating[Any]", float),
+        "float64" => ("np.float64", "np.floating[Any]", float),
+        "int8" => ("np.int8", "np.signedinteger[Any]", int),
+        "int16" => ("np.int16", "np.signedinteger[Any]", int),
+        "int32" => ("np.int32", "np.signedinteger[Any]", int),
+        "int64" => ("np.int64", "np.signedinteger[Any]", int),
+        "uint8" => ("np.uint8", "np.unsignedinteger[Any]", int),
+        "uint16" => ("np.uint16", "np.unsignedinteger[Any]", int),
+        "uint32" => ("np.uint32", "np.unsignedinteger[Any]", int),
+        "uint64" => ("np.uint64", "np.unsignedinteger[Any]", int),
+        "bool" => ("np.bool_", "np.bool_", boolean),
         "complex64" => ("np.complex64", "np.complexfloating[Any, Any]", "complex"),
         "complex128" => ("np.complex128", "np.complexfloating[Any, Any]", "complex"),
         // bfloat16 and other dtypes numpy has no type for.
-        "bfloat16" => (any, any, "float"),
+        "bfloat16" => (any, any, float),
         _ => (any, any, any),
     };
     // A parameter converting other dtypes takes arrays of any kind it casts from.
