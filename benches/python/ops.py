@@ -22,11 +22,12 @@ CASES = [
     ("py_op_dps", "py_op_dps", "-"),
     # The functional call's floor: `np.empty` for the output, then the raw call.
     ("py_op_floor", "py_op_dps", "-"),
-    # The package's functional call, numpy in, numpy out: measured 1.90 times its floor
-    # (the generic `_abi_ops.Op.call` adds about 10,000 instructions), budget 0.1 above.
+    # The package's functional call, numpy in, numpy out, through the fast path: measured
+    # 1.29 times its floor (1.26 before the second tensor was checked to be a numpy array
+    # too, so a list there takes the general path), budget 1.35.
     ("py_op_pkg", "py_op_floor", "ratio<=1.35"),
-    # The package's call into a given output (`y=buf`), against the raw call: measured
-    # 2.26, budget 0.1 above.
+    # The package's call into a given output (`y=buf`), the general path, against the raw
+    # call: measured 2.09, budget 2.15.
     ("py_op_pkg_out", "py_op_dps", "ratio<=2.15"),
     # `hand_scale_rows` below, what a wrapper written for this one op costs: 1.06.
     ("py_op_hand", "py_op_floor", "-"),

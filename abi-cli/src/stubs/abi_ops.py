@@ -174,6 +174,8 @@ class Op:
         # Input tensors needing compact data: a torch view of another layout is copied.
         self._compact = [i for i in tensors if self.args[i].role == "in" and self.args[i].name not in strided]
         self._first = tensors[0] if tensors else None
+        # The tensors after the first, which the numpy paths check are numpy arrays too.
+        self._others = tuple(tensors[1:])
         self._shapes = [self._shape_rule(p, position) for p in self.outs]
         # Where each native argument comes from: ("a", i) the caller's i-th, ("o", i) the
         # i-th output; None when it is the caller's arguments, then the outputs.
@@ -252,7 +254,11 @@ class Op:
         if type(first) is _NDARRAY:
             if self._fast is None:
                 self._fast = self._numpy_fast_path()
-            return self._call_numpy(self._arrays(args), given)
+            for i in self._others:
+                if type(args[i]) is not _NDARRAY:
+                    args = self._arrays(args)
+                    break
+            return self._call_numpy(args, given)
         args = self._arrays(args)
         if self._first is not None:
             first = args[self._first]
@@ -338,17 +344,19 @@ class Op:
         export's call), handing anything else to the general path."""
         if not self._single or self.inout or self._order is not None or self._first is None:
             return False
-        general, native, empty, first = self.call, self.native, _np.empty, self._first
+        general, native, empty, first, nd = self.call, self.native, _np.empty, self._first, _NDARRAY
         dtype, shape = _np.dtype(self.outs[0].dtype), self._shapes[0]
-        # The other tensors, which must be numpy arrays too (a list goes the general way).
-        others = [i for i in self._tensors if i != first]
+        # The other tensors must be numpy arrays too (a list goes the general way): the
+        # second is checked inline (the first again when there is none), any more in a loop.
+        second, rest = (self._others or (first,))[0], self._others[1:]
 
         def call(args, given):
-            if given[0] is not None or type(args[first]) is not _NDARRAY:
+            if given[0] is not None or type(args[first]) is not nd or type(args[second]) is not nd:
                 return general(args, given)
-            for i in others:
-                if type(args[i]) is not _NDARRAY:
-                    return general(args, given)
+            if rest:
+                for i in rest:
+                    if type(args[i]) is not nd:
+                        return general(args, given)
             out = empty(shape(args), dtype)
             try:
                 native(*args, out)
