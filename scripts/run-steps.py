@@ -169,7 +169,12 @@ def main(argv):
     args = [a for a in argv if not a.startswith("--")]
     flags = {a for a in argv if a.startswith("--")}
     if len(args) != 1 or flags - {"--quick", "--list"}:
-        sys.exit("usage: run-steps.py PLAN [--quick] [--list] | run-steps.py PLAN (--doc | --write-doc) FILE")
+        sys.exit(
+            "usage: run-steps.py PLAN [--quick] [--list] | run-steps.py PLAN (--doc | --write-doc) FILE\n"
+            "  PLAN: the steps, scripts/test-steps.toml (scripts/test.sh runs it so; run that instead)"
+        )
+    if not Path(args[0]).is_file():
+        sys.exit(f"run-steps: no plan at {args[0]} (the plan is scripts/test-steps.toml)")
     steps = load_plan(args[0], "--quick" in flags)
     if "--list" in flags:
         for s in steps:

@@ -8,16 +8,19 @@
 # table at the end (CONTRIBUTING.md has each step's budget).
 #
 # Usage: scripts/test.sh [--quick] [--list]
-#   --quick   the inner loop's tier: formatting and lints, the Rust tests and the Python
-#             interop suite against the real tvm_ffi (at most 10 minutes warm)
-#   --list    the steps, their budgets and order, without running anything
+#   --quick   the inner loop's tier: formatting, lints and docs, the libraries, the Rust
+#             tests and both Python suites (interop against the real tvm_ffi, packaging):
+#             at most 10 minutes warm
+#   --list    the steps, their budgets and order, without running anything (with
+#             --quick, the quick tier's)
 set -euo pipefail
 root=$(cd "$(dirname "$0")/.." && pwd)
 cd "$root"
 for arg in "$@"; do
   case $arg in
     --quick | --list) ;;
-    *) sed -n '/^# Usage/,/^set -euo/p' "$0" | sed '$d; s/^# \{0,1\}//' >&2; exit 2 ;;
+    *) [ "$arg" = --help ] || echo "error: unknown option $arg" >&2
+       sed -n '/^# Usage/,/^set -euo/p' "$0" | sed '$d; s/^# \{0,1\}//' >&2; exit 2 ;;
   esac
 done
 
