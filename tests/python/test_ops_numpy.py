@@ -403,3 +403,15 @@ def test_a_description_the_export_disagrees_with_is_an_assertion(ops):
     x = np.ones(3)  # float64, where the description says float32
     with pytest.raises(AssertionError, match="lenient: an argument's dtype, rank or kind differs from the description"):
         lenient._check_operands({0: x}, [x])
+
+
+def test_the_guides_typed_example_is_what_the_stubs_say(op_kit_dir):
+    """docs/guide/ops.md's `Types` section shows one_hot's overloads: each is in the stub."""
+    text = (ROOT / "docs/guide/ops.md").read_text()
+    section = text[text.index("### Types\n") :]
+    block = section[section.index("```python\n") + len("```python\n") : section.index("```\n", section.index("```python\n") + 10)]
+    stub = (op_kit_dir / "op_kit" / "__init__.pyi").read_text()
+    shown = [line.split(": ...")[0] + ":" for line in block.splitlines() if line.startswith("def ")]
+    assert len(shown) == 3 and block.count("@overload") == 3, block
+    for line in shown:
+        assert f"@overload\n{line}\n" in stub, line

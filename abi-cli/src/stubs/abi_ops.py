@@ -828,7 +828,7 @@ class Op:
         try:
             self._native(given, outs)
         except TypeError as e:
-            hint = _x64_hint(self, args, arrays)
+            hint = _x64_hint(self, arrays)
             if hint is None:
                 raise
             refused = e
@@ -843,15 +843,13 @@ class Op:
         """Refuses, before XLA runs the kernel, a 64-bit output while JAX's x64 mode is off:
         JAX would make its buffer 32-bit, which the export refuses from inside XLA (an
         INTERNAL error, or none for an empty result)."""
-        jax = sys.modules.get("jax")
-        if jax is None or jax.config.jax_enable_x64:
+        if not _x64_off():
             return
         for p in self.outs:
             if p.dtype in _JAX_32:
                 raise TypeError(
-                    f"{self.name}: its output `{p.name}` is {p.dtype}, and JAX makes {p.dtype} arrays {_JAX_32[p.dtype]} "
-                    f'unless its x64 mode is on: jax.config.update("jax_enable_x64", True) at startup, or JAX_ENABLE_X64=1 '
-                    f"in the environment"
+                    f"{self.name}: its output `{p.name}` is {p.dtype}, and JAX makes {p.dtype} arrays "
+                    f"{_JAX_32[p.dtype]} {_X64_ADVICE}"
                 )
 
     def _arg_spec(self):
@@ -953,18 +951,27 @@ def _numpy_dtype(dtype):
 _JAX_32 = {"int64": "int32", "uint64": "uint32", "float64": "float32", "complex128": "complex64"}
 
 
-def _x64_hint(op, args, arrays):
+# What a 64-bit refusal under JAX without x64 says to do.
+_X64_ADVICE = (
+    'unless its x64 mode is on: jax.config.update("jax_enable_x64", True) at startup, or JAX_ENABLE_X64=1 '
+    "in the environment"
+)
+
+
+def _x64_off():
+    """Whether JAX is imported with its x64 mode off."""
+    jax = sys.modules.get("jax")
+    return jax is not None and not jax.config.jax_enable_x64
+
+
+def _x64_hint(op, arrays):
     """What to add to the export's refusal of a 32-bit JAX array given for a 64-bit
     parameter while JAX's x64 mode is off (JAX then makes int64 and float64 data, numpy's
     and `.astype(jnp.int64)` included, 32-bit, and only warns); None otherwise."""
-    jax = sys.modules.get("jax")
-    if jax is None or jax.config.jax_enable_x64:
+    if not _x64_off():
         return None
     for i, a in arrays.items():
         want = op.args[i].dtype
         if _JAX_32.get(want) == str(a.dtype):
-            return (
-                f"`{op.args[i].name}` takes {want}, and JAX makes {want} arrays {a.dtype} unless its x64 mode is on: "
-                f'jax.config.update("jax_enable_x64", True) at startup, or JAX_ENABLE_X64=1 in the environment'
-            )
+            return f"`{op.args[i].name}` takes {want}, and JAX makes {want} arrays {a.dtype} {_X64_ADVICE}"
     return None

@@ -50,7 +50,7 @@ pub fn package(listing: &Listing, package: &str, lib_name: &str) -> Package {
                 let stub = StubDef { params: sig.params(true), ret: sig.ret.clone() };
                 let arrays = e.metadata.as_ref().is_some_and(|m| m.params().iter().any(|(_, t)| takes_arrays(t)));
                 let route = Route::Packed { native, params: sig.params(false), args: sig.call_args(), convert, arrays };
-                Function { help: Some(help_text(e).unwrap_or_default()), stubs: vec![stub], route, name, doc }
+                Function { help: help_text(e), stubs: vec![stub], route, name, doc }
             }
             (None, _) => Function { help: help_text(e), stubs: vec![untyped_stub()], route: Route::Library, name, doc },
         };
