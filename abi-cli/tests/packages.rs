@@ -53,6 +53,7 @@ fn first_difference(found: &str, kept: &str) -> String {
 fn the_generated_packages_match_the_kept_ones() {
     let bless = std::env::var_os("ABI_BLESS").is_some();
     let support = include_str!("../src/stubs/abi_ops.py");
+    let door = include_str!("../src/stubs/abi_door.py");
     let mut stale = Vec::new();
     for &(crate_name, lib, package) in LIBRARIES {
         let library = fixture_library(crate_name, lib);
@@ -69,6 +70,7 @@ fn the_generated_packages_match_the_kept_ones() {
             match name.as_str() {
                 "py.typed" => assert_eq!(found, "", "{package}/py.typed"),
                 "_abi_ops.py" => assert!(found == support, "{package}/_abi_ops.py is not abi_ops.py verbatim"),
+                "_abi_door.py" => assert!(found == door, "{package}/_abi_door.py is not abi_door.py verbatim"),
                 kept_name if KEPT.contains(&kept_name) => {
                     let kept_path = kept_dir(package).join(kept_name);
                     if bless {

@@ -33,6 +33,8 @@ pub mod reflect;
 pub mod schema;
 
 mod convert;
+#[cfg(feature = "python-door")]
+mod door;
 mod link;
 mod runtime;
 mod sys;

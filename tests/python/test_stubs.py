@@ -23,7 +23,7 @@ def make_package(tmp_path, lib_name="libmathlib.so", name="mathlib_py"):
     )
     assert out.returncode == 0, out.stderr
     package = tmp_path / name
-    assert sorted(p.name for p in package.iterdir()) == ["__init__.py", "__init__.pyi", "py.typed"]
+    assert sorted(p.name for p in package.iterdir()) == ["__init__.py", "__init__.pyi", "_abi_door.py", "py.typed"]
     # Packaging is the user's: place the library next to the package's files.
     (package / lib.name).symlink_to(lib)
     return package

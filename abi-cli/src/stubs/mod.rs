@@ -24,7 +24,8 @@ use crate::read::Listing;
 use literal::{py_str, py_triple};
 
 /// The package's files, by name inside the package folder: `__init__.py`, `__init__.pyi`
-/// and `py.typed`; and `_abi_ops.py` when the library has ops.
+/// and `py.typed`; `_abi_ops.py` when the library has ops, `_abi_door.py` when it has plain
+/// functions the Python door may serve.
 pub fn files(listing: &Listing, package: &str) -> Result<Vec<(&'static str, String)>, String> {
     check_package_name(package)?;
     let lib_name = listing.path.file_name().map(|n| n.to_string_lossy().into_owned()).unwrap_or_default();
@@ -36,6 +37,9 @@ pub fn files(listing: &Listing, package: &str) -> Result<Vec<(&'static str, Stri
     ];
     if model.has_ops {
         files.push((ops::SUPPORT_FILE, ops::SUPPORT.to_owned()));
+    }
+    if !runtime::door_names(&model).is_empty() {
+        files.push((runtime::DOOR_FILE, runtime::DOOR_SUPPORT.to_owned()));
     }
     Ok(files)
 }

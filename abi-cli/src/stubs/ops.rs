@@ -468,7 +468,8 @@ mod tests {
             init.contains("__all__ = [\"add\", \"minmax\", \"ramp\", \"relu_\", \"scale_rows\", \"scale_rows_bwd\", \"strides_of\"]"),
             "{init}"
         );
-        assert!(init.ends_with("\n\n_OPS.torch_if_imported()\n"), "{init}");
+        assert!(init.contains("\n\n_OPS.torch_if_imported()\n"), "{init}");
+        assert!(init.ends_with("\n\n_abi_door.bind(globals(), _library_path(), [\"add\"], arrays=False)\n"), "{init}");
         assert_python("__init__.py", &init);
         assert_eq!(file("_abi_ops.py"), SUPPORT);
         assert_python("_abi_ops.py", SUPPORT);
@@ -511,7 +512,8 @@ mod tests {
         let mut plain = listing();
         plain.exports.retain(|e| e.name == "add");
         let files = super::super::files(&plain, "plain").unwrap();
-        assert_eq!(files.iter().map(|(n, _)| *n).collect::<Vec<_>>(), ["__init__.py", "__init__.pyi", "py.typed"]);
+        let names = files.iter().map(|(n, _)| *n).collect::<Vec<_>>();
+        assert_eq!(names, ["__init__.py", "__init__.pyi", "py.typed", "_abi_door.py"]);
         assert!(!files[0].1.contains("_abi_ops"));
     }
 }

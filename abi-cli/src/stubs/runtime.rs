@@ -95,7 +95,36 @@ _lib = tvm_ffi.load_module(str(_library_path()))
     if package.has_ops {
         out.push_str(ops::py_postlude());
     }
+    out.push_str(&door_binding(package));
     out
+}
+
+/// The support module of the Python door, written into packages with [`door_names`].
+pub const DOOR_FILE: &str = "_abi_door.py";
+/// Its text, written verbatim.
+pub const DOOR_SUPPORT: &str = include_str!("abi_door.py");
+
+/// The functions the Python door may serve: plain exports whose wrapper passes its
+/// arguments through and returns the library's result unconverted (the library itself
+/// decides which it serves, and the rest keep their wrapper).
+pub fn door_names(package: &Package) -> Vec<&str> {
+    let plain = |f: &&Function| matches!(&f.route, Route::Packed { convert: None, .. });
+    package.functions.iter().filter(plain).map(|f| f.name.as_str()).collect()
+}
+
+/// `_abi_door.bind(...)`: the door's callables in place of the functions it may serve.
+fn door_binding(package: &Package) -> String {
+    let names = door_names(package);
+    if names.is_empty() {
+        return String::new();
+    }
+    let arrays =
+        package.functions.iter().any(|f| matches!(&f.route, Route::Packed { convert: None, arrays: true, .. }));
+    format!(
+        "\n\nfrom . import _abi_door\n\n_abi_door.bind(globals(), _library_path(), {}, arrays={})\n",
+        py_list(&names),
+        if arrays { "True" } else { "False" }
+    )
 }
 
 /// `Point = _namedtuple("Point", ["x", "y"])`, and the alias of what an argument may be,

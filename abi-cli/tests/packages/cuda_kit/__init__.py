@@ -173,3 +173,8 @@ __all__ = ["add", "add_into", "add_into_on", "launches", "sum"]
 
 
 _OPS.torch_if_imported()
+
+
+from . import _abi_door
+
+_abi_door.bind(globals(), _library_path(), ["add", "add_into_on", "launches", "sum"], arrays=True)

@@ -255,3 +255,8 @@ def _refuse_dataless(name, args):
 
 
 __all__ = ["add_i32", "checked", "halve", "is_positive", "lookup", "mix", "pair", "pick", "row_sums", "scaled", "tick", "ticks", "total", "unlucky", "widen"]
+
+
+from . import _abi_door
+
+_abi_door.bind(globals(), _library_path(), ["add_i32", "checked", "halve", "is_positive", "lookup", "pick", "scaled", "tick", "ticks", "total", "unlucky", "widen"], arrays=True)

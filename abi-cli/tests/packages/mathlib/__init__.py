@@ -302,3 +302,8 @@ def _as_5(v):
 
 
 __all__ = ["add", "bounds", "centroid", "clamp", "corners", "describe", "divide", "gcd", "greet_v2", "lookup", "map_ints", "move_marker", "norm", "norm_flat", "panicking_callback", "register_scaler", "show", "sum_of_squares", "total", "window_sums", "word_counts", "Marker", "MarkerLike", "Point", "PointLike"]
+
+
+from . import _abi_door
+
+_abi_door.bind(globals(), _library_path(), ["add", "clamp", "describe", "divide", "gcd", "greet_v2", "lookup", "map_ints", "norm", "norm_flat", "panicking_callback", "register_scaler", "show", "sum_of_squares", "total", "window_sums", "word_counts"], arrays=False)

@@ -74,3 +74,8 @@ def make_conflicting(x):
 
 
 __all__ = ["conflicting_x", "make_conflicting", "Counter"]
+
+
+from . import _abi_door
+
+_abi_door.bind(globals(), _library_path(), ["conflicting_x", "make_conflicting"], arrays=False)

@@ -233,3 +233,8 @@ def _as_0(v):
 
 
 __all__ = ["bump", "counter_value", "dropped", "hold", "keep", "make_counter", "make_limited", "read_counter", "ref_count", "release_held", "unwatch", "watch", "watched_value", "Counter", "LimitedCounter", "Reading", "ReadingLike"]
+
+
+from . import _abi_door
+
+_abi_door.bind(globals(), _library_path(), ["bump", "counter_value", "dropped", "hold", "keep", "make_counter", "make_limited", "ref_count", "release_held", "unwatch", "watch", "watched_value"], arrays=False)

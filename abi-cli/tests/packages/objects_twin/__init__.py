@@ -103,3 +103,8 @@ def twin_value(c):
 
 
 __all__ = ["twin_dropped", "twin_make", "twin_value", "Counter"]
+
+
+from . import _abi_door
+
+_abi_door.bind(globals(), _library_path(), ["twin_dropped", "twin_make", "twin_value"], arrays=False)

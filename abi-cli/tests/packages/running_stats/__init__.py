@@ -142,3 +142,8 @@ def _refuse_dataless(name, args):
 
 
 __all__ = ["describe", "RunningStats"]
+
+
+from . import _abi_door
+
+_abi_door.bind(globals(), _library_path(), ["describe"], arrays=True)

@@ -241,3 +241,8 @@ def _refuse_dataless(name, args):
 
 
 __all__ = ["apply", "box_blur", "checksum", "chunked_sum", "clamp_inplace", "histogram_summary", "moving_average", "normalize", "scale_inplace", "to_grayscale", "to_half", "BlurParams", "BlurParamsLike"]
+
+
+from . import _abi_door
+
+_abi_door.bind(globals(), _library_path(), ["apply", "box_blur", "checksum", "chunked_sum", "clamp_inplace", "histogram_summary", "moving_average", "normalize", "scale_inplace", "to_grayscale", "to_half"], arrays=True)

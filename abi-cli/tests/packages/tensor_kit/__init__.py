@@ -295,3 +295,8 @@ def _refuse_dataless(name, args):
 
 
 __all__ = ["as_i32", "current_stream", "empty_like", "half_sum", "launch_site", "launch_stream", "ones", "row_lengths", "scale_as_f32", "scale_rows", "scale_rows_into", "scale_strided_into", "spin", "strided_row_sums"]
+
+
+from . import _abi_door
+
+_abi_door.bind(globals(), _library_path(), ["as_i32", "current_stream", "empty_like", "half_sum", "launch_stream", "ones", "row_lengths", "scale_as_f32", "scale_rows", "scale_rows_into", "scale_strided_into", "spin", "strided_row_sums"], arrays=True)

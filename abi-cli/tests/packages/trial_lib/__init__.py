@@ -110,3 +110,8 @@ def _as_0(v):
 
 
 __all__ = ["every_character", "stats", "status", "twice", "NormParams", "NormParamsLike", "Stats", "StatsLike"]
+
+
+from . import _abi_door
+
+_abi_door.bind(globals(), _library_path(), ["every_character", "status", "twice"], arrays=False)

@@ -1,0 +1,111 @@
+//! numpy arrays read in place, as rust-numpy reads them: the fields of `PyArrayObject` and
+//! of its `PyArray_Descr` that numpy's C ABI has kept since 1.x (unchanged in 2.x), giving
+//! a `DLTensor` that borrows the array's memory for the call. No buffer export and no
+//! DLPack capsule: the caller's argument holds the array alive across the call.
+
+use core::ffi::c_void;
+
+use super::capi::PyObject;
+use crate::ffi::{code, DLTensor, DataType, Device};
+
+/// The most dimensions a strided (not C-contiguous) array may have here; more take the
+/// `tvm_ffi` route.
+pub const MAX_STRIDED_DIMS: usize = 16;
+
+// `PyArrayObject` (numpy/ndarraytypes.h): the object header, then these.
+const DATA: usize = 16;
+const NDIM: usize = 24;
+const DIMENSIONS: usize = 32;
+const STRIDES: usize = 40;
+const DESCR: usize = 56;
+const FLAGS: usize = 64;
+// `PyArray_Descr`: the object header, the scalar type, then `kind`, `type`, `byteorder`,
+// a flags byte, and `type_num`.
+const BYTEORDER: usize = 26;
+const TYPE_NUM: usize = 28;
+
+const C_CONTIGUOUS: i32 = 0x0001;
+const ALIGNED: i32 = 0x0100;
+const WRITEABLE: i32 = 0x0400;
+
+/// Where an array's converted strides live during the call.
+pub type Strides = [i64; MAX_STRIDED_DIMS];
+
+/// The DLPack element type of a numpy type number, `None` for the ones DLPack has no code
+/// for here (long double, objects, strings, datetimes...).
+fn dtype_of(type_num: i32) -> Option<DataType> {
+    let long_bits = (core::mem::size_of::<core::ffi::c_long>() * 8) as u8;
+    let (c, bits) = match type_num {
+        0 => (code::BOOL, 8),
+        1 => (code::INT, 8),
+        2 => (code::UINT, 8),
+        3 => (code::INT, 16),
+        4 => (code::UINT, 16),
+        5 => (code::INT, 32),
+        6 => (code::UINT, 32),
+        7 => (code::INT, long_bits),
+        8 => (code::UINT, long_bits),
+        9 => (code::INT, 64),
+        10 => (code::UINT, 64),
+        11 => (code::FLOAT, 32),
+        12 => (code::FLOAT, 64),
+        14 => (code::COMPLEX, 64),
+        15 => (code::COMPLEX, 128),
+        23 => (code::FLOAT, 16),
+        _ => return None,
+    };
+    Some(DataType::new(c, bits))
+}
+
+/// The `DLTensor` of a numpy array (`array`'s type is `numpy.ndarray` or a subclass), its
+/// strides converted into `strides` when it is not C-contiguous; `None` when the call must
+/// take the `tvm_ffi` route: a read-only array for a parameter that may write, a dtype
+/// DLPack has no code for, a byte order or alignment not native, a stride that is not a
+/// whole number of elements, or more than [`MAX_STRIDED_DIMS`] strided dimensions.
+///
+/// # Safety
+/// `array` is a live numpy array that outlives every use of the result; `strides`
+/// outlives it too.
+pub unsafe fn tensor_of(array: *mut PyObject, read_only_ok: bool, strides: &mut Strides) -> Option<DLTensor> {
+    let at = |offset: usize| array.cast::<u8>().wrapping_add(offset);
+    // SAFETY: `array` is a live `PyArrayObject` (the caller's guarantee), whose fields sit at
+    // the offsets above in every numpy release; its descriptor is a live `PyArray_Descr`.
+    unsafe {
+        let flags = *at(FLAGS).cast::<i32>();
+        if flags & ALIGNED == 0 || (flags & WRITEABLE == 0 && !read_only_ok) {
+            return None;
+        }
+        let descr = *at(DESCR).cast::<*const u8>();
+        let byteorder = *descr.add(BYTEORDER);
+        let native = if cfg!(target_endian = "little") { b'<' } else { b'>' };
+        if !matches!(byteorder, b'=' | b'|') && byteorder != native {
+            return None;
+        }
+        let dtype = dtype_of(*descr.add(TYPE_NUM).cast::<i32>())?;
+        let ndim = *at(NDIM).cast::<i32>();
+        let shape = *at(DIMENSIONS).cast::<*mut i64>();
+        let strides_ptr = if flags & C_CONTIGUOUS != 0 {
+            core::ptr::null_mut()
+        } else {
+            let n = usize::try_from(ndim).ok().filter(|&n| n <= MAX_STRIDED_DIMS)?;
+            let bytes = core::slice::from_raw_parts(*at(STRIDES).cast::<*const i64>(), n);
+            let item = i64::from(dtype.bits / 8).max(1);
+            for (out, &b) in strides.iter_mut().zip(bytes) {
+                if b % item != 0 {
+                    return None;
+                }
+                *out = b / item;
+            }
+            strides.as_mut_ptr()
+        };
+        Some(DLTensor {
+            data: *at(DATA).cast::<*mut c_void>(),
+            device: Device::CPU,
+            ndim,
+            dtype,
+            shape,
+            strides: strides_ptr,
+            byte_offset: 0,
+        })
+    }
+}

@@ -1,0 +1,318 @@
+//! The door's callable: one Python object per export, of a type made once from a spec,
+//! called through vectorcall. A call binds its positional and keyword arguments to the
+//! export's parameters, converts them ([`super::args`]), calls the export's packed shim,
+//! and converts the result back ([`super::results`]); when it cannot (an argument it does
+//! not convert, keywords it does not bind, a count the shim would refuse), it hands the
+//! call unchanged to the package's `tvm_ffi` route (`fallback`), which gives the same
+//! result and the same errors as before the door existed. A failed call raises through
+//! `tvm_ffi` ([`reraise`]), so error classes, messages and backtraces are `tvm_ffi`'s.
+
+use core::cell::RefCell;
+use core::ffi::{c_int, c_void, CStr};
+use core::ptr::null_mut;
+use std::sync::OnceLock;
+
+use super::args::{slot, Scratch, Takes};
+use super::capi::{api, tuple_items, MemberDef, PyApi, PyObject, TypeSlot, TypeSpec};
+use super::results::{converts, object_of};
+use crate::ffi::RawAny;
+use crate::link::exports::Export;
+use crate::runtime::calls::error_slot::{set_raised, take_raised_after};
+use crate::value::error::Error;
+
+type Obj = *mut PyObject;
+type Vectorcall = unsafe extern "C" fn(Obj, *const Obj, usize, Obj) -> Obj;
+
+/// The most parameters an export taking the door has; more keep the `tvm_ffi` route.
+pub const MAX_PARAMS: usize = 16;
+
+/// `PY_VECTORCALL_ARGUMENTS_OFFSET`: a flag in `nargsf`, not a count.
+const ARGUMENTS_OFFSET: usize = 1 << (usize::BITS - 1);
+
+/// One export behind the door.
+pub struct DoorFn {
+    export: &'static Export,
+    /// The package's function for the same export (owned).
+    fallback: Obj,
+    /// The parameters' names as interned `str` objects (owned), for keyword binding.
+    names: Vec<Obj>,
+    takes: Vec<Takes>,
+    release_gil: bool,
+}
+
+/// The callable's layout: the object header, its vectorcall entry, its `__dict__` (the
+/// package gives it the `tvm_ffi` route's `__doc__`, `__wrapped__`, names), its export.
+#[repr(C)]
+struct DoorObject {
+    refcnt: isize,
+    ty: Obj,
+    vectorcall: Vectorcall,
+    dict: Obj,
+    door: *mut DoorFn,
+}
+
+impl DoorFn {
+    /// The door for `export`, `None` when it keeps the `tvm_ffi` route (a parameter expanded
+    /// into several slots, more than [`MAX_PARAMS`] parameters, a result type the door does
+    /// not convert). Takes a reference to `fallback`.
+    ///
+    /// # Safety
+    /// The GIL is held; `fallback` is a live object.
+    unsafe fn new(api: &PyApi, export: &'static Export, fallback: Obj, release_gil: bool) -> Option<DoorFn> {
+        let params = export.params();
+        if params.len() > MAX_PARAMS || params.iter().any(|p| p.expand) || !converts(export.desc().ret) {
+            return None;
+        }
+        let mut names = Vec::with_capacity(params.len());
+        for p in params {
+            let name = std::ffi::CString::new(p.name).ok()?;
+            // SAFETY: the GIL is held; interning makes the name the keyword objects Python's
+            // compiler writes, so binding compares pointers first.
+            let interned = unsafe { (api.unicode_intern_from_string)(name.as_ptr()) };
+            if interned.is_null() {
+                // SAFETY: the GIL is held; the names are ours.
+                unsafe {
+                    (api.err_clear)();
+                    release_all(api, &names);
+                }
+                return None;
+            }
+            names.push(interned);
+        }
+        // SAFETY: the GIL is held; `fallback` is live.
+        unsafe { (api.inc_ref)(fallback) };
+        Some(DoorFn { export, fallback, names, takes: params.iter().map(Takes::of).collect(), release_gil })
+    }
+
+    /// The parameter a keyword names.
+    ///
+    /// # Safety
+    /// The GIL is held; `key` is a live `str`.
+    unsafe fn param_of(&self, api: &PyApi, key: Obj) -> Option<usize> {
+        if let Some(i) = self.names.iter().position(|&n| n == key) {
+            return Some(i);
+        }
+        let mut len = 0isize;
+        // SAFETY: a live str; a failure (lone surrogates) is cleared and binds nothing.
+        let p = unsafe { (api.unicode_as_utf8_and_size)(key, &mut len) };
+        if p.is_null() {
+            // SAFETY: the GIL is held.
+            unsafe { (api.err_clear)() };
+            return None;
+        }
+        // SAFETY: `len` bytes at `p`.
+        let key = unsafe { core::slice::from_raw_parts(p.cast::<u8>(), len as usize) };
+        self.export.params().iter().position(|p| p.name.as_bytes() == key)
+    }
+
+    /// The call through the door, `None` when it takes the `tvm_ffi` route instead (before
+    /// anything ran).
+    ///
+    /// # Safety
+    /// The GIL is held; `args` holds `nargs` positional then `kwnames`' length keyword values.
+    #[inline]
+    unsafe fn call(&self, api: &PyApi, args: *const Obj, nargs: usize, kwnames: Obj) -> Option<Obj> {
+        let count = self.names.len();
+        // SAFETY: `kwnames` is null or the call's tuple of keyword names.
+        let keywords = if kwnames.is_null() { &[][..] } else { unsafe { tuple_items(kwnames) } };
+        if nargs + keywords.len() > count {
+            return None;
+        }
+        let mut bound: [Obj; MAX_PARAMS] = [null_mut(); MAX_PARAMS];
+        // SAFETY: `args` holds `nargs` positional values then one per keyword.
+        let values = unsafe { core::slice::from_raw_parts(args, nargs + keywords.len()) };
+        bound[..nargs].copy_from_slice(&values[..nargs]);
+        let mut used = nargs;
+        for (&key, &value) in keywords.iter().zip(&values[nargs..]) {
+            // SAFETY: keyword names are live str objects.
+            let i = unsafe { self.param_of(api, key) }?;
+            if !bound[i].is_null() {
+                return None;
+            }
+            bound[i] = value;
+            used = used.max(i + 1);
+        }
+        if used < self.export.required_slots as usize || bound[..used].iter().any(|o| o.is_null()) {
+            return None;
+        }
+        let mut scratch = [const { Scratch::EMPTY }; MAX_PARAMS];
+        let mut slots = [RawAny::NONE; MAX_PARAMS];
+        for i in 0..used {
+            // SAFETY: a live argument of this call; its scratch outlives the shim's call.
+            slots[i] = unsafe { slot(api, bound[i], self.takes[i], &mut scratch[i]) }?;
+        }
+        let mut result = RawAny::NONE;
+        // SAFETY: the GIL is held when saved and taken back on this thread.
+        let saved = if self.release_gil { unsafe { (api.save_thread)() } } else { null_mut() };
+        // SAFETY: the export's own shim, with `used` initialized slots it borrows for the call.
+        let rc = unsafe { (self.export.safe_call)(null_mut(), slots.as_ptr(), used as i32, &mut result) };
+        if !saved.is_null() {
+            // SAFETY: taken back on the thread that released it.
+            unsafe { (api.restore_thread)(saved) };
+        }
+        if rc != 0 {
+            PARKED.with(|p| *p.borrow_mut() = Some(take_raised_after(rc)));
+            // SAFETY: the GIL is held; `reraise` raises the parked error and returns null.
+            return Some(unsafe { (api.vectorcall)(api.reraise, null_mut(), 0, null_mut()) });
+        }
+        // SAFETY: the shim's result; the GIL is held.
+        Some(unsafe { object_of(api, result) })
+    }
+}
+
+thread_local! {
+    /// The error of this thread's last failed call through the door, until [`reraise`]
+    /// raises it through `tvm_ffi`.
+    static PARKED: RefCell<Option<Error>> = const { RefCell::new(None) };
+}
+
+/// The packed function behind the package's `tvm_ffi` reraise function: raises the error
+/// the door parked (the one a call just failed with) and returns -1, so `tvm_ffi` turns it
+/// into its exception exactly as for a call through its own route.
+///
+/// # Safety
+/// A packed function's contract; it reads none of its arguments.
+#[no_mangle]
+pub unsafe extern "C" fn abi_python_door_reraise(_: *mut c_void, _: *const RawAny, _: i32, _: *mut RawAny) -> i32 {
+    let parked = PARKED.with(|p| p.borrow_mut().take());
+    set_raised(parked.unwrap_or_else(|| Error::runtime_error("abi: no failed call through the Python door to raise")));
+    -1
+}
+
+/// The vectorcall entry of every door callable.
+unsafe extern "C" fn door_call(callable: Obj, args: *const Obj, nargsf: usize, kwnames: Obj) -> Obj {
+    // SAFETY: `callable` is a door object (only its type has this entry), whose door lives as
+    // long as it; the table was installed before any door object existed.
+    unsafe {
+        let door = &*(*callable.cast::<DoorObject>()).door;
+        let api = api().unwrap_unchecked();
+        let nargs = nargsf & !ARGUMENTS_OFFSET;
+        let call = std::panic::AssertUnwindSafe(|| door.call(api, args, nargs, kwnames));
+        let fast = std::panic::catch_unwind(call).ok().flatten();
+        match fast {
+            Some(result) => result,
+            None => (api.vectorcall)(door.fallback, args, nargsf, kwnames),
+        }
+    }
+}
+
+/// `tp_descr_get`: the callable itself, so a class attribute stays unbound as a function's
+/// would not, and `inspect.isroutine` sees a routine (`help()` documents it as one).
+unsafe extern "C" fn descr_get(this: Obj, _: Obj, _: Obj) -> Obj {
+    // SAFETY: a live object; the GIL is held.
+    unsafe { (api().unwrap_unchecked().inc_ref)(this) };
+    this
+}
+
+/// `tp_dealloc`: releases the dict and the door, frees the object, releases the type.
+unsafe extern "C" fn dealloc(this: Obj) {
+    // SAFETY: the object is ours and dying; the GIL is held.
+    unsafe {
+        let api = api().unwrap_unchecked();
+        let object = this.cast::<DoorObject>();
+        let (ty, dict, door) = ((*object).ty, (*object).dict, (*object).door);
+        if !dict.is_null() {
+            (api.dec_ref)(dict);
+        }
+        if !door.is_null() {
+            let door = Box::from_raw(door);
+            (api.dec_ref)(door.fallback);
+            release_all(api, &door.names);
+        }
+        (api.object_free)(this.cast());
+        (api.dec_ref)(ty);
+    }
+}
+
+/// Releases a reference to each of `objects`.
+///
+/// # Safety
+/// The GIL is held; each is a live object whose reference the caller gives up.
+unsafe fn release_all(api: &PyApi, objects: &[Obj]) {
+    for &o in objects {
+        // SAFETY: the caller's guarantee.
+        unsafe { (api.dec_ref)(o) };
+    }
+}
+
+struct TypePtr(Obj);
+// SAFETY: a type object that lives for the process, used with the GIL held.
+unsafe impl Send for TypePtr {}
+// SAFETY: see above.
+unsafe impl Sync for TypePtr {}
+
+/// The callables' type, made on first use (null if the interpreter refused the spec).
+///
+/// # Safety
+/// The GIL is held.
+unsafe fn door_type(api: &PyApi) -> Obj {
+    static TYPE: OnceLock<TypePtr> = OnceLock::new();
+    TYPE.get_or_init(|| {
+        const T_PYSSIZET: c_int = 19;
+        const READONLY: c_int = 1;
+        const VERSION_TAG: u32 = 1 << 18;
+        const HAVE_VECTORCALL: u32 = 1 << 11;
+        let member = |name: &'static CStr, offset: usize| MemberDef {
+            name: name.as_ptr(),
+            kind: T_PYSSIZET,
+            offset: offset as isize,
+            flags: READONLY,
+            doc: core::ptr::null(),
+        };
+        let members = Box::leak(Box::new([
+            member(c"__vectorcalloffset__", core::mem::offset_of!(DoorObject, vectorcall)),
+            member(c"__dictoffset__", core::mem::offset_of!(DoorObject, dict)),
+            MemberDef { name: core::ptr::null(), kind: 0, offset: 0, flags: 0, doc: core::ptr::null() },
+        ]));
+        let slot = |slot: c_int, pfunc: *mut c_void| TypeSlot { slot, pfunc };
+        let slots = Box::leak(Box::new([
+            slot(50, api.vectorcall_call as *mut c_void),
+            slot(52, dealloc as *mut c_void),
+            slot(54, descr_get as *mut c_void),
+            slot(72, members.as_mut_ptr().cast()),
+            slot(0, null_mut()),
+        ]));
+        let mut spec = TypeSpec {
+            name: c"abi.function".as_ptr(),
+            basicsize: core::mem::size_of::<DoorObject>() as c_int,
+            itemsize: 0,
+            flags: VERSION_TAG | HAVE_VECTORCALL,
+            slots: slots.as_mut_ptr(),
+        };
+        // SAFETY: the GIL is held; the spec's members and slots live for the process.
+        let ty = unsafe { (api.type_from_spec)(&mut spec) };
+        if ty.is_null() {
+            // SAFETY: the GIL is held.
+            unsafe { (api.err_clear)() };
+        }
+        TypePtr(ty)
+    })
+    .0
+}
+
+/// A new door callable for `export` (a new reference), null when it keeps the `tvm_ffi`
+/// route.
+///
+/// # Safety
+/// The GIL is held; `fallback` is a live object.
+pub unsafe fn new_callable(api: &PyApi, export: &'static Export, fallback: Obj, release_gil: bool) -> Obj {
+    // SAFETY: the GIL is held (the caller's guarantee).
+    unsafe {
+        let ty = door_type(api);
+        if ty.is_null() {
+            return null_mut();
+        }
+        let Some(door) = DoorFn::new(api, export, fallback, release_gil) else { return null_mut() };
+        let object = (api.type_generic_alloc)(ty, 0);
+        if object.is_null() {
+            (api.err_clear)();
+            (api.dec_ref)(door.fallback);
+            release_all(api, &door.names);
+            return null_mut();
+        }
+        let fields = object.cast::<DoorObject>();
+        core::ptr::addr_of_mut!((*fields).vectorcall).write(door_call);
+        core::ptr::addr_of_mut!((*fields).door).write(Box::into_raw(Box::new(door)));
+        object
+    }
+}
