@@ -158,6 +158,13 @@ pub const GLOBAL_KEY: &str = "abi.global";
 /// as they ignore every key they do not know, so the format version is unchanged.
 pub const DEFAULTS_KEY: &str = "abi.defaults";
 
+/// The metadata key listing an export's parameters that only read the tensor they take
+/// (`HostTensor`, `StridedTensor`, `HostTensorAs`, `DeviceTensor`, and `Option`s of them):
+/// a JSON list of names, present only when some parameter is one. Hosts may pass read-only
+/// memory (a read-only numpy array) to these and to no other. Readers that predate it
+/// ignore it.
+pub const READ_ONLY_KEY: &str = "abi.read_only";
+
 /// The metadata key of an `#[export_fn(op)]` export's description: an object with its
 /// `inputs`, `scalars`, `outputs` (each `{"name":..,"like":..}`, `{"name":..,"shape":[..]}`
 /// or `{"name":..,"inout":true}`), `inout`, `backward`, `jax` and `device`, written just

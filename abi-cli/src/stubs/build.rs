@@ -49,7 +49,16 @@ pub fn package(listing: &Listing, package: &str, lib_name: &str) -> Package {
                 let convert = sig.result.as_ref().and_then(|t| records.converter(t, &mut helpers));
                 let stub = StubDef { params: sig.params(true), ret: sig.ret.clone() };
                 let arrays = e.metadata.as_ref().is_some_and(|m| m.params().iter().any(|(_, t)| takes_arrays(t)));
-                let route = Route::Packed { native, params: sig.params(false), args: sig.call_args(), convert, arrays };
+                let readable = e.metadata.as_ref().map(|m| m.read_only.clone()).unwrap_or_default();
+                let readable = sig.call_args().into_iter().filter(|a| readable.contains(a)).collect();
+                let route = Route::Packed {
+                    native,
+                    params: sig.params(false),
+                    args: sig.call_args(),
+                    convert,
+                    arrays,
+                    readable,
+                };
                 Function { help: help_text(e), stubs: vec![stub], route, name, doc }
             }
             (None, _) => Function { help: help_text(e), stubs: vec![untyped_stub()], route: Route::Library, name, doc },

@@ -142,7 +142,16 @@ pub enum Route {
     /// converted by `convert`; `arrays` when it takes tensors (or any value), which may be
     /// given arrays with no data (traced under `jax.jit`, meta or fake torch tensors) that
     /// the wrapper then names as the cause of the refusal.
-    Packed { native: String, params: Vec<Param>, args: Vec<String>, convert: Option<String>, arrays: bool },
+    /// `readable`: the arguments that only read their tensor, so a read-only numpy array is
+    /// passed to them as a versioned DLPack capsule (`abi.read_only`).
+    Packed {
+        native: String,
+        params: Vec<Param>,
+        args: Vec<String>,
+        convert: Option<String>,
+        arrays: bool,
+        readable: Vec<String>,
+    },
     /// An op: described for the support module, called through it.
     Op(OpRoute),
 }

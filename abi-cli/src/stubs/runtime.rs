@@ -90,6 +90,9 @@ _lib = tvm_ffi.load_module(str(_library_path()))
     if package.functions.iter().any(|f| matches!(f.route, Route::Packed { arrays: true, .. })) {
         out.push_str(REFUSE_DATALESS);
     }
+    if package.functions.iter().any(|f| matches!(&f.route, Route::Packed { readable, .. } if !readable.is_empty())) {
+        out.push_str(READABLE);
+    }
     let all: Vec<&str> = package.all.iter().map(String::as_str).collect();
     out.push_str(&format!("\n\n__all__ = {}\n", py_list(&all)));
     if package.has_ops {
@@ -152,8 +155,10 @@ fn function(f: &Function) -> String {
     let help = f.help.as_deref().unwrap_or_default();
     match &f.route {
         Route::Op(op) => format!("{}\n\n{}", op_description(op, name), op_wrapper(op, name, help)),
-        Route::Packed { native, params, args, convert, arrays } => {
-            let call = format!("{native}({})", args.join(", "));
+        Route::Packed { native, params, args, convert, arrays, readable } => {
+            let passed: Vec<String> =
+                args.iter().map(|a| if readable.contains(a) { format!("_readable({a})") } else { a.clone() }).collect();
+            let call = format!("{native}({})", passed.join(", "));
             let mut def = Def::new(name, params, help, "").returning(convert.as_deref(), &call);
             if *arrays {
                 def = def.refusing_dataless(name, args);
@@ -197,6 +202,21 @@ def _refuse_dataless(name, args):
         f"{name}: only ops run {where}, and {name} is a plain export: call it {outside}, "
         "or its author can make it an op with #[export_fn(op)]"
     ) from None
+"#;
+
+/// What a plain export's wrapper passes for an argument that only reads its tensor: a
+/// read-only numpy array as a tensor `tvm_ffi` takes (numpy refuses a read-only array the
+/// unversioned DLPack capsule `tvm_ffi` asks for, so it goes as a versioned one, which
+/// says it is read-only), anything else as it is.
+const READABLE: &str = r#"
+
+def _readable(value):
+    """A read-only numpy array as a tensor tvm_ffi takes (a versioned DLPack capsule), for a
+    parameter that only reads; anything else as it is."""
+    np = _sys.modules.get("numpy")
+    if np is not None and isinstance(value, np.ndarray) and not value.flags.writeable:
+        return tvm_ffi.from_dlpack(value.__dlpack__(max_version=(1, 0)))
+    return value
 "#;
 
 /// `_native = _OPS.op(...)`: the op described for the support module.

@@ -1,8 +1,8 @@
 //! Python arguments to packed argument slots, as `tvm_ffi` converts them (by the Python
 //! type, so the shim sees the values it sees through `tvm_ffi`): exact `int` (within i64),
 //! `bool`, `float`, `None` for every parameter; exact `str` and `bytes` for string and byte
-//! parameters; numpy arrays for tensor parameters, read-only ones for parameters that only
-//! read. Anything else answers `None`: the whole call takes the `tvm_ffi` route.
+//! parameters; numpy arrays for tensor parameters,
+//! read-only ones for parameters that only read (`abi.read_only`). Anything else answers `None`: the whole call takes the `tvm_ffi` route.
 
 use core::ffi::{c_char, c_int};
 use core::mem::MaybeUninit;
@@ -10,7 +10,7 @@ use core::mem::MaybeUninit;
 use super::arrays::{tensor_of, Strides};
 use super::capi::{type_of, PyApi, PyObject};
 use crate::ffi::{type_index as ti, ByteArray, DLTensor, RawAny, RawValue};
-use crate::reflect::{Access, ParamDesc, TypeDesc};
+use crate::reflect::{ParamDesc, TypeDesc};
 
 /// What a parameter takes besides inline scalars.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -35,17 +35,10 @@ impl Takes {
         match ty {
             TypeDesc::Str => Takes::Str,
             TypeDesc::Bytes => Takes::Bytes,
-            TypeDesc::Tensor { .. } => Takes::Array { read_only_ok: read_only(param.access) },
+            TypeDesc::Tensor { .. } => Takes::Array { read_only_ok: param.reads_tensor_only() },
             _ => Takes::Scalars,
         }
     }
-}
-
-/// Whether a parameter of this access only reads tensor memory: `HostTensor`,
-/// `StridedTensor`, `HostTensorAs` (shared slices) and `DeviceTensor` (a pointer it does
-/// not write through).
-fn read_only(access: Access) -> bool {
-    matches!(access, Access::Shared | Access::Pointer)
 }
 
 /// Per-slot room for what a slot points to during the call.

@@ -113,6 +113,16 @@ impl ParamDesc {
         ParamDesc { default: Some(json), ..self }
     }
 
+    /// Whether it takes a tensor (or an `Option` of one) and only reads it: its memory may
+    /// be read-only (published as `abi.read_only`).
+    pub const fn reads_tensor_only(&self) -> bool {
+        let ty = match self.ty {
+            TypeDesc::Optional(inner) => inner,
+            ty => ty,
+        };
+        !self.expand && matches!(ty, TypeDesc::Tensor { .. }) && matches!(self.access, Access::Shared | Access::Pointer)
+    }
+
     /// A struct parameter passed as one slot per leaf (`#[abi(expand)]`).
     pub const fn expanded(name: &'static str, ty: &'static TypeDesc) -> ParamDesc {
         ParamDesc { name, ty, expand: true, exact: None, access: Access::None, default: None }

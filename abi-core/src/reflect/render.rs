@@ -643,6 +643,41 @@ const fn fn_defaults(w: &mut Writer, f: &FnDesc) {
     }
 }
 
+/// Whether some parameter of `f` only reads its tensor (`abi.read_only`).
+pub(crate) const fn fn_has_read_only(f: &FnDesc) -> bool {
+    let mut i = 0;
+    while i < f.params.len() {
+        if f.params[i].reads_tensor_only() {
+            return true;
+        }
+        i += 1;
+    }
+    false
+}
+
+/// Writes `"abi.read_only":[...]`: the parameters that only read their tensor, when any.
+pub(crate) const fn fn_read_only(w: &mut Writer, f: &FnDesc) {
+    let mut i = 0;
+    let mut first = true;
+    while i < f.params.len() {
+        if f.params[i].reads_tensor_only() {
+            if first {
+                w.str(",\"");
+                w.str(abi_shared::READ_ONLY_KEY);
+                w.str("\":[");
+                first = false;
+            } else {
+                w.byte(b',');
+            }
+            w.json_string(f.params[i].name);
+        }
+        i += 1;
+    }
+    if !first {
+        w.byte(b']');
+    }
+}
+
 /// Writes a JSON list of names.
 const fn name_list(w: &mut Writer, names: &[&str]) {
     w.byte(b'[');
@@ -770,6 +805,7 @@ pub const fn fn_metadata_json(w: &mut Writer, f: &FnDesc) {
         w.json_string(global);
     }
     fn_defaults(w, f);
+    fn_read_only(w, f);
     fn_op(w, f);
     fn_metadata_tail(w);
 }

@@ -10,7 +10,10 @@
 //! write (tested); exports with a default, an expanded struct, a global name, an op's
 //! description or a type too long for the room take them.
 
-use super::render::{compact_type, fn_metadata_tail, fn_type_schema_head, type_display, type_iree_record, type_schema};
+use super::render::{
+    compact_type, fn_has_read_only, fn_metadata_tail, fn_read_only, fn_type_schema_head, type_display,
+    type_iree_record, type_schema,
+};
 use super::writer::Writer;
 use super::{FnDesc, TypeDesc};
 
@@ -192,7 +195,14 @@ pub const fn assemble(w: &mut Writer, f: &FnDesc, params: &[TypeTexts], ret: &Ty
     w.uint(ret.len(COMPACT) + 1);
     w.byte(b'!');
     ret.write(w, COMPACT);
-    META_TAIL.write(w);
+    if fn_has_read_only(f) {
+        w.byte(b'"');
+        fn_read_only(w, f);
+        fn_metadata_tail(w);
+        w.byte(0);
+    } else {
+        META_TAIL.write(w);
+    }
     let signature = w.len();
     w.name(f.name);
     w.byte(b'(');

@@ -28,6 +28,8 @@ pub struct Metadata {
     pub global: Option<String>,
     /// Parameter defaults (`abi.defaults`), by parameter name, in parameter order.
     pub defaults: Vec<(String, Value)>,
+    /// The parameters that only read the tensor they take (`abi.read_only`).
+    pub read_only: Vec<String>,
     /// The op description (`abi.op`) of an `#[export_fn(op)]` export.
     pub op: Option<OpInfo>,
     /// The abi metadata format version; `None` for metadata not written by abi.
@@ -97,6 +99,8 @@ impl Metadata {
             record.refine(f);
         }
         let defaults = read_defaults(map.get(abi_shared::DEFAULTS_KEY), arg_names.as_deref())?;
+        let read_only =
+            read_names(map.get(abi_shared::READ_ONLY_KEY), abi_shared::READ_ONLY_KEY, arg_names.as_deref())?;
         Ok(Metadata {
             type_schema,
             arg_names,
@@ -104,6 +108,7 @@ impl Metadata {
             signature: string("signature")?.map(str::to_owned),
             global: string(abi_shared::GLOBAL_KEY)?.map(str::to_owned),
             defaults,
+            read_only,
             op: map.get(abi_shared::OP_KEY).map(OpInfo::from_value).transpose()?,
             version,
         })
@@ -120,6 +125,7 @@ impl Metadata {
             signature: None,
             global: desc.global.map(str::to_owned),
             defaults: desc.defaults(),
+            read_only: desc.params.iter().filter(|p| p.reads_tensor_only()).map(|p| p.name.to_owned()).collect(),
             op: desc.op.map(OpInfo::from),
             version: Some(abi_shared::METADATA_VERSION),
         }
@@ -148,6 +154,9 @@ impl Metadata {
             let entries: Vec<String> =
                 self.defaults.iter().map(|(name, value)| format!("{}:{value}", Value::String(name.clone()))).collect();
             parts.push(format!("\"{}\":{{{}}}", abi_shared::DEFAULTS_KEY, entries.join(",")));
+        }
+        if !self.read_only.is_empty() {
+            parts.push(format!("\"{}\":{}", abi_shared::READ_ONLY_KEY, Value::from(self.read_only.clone())));
         }
         if let Some(op) = &self.op {
             parts.push(format!("\"{}\":{}", abi_shared::OP_KEY, op.to_json()));
@@ -259,6 +268,22 @@ fn read_defaults(value: Option<&Value>, arg_names: Option<&[String]>) -> Result<
         }
     }
     Ok(names.iter().filter_map(|n| map.get(n).map(|v| (n.clone(), v.clone()))).collect())
+}
+
+/// Reads a list of parameter names (`abi.read_only`), each one `arg_names` lists.
+fn read_names(value: Option<&Value>, key: &str, arg_names: Option<&[String]>) -> Result<Vec<String>, SchemaError> {
+    let Some(value) = value else { return Ok(Vec::new()) };
+    let Value::Array(items) = value else {
+        return Err(SchemaError::new(format!("metadata `{key}` is not a list: {value}")));
+    };
+    let names = arg_names.unwrap_or_default();
+    items
+        .iter()
+        .map(|v| match v.as_str() {
+            Some(name) if names.iter().any(|n| n == name) => Ok(name.to_owned()),
+            _ => Err(SchemaError::new(format!("metadata `{key}` holds {v}, which is no parameter"))),
+        })
+        .collect()
 }
 
 #[cold]

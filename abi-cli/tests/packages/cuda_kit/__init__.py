@@ -69,7 +69,7 @@ PyTorch's caching allocator under torch).
 Tensors: x is Tensor[f32, 1]; y is Tensor[f32, 1].""")
 def add(x, y):
     try:
-        return _native_add(x, y)
+        return _native_add(_readable(x), _readable(y))
     except (TypeError, ValueError, RuntimeError):
         _refuse_dataless("add", (x, y))
         raise
@@ -104,7 +104,7 @@ that `env::stream` is the stream XLA gave the call (`stream`), which
 Tensors: x is Tensor[f32, 1]; y is Tensor[f32, 1]; out is Tensor[f32, 1].""")
 def add_into_on(stream, x, y, out):
     try:
-        return _native_add_into_on(stream, x, y, out)
+        return _native_add_into_on(stream, _readable(x), _readable(y), out)
     except (TypeError, ValueError, RuntimeError):
         _refuse_dataless("add_into_on", (stream, x, y, out))
         raise
@@ -122,7 +122,7 @@ the driver: the configuration and the stream a call would use, here and now.
 Tensors: x is Tensor[f32, 1].""")
 def launches(kernel, x):
     try:
-        return _native_launches(kernel, x)
+        return _native_launches(kernel, _readable(x))
     except (TypeError, ValueError, RuntimeError):
         _refuse_dataless("launches", (kernel, x))
         raise
@@ -140,7 +140,7 @@ same bits on the same device.
 Tensors: x is Tensor[f32, 1].""")
 def sum(x):
     try:
-        return _native_sum(x)
+        return _native_sum(_readable(x))
     except (TypeError, ValueError, RuntimeError):
         _refuse_dataless("sum", (x,))
         raise
@@ -167,6 +167,15 @@ def _refuse_dataless(name, args):
         f"{name}: only ops run {where}, and {name} is a plain export: call it {outside}, "
         "or its author can make it an op with #[export_fn(op)]"
     ) from None
+
+
+def _readable(value):
+    """A read-only numpy array as a tensor tvm_ffi takes (a versioned DLPack capsule), for a
+    parameter that only reads; anything else as it is."""
+    np = _sys.modules.get("numpy")
+    if np is not None and isinstance(value, np.ndarray) and not value.flags.writeable:
+        return tvm_ffi.from_dlpack(value.__dlpack__(max_version=(1, 0)))
+    return value
 
 
 __all__ = ["add", "add_into", "add_into_on", "launches", "sum"]

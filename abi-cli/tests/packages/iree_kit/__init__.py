@@ -138,7 +138,7 @@ Row sums of an int32 matrix, as an int64 vector, and the number of rows.
 Tensors: m is Tensor[i32, 2].""")
 def row_sums(m):
     try:
-        return _as_2(_native_row_sums(m))
+        return _as_2(_native_row_sums(_readable(m)))
     except (TypeError, ValueError, RuntimeError):
         _refuse_dataless("row_sums", (m,))
         raise
@@ -154,7 +154,7 @@ A new tensor for the program: each element times `k` (`tensor<?x?xf32>` result).
 Tensors: x is Tensor[f32, 2].""")
 def scaled(x, k):
     try:
-        return _native_scaled(x, k)
+        return _native_scaled(_readable(x), k)
     except (TypeError, ValueError, RuntimeError):
         _refuse_dataless("scaled", (x, k))
         raise
@@ -190,7 +190,7 @@ Sum of a float32 vector (an IREE program passes `tensor<?xf32>`).
 Tensors: x is Tensor[f32, 1].""")
 def total(x):
     try:
-        return _native_total(x)
+        return _native_total(_readable(x))
     except (TypeError, ValueError, RuntimeError):
         _refuse_dataless("total", (x,))
         raise
@@ -252,6 +252,15 @@ def _refuse_dataless(name, args):
         f"{name}: only ops run {where}, and {name} is a plain export: call it {outside}, "
         "or its author can make it an op with #[export_fn(op)]"
     ) from None
+
+
+def _readable(value):
+    """A read-only numpy array as a tensor tvm_ffi takes (a versioned DLPack capsule), for a
+    parameter that only reads; anything else as it is."""
+    np = _sys.modules.get("numpy")
+    if np is not None and isinstance(value, np.ndarray) and not value.flags.writeable:
+        return tvm_ffi.from_dlpack(value.__dlpack__(max_version=(1, 0)))
+    return value
 
 
 __all__ = ["add_i32", "checked", "halve", "is_positive", "lookup", "mix", "pair", "pick", "row_sums", "scaled", "tick", "ticks", "total", "unlucky", "widen"]

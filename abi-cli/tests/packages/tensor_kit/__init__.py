@@ -58,7 +58,7 @@ same_kind casting takes to int32 (bools and integers, not floats).
 Tensors: x is Tensor[i32, 1] (other dtypes cast same_kind).""")
 def as_i32(x):
     try:
-        return _native_as_i32(x)
+        return _native_as_i32(_readable(x))
     except (TypeError, ValueError, RuntimeError):
         _refuse_dataless("as_i32", (x,))
         raise
@@ -86,7 +86,7 @@ the host; a device kernel would write it).
 Tensors: x is Tensor[f32, 1].""")
 def empty_like(x):
     try:
-        return _native_empty_like(x)
+        return _native_empty_like(_readable(x))
     except (TypeError, ValueError, RuntimeError):
         _refuse_dataless("empty_like", (x,))
         raise
@@ -102,7 +102,7 @@ The sum of a float16 vector, accumulated in f32.
 Tensors: x is Tensor[f16, 1].""")
 def half_sum(x):
     try:
-        return _native_half_sum(x)
+        return _native_half_sum(_readable(x))
     except (TypeError, ValueError, RuntimeError):
         _refuse_dataless("half_sum", (x,))
         raise
@@ -119,7 +119,7 @@ address of a float32 vector, without touching its elements.
 Tensors: x is Tensor[f32, 1].""")
 def launch_site(x):
     try:
-        return _as_0(_native_launch_site(x))
+        return _as_0(_native_launch_site(_readable(x)))
     except (TypeError, ValueError, RuntimeError):
         _refuse_dataless("launch_site", (x,))
         raise
@@ -135,7 +135,7 @@ The stream a kernel over `x` would launch on: the caller's for `x`'s device.
 Tensors: x is Tensor[f32, 1].""")
 def launch_stream(x):
     try:
-        return _native_launch_stream(x)
+        return _native_launch_stream(_readable(x))
     except (TypeError, ValueError, RuntimeError):
         _refuse_dataless("launch_stream", (x,))
         raise
@@ -162,7 +162,7 @@ The number of elements of an int64 matrix per row (its shape as the body sees it
 Tensors: x is Tensor[i64, 2].""")
 def row_lengths(x):
     try:
-        return _native_row_lengths(x)
+        return _native_row_lengths(_readable(x))
     except (TypeError, ValueError, RuntimeError):
         _refuse_dataless("row_lengths", (x,))
         raise
@@ -179,7 +179,7 @@ same_kind casting takes to float32 (converted first): `np.arange(6.0)` included.
 Tensors: x is Tensor[f32, 1] (other dtypes cast same_kind).""")
 def scale_as_f32(x, factor):
     try:
-        return _native_scale_as_f32(x, factor)
+        return _native_scale_as_f32(_readable(x), factor)
     except (TypeError, ValueError, RuntimeError):
         _refuse_dataless("scale_as_f32", (x, factor))
         raise
@@ -195,7 +195,7 @@ _native_scale_rows = _lib["scale_rows"]
 Tensors: x is Tensor[f32, 2]; w is Tensor[f32, 1].""")
 def scale_rows(x, w):
     try:
-        return _native_scale_rows(x, w)
+        return _native_scale_rows(_readable(x), _readable(w))
     except (TypeError, ValueError, RuntimeError):
         _refuse_dataless("scale_rows", (x, w))
         raise
@@ -213,7 +213,7 @@ for Apache TVM programs (`R.call_dps_packed`, `T.call_packed`).
 Tensors: x is Tensor[f32, 2]; w is Tensor[f32, 1]; out is Tensor[f32, 2].""")
 def scale_rows_into(x, w, out):
     try:
-        return _native_scale_rows_into(x, w, out)
+        return _native_scale_rows_into(_readable(x), _readable(w), out)
     except (TypeError, ValueError, RuntimeError):
         _refuse_dataless("scale_rows_into", (x, w, out))
         raise
@@ -230,7 +230,7 @@ while `x` is `buf[:, 1::2]`: they interleave without sharing an element).
 Tensors: x is Tensor[f32, 2]; out is Tensor[f32, 2].""")
 def scale_strided_into(x, factor, out):
     try:
-        return _native_scale_strided_into(x, factor, out)
+        return _native_scale_strided_into(_readable(x), factor, out)
     except (TypeError, ValueError, RuntimeError):
         _refuse_dataless("scale_strided_into", (x, factor, out))
         raise
@@ -258,7 +258,7 @@ The sums of the rows of a float64 matrix of any strides: `x.T` gives the column 
 Tensors: x is Tensor[f64, 2].""")
 def strided_row_sums(x):
     try:
-        return _native_strided_row_sums(x)
+        return _native_strided_row_sums(_readable(x))
     except (TypeError, ValueError, RuntimeError):
         _refuse_dataless("strided_row_sums", (x,))
         raise
@@ -292,6 +292,15 @@ def _refuse_dataless(name, args):
         f"{name}: only ops run {where}, and {name} is a plain export: call it {outside}, "
         "or its author can make it an op with #[export_fn(op)]"
     ) from None
+
+
+def _readable(value):
+    """A read-only numpy array as a tensor tvm_ffi takes (a versioned DLPack capsule), for a
+    parameter that only reads; anything else as it is."""
+    np = _sys.modules.get("numpy")
+    if np is not None and isinstance(value, np.ndarray) and not value.flags.writeable:
+        return tvm_ffi.from_dlpack(value.__dlpack__(max_version=(1, 0)))
+    return value
 
 
 __all__ = ["as_i32", "current_stream", "empty_like", "half_sum", "launch_site", "launch_stream", "ones", "row_lengths", "scale_as_f32", "scale_rows", "scale_rows_into", "scale_strided_into", "spin", "strided_row_sums"]

@@ -1,0 +1,160 @@
+"""The Python door (issue 51): every plain function of every fixture library's package is
+called with the same battery of good and bad arguments with the door and with it forced
+off (ABI_PYTHON_DOOR=0); results, exception classes and messages must be the same. Also:
+which interpreters the door serves, and what the callables look like to Python."""
+
+import json
+import os
+import pathlib
+import pickle
+import subprocess
+import sys
+
+import pytest
+
+from conftest import target_dir
+
+HERE = pathlib.Path(__file__).resolve().parent
+
+# (package, library file): each package in a process of its own (api_v1 and api_v2, and the
+# objects twins, register the same type keys with other layouts).
+LIBRARIES = [
+    ("api_v1", "libapi_v1.so"),
+    ("api_v2", "libapi_v2.so"),
+    ("interop_lib", "libabi_interop_lib.so"),
+    ("mathlib", "libmathlib.so"),
+    ("objects_lib", "libabi_objects_lib.so"),
+    ("objects_twin", "libabi_objects_twin.so"),
+    ("objects_conflict", "libabi_objects_conflict.so"),
+    ("trial_lib", "libabi_trial_lib.so"),
+    ("running_stats", "librunning_stats.so"),
+    ("signal_kit", "libsignal_kit.so"),
+    ("tensor_kit", "libtensor_kit.so"),
+    ("op_kit", "libop_kit.so"),
+    ("iree_kit", "libiree_kit.so"),
+    ("cuda_kit", "libcuda_kit.so"),
+]
+
+
+@pytest.fixture(scope="module")
+def packages(tmp_path_factory):
+    out = tmp_path_factory.mktemp("door-packages")
+    abi = target_dir() / "debug" / "abi"
+    for name, lib in LIBRARIES:
+        library = target_dir() / "debug" / lib
+        made = subprocess.run(
+            [str(abi), "stubs", str(library), "--package", name, "-o", str(out)], capture_output=True, text=True
+        )
+        assert made.returncode == 0, made.stderr
+        (out / name / lib).symlink_to(library)
+    return out
+
+
+def report(packages, name, door):
+    env = dict(os.environ, ABI_PYTHON_DOOR="1" if door else "0", PYTHONHASHSEED="0")
+    ran = subprocess.run(
+        [sys.executable, str(HERE / "door_calls.py"), str(packages), name],
+        capture_output=True,
+        text=True,
+        env=env,
+        timeout=300,
+    )
+    assert ran.returncode == 0, ran.stderr
+    return json.loads(ran.stdout)
+
+
+@pytest.mark.parametrize("name", [name for name, _ in LIBRARIES])
+def test_every_call_is_the_same_with_the_door_and_without(packages, name):
+    with_door, without = report(packages, name, True), report(packages, name, False)
+    served = with_door.pop(f"{name} door")
+    assert without.pop(f"{name} door") == [], "ABI_PYTHON_DOOR=0 leaves every function on the tvm_ffi route"
+    if name not in ("running_stats", "objects_conflict", "op_kit"):
+        assert served, f"the door serves some of {name}'s functions"
+    assert with_door.keys() == without.keys()
+    differ = [
+        f"{f} [{case}]: door {with_door[f][case]!r}, tvm_ffi {without[f].get(case)!r}"
+        for f in with_door
+        for case in with_door[f]
+        if with_door[f][case] != without[f].get(case)
+    ]
+    assert not differ, "\n".join(differ)
+    assert sum(len(v) for v in with_door.values()) > 50
+
+
+def run_python(packages, code, **env):
+    ran = subprocess.run(
+        [sys.executable, "-c", code],
+        capture_output=True,
+        text=True,
+        env=dict(os.environ, PYTHONPATH=str(packages), **env),
+        timeout=120,
+    )
+    assert ran.returncode == 0, ran.stderr
+    return ran.stdout
+
+
+def test_the_door_is_decided_at_import(packages):
+    """The door serves GIL-enabled release builds of CPython 3.10 and newer; a free-threaded
+    build (faked here), or ABI_PYTHON_DOOR=0, takes the tvm_ffi route for every call."""
+    probe = "import mathlib; print(type(mathlib.add).__module__, type(mathlib.add).__name__, mathlib.add(2, 3))"
+    assert run_python(packages, probe) == "abi function 5\n"
+    assert run_python(packages, probe, ABI_PYTHON_DOOR="0") == "builtins function 5\n"
+    fake = (
+        "import sysconfig\n"
+        "real = sysconfig.get_config_var\n"
+        "sysconfig.get_config_var = lambda name: 1 if name == 'Py_GIL_DISABLED' else real(name)\n"
+    )
+    assert run_python(packages, fake + probe) == "builtins function 5\n"
+
+
+def test_a_library_of_another_door_version_keeps_the_tvm_ffi_route(packages):
+    """A package asking for a door version the library does not speak is answered with the
+    library's own version and binds nothing."""
+    out = run_python(
+        packages,
+        "import mathlib, mathlib._abi_door as door\n"
+        "door.VERSION = 2\n"
+        "door._OPENED.clear()\n"
+        "ns = {'add': lambda a, b: 'tvm_ffi route'}\n"
+        "door.bind(ns, mathlib._library_path(), ['add'], False)\n"
+        "print(ns['add'](1, 2))\n",
+    )
+    assert out == "tvm_ffi route\n"
+
+
+def test_the_callables_look_like_the_functions_they_replace(packages):
+    out = run_python(
+        packages,
+        "import inspect, pickle, pydoc, mathlib\n"
+        "f = mathlib.gcd\n"
+        "print(f.__name__, f.__qualname__, f.__module__)\n"
+        "print(inspect.signature(f))\n"
+        "print(f.__doc__.splitlines()[0])\n"
+        "print(pickle.loads(pickle.dumps(f)) is f)\n"
+        "print(inspect.isroutine(f), callable(f))\n"
+        "text = pydoc.render_doc(f, renderer=pydoc.plaintext)\n"
+        "print('gcd(a, b)' in text, 'gcd(a: int, b: int) -> int' in text)\n"
+        "class Holder:\n"
+        "    g = mathlib.gcd\n"
+        "print(Holder().g(12, 18), repr(f).startswith('<function gcd at 0x'))\n",
+    )
+    assert out.splitlines() == [
+        "gcd gcd mathlib",
+        "(a, b)",
+        "gcd(a: int, b: int) -> int",
+        "True",
+        "True True",
+        "True True",
+        "6 True",
+    ]
+
+
+def test_multiprocessing_sends_a_door_function_to_a_worker(packages):
+    out = run_python(
+        packages,
+        "import multiprocessing as mp, mathlib\n"
+        "if __name__ == '__main__':\n"
+        "    with mp.get_context('spawn').Pool(1) as pool:\n"
+        "        print(pool.apply(mathlib.add, (20, 22)), pool.starmap(mathlib.gcd, [(12, 18), (30, 45)]))\n",
+    )
+    assert out == "42 [6, 15]\n"
