@@ -143,9 +143,33 @@ fn sample() -> String {
         all += "\n";
     }
     for f in [
-        &FnDesc { name: "every", params: &EVERY_PARAM, ret: &PAIR_TY, doc: "docs \"quoted\"", global: None, op: None },
-        &FnDesc { name: "structs", params: &STRUCTS, ret: &TypeDesc::None, doc: "", global: None, op: None },
-        &FnDesc { name: "defaulted", params: &DEFAULTED, ret: &TypeDesc::Str, doc: "", global: None, op: None },
+        &FnDesc {
+            name: "every",
+            params: &EVERY_PARAM,
+            ret: &PAIR_TY,
+            doc: "docs \"quoted\"",
+            global: None,
+            op: None,
+            release_gil: None,
+        },
+        &FnDesc {
+            name: "structs",
+            params: &STRUCTS,
+            ret: &TypeDesc::None,
+            doc: "",
+            global: None,
+            op: None,
+            release_gil: None,
+        },
+        &FnDesc {
+            name: "defaulted",
+            params: &DEFAULTED,
+            ret: &TypeDesc::Str,
+            doc: "",
+            global: None,
+            op: None,
+            release_gil: None,
+        },
     ] {
         all += &render(|w| fn_metadata_json(w, f));
         all += "\n";
@@ -244,9 +268,25 @@ fn a_global_name_is_one_added_key_that_older_readers_ignore() {
         buf.truncate(n);
         String::from_utf8(buf).unwrap()
     }
-    let plain = FnDesc { name: "version", params: &STRUCTS, ret: &TypeDesc::None, doc: "", global: None, op: None };
-    let global = FnDesc { name: "version", params: &STRUCTS, ret: &TypeDesc::None, doc: "", global: None, op: None }
-        .with_global("geo.version");
+    let plain = FnDesc {
+        name: "version",
+        params: &STRUCTS,
+        ret: &TypeDesc::None,
+        doc: "",
+        global: None,
+        op: None,
+        release_gil: None,
+    };
+    let global = FnDesc {
+        name: "version",
+        params: &STRUCTS,
+        ret: &TypeDesc::None,
+        doc: "",
+        global: None,
+        op: None,
+        release_gil: None,
+    }
+    .with_global("geo.version");
     let (without, with) = (render(&plain), render(&global));
     // The written difference is exactly the one key, before the version.
     assert_eq!(with.replacen(",\"abi.global\":\"geo.version\"", "", 1), without);
@@ -264,7 +304,15 @@ fn a_global_name_is_one_added_key_that_older_readers_ignore() {
 #[test]
 fn defaults_are_one_added_key_that_older_readers_ignore() {
     let mut buf = vec![0u8; 4096];
-    let f = FnDesc { name: "show", params: &DEFAULTED, ret: &TypeDesc::Str, doc: "", global: None, op: None };
+    let f = FnDesc {
+        name: "show",
+        params: &DEFAULTED,
+        ret: &TypeDesc::Str,
+        doc: "",
+        global: None,
+        op: None,
+        release_gil: None,
+    };
     let mut w = Writer::new(&mut buf);
     fn_metadata_json(&mut w, &f);
     let n = w.len();
@@ -306,7 +354,15 @@ fn defaults_are_one_added_key_that_older_readers_ignore() {
 
 #[test]
 fn struct_names_are_keys_older_readers_skip() {
-    let f = FnDesc { name: "s", params: &STRUCTS, ret: &TypeDesc::None, doc: "", global: None, op: None };
+    let f = FnDesc {
+        name: "s",
+        params: &STRUCTS,
+        ret: &TypeDesc::None,
+        doc: "",
+        global: None,
+        op: None,
+        release_gil: None,
+    };
     let text = f.metadata_json();
     assert!(text.contains(r#"\"abi.struct\":\"Point\",\"abi.fields\":[\"x\",\"y\"]"#), "{text}");
     let meta = Metadata::parse(&text).unwrap();
@@ -325,5 +381,54 @@ fn struct_names_are_keys_older_readers_skip() {
         r#"{"type":"Tuple","args":[{"type":"int"}],"abi.struct":1,"abi.fields":["a"]}"#,
     ] {
         assert!(abi_core::schema::TypeSchema::parse(bad).is_err(), "{bad}");
+    }
+}
+
+#[test]
+fn read_only_parameters_and_the_gil_choice_are_added_keys_that_older_readers_ignore() {
+    static F64: TypeDesc = TypeDesc::Float { bits: 64, brain: false };
+    static TENSOR: TypeDesc = TypeDesc::Tensor { elem: Some(&F64), rank: Some(1), cast: false };
+    static PARAMS: [ParamDesc; 3] = [
+        ParamDesc::plain("x", (&TENSOR, None, Access::Shared)),
+        ParamDesc::plain("out", (&TENSOR, None, Access::Exclusive)),
+        ParamDesc::plain("k", (&F64, None, Access::None)),
+    ];
+    fn render(f: &FnDesc) -> String {
+        let mut buf = vec![0u8; 4096];
+        let mut w = Writer::new(&mut buf);
+        fn_metadata_json(&mut w, f);
+        let n = w.len();
+        buf.truncate(n);
+        String::from_utf8(buf).unwrap()
+    }
+    let plain = FnDesc::new("scale", &PARAMS, &TypeDesc::None, "");
+    let text = render(&plain);
+    assert!(text.contains(r#","abi.read_only":["x"],"abi.version":1}"#), "{text}");
+    let meta = Metadata::parse(&text).unwrap();
+    assert_eq!(meta.read_only, ["x"]);
+    assert_eq!(meta.release_gil, None);
+    assert!(meta.releases_gil(), "an export taking tensors releases the GIL");
+    assert_eq!(meta.to_json(), text);
+    assert_eq!(Metadata::declared(&plain).read_only, ["x"]);
+
+    let kept = render(&plain.with_gil(false));
+    assert_eq!(kept.replacen(r#","abi.gil":"keep""#, "", 1), text);
+    let meta = Metadata::parse(&kept).unwrap();
+    assert_eq!((meta.release_gil, meta.releases_gil()), (Some(false), false));
+    assert_eq!(meta.to_json(), kept);
+
+    static SCALARS: [ParamDesc; 1] = [ParamDesc::plain("k", (&F64, None, Access::None))];
+    let scalar = Metadata::parse(&render(&FnDesc::new("f", &SCALARS, &F64, ""))).unwrap();
+    assert!(!scalar.releases_gil(), "an export of numbers keeps the GIL");
+    let released = Metadata::parse(&render(&FnDesc::new("f", &SCALARS, &F64, "").with_gil(true))).unwrap();
+    assert!(released.releases_gil());
+
+    for (text, says) in [
+        (r#"{"arg_names":["x"],"abi.read_only":["y"]}"#, "which is no parameter"),
+        (r#"{"arg_names":["x"],"abi.read_only":"x"}"#, "is not a list"),
+        (r#"{"abi.gil":"sometimes"}"#, "neither"),
+    ] {
+        let err = Metadata::parse(text).unwrap_err();
+        assert!(err.message().contains(says), "{text}: {}", err.message());
     }
 }

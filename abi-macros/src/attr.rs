@@ -33,6 +33,7 @@ mod key {
     pub const BACKWARD: &str = "backward";
     pub const OUT: &str = "out";
     pub const INOUT: &str = "inout";
+    pub const GIL: &str = "gil";
 }
 
 /// One option: empty, or set once with the span of its key. It knows how its value is
@@ -275,6 +276,8 @@ pub struct ExportOptions {
     pub op: Option<Span>,
     /// `backward = path`, with the span of its key.
     pub backward: Option<(syn::Path, Span)>,
+    /// `gil = "release" | "keep"`: `true` to release the GIL for Python callers.
+    pub release_gil: Option<bool>,
 }
 
 /// Parses `#[export_fn(...)]` arguments; problems go to `errors`.
@@ -282,11 +285,22 @@ pub fn export_options(args: TokenStream, errors: &mut Errors) -> ExportOptions {
     let (mut name, mut global) = (Opt::string(key::NAME), Opt::string(key::GLOBAL));
     let (mut iree, mut krate) = (Flag::flag(key::IREE), Opt::quoted_path(key::CRATE));
     let (mut op, mut backward) = (Flag::flag(key::OP), Opt::path(key::BACKWARD));
-    let mut slots: [&mut dyn Slot; 6] = [&mut name, &mut global, &mut iree, &mut krate, &mut op, &mut backward];
+    let mut gil = Opt::string(key::GIL);
+    let mut slots: [&mut dyn Slot; 7] =
+        [&mut name, &mut global, &mut iree, &mut krate, &mut op, &mut backward, &mut gil];
     if let Err(e) = syn::meta::parser(parse_list("`export_fn` option", &mut slots)).parse2(args) {
         errors.push(e);
     }
     let backward_span = backward.span();
+    let release_gil = gil.take().and_then(|lit| match lit.value().as_str() {
+        "release" => Some(true),
+        "keep" => Some(false),
+        _ => {
+            let msg = "`gil` is \"release\" (Python callers release the GIL while the export runs) or \"keep\"";
+            errors.error(&lit, msg);
+            None
+        }
+    });
     ExportOptions {
         name: name.take(),
         krate: krate_or_default(krate),
@@ -294,6 +308,7 @@ pub fn export_options(args: TokenStream, errors: &mut Errors) -> ExportOptions {
         iree: iree.span(),
         op: op.span(),
         backward: backward.take().zip(backward_span),
+        release_gil,
     }
 }
 

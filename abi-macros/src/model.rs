@@ -26,6 +26,8 @@ pub struct ExportFn {
     pub op: Option<Span>,
     /// `backward = path` (with the span of its key); refused without `op`.
     pub backward: Option<(syn::Path, Span)>,
+    /// `gil = "release" | "keep"`: `true` to release the GIL for Python callers.
+    pub release_gil: Option<bool>,
 }
 
 /// An op output's shape rule, as written in `#[abi(out = ...)]`.

@@ -79,6 +79,7 @@ pub fn export_fn(args: TokenStream, item: TokenStream, errors: &mut Errors) -> R
         iree: opts.iree,
         op: opts.op,
         backward: opts.backward,
+        release_gil: opts.release_gil,
     })
 }
 

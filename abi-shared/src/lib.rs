@@ -165,6 +165,17 @@ pub const DEFAULTS_KEY: &str = "abi.defaults";
 /// ignore it.
 pub const READ_ONLY_KEY: &str = "abi.read_only";
 
+/// The metadata key of an export's GIL choice for Python callers
+/// (`#[export_fn(gil = "release")]` or `"keep"`): [`GIL_RELEASE`] or [`GIL_KEEP`], present
+/// only when the export states one; without it a Python caller keeps the GIL for an
+/// export whose parameters are all numbers, `bool`, `str`, `bytes` or `None`, and releases
+/// it for every other. Readers that predate it ignore it.
+pub const GIL_KEY: &str = "abi.gil";
+/// [`GIL_KEY`]'s value for an export that releases the GIL while it runs.
+pub const GIL_RELEASE: &str = "release";
+/// [`GIL_KEY`]'s value for an export that keeps the GIL while it runs.
+pub const GIL_KEEP: &str = "keep";
+
 /// The metadata key of an `#[export_fn(op)]` export's description: an object with its
 /// `inputs`, `scalars`, `outputs` (each `{"name":..,"like":..}`, `{"name":..,"shape":[..]}`
 /// or `{"name":..,"inout":true}`), `inout`, `backward`, `jax` and `device`, written just

@@ -127,6 +127,11 @@ def calls(f):
     return out
 
 
+# Functions left out: `rendezvous` waits 10 seconds for a partner that never comes
+# (tests/python/test_door.py calls it from two threads).
+SKIP = {"interop_lib.rendezvous"}
+
+
 def main():
     sys.path.insert(0, sys.argv[1])
     report = {}
@@ -134,7 +139,7 @@ def main():
         package = importlib.import_module(name)
         for attr in sorted(package.__all__):
             f = getattr(package, attr)
-            if callable(f) and not isinstance(f, type):
+            if callable(f) and not isinstance(f, type) and f"{name}.{attr}" not in SKIP:
                 report[f"{name}.{attr}"] = calls(f)
         report[f"{name} door"] = sorted(a for a in package.__all__ if type(getattr(package, a)).__name__ == "function" and type(getattr(package, a)).__module__ == "abi")
     print(json.dumps(report, indent=1, sort_keys=True))

@@ -158,3 +158,89 @@ def test_multiprocessing_sends_a_door_function_to_a_worker(packages):
         "        print(pool.apply(mathlib.add, (20, 22)), pool.starmap(mathlib.gcd, [(12, 18), (30, 45)]))\n",
     )
     assert out == "42 [6, 15]\n"
+
+
+def test_threads_run_a_kernel_in_parallel_through_the_door(packages):
+    """Two threads meet inside `rendezvous` (each waits there until the other arrives), which
+    only happens if each releases the GIL while it runs: an export taking an array does."""
+    out = run_python(
+        packages,
+        "import threading, numpy as np, interop_lib\n"
+        "assert type(interop_lib.rendezvous).__module__ == 'abi'\n"
+        "x = np.arange(4.0)\n"
+        "results = []\n"
+        "threads = [threading.Thread(target=lambda: results.append(interop_lib.rendezvous(x, 2))) for _ in range(2)]\n"
+        "[t.start() for t in threads]\n"
+        "[t.join() for t in threads]\n"
+        "print(results)\n",
+    )
+    assert out == "[6.0, 6.0]\n"
+
+
+def test_no_deadlock_waiting_on_a_lock_held_inside_a_python_callback(packages):
+    """A thread holds the library's lock while a Python callback runs; the main thread calls
+    `wait_for_lock` (`gil = "release"`), which waits for that lock without the GIL, so the
+    callback, which needs the GIL, finishes and lets it go."""
+    code = (
+        "import threading, time, interop_lib\n"
+        "inside = threading.Event()\n"
+        "def callback():\n"
+        "    inside.set()\n"
+        "    time.sleep(0.2)\n"
+        "holder = threading.Thread(target=lambda: interop_lib.with_lock_held(callback))\n"
+        "holder.start()\n"
+        "inside.wait()\n"
+        "print(type(interop_lib.wait_for_lock).__module__, interop_lib.wait_for_lock())\n"
+        "holder.join()\n"
+    )
+    for door in ("1", "0"):
+        ran = subprocess.run(
+            [sys.executable, "-c", code],
+            capture_output=True,
+            text=True,
+            env=dict(os.environ, PYTHONPATH=str(packages), ABI_PYTHON_DOOR=door),
+            timeout=60,
+        )
+        assert ran.returncode == 0, ran.stderr
+        assert ran.stdout == ("abi 1\n" if door == "1" else "builtins 1\n")
+
+
+def test_the_gil_choice_is_the_same_on_both_routes(packages):
+    """Exports of numbers and strings keep the GIL, others release it, `gil = ...` decides
+    where stated: the door and the tvm_ffi route (`release_gil` of its function) agree."""
+    out = run_python(
+        packages,
+        "import interop_lib as p\n"
+        "for name in ['add', 'echo_string', 'tensor_sum', 'call_fn', 'wait_for_lock']:\n"
+        "    print(name, getattr(p, '_native_' + name).release_gil)\n",
+        ABI_PYTHON_DOOR="0",
+    )
+    assert out.split("\n")[:-1] == [
+        "add False",
+        "echo_string False",
+        "tensor_sum True",
+        "call_fn True",
+        "wait_for_lock True",
+    ]
+
+
+def test_eight_threads_through_the_door_count_exactly(packages):
+    out = run_python(
+        packages,
+        "import sys, threading, interop_lib as p\n"
+        "assert type(p.count_call).__module__ == 'abi'\n"
+        "before = p.calls_counted()\n"
+        "text = 'abc' * 5\n"
+        "refs = sys.getrefcount(text)\n"
+        "bad = []\n"
+        "def work(k):\n"
+        "    for i in range(2000):\n"
+        "        r = p.count_call(text, k % 3)\n"
+        "        if r != text * (k % 3) or (k % 3 == 2 and sys.getrefcount(r) != 2):\n"
+        "            bad.append((k, i, r))\n"
+        "threads = [threading.Thread(target=work, args=(k,)) for k in range(8)]\n"
+        "[t.start() for t in threads]\n"
+        "[t.join() for t in threads]\n"
+        "print(p.calls_counted() - before, bad[:3], sys.getrefcount(text) == refs)\n",
+    )
+    assert out == "16000 [] True\n"

@@ -31,6 +31,9 @@ FLOAT_LIMITS = {"f16": 65504.0, "bf16": 3.0e38, "f32": 3.0e38, "f64": float("inf
 
 # Functions whose every call raises (by design): the others must succeed at least once.
 ALWAYS_RAISE = {"panics", "raise_kind"}
+# Left out: interop-lib's `rendezvous` waits 10 seconds for partners a single caller never
+# brings (tests/python/test_door.py calls it from two threads).
+UNFUZZED = {"rendezvous"}
 DTYPES = {"float16": np.float16, "float32": np.float32, "float64": np.float64, "uint8": np.uint8, "int64": np.int64}
 # (library, function, parameter) whose every value converts (Any): nothing to mistype.
 UNMISTYPABLE = {("libabi_interop_lib.so", "echo_any", "x")}
@@ -40,7 +43,7 @@ def load(name):
     path = target_dir() / "debug" / name
     assert path.exists(), f"{path} is missing: run scripts/test.sh (it builds the example libraries)"
     mod = tvm_ffi.load_module(str(path))
-    names = sorted(json.loads(mod["_abi_exports_json"]()).keys())
+    names = sorted(set(json.loads(mod["_abi_exports_json"]()).keys()) - UNFUZZED)
     assert names, f"{name} exports nothing"
     return mod, names
 

@@ -58,6 +58,7 @@ pub fn package(listing: &Listing, package: &str, lib_name: &str) -> Package {
                     convert,
                     arrays,
                     readable,
+                    keep_gil: e.metadata.as_ref().is_some_and(|m| !m.releases_gil()),
                 };
                 Function { help: help_text(e), stubs: vec![stub], route, name, doc }
             }

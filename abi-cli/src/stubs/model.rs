@@ -143,7 +143,8 @@ pub enum Route {
     /// given arrays with no data (traced under `jax.jit`, meta or fake torch tensors) that
     /// the wrapper then names as the cause of the refusal.
     /// `readable`: the arguments that only read their tensor, so a read-only numpy array is
-    /// passed to them as a versioned DLPack capsule (`abi.read_only`).
+    /// passed to them as a versioned DLPack capsule (`abi.read_only`); `keep_gil`: calls
+    /// keep the GIL (`Metadata::releases_gil`).
     Packed {
         native: String,
         params: Vec<Param>,
@@ -151,6 +152,7 @@ pub enum Route {
         convert: Option<String>,
         arrays: bool,
         readable: Vec<String>,
+        keep_gil: bool,
     },
     /// An op: described for the support module, called through it.
     Op(OpRoute),

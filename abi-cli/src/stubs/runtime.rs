@@ -155,15 +155,23 @@ fn function(f: &Function) -> String {
     let help = f.help.as_deref().unwrap_or_default();
     match &f.route {
         Route::Op(op) => format!("{}\n\n{}", op_description(op, name), op_wrapper(op, name, help)),
-        Route::Packed { native, params, args, convert, arrays, readable } => {
-            let passed: Vec<String> =
-                args.iter().map(|a| if readable.contains(a) { format!("_readable({a})") } else { a.clone() }).collect();
-            let call = format!("{native}({})", passed.join(", "));
+        Route::Packed { native, params, args, convert, arrays, readable, keep_gil } => {
+            let call = format!("{native}({})", args.join(", "));
             let mut def = Def::new(name, params, help, "").returning(convert.as_deref(), &call);
+            if !readable.is_empty() {
+                let passed: Vec<String> = args
+                    .iter()
+                    .map(|a| if readable.contains(a) { format!("_readable({a})") } else { a.clone() })
+                    .collect();
+                let retry = format!("{native}({})", passed.join(", "));
+                def = def.retrying_readable(convert.as_deref(), &retry);
+            }
             if *arrays {
                 def = def.refusing_dataless(name, args);
             }
-            format!("{native} = _lib[{}]\n\n\n{}", py_str(name), def.text())
+            // tvm_ffi releases the GIL around every call unless told otherwise.
+            let gil = if *keep_gil { format!("{native}.release_gil = False\n") } else { String::new() };
+            format!("{native} = _lib[{}]\n{gil}\n\n{}", py_str(name), def.text())
         }
         // No published signature (a C++ library): the function itself, with its help.
         Route::Library => {
@@ -204,10 +212,10 @@ def _refuse_dataless(name, args):
     ) from None
 "#;
 
-/// What a plain export's wrapper passes for an argument that only reads its tensor: a
-/// read-only numpy array as a tensor `tvm_ffi` takes (numpy refuses a read-only array the
-/// unversioned DLPack capsule `tvm_ffi` asks for, so it goes as a versioned one, which
-/// says it is read-only), anything else as it is.
+/// What a plain export's wrapper passes again, after numpy refused a read-only array the
+/// unversioned DLPack capsule `tvm_ffi` asks for, for an argument that only reads its
+/// tensor: the array as a versioned capsule, which says it is read-only; anything else as
+/// it is.
 const READABLE: &str = r#"
 
 def _readable(value):
@@ -243,6 +251,7 @@ fn op_wrapper(op: &OpRoute, name: &str, help: &str) -> String {
 
 /// A wrapper's `def`: `@_doc("""doc""") def name(params):` and its body, indented by
 /// `indent`.
+#[derive(Clone)]
 struct Def {
     head: String,
     indent: String,
@@ -267,6 +276,19 @@ impl Def {
             None => format!("return {call}"),
             Some(convert) => format!("return {convert}({call})"),
         });
+        self
+    }
+
+    /// The body inside `try:`, called again as `retry` when it raises `BufferError`: numpy
+    /// refuses a read-only array the DLPack capsule `tvm_ffi` asks for, before the export
+    /// runs, and `retry` passes the arguments that only read as [`READABLE`] does.
+    fn retrying_readable(mut self, convert: Option<&str>, retry: &str) -> Def {
+        let mut body = vec!["try:".to_owned()];
+        body.extend(self.body.iter().map(|l| format!("    {l}")));
+        body.push("except BufferError:".into());
+        self.body = body;
+        let Def { body, .. } = Def { body: Vec::new(), ..self.clone() }.returning(convert, retry);
+        self.body.extend(body.iter().map(|l| format!("    {l}")));
         self
     }
 

@@ -70,8 +70,8 @@ pub unsafe fn slot(api: &PyApi, obj: *mut PyObject, takes: Takes, scratch: &mut 
         return (overflow == 0).then_some(RawAny::from_i64(ti::INT, v));
     }
     if ty == api.float_type {
-        // SAFETY: an exact float, which converts without raising.
-        let v = unsafe { (api.float_as_double)(obj) };
+        // SAFETY: an exact float: `PyFloatObject` is the object header, then its double.
+        let v = unsafe { *obj.cast::<f64>().add(2) };
         return Some(RawAny { type_index: ti::FLOAT, small_len: 0, value: RawValue { v_float64: v } });
     }
     if obj == api.true_ || obj == api.false_ {
@@ -81,62 +81,97 @@ pub unsafe fn slot(api: &PyApi, obj: *mut PyObject, takes: Takes, scratch: &mut 
         return Some(RawAny::NONE);
     }
     match takes {
-        Takes::Str if ty == api.str_type => {
-            let mut len: isize = 0;
-            // SAFETY: an exact str; the UTF-8 buffer is cached on the object, which the
-            // caller keeps alive for the call.
-            let p = unsafe { (api.unicode_as_utf8_and_size)(obj, &mut len) };
-            if p.is_null() {
-                // Lone surrogates: the `tvm_ffi` route raises its own error.
-                // SAFETY: the GIL is held.
-                unsafe { (api.err_clear)() };
-                return None;
-            }
-            // SAFETY: `len` bytes at `p`, followed by a NUL.
-            let text = unsafe { core::slice::from_raw_parts(p.cast::<u8>(), len as usize) };
-            string_slot(text, ti::SMALL_STR, ti::RAW_STR, p, scratch)
-        }
-        Takes::Bytes if ty == api.bytes_type => {
-            let (mut p, mut len): (*mut c_char, isize) = (core::ptr::null_mut(), 0);
-            // SAFETY: an exact bytes object, which always gives its buffer.
-            if unsafe { (api.bytes_as_string_and_size)(obj, &mut p, &mut len) } != 0 {
-                // SAFETY: the GIL is held.
-                unsafe { (api.err_clear)() };
-                return None;
-            }
-            // SAFETY: `len` bytes at `p`, owned by the live object.
-            let data = unsafe { core::slice::from_raw_parts(p.cast::<u8>(), len as usize) };
-            string_slot(data, ti::SMALL_BYTES, ti::BYTE_ARRAY_PTR, p, scratch)
-        }
+        // SAFETY: an exact str, alive for the call (the caller's guarantee).
+        Takes::Str if ty == api.str_type => return unsafe { str_slot(api, obj) },
+        // SAFETY: an exact bytes object, alive for the call.
+        Takes::Bytes if ty == api.bytes_type => return unsafe { bytes_slot(api, obj, scratch) },
         Takes::Array { read_only_ok } if !api.ndarray_type.is_null() => {
-            // SAFETY: both are live type objects.
-            let is_array = ty == api.ndarray_type || unsafe { (api.type_is_subtype)(ty, api.ndarray_type) } != 0;
-            if !is_array {
-                return None;
+            // SAFETY: alive for the call; the scratch outlives the slot.
+            if let Some(slot) = unsafe { array_slot(api, obj, ty, read_only_ok, scratch) } {
+                return slot;
             }
-            // SAFETY: a numpy array, alive for the call; the strides room outlives the slot.
-            let tensor = unsafe { tensor_of(obj, read_only_ok, scratch.strides.write([0; _])) }?;
-            let at = scratch.tensor.write(tensor);
-            Some(RawAny::from_ptr(ti::DL_TENSOR_PTR, (at as *mut DLTensor).cast()))
         }
-        _ => None,
+        _ => {}
     }
+    None
 }
 
-/// A string or bytes slot: inline when it fits, else borrowed (a C string, which must hold
-/// no NUL, or a byte array in `scratch`).
-fn string_slot(data: &[u8], small: i32, borrowed: i32, p: *const c_char, scratch: &mut Scratch) -> Option<RawAny> {
-    if data.len() <= ti::SMALL_STR_MAX_LEN {
-        let mut inline = [0u8; 8];
-        inline[..data.len()].copy_from_slice(data);
-        return Some(RawAny { type_index: small, small_len: data.len() as u32, value: RawValue { v_bytes: inline } });
+/// The slot of a numpy array (`Some(None)`: one the door does not pass), `None` when `obj`
+/// is no numpy array.
+///
+/// # Safety
+/// `obj` of type `ty` is alive for the call, `scratch` outlives the slot; the GIL is held.
+#[inline(never)]
+unsafe fn array_slot(
+    api: &PyApi,
+    obj: *mut PyObject,
+    ty: *mut PyObject,
+    read_only_ok: bool,
+    scratch: &mut Scratch,
+) -> Option<Option<RawAny>> {
+    // SAFETY: both are live type objects.
+    if ty != api.ndarray_type && unsafe { (api.type_is_subtype)(ty, api.ndarray_type) } == 0 {
+        return None;
     }
-    if borrowed == ti::RAW_STR {
-        if data.contains(&0) {
-            return None;
-        }
-        return Some(RawAny::from_ptr(ti::RAW_STR, p.cast_mut().cast()));
+    // SAFETY: a numpy array, alive for the call; the strides room outlives the slot.
+    let Some(tensor) = (unsafe { tensor_of(obj, read_only_ok, scratch.strides.write([0; _])) }) else {
+        return Some(None);
+    };
+    let at = scratch.tensor.write(tensor);
+    Some(Some(RawAny::from_ptr(ti::DL_TENSOR_PTR, (at as *mut DLTensor).cast())))
+}
+
+/// The slot of an exact `str`: inline when short, else its cached UTF-8 as a C string.
+///
+/// # Safety
+/// `obj` is an exact str alive for the call; the GIL is held.
+#[inline(never)]
+unsafe fn str_slot(api: &PyApi, obj: *mut PyObject) -> Option<RawAny> {
+    let mut len: isize = 0;
+    // SAFETY: the UTF-8 buffer is cached on the object, which outlives the call.
+    let p = unsafe { (api.unicode_as_utf8_and_size)(obj, &mut len) };
+    if p.is_null() {
+        // Lone surrogates: the `tvm_ffi` route raises its own error.
+        // SAFETY: the GIL is held.
+        unsafe { (api.err_clear)() };
+        return None;
+    }
+    // SAFETY: `len` bytes at `p`, followed by a NUL.
+    let text = unsafe { core::slice::from_raw_parts(p.cast::<u8>(), len as usize) };
+    if text.len() <= ti::SMALL_STR_MAX_LEN {
+        return Some(small(ti::SMALL_STR, text));
+    }
+    // A C string holds no NUL: one inside takes the `tvm_ffi` route.
+    (!text.contains(&0)).then(|| RawAny::from_ptr(ti::RAW_STR, p.cast_mut().cast()))
+}
+
+/// The slot of an exact `bytes`: inline when short, else a byte array in `scratch`.
+///
+/// # Safety
+/// `obj` is an exact bytes object alive for the call, `scratch` outlives the slot; the GIL
+/// is held.
+#[inline(never)]
+unsafe fn bytes_slot(api: &PyApi, obj: *mut PyObject, scratch: &mut Scratch) -> Option<RawAny> {
+    let (mut p, mut len): (*mut c_char, isize) = (core::ptr::null_mut(), 0);
+    // SAFETY: an exact bytes object, which always gives its buffer.
+    if unsafe { (api.bytes_as_string_and_size)(obj, &mut p, &mut len) } != 0 {
+        // SAFETY: the GIL is held.
+        unsafe { (api.err_clear)() };
+        return None;
+    }
+    // SAFETY: `len` bytes at `p`, owned by the live object.
+    let data = unsafe { core::slice::from_raw_parts(p.cast::<u8>(), len as usize) };
+    if data.len() <= ti::SMALL_STR_MAX_LEN {
+        return Some(small(ti::SMALL_BYTES, data));
     }
     let at = scratch.bytes.write(ByteArray { data: data.as_ptr(), size: data.len() });
     Some(RawAny::from_ptr(ti::BYTE_ARRAY_PTR, (at as *mut ByteArray).cast()))
+}
+
+/// An inline string or bytes value of at most 7 bytes.
+#[inline]
+fn small(type_index: i32, data: &[u8]) -> RawAny {
+    let mut inline = [0u8; 8];
+    inline[..data.len()].copy_from_slice(data);
+    RawAny { type_index, small_len: data.len() as u32, value: RawValue { v_bytes: inline } }
 }

@@ -9,6 +9,7 @@
 
 use core::cell::RefCell;
 use core::ffi::{c_int, c_void, CStr};
+use core::mem::MaybeUninit;
 use core::ptr::null_mut;
 use std::sync::OnceLock;
 
@@ -31,6 +32,8 @@ const ARGUMENTS_OFFSET: usize = 1 << (usize::BITS - 1);
 
 /// One export behind the door.
 pub struct DoorFn {
+    /// The interpreter's C API (the installed table).
+    api: &'static PyApi,
     export: &'static Export,
     /// The package's function for the same export (owned).
     fallback: Obj,
@@ -58,7 +61,7 @@ impl DoorFn {
     ///
     /// # Safety
     /// The GIL is held; `fallback` is a live object.
-    unsafe fn new(api: &PyApi, export: &'static Export, fallback: Obj, release_gil: bool) -> Option<DoorFn> {
+    unsafe fn new(api: &'static PyApi, export: &'static Export, fallback: Obj, release_gil: bool) -> Option<DoorFn> {
         let params = export.params();
         if params.len() > MAX_PARAMS || params.iter().any(|p| p.expand) || !converts(export.desc().ret) {
             return None;
@@ -81,7 +84,7 @@ impl DoorFn {
         }
         // SAFETY: the GIL is held; `fallback` is live.
         unsafe { (api.inc_ref)(fallback) };
-        Some(DoorFn { export, fallback, names, takes: params.iter().map(Takes::of).collect(), release_gil })
+        Some(DoorFn { api, export, fallback, names, takes: params.iter().map(Takes::of).collect(), release_gil })
     }
 
     /// The parameter a keyword names.
@@ -105,17 +108,22 @@ impl DoorFn {
         self.export.params().iter().position(|p| p.name.as_bytes() == key)
     }
 
-    /// The call through the door, `None` when it takes the `tvm_ffi` route instead (before
-    /// anything ran).
+    /// The parameters' arguments of a call with keywords, and how many leading parameters
+    /// they fill; `None` when a keyword names no parameter, or names one given already, or
+    /// they leave a gap or too few for the shim.
     ///
     /// # Safety
     /// The GIL is held; `args` holds `nargs` positional then `kwnames`' length keyword values.
-    #[inline]
-    unsafe fn call(&self, api: &PyApi, args: *const Obj, nargs: usize, kwnames: Obj) -> Option<Obj> {
-        let count = self.names.len();
-        // SAFETY: `kwnames` is null or the call's tuple of keyword names.
-        let keywords = if kwnames.is_null() { &[][..] } else { unsafe { tuple_items(kwnames) } };
-        if nargs + keywords.len() > count {
+    unsafe fn bind(
+        &self,
+        api: &PyApi,
+        args: *const Obj,
+        nargs: usize,
+        kwnames: Obj,
+    ) -> Option<([Obj; MAX_PARAMS], usize)> {
+        // SAFETY: the call's tuple of keyword names.
+        let keywords = unsafe { tuple_items(kwnames) };
+        if nargs + keywords.len() > self.takes.len() {
             return None;
         }
         let mut bound: [Obj; MAX_PARAMS] = [null_mut(); MAX_PARAMS];
@@ -135,17 +143,43 @@ impl DoorFn {
         if used < self.export.required_slots as usize || bound[..used].iter().any(|o| o.is_null()) {
             return None;
         }
+        Some((bound, used))
+    }
+
+    /// The call through the door, `None` when it takes the `tvm_ffi` route instead (before
+    /// anything ran).
+    ///
+    /// # Safety
+    /// The GIL is held; `args` holds `nargs` positional then `kwnames`' length keyword values.
+    #[inline]
+    unsafe fn call(&self, api: &PyApi, args: *const Obj, nargs: usize, kwnames: Obj) -> Option<Obj> {
         let mut scratch = [const { Scratch::EMPTY }; MAX_PARAMS];
-        let mut slots = [RawAny::NONE; MAX_PARAMS];
-        for i in 0..used {
-            // SAFETY: a live argument of this call; its scratch outlives the shim's call.
-            slots[i] = unsafe { slot(api, bound[i], self.takes[i], &mut scratch[i]) }?;
-        }
+        let mut slots = [const { MaybeUninit::<RawAny>::uninit() }; MAX_PARAMS];
+        let used = if kwnames.is_null() {
+            // Positional only: each argument is its parameter's.
+            if nargs > self.takes.len() || nargs < self.export.required_slots as usize {
+                return None;
+            }
+            for i in 0..nargs {
+                // SAFETY: `args` holds `nargs` live values; each slot's scratch outlives the
+                // shim's call.
+                slots[i].write(unsafe { slot(api, *args.add(i), self.takes[i], &mut scratch[i]) }?);
+            }
+            nargs
+        } else {
+            // SAFETY: the GIL is held; `args` and `kwnames` are this call's.
+            let (bound, used) = unsafe { self.bind(api, args, nargs, kwnames) }?;
+            for i in 0..used {
+                // SAFETY: a live argument of this call; its scratch outlives the shim's call.
+                slots[i].write(unsafe { slot(api, bound[i], self.takes[i], &mut scratch[i]) }?);
+            }
+            used
+        };
         let mut result = RawAny::NONE;
         // SAFETY: the GIL is held when saved and taken back on this thread.
         let saved = if self.release_gil { unsafe { (api.save_thread)() } } else { null_mut() };
         // SAFETY: the export's own shim, with `used` initialized slots it borrows for the call.
-        let rc = unsafe { (self.export.safe_call)(null_mut(), slots.as_ptr(), used as i32, &mut result) };
+        let rc = unsafe { (self.export.safe_call)(null_mut(), slots.as_ptr().cast(), used as i32, &mut result) };
         if !saved.is_null() {
             // SAFETY: taken back on the thread that released it.
             unsafe { (api.restore_thread)(saved) };
@@ -185,7 +219,7 @@ unsafe extern "C" fn door_call(callable: Obj, args: *const Obj, nargsf: usize, k
     // long as it; the table was installed before any door object existed.
     unsafe {
         let door = &*(*callable.cast::<DoorObject>()).door;
-        let api = api().unwrap_unchecked();
+        let api = door.api;
         let nargs = nargsf & !ARGUMENTS_OFFSET;
         let call = std::panic::AssertUnwindSafe(|| door.call(api, args, nargs, kwnames));
         let fast = std::panic::catch_unwind(call).ok().flatten();
@@ -295,7 +329,7 @@ unsafe fn door_type(api: &PyApi) -> Obj {
 ///
 /// # Safety
 /// The GIL is held; `fallback` is a live object.
-pub unsafe fn new_callable(api: &PyApi, export: &'static Export, fallback: Obj, release_gil: bool) -> Obj {
+pub unsafe fn new_callable(api: &'static PyApi, export: &'static Export, fallback: Obj, release_gil: bool) -> Obj {
     // SAFETY: the GIL is held (the caller's guarantee).
     unsafe {
         let ty = door_type(api);

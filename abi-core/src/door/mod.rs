@@ -17,8 +17,8 @@ mod results;
 use core::ffi::{c_char, CStr};
 use core::ptr::null_mut;
 
-use crate::link::exports::find_export;
-use crate::reflect::TypeDesc;
+use crate::link::exports::{find_export, Export};
+use crate::schema::Metadata;
 use capi::{PyApi, PyObject};
 
 /// The handshake's version: the table's layout and the entries' contracts. A package that
@@ -66,18 +66,9 @@ pub unsafe extern "C" fn abi_python_door_function(name: *const c_char, fallback:
     callable
 }
 
-/// Whether a call through the door releases the GIL around the shim: not for an export
-/// whose parameters are all numbers, `bool`, `str`, `bytes` or `None` (a call too short to
-/// pay for the release), for every other one (tensors, callbacks, objects: kernels, and
-/// bodies that may wait on other threads), as `tvm_ffi` does for every call.
-fn releases_gil(export: &crate::link::exports::Export) -> bool {
-    fn scalar(ty: &TypeDesc) -> bool {
-        match ty {
-            TypeDesc::None | TypeDesc::Bool | TypeDesc::Int { .. } | TypeDesc::Float { .. } => true,
-            TypeDesc::Str | TypeDesc::Bytes => true,
-            TypeDesc::Optional(inner) => scalar(inner),
-            _ => false,
-        }
-    }
-    !export.params().iter().all(|p| scalar(p.ty))
+/// Whether a call through the door releases the GIL around the shim: what the export's
+/// metadata says ([`Metadata::releases_gil`], the rule the package's `tvm_ffi` route follows
+/// too).
+fn releases_gil(export: &Export) -> bool {
+    Metadata::parse(export.metadata_json()).map_or(true, |m| m.releases_gil())
 }

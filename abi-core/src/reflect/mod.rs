@@ -150,6 +150,10 @@ pub struct FnDesc {
     /// What `#[export_fn(op)]` adds: the op's parameter roles and rules, published in the
     /// metadata as `abi.op`.
     pub op: Option<&'static OpDesc>,
+    /// `#[export_fn(gil = "release" | "keep")]`: whether a Python caller releases the GIL
+    /// while it runs (`true`), published in the metadata as `abi.gil`; `None` for the
+    /// default choice.
+    pub release_gil: Option<bool>,
 }
 
 impl FnDesc {
@@ -160,12 +164,18 @@ impl FnDesc {
         ret: &'static TypeDesc,
         doc: &'static str,
     ) -> FnDesc {
-        FnDesc { name, params, ret, doc, global: None, op: None }
+        FnDesc { name, params, ret, doc, global: None, op: None, release_gil: None }
     }
 
     /// The same function, also registered as the global function `name`.
     pub const fn with_global(self, name: &'static str) -> FnDesc {
         FnDesc { global: Some(name), ..self }
+    }
+
+    /// The same function, with its GIL choice (`#[export_fn(gil = ...)]`: `true` for
+    /// `"release"`).
+    pub const fn with_gil(self, release: bool) -> FnDesc {
+        FnDesc { release_gil: Some(release), ..self }
     }
 
     /// The same function, an op described by `op` (`#[export_fn(op)]`).

@@ -806,6 +806,13 @@ pub const fn fn_metadata_json(w: &mut Writer, f: &FnDesc) {
     }
     fn_defaults(w, f);
     fn_read_only(w, f);
+    if let Some(release) = f.release_gil {
+        w.str(",\"");
+        w.str(abi_shared::GIL_KEY);
+        w.str("\":\"");
+        w.str(if release { abi_shared::GIL_RELEASE } else { abi_shared::GIL_KEEP });
+        w.byte(b'"');
+    }
     fn_op(w, f);
     fn_metadata_tail(w);
 }

@@ -30,6 +30,8 @@ pub struct Metadata {
     pub defaults: Vec<(String, Value)>,
     /// The parameters that only read the tensor they take (`abi.read_only`).
     pub read_only: Vec<String>,
+    /// The export's GIL choice (`abi.gil`): `Some(true)` to release it, `Some(false)` to keep it.
+    pub release_gil: Option<bool>,
     /// The op description (`abi.op`) of an `#[export_fn(op)]` export.
     pub op: Option<OpInfo>,
     /// The abi metadata format version; `None` for metadata not written by abi.
@@ -101,6 +103,19 @@ impl Metadata {
         let defaults = read_defaults(map.get(abi_shared::DEFAULTS_KEY), arg_names.as_deref())?;
         let read_only =
             read_names(map.get(abi_shared::READ_ONLY_KEY), abi_shared::READ_ONLY_KEY, arg_names.as_deref())?;
+        let release_gil = match string(abi_shared::GIL_KEY)? {
+            None => None,
+            Some(abi_shared::GIL_RELEASE) => Some(true),
+            Some(abi_shared::GIL_KEEP) => Some(false),
+            Some(other) => {
+                return Err(SchemaError::new(format!(
+                    "metadata `{}` is neither \"{}\" nor \"{}\": {other:?}",
+                    abi_shared::GIL_KEY,
+                    abi_shared::GIL_RELEASE,
+                    abi_shared::GIL_KEEP
+                )))
+            }
+        };
         Ok(Metadata {
             type_schema,
             arg_names,
@@ -109,6 +124,7 @@ impl Metadata {
             global: string(abi_shared::GLOBAL_KEY)?.map(str::to_owned),
             defaults,
             read_only,
+            release_gil,
             op: map.get(abi_shared::OP_KEY).map(OpInfo::from_value).transpose()?,
             version,
         })
@@ -126,6 +142,7 @@ impl Metadata {
             global: desc.global.map(str::to_owned),
             defaults: desc.defaults(),
             read_only: desc.params.iter().filter(|p| p.reads_tensor_only()).map(|p| p.name.to_owned()).collect(),
+            release_gil: desc.release_gil,
             op: desc.op.map(OpInfo::from),
             version: Some(abi_shared::METADATA_VERSION),
         }
@@ -158,6 +175,10 @@ impl Metadata {
         if !self.read_only.is_empty() {
             parts.push(format!("\"{}\":{}", abi_shared::READ_ONLY_KEY, Value::from(self.read_only.clone())));
         }
+        if let Some(release) = self.release_gil {
+            let value = if release { abi_shared::GIL_RELEASE } else { abi_shared::GIL_KEEP };
+            parts.push(format!("\"{}\":\"{value}\"", abi_shared::GIL_KEY));
+        }
         if let Some(op) = &self.op {
             parts.push(format!("\"{}\":{}", abi_shared::OP_KEY, op.to_json()));
         }
@@ -165,6 +186,27 @@ impl Metadata {
             parts.push(format!("\"{VERSION_KEY}\":{v}"));
         }
         format!("{{{}}}", parts.join(","))
+    }
+
+    /// Whether a Python caller releases the GIL while the export runs: as `abi.gil` says
+    /// when it says; else not for an export whose parameters are all numbers, `bool`,
+    /// `str`, `bytes` or `None` (or `Option`s of them: calls too short to pay for the
+    /// release), and for every other (tensors, callbacks, objects: kernels, and bodies that
+    /// may wait on other threads), as `tvm_ffi` does for every call.
+    pub fn releases_gil(&self) -> bool {
+        fn short(t: &TypeSchema) -> bool {
+            match t {
+                TypeSchema::None | TypeSchema::Bool | TypeSchema::Int(_) | TypeSchema::Float(_) => true,
+                TypeSchema::Str | TypeSchema::Bytes => true,
+                TypeSchema::Optional(inner) => short(inner),
+                _ => false,
+            }
+        }
+        match (self.release_gil, &self.type_schema) {
+            (Some(release), _) => release,
+            (None, Some(f)) => !f.params.iter().all(short),
+            (None, None) => true,
+        }
     }
 
     /// The parameters with their names (`_0`, `_1`... where none are published) and types

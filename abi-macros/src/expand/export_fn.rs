@@ -29,6 +29,7 @@ fn expand(f: &ExportFn) -> TokenStream {
         // The record is also data a tool reads from the file without running it.
         texts_in_records: true,
         global: global_name.as_deref(),
+        release_gil: f.release_gil,
         desc_from: op.as_ref().map(op::Op::desc_path),
     };
     // `global = "..."`: the description (so the metadata) names it, and the library

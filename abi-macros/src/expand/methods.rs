@@ -30,6 +30,7 @@ fn expand(block: &MethodsBlock) -> TokenStream {
             callee: quote!(<#self_ty>::#ident),
             texts_in_records: false,
             global: None,
+            release_gil: None,
             desc_from: None,
         });
         let shim_fn = packed::shim(&shim, TokenStream::new());

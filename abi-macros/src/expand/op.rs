@@ -253,6 +253,7 @@ impl JaxEntry {
             callee: quote!(jax_call),
             texts_in_records: true,
             global: None,
+            release_gil: f.release_gil,
             desc_from: None,
         }
     }

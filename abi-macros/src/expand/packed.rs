@@ -28,6 +28,8 @@ pub struct Entry<'a> {
     pub texts_in_records: bool,
     /// The global registry name (`#[export_fn(global = "...")]`), published in `META`.
     pub global: Option<&'a str>,
+    /// The GIL choice (`#[export_fn(gil = "...")]`), published in `META`.
+    pub release_gil: Option<bool>,
     /// For an op: the path of its `&'static FnDesc` (the hidden `__abi_op_<fn>` item, built
     /// by [`fn_desc`]), which `DESC` copies.
     pub desc_from: Option<TokenStream>,
@@ -86,10 +88,11 @@ fn ret(e: &Entry) -> (syn::Type, Span) {
 fn desc_expr(e: &Entry, parts: &Parts) -> TokenStream {
     let (name, doc) = (e.name, e.doc);
     let global = e.global.map(|g| quote!(.with_global(#g)));
+    let gil = e.release_gil.map(|release| quote!(.with_gil(#release)));
     let descs = &parts.descs;
     let (ret_ty, ret_span) = ret(e);
     let ret_desc = quote_spanned!(ret_span=> <#ret_ty as __abi::ReturnValue>::DESC);
-    quote!(__abi::FnDesc::new(#name, &[#(#descs),*], #ret_desc, #doc)#global)
+    quote!(__abi::FnDesc::new(#name, &[#(#descs),*], #ret_desc, #doc)#global #gil)
 }
 
 /// Each parameter's description, texts, conversion and compile-time checks.

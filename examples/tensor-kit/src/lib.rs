@@ -135,8 +135,9 @@ pub fn empty_like(x: DeviceTensor<'_, f32, 1>) -> Result<Tensor> {
 }
 
 /// Counts to `n`, checking every 4096 steps whether Ctrl-C arrived (then Python raises
-/// `KeyboardInterrupt`).
-#[abi_core::export_fn]
+/// `KeyboardInterrupt`). A long loop: Python callers release the GIL while it runs, so
+/// their other threads go on (`gil = "release"`; a call taking only numbers keeps it).
+#[abi_core::export_fn(gil = "release")]
 pub fn spin(n: i64) -> Result<i64> {
     let mut count = 0i64;
     for i in 0..n {

@@ -100,6 +100,7 @@ _native_Shape___init__, _native_Shape_area, _native_Shape_gone, _native_Shape_tw
 
 
 _native_area = _lib["area"]
+_native_area.release_gil = False
 
 
 @_doc("""area(w: float, h: float) -> float
@@ -110,6 +111,7 @@ def area(w, h):
 
 
 _native_bump = _lib["bump"]
+_native_bump.release_gil = False
 
 
 @_doc("""bump(x: int) -> int
@@ -120,6 +122,7 @@ def bump(x):
 
 
 _native_dropped = _lib["dropped"]
+_native_dropped.release_gil = False
 
 
 @_doc("""dropped(x: int, y: int) -> int
@@ -150,6 +153,7 @@ def extent(s):
 
 
 _native_grow = _lib["grow"]
+_native_grow.release_gil = False
 
 
 @_doc("""grow(x: int) -> int
@@ -160,6 +164,7 @@ def grow(x):
 
 
 _native_halve = _lib["halve"]
+_native_halve.release_gil = False
 
 
 @_doc("""halve(x: float) -> float
@@ -170,6 +175,7 @@ def halve(x):
 
 
 _native_mean = _lib["mean"]
+_native_mean.release_gil = False
 
 
 @_doc("""mean(x: float) -> float
@@ -180,6 +186,7 @@ def mean(x):
 
 
 _native_need = _lib["need"]
+_native_need.release_gil = False
 
 
 @_doc("""need(v: Optional[int]) -> int
@@ -200,6 +207,7 @@ def norm(p):
 
 
 _native_old_name = _lib["old_name"]
+_native_old_name.release_gil = False
 
 
 @_doc("""old_name(x: int) -> int
@@ -290,6 +298,7 @@ def op_rule(x, *, y=None):
 
 
 _native_pad = _lib["pad"]
+_native_pad.release_gil = False
 
 
 @_doc("""pad(s: str, width: int = 8) -> str
@@ -300,6 +309,7 @@ def pad(s, width=8):
 
 
 _native_pair_sum = _lib["pair_sum"]
+_native_pair_sum.release_gil = False
 
 
 @_doc("""pair_sum(p.a: float, p.b: float) -> float
@@ -310,6 +320,7 @@ def pair_sum(p_a, p_b, /):
 
 
 _native_rename_param = _lib["rename_param"]
+_native_rename_param.release_gil = False
 
 
 @_doc("""rename_param(count: int) -> int
@@ -320,6 +331,7 @@ def rename_param(count):
 
 
 _native_repeat = _lib["repeat"]
+_native_repeat.release_gil = False
 
 
 @_doc("""repeat(s: str, n: int) -> str
@@ -330,6 +342,7 @@ def repeat(s, n):
 
 
 _native_result = _lib["result"]
+_native_result.release_gil = False
 
 
 @_doc("""result(x: int) -> int
@@ -340,6 +353,7 @@ def result(x):
 
 
 _native_round_to = _lib["round_to"]
+_native_round_to.release_gil = False
 
 
 @_doc("""round_to(x: float, digits: int = 2) -> float
@@ -350,6 +364,7 @@ def round_to(x, digits=2):
 
 
 _native_shrink = _lib["shrink"]
+_native_shrink.release_gil = False
 
 
 @_doc("""shrink(x: int, by: int) -> int
@@ -360,6 +375,7 @@ def shrink(x, by):
 
 
 _native_sides_of = _lib["sides_of"]
+_native_sides_of.release_gil = False
 
 
 @_doc("""sides_of(n: int) -> int
@@ -370,6 +386,7 @@ def sides_of(n):
 
 
 _native_small = _lib["small"]
+_native_small.release_gil = False
 
 
 @_doc("""small(x: int) -> int
@@ -380,6 +397,7 @@ def small(x):
 
 
 _native_span = _lib["span"]
+_native_span.release_gil = False
 
 
 @_doc("""span(lo: int, hi: float) -> float
@@ -404,6 +422,7 @@ def store(v):
 
 
 _native_version = _lib["version"]
+_native_version.release_gil = False
 
 
 @_doc("""version() -> int
@@ -414,6 +433,7 @@ def version():
 
 
 _native_widen = _lib["widen"]
+_native_widen.release_gil = False
 
 
 @_doc("""widen(v: int) -> int

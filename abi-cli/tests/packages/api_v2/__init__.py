@@ -101,6 +101,7 @@ _native_Shape___init__, _native_Shape_area, _native_Shape_perimeter, _native_Sha
 
 
 _native_area = _lib["area"]
+_native_area.release_gil = False
 
 
 @_doc("""area(w: float, h: float) -> float
@@ -111,6 +112,7 @@ def area(w, h):
 
 
 _native_bump = _lib["bump"]
+_native_bump.release_gil = False
 
 
 @_doc("""bump(x: int, by: int = 1) -> int
@@ -141,6 +143,7 @@ def extent(s):
 
 
 _native_fresh = _lib["fresh"]
+_native_fresh.release_gil = False
 
 
 @_doc("""fresh(s: str) -> int
@@ -151,6 +154,7 @@ def fresh(s):
 
 
 _native_grow = _lib["grow"]
+_native_grow.release_gil = False
 
 
 @_doc("""grow(x: int, by: int) -> int
@@ -161,6 +165,7 @@ def grow(x, by):
 
 
 _native_halve = _lib["halve"]
+_native_halve.release_gil = False
 
 
 @_doc("""halve(x: float) -> float
@@ -171,6 +176,7 @@ def halve(x):
 
 
 _native_mean = _lib["mean"]
+_native_mean.release_gil = False
 
 
 @_doc("""mean(x: float) -> float
@@ -181,6 +187,7 @@ def mean(x):
 
 
 _native_need = _lib["need"]
+_native_need.release_gil = False
 
 
 @_doc("""need(v: int) -> int
@@ -191,6 +198,7 @@ def need(v):
 
 
 _native_new_name = _lib["new_name"]
+_native_new_name.release_gil = False
 
 
 @_doc("""new_name(x: int) -> int
@@ -291,6 +299,7 @@ def op_rule(x, *, y=None):
 
 
 _native_pad = _lib["pad"]
+_native_pad.release_gil = False
 
 
 @_doc("""pad(s: str, width: int) -> str
@@ -301,6 +310,7 @@ def pad(s, width):
 
 
 _native_pair_sum = _lib["pair_sum"]
+_native_pair_sum.release_gil = False
 
 
 @_doc("""pair_sum(q.a: float, q.b: float) -> float
@@ -311,6 +321,7 @@ def pair_sum(q_a, q_b, /):
 
 
 _native_rename_param = _lib["rename_param"]
+_native_rename_param.release_gil = False
 
 
 @_doc("""rename_param(n: int) -> int
@@ -321,6 +332,7 @@ def rename_param(n):
 
 
 _native_repeat = _lib["repeat"]
+_native_repeat.release_gil = False
 
 
 @_doc("""repeat(s: str, n: int = 2) -> str
@@ -331,6 +343,7 @@ def repeat(s, n=2):
 
 
 _native_result = _lib["result"]
+_native_result.release_gil = False
 
 
 @_doc("""result(x: int) -> str
@@ -341,6 +354,7 @@ def result(x):
 
 
 _native_round_to = _lib["round_to"]
+_native_round_to.release_gil = False
 
 
 @_doc("""round_to(x: float, digits: int = 3) -> float
@@ -351,6 +365,7 @@ def round_to(x, digits=3):
 
 
 _native_shrink = _lib["shrink"]
+_native_shrink.release_gil = False
 
 
 @_doc("""shrink(x: int) -> int
@@ -361,6 +376,7 @@ def shrink(x):
 
 
 _native_sides_of = _lib["sides_of"]
+_native_sides_of.release_gil = False
 
 
 @_doc("""sides_of(n: int) -> int
@@ -371,6 +387,7 @@ def sides_of(n):
 
 
 _native_small = _lib["small"]
+_native_small.release_gil = False
 
 
 @_doc("""small(x: int) -> int
@@ -381,6 +398,7 @@ def small(x):
 
 
 _native_span = _lib["span"]
+_native_span.release_gil = False
 
 
 @_doc("""span(hi: float, lo: int) -> float
@@ -391,6 +409,7 @@ def span(hi, lo):
 
 
 _native_store = _lib["store"]
+_native_store.release_gil = False
 
 
 @_doc("""store(v: int) -> int
@@ -401,6 +420,7 @@ def store(v):
 
 
 _native_version = _lib["version"]
+_native_version.release_gil = False
 
 
 @_doc("""version() -> int
@@ -411,6 +431,7 @@ def version():
 
 
 _native_widen = _lib["widen"]
+_native_widen.release_gil = False
 
 
 @_doc("""widen(v: Optional[int]) -> int

@@ -69,7 +69,10 @@ PyTorch's caching allocator under torch).
 Tensors: x is Tensor[f32, 1]; y is Tensor[f32, 1].""")
 def add(x, y):
     try:
-        return _native_add(_readable(x), _readable(y))
+        try:
+            return _native_add(x, y)
+        except BufferError:
+            return _native_add(_readable(x), _readable(y))
     except (TypeError, ValueError, RuntimeError):
         _refuse_dataless("add", (x, y))
         raise
@@ -104,7 +107,10 @@ that `env::stream` is the stream XLA gave the call (`stream`), which
 Tensors: x is Tensor[f32, 1]; y is Tensor[f32, 1]; out is Tensor[f32, 1].""")
 def add_into_on(stream, x, y, out):
     try:
-        return _native_add_into_on(stream, _readable(x), _readable(y), out)
+        try:
+            return _native_add_into_on(stream, x, y, out)
+        except BufferError:
+            return _native_add_into_on(stream, _readable(x), _readable(y), out)
     except (TypeError, ValueError, RuntimeError):
         _refuse_dataless("add_into_on", (stream, x, y, out))
         raise
@@ -122,7 +128,10 @@ the driver: the configuration and the stream a call would use, here and now.
 Tensors: x is Tensor[f32, 1].""")
 def launches(kernel, x):
     try:
-        return _native_launches(kernel, _readable(x))
+        try:
+            return _native_launches(kernel, x)
+        except BufferError:
+            return _native_launches(kernel, _readable(x))
     except (TypeError, ValueError, RuntimeError):
         _refuse_dataless("launches", (kernel, x))
         raise
@@ -140,7 +149,10 @@ same bits on the same device.
 Tensors: x is Tensor[f32, 1].""")
 def sum(x):
     try:
-        return _native_sum(_readable(x))
+        try:
+            return _native_sum(x)
+        except BufferError:
+            return _native_sum(_readable(x))
     except (TypeError, ValueError, RuntimeError):
         _refuse_dataless("sum", (x,))
         raise

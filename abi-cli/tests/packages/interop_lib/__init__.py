@@ -48,6 +48,7 @@ _lib = tvm_ffi.load_module(str(_library_path()))
 
 
 _native_add = _lib["add"]
+_native_add.release_gil = False
 
 
 @_doc("""add(a: int, b: int) -> int
@@ -58,6 +59,7 @@ def add(a, b):
 
 
 _native_byte_len = _lib["byte_len"]
+_native_byte_len.release_gil = False
 
 
 @_doc("""byte_len(data: bytes) -> int
@@ -77,6 +79,29 @@ def call_fn(f, x):
     return _native_call_fn(f, x)
 
 
+_native_calls_counted = _lib["calls_counted"]
+_native_calls_counted.release_gil = False
+
+
+@_doc("""calls_counted() -> int
+
+How many calls [`count_call`] counted.""")
+def calls_counted():
+    return _native_calls_counted()
+
+
+_native_count_call = _lib["count_call"]
+_native_count_call.release_gil = False
+
+
+@_doc("""count_call(text: str, times: int) -> str
+
+Counts a call, and returns `text` repeated `times` times (a new string each call);
+raises `ValueError` for `times` outside `0..=1000`.""")
+def count_call(text, times):
+    return _native_count_call(text, times)
+
+
 _native_echo_any = _lib["echo_any"]
 
 
@@ -90,6 +115,7 @@ def echo_any(x):
 
 
 _native_echo_bf16 = _lib["echo_bf16"]
+_native_echo_bf16.release_gil = False
 
 
 @_doc("""echo_bf16(x: float) -> float""")
@@ -98,6 +124,7 @@ def echo_bf16(x):
 
 
 _native_echo_bool = _lib["echo_bool"]
+_native_echo_bool.release_gil = False
 
 
 @_doc("""echo_bool(x: bool) -> bool""")
@@ -106,6 +133,7 @@ def echo_bool(x):
 
 
 _native_echo_bytes = _lib["echo_bytes"]
+_native_echo_bytes.release_gil = False
 
 
 @_doc("""echo_bytes(x: bytes) -> bytes""")
@@ -130,6 +158,7 @@ def echo_dtype(x):
 
 
 _native_echo_f16 = _lib["echo_f16"]
+_native_echo_f16.release_gil = False
 
 
 @_doc("""echo_f16(x: float) -> float""")
@@ -138,6 +167,7 @@ def echo_f16(x):
 
 
 _native_echo_f32 = _lib["echo_f32"]
+_native_echo_f32.release_gil = False
 
 
 @_doc("""echo_f32(x: float) -> float""")
@@ -146,6 +176,7 @@ def echo_f32(x):
 
 
 _native_echo_f64 = _lib["echo_f64"]
+_native_echo_f64.release_gil = False
 
 
 @_doc("""echo_f64(x: float) -> float""")
@@ -154,6 +185,7 @@ def echo_f64(x):
 
 
 _native_echo_i16 = _lib["echo_i16"]
+_native_echo_i16.release_gil = False
 
 
 @_doc("""echo_i16(x: int) -> int""")
@@ -162,6 +194,7 @@ def echo_i16(x):
 
 
 _native_echo_i32 = _lib["echo_i32"]
+_native_echo_i32.release_gil = False
 
 
 @_doc("""echo_i32(x: int) -> int""")
@@ -170,6 +203,7 @@ def echo_i32(x):
 
 
 _native_echo_i64 = _lib["echo_i64"]
+_native_echo_i64.release_gil = False
 
 
 @_doc("""echo_i64(x: int) -> int""")
@@ -178,6 +212,7 @@ def echo_i64(x):
 
 
 _native_echo_i8 = _lib["echo_i8"]
+_native_echo_i8.release_gil = False
 
 
 @_doc("""echo_i8(x: int) -> int""")
@@ -202,6 +237,7 @@ def echo_map(x):
 
 
 _native_echo_opt = _lib["echo_opt"]
+_native_echo_opt.release_gil = False
 
 
 @_doc("""echo_opt(x: Optional[int]) -> Optional[int]""")
@@ -210,6 +246,7 @@ def echo_opt(x):
 
 
 _native_echo_opt_u64 = _lib["echo_opt_u64"]
+_native_echo_opt_u64.release_gil = False
 
 
 @_doc("""echo_opt_u64(x: Optional[int]) -> Optional[int]""")
@@ -234,6 +271,7 @@ def echo_shape(x):
 
 
 _native_echo_string = _lib["echo_string"]
+_native_echo_string.release_gil = False
 
 
 @_doc("""echo_string(x: str) -> str""")
@@ -262,6 +300,7 @@ def echo_tensor(x):
 
 
 _native_echo_u16 = _lib["echo_u16"]
+_native_echo_u16.release_gil = False
 
 
 @_doc("""echo_u16(x: int) -> int""")
@@ -270,6 +309,7 @@ def echo_u16(x):
 
 
 _native_echo_u32 = _lib["echo_u32"]
+_native_echo_u32.release_gil = False
 
 
 @_doc("""echo_u32(x: int) -> int""")
@@ -278,6 +318,7 @@ def echo_u32(x):
 
 
 _native_echo_u64 = _lib["echo_u64"]
+_native_echo_u64.release_gil = False
 
 
 @_doc("""echo_u64(x: int) -> int""")
@@ -294,6 +335,7 @@ def echo_u64s(x):
 
 
 _native_echo_u8 = _lib["echo_u8"]
+_native_echo_u8.release_gil = False
 
 
 @_doc("""echo_u8(x: int) -> int""")
@@ -302,6 +344,7 @@ def echo_u8(x):
 
 
 _native_greet = _lib["greet"]
+_native_greet.release_gil = False
 
 
 @_doc("""greet(name: str) -> str
@@ -322,6 +365,7 @@ def make_shape(dims):
 
 
 _native_panics = _lib["panics"]
+_native_panics.release_gil = False
 
 
 @_doc("""panics(message: str) -> int
@@ -332,6 +376,7 @@ def panics(message):
 
 
 _native_raise_kind = _lib["raise_kind"]
+_native_raise_kind.release_gil = False
 
 
 @_doc("""raise_kind(kind: str, message: str) -> None
@@ -340,6 +385,28 @@ Raises an error of `kind` with `message`: a Python `Exception` of the class regi
 for `kind`.""")
 def raise_kind(kind, message):
     return _native_raise_kind(kind, message)
+
+
+_native_rendezvous = _lib["rendezvous"]
+
+
+@_doc("""rendezvous(x: Tensor[f64, 1], parties: int) -> float
+
+Waits, for at most 10 seconds, until `parties` calls (this one among them) are inside it
+at once, then returns the sum of `x`; raises `TimeoutError` when they did not meet. Python
+threads meet here only if each releases the GIL while it waits, which a call taking an
+array does.
+
+Tensors: x is Tensor[f64, 1].""")
+def rendezvous(x, parties):
+    try:
+        try:
+            return _native_rendezvous(x, parties)
+        except BufferError:
+            return _native_rendezvous(_readable(x), parties)
+    except (TypeError, ValueError, RuntimeError):
+        _refuse_dataless("rendezvous", (x, parties))
+        raise
 
 
 _native_tensor_sum = _lib["tensor_sum"]
@@ -357,7 +424,31 @@ def tensor_sum(x):
         raise
 
 
+_native_wait_for_lock = _lib["wait_for_lock"]
+
+
+@_doc("""wait_for_lock() -> int
+
+Waits for the library's lock and returns how many holds it has seen. It may wait on a
+thread that holds the lock inside a Python callback, which needs the GIL to finish: so
+Python callers release the GIL while it runs (`gil = "release"`).""")
+def wait_for_lock():
+    return _native_wait_for_lock()
+
+
+_native_with_lock_held = _lib["with_lock_held"]
+
+
+@_doc("""with_lock_held(f: Function) -> int
+
+Holds the library's lock while it calls `f()` (a Python callback, say); returns how many
+holds the lock has seen, this one included.""")
+def with_lock_held(f):
+    return _native_with_lock_held(f)
+
+
 _native_zero_args = _lib["zero_args"]
+_native_zero_args.release_gil = False
 
 
 @_doc("""zero_args() -> int
@@ -397,9 +488,18 @@ def _refuse_dataless(name, args):
     ) from None
 
 
-__all__ = ["add", "byte_len", "call_fn", "echo_any", "echo_bf16", "echo_bool", "echo_bytes", "echo_device", "echo_dtype", "echo_f16", "echo_f32", "echo_f64", "echo_i16", "echo_i32", "echo_i64", "echo_i8", "echo_ints", "echo_map", "echo_opt", "echo_opt_u64", "echo_pair", "echo_shape", "echo_string", "echo_strs", "echo_tensor", "echo_u16", "echo_u32", "echo_u64", "echo_u64s", "echo_u8", "greet", "make_shape", "panics", "raise_kind", "tensor_sum", "zero_args"]
+def _readable(value):
+    """A read-only numpy array as a tensor tvm_ffi takes (a versioned DLPack capsule), for a
+    parameter that only reads; anything else as it is."""
+    np = _sys.modules.get("numpy")
+    if np is not None and isinstance(value, np.ndarray) and not value.flags.writeable:
+        return tvm_ffi.from_dlpack(value.__dlpack__(max_version=(1, 0)))
+    return value
+
+
+__all__ = ["add", "byte_len", "call_fn", "calls_counted", "count_call", "echo_any", "echo_bf16", "echo_bool", "echo_bytes", "echo_device", "echo_dtype", "echo_f16", "echo_f32", "echo_f64", "echo_i16", "echo_i32", "echo_i64", "echo_i8", "echo_ints", "echo_map", "echo_opt", "echo_opt_u64", "echo_pair", "echo_shape", "echo_string", "echo_strs", "echo_tensor", "echo_u16", "echo_u32", "echo_u64", "echo_u64s", "echo_u8", "greet", "make_shape", "panics", "raise_kind", "rendezvous", "tensor_sum", "wait_for_lock", "with_lock_held", "zero_args"]
 
 
 from . import _abi_door
 
-_abi_door.bind(globals(), _library_path(), ["add", "byte_len", "call_fn", "echo_any", "echo_bf16", "echo_bool", "echo_bytes", "echo_device", "echo_dtype", "echo_f16", "echo_f32", "echo_f64", "echo_i16", "echo_i32", "echo_i64", "echo_i8", "echo_ints", "echo_map", "echo_opt", "echo_opt_u64", "echo_shape", "echo_string", "echo_strs", "echo_tensor", "echo_u16", "echo_u32", "echo_u64", "echo_u64s", "echo_u8", "greet", "make_shape", "panics", "raise_kind", "tensor_sum", "zero_args"], arrays=True)
+_abi_door.bind(globals(), _library_path(), ["add", "byte_len", "call_fn", "calls_counted", "count_call", "echo_any", "echo_bf16", "echo_bool", "echo_bytes", "echo_device", "echo_dtype", "echo_f16", "echo_f32", "echo_f64", "echo_i16", "echo_i32", "echo_i64", "echo_i8", "echo_ints", "echo_map", "echo_opt", "echo_opt_u64", "echo_shape", "echo_string", "echo_strs", "echo_tensor", "echo_u16", "echo_u32", "echo_u64", "echo_u64s", "echo_u8", "greet", "make_shape", "panics", "raise_kind", "rendezvous", "tensor_sum", "wait_for_lock", "with_lock_held", "zero_args"], arrays=True)

@@ -4,7 +4,7 @@ from typing import Any, Callable, Mapping, NamedTuple, Optional, Protocol, Seque
 
 import tvm_ffi
 
-__all__ = ["add", "byte_len", "call_fn", "echo_any", "echo_bf16", "echo_bool", "echo_bytes", "echo_device", "echo_dtype", "echo_f16", "echo_f32", "echo_f64", "echo_i16", "echo_i32", "echo_i64", "echo_i8", "echo_ints", "echo_map", "echo_opt", "echo_opt_u64", "echo_pair", "echo_shape", "echo_string", "echo_strs", "echo_tensor", "echo_u16", "echo_u32", "echo_u64", "echo_u64s", "echo_u8", "greet", "make_shape", "panics", "raise_kind", "tensor_sum", "zero_args"]
+__all__ = ["add", "byte_len", "call_fn", "calls_counted", "count_call", "echo_any", "echo_bf16", "echo_bool", "echo_bytes", "echo_device", "echo_dtype", "echo_f16", "echo_f32", "echo_f64", "echo_i16", "echo_i32", "echo_i64", "echo_i8", "echo_ints", "echo_map", "echo_opt", "echo_opt_u64", "echo_pair", "echo_shape", "echo_string", "echo_strs", "echo_tensor", "echo_u16", "echo_u32", "echo_u64", "echo_u64s", "echo_u8", "greet", "make_shape", "panics", "raise_kind", "rendezvous", "tensor_sum", "wait_for_lock", "with_lock_held", "zero_args"]
 
 
 class _DLPackArray(Protocol):
@@ -25,6 +25,17 @@ def byte_len(data: bytes) -> int:
 
 def call_fn(f: Callable[..., Any], x: int) -> Any:
     """Calls `f(x)` and returns what it returns; its failure comes back unchanged."""
+    ...
+
+
+def calls_counted() -> int:
+    """How many calls [`count_call`] counted."""
+    ...
+
+
+def count_call(text: str, times: int) -> str:
+    """Counts a call, and returns `text` repeated `times` times (a new string each call);
+    raises `ValueError` for `times` outside `0..=1000`."""
     ...
 
 
@@ -130,9 +141,32 @@ def raise_kind(kind: str, message: str) -> None:
     ...
 
 
+def rendezvous(x: Union[tvm_ffi.Tensor, _DLPackArray], parties: int) -> float:
+    """Waits, for at most 10 seconds, until `parties` calls (this one among them) are inside it
+    at once, then returns the sum of `x`; raises `TimeoutError` when they did not meet. Python
+    threads meet here only if each releases the GIL while it waits, which a call taking an
+    array does.
+
+    Tensors: x is Tensor[f64, 1]."""
+    ...
+
+
 def tensor_sum(x: Union[tvm_ffi.Tensor, _DLPackArray]) -> float:
     """Sum of a float64 tensor's elements; other dtypes raise `TypeError`, and data outside host
     memory `ValueError`."""
+    ...
+
+
+def wait_for_lock() -> int:
+    """Waits for the library's lock and returns how many holds it has seen. It may wait on a
+    thread that holds the lock inside a Python callback, which needs the GIL to finish: so
+    Python callers release the GIL while it runs (`gil = "release"`)."""
+    ...
+
+
+def with_lock_held(f: Callable[..., Any]) -> int:
+    """Holds the library's lock while it calls `f()` (a Python callback, say); returns how many
+    holds the lock has seen, this one included."""
     ...
 
 

@@ -48,6 +48,7 @@ _lib = tvm_ffi.load_module(str(_library_path()))
 
 
 _native_add_i32 = _lib["add_i32"]
+_native_add_i32.release_gil = False
 
 
 @_doc("""add_i32(a: int, b: int) -> int
@@ -58,6 +59,7 @@ def add_i32(a, b):
 
 
 _native_checked = _lib["checked"]
+_native_checked.release_gil = False
 
 
 @_doc("""checked(x: int) -> int
@@ -68,6 +70,7 @@ def checked(x):
 
 
 _native_halve = _lib["halve"]
+_native_halve.release_gil = False
 
 
 @_doc("""halve(x: int) -> int
@@ -79,6 +82,7 @@ def halve(x):
 
 
 _native_is_positive = _lib["is_positive"]
+_native_is_positive.release_gil = False
 
 
 @_doc("""is_positive(x: float) -> bool
@@ -89,6 +93,7 @@ def is_positive(x):
 
 
 _native_lookup = _lib["lookup"]
+_native_lookup.release_gil = False
 
 
 @_doc("""lookup(key: int) -> int
@@ -99,6 +104,7 @@ def lookup(key):
 
 
 _native_mix = _lib["mix"]
+_native_mix.release_gil = False
 
 
 @_doc("""mix(a: int, b: int, c: float) -> tuple[float, int]
@@ -109,6 +115,7 @@ def mix(a, b, c):
 
 
 _native_pair = _lib["pair"]
+_native_pair.release_gil = False
 
 
 @_doc("""pair() -> tuple[int, int]
@@ -119,6 +126,7 @@ def pair():
 
 
 _native_pick = _lib["pick"]
+_native_pick.release_gil = False
 
 
 @_doc("""pick(i: int) -> float
@@ -138,7 +146,10 @@ Row sums of an int32 matrix, as an int64 vector, and the number of rows.
 Tensors: m is Tensor[i32, 2].""")
 def row_sums(m):
     try:
-        return _as_2(_native_row_sums(_readable(m)))
+        try:
+            return _as_2(_native_row_sums(m))
+        except BufferError:
+            return _as_2(_native_row_sums(_readable(m)))
     except (TypeError, ValueError, RuntimeError):
         _refuse_dataless("row_sums", (m,))
         raise
@@ -154,13 +165,17 @@ A new tensor for the program: each element times `k` (`tensor<?x?xf32>` result).
 Tensors: x is Tensor[f32, 2].""")
 def scaled(x, k):
     try:
-        return _native_scaled(_readable(x), k)
+        try:
+            return _native_scaled(x, k)
+        except BufferError:
+            return _native_scaled(_readable(x), k)
     except (TypeError, ValueError, RuntimeError):
         _refuse_dataless("scaled", (x, k))
         raise
 
 
 _native_tick = _lib["tick"]
+_native_tick.release_gil = False
 
 
 @_doc("""tick() -> None
@@ -171,6 +186,7 @@ def tick():
 
 
 _native_ticks = _lib["ticks"]
+_native_ticks.release_gil = False
 
 
 @_doc("""ticks() -> int
@@ -190,13 +206,17 @@ Sum of a float32 vector (an IREE program passes `tensor<?xf32>`).
 Tensors: x is Tensor[f32, 1].""")
 def total(x):
     try:
-        return _native_total(_readable(x))
+        try:
+            return _native_total(x)
+        except BufferError:
+            return _native_total(_readable(x))
     except (TypeError, ValueError, RuntimeError):
         _refuse_dataless("total", (x,))
         raise
 
 
 _native_unlucky = _lib["unlucky"]
+_native_unlucky.release_gil = False
 
 
 @_doc("""unlucky(x: int) -> int
@@ -207,6 +227,7 @@ def unlucky(x):
 
 
 _native_widen = _lib["widen"]
+_native_widen.release_gil = False
 
 
 @_doc("""widen(a: int, b: int, negate: bool) -> int

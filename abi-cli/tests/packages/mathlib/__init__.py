@@ -55,6 +55,7 @@ PointLike = _Union[Point, tuple, list]
 
 
 _native_add = _lib["add"]
+_native_add.release_gil = False
 
 
 @_doc("""add(a: int, b: int) -> int
@@ -86,6 +87,7 @@ def centroid(points):
 
 
 _native_clamp = _lib["clamp"]
+_native_clamp.release_gil = False
 
 
 @_doc("""clamp(x: float, lo: float, hi: float) -> float
@@ -107,6 +109,7 @@ def corners(lo, hi):
 
 
 _native_describe = _lib["describe"]
+_native_describe.release_gil = False
 
 
 @_doc("""describe(x: float, unit: str) -> str
@@ -117,6 +120,7 @@ def describe(x, unit):
 
 
 _native_divide = _lib["divide"]
+_native_divide.release_gil = False
 
 
 @_doc("""divide(a: int, b: int) -> int
@@ -127,6 +131,7 @@ def divide(a, b):
 
 
 _native_gcd = _lib["gcd"]
+_native_gcd.release_gil = False
 
 
 @_doc("""gcd(a: int, b: int) -> int
@@ -139,6 +144,7 @@ def gcd(a, b):
 
 
 _native_greet_v2 = _lib["greet_v2"]
+_native_greet_v2.release_gil = False
 
 
 @_doc("""greet_v2(name: str) -> str
@@ -149,6 +155,7 @@ def greet_v2(name):
 
 
 _native_lookup = _lib["lookup"]
+_native_lookup.release_gil = False
 
 
 @_doc("""lookup(key: str) -> float
@@ -190,6 +197,7 @@ def norm(p):
 
 
 _native_norm_flat = _lib["norm_flat"]
+_native_norm_flat.release_gil = False
 
 
 @_doc("""norm_flat(p.x: float, p.y: float) -> float
@@ -200,6 +208,7 @@ def norm_flat(p_x, p_y, /):
 
 
 _native_panicking_callback = _lib["panicking_callback"]
+_native_panicking_callback.release_gil = False
 
 
 @_doc("""panicking_callback() -> Callable[[int], int]
@@ -211,6 +220,7 @@ def panicking_callback():
 
 
 _native_register_scaler = _lib["register_scaler"]
+_native_register_scaler.release_gil = False
 
 
 @_doc("""register_scaler(name: str, factor: int) -> None
@@ -221,6 +231,7 @@ def register_scaler(name, factor):
 
 
 _native_show = _lib["show"]
+_native_show.release_gil = False
 
 
 @_doc("""show(x: float, digits: int = 2, scale: float = 1.0, unit: str = \"", plus: bool = False, label: Optional[str] = None) -> str
@@ -265,6 +276,7 @@ def window_sums(xs, window=3):
 
 
 _native_word_counts = _lib["word_counts"]
+_native_word_counts.release_gil = False
 
 
 @_doc("""word_counts(text: str) -> dict[str, int]

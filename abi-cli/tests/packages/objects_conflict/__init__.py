@@ -64,6 +64,7 @@ def conflicting_x(c):
 
 
 _native_make_conflicting = _lib["make_conflicting"]
+_native_make_conflicting.release_gil = False
 
 
 @_doc("""make_conflicting(x: float) -> mylib.Counter

@@ -116,6 +116,7 @@ def counter_value(c):
 
 
 _native_dropped = _lib["dropped"]
+_native_dropped.release_gil = False
 
 
 @_doc("""dropped() -> int
@@ -146,6 +147,7 @@ def keep(c):
 
 
 _native_make_counter = _lib["make_counter"]
+_native_make_counter.release_gil = False
 
 
 @_doc("""make_counter(name: str) -> mylib.Counter
@@ -156,6 +158,7 @@ def make_counter(name):
 
 
 _native_make_limited = _lib["make_limited"]
+_native_make_limited.release_gil = False
 
 
 @_doc("""make_limited(name: str, limit: int) -> mylib.LimitedCounter
@@ -186,6 +189,7 @@ def ref_count(c):
 
 
 _native_release_held = _lib["release_held"]
+_native_release_held.release_gil = False
 
 
 @_doc("""release_held() -> int
@@ -196,6 +200,7 @@ def release_held():
 
 
 _native_unwatch = _lib["unwatch"]
+_native_unwatch.release_gil = False
 
 
 @_doc("""unwatch() -> None
@@ -216,6 +221,7 @@ def watch(c):
 
 
 _native_watched_value = _lib["watched_value"]
+_native_watched_value.release_gil = False
 
 
 @_doc("""watched_value() -> Optional[int]

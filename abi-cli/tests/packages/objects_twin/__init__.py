@@ -73,6 +73,7 @@ _native_Counter___init__, _native_Counter_add, _native_Counter_value, _native_Co
 
 
 _native_twin_dropped = _lib["twin_dropped"]
+_native_twin_dropped.release_gil = False
 
 
 @_doc("""twin_dropped() -> int
@@ -83,6 +84,7 @@ def twin_dropped():
 
 
 _native_twin_make = _lib["twin_make"]
+_native_twin_make.release_gil = False
 
 
 @_doc("""twin_make(name: str, start: int) -> mylib.Counter

@@ -84,6 +84,7 @@ def box_blur(image, params):
 
 
 _native_checksum = _lib["checksum"]
+_native_checksum.release_gil = False
 
 
 @_doc("""checksum(data: bytes) -> int

@@ -58,7 +58,10 @@ same_kind casting takes to int32 (bools and integers, not floats).
 Tensors: x is Tensor[i32, 1] (other dtypes cast same_kind).""")
 def as_i32(x):
     try:
-        return _native_as_i32(_readable(x))
+        try:
+            return _native_as_i32(x)
+        except BufferError:
+            return _native_as_i32(_readable(x))
     except (TypeError, ValueError, RuntimeError):
         _refuse_dataless("as_i32", (x,))
         raise
@@ -86,7 +89,10 @@ the host; a device kernel would write it).
 Tensors: x is Tensor[f32, 1].""")
 def empty_like(x):
     try:
-        return _native_empty_like(_readable(x))
+        try:
+            return _native_empty_like(x)
+        except BufferError:
+            return _native_empty_like(_readable(x))
     except (TypeError, ValueError, RuntimeError):
         _refuse_dataless("empty_like", (x,))
         raise
@@ -102,7 +108,10 @@ The sum of a float16 vector, accumulated in f32.
 Tensors: x is Tensor[f16, 1].""")
 def half_sum(x):
     try:
-        return _native_half_sum(_readable(x))
+        try:
+            return _native_half_sum(x)
+        except BufferError:
+            return _native_half_sum(_readable(x))
     except (TypeError, ValueError, RuntimeError):
         _refuse_dataless("half_sum", (x,))
         raise
@@ -119,7 +128,10 @@ address of a float32 vector, without touching its elements.
 Tensors: x is Tensor[f32, 1].""")
 def launch_site(x):
     try:
-        return _as_0(_native_launch_site(_readable(x)))
+        try:
+            return _as_0(_native_launch_site(x))
+        except BufferError:
+            return _as_0(_native_launch_site(_readable(x)))
     except (TypeError, ValueError, RuntimeError):
         _refuse_dataless("launch_site", (x,))
         raise
@@ -135,13 +147,17 @@ The stream a kernel over `x` would launch on: the caller's for `x`'s device.
 Tensors: x is Tensor[f32, 1].""")
 def launch_stream(x):
     try:
-        return _native_launch_stream(_readable(x))
+        try:
+            return _native_launch_stream(x)
+        except BufferError:
+            return _native_launch_stream(_readable(x))
     except (TypeError, ValueError, RuntimeError):
         _refuse_dataless("launch_stream", (x,))
         raise
 
 
 _native_ones = _lib["ones"]
+_native_ones.release_gil = False
 
 
 @_doc("""ones(n: int) -> Tensor
@@ -162,7 +178,10 @@ The number of elements of an int64 matrix per row (its shape as the body sees it
 Tensors: x is Tensor[i64, 2].""")
 def row_lengths(x):
     try:
-        return _native_row_lengths(_readable(x))
+        try:
+            return _native_row_lengths(x)
+        except BufferError:
+            return _native_row_lengths(_readable(x))
     except (TypeError, ValueError, RuntimeError):
         _refuse_dataless("row_lengths", (x,))
         raise
@@ -179,7 +198,10 @@ same_kind casting takes to float32 (converted first): `np.arange(6.0)` included.
 Tensors: x is Tensor[f32, 1] (other dtypes cast same_kind).""")
 def scale_as_f32(x, factor):
     try:
-        return _native_scale_as_f32(_readable(x), factor)
+        try:
+            return _native_scale_as_f32(x, factor)
+        except BufferError:
+            return _native_scale_as_f32(_readable(x), factor)
     except (TypeError, ValueError, RuntimeError):
         _refuse_dataless("scale_as_f32", (x, factor))
         raise
@@ -195,7 +217,10 @@ _native_scale_rows = _lib["scale_rows"]
 Tensors: x is Tensor[f32, 2]; w is Tensor[f32, 1].""")
 def scale_rows(x, w):
     try:
-        return _native_scale_rows(_readable(x), _readable(w))
+        try:
+            return _native_scale_rows(x, w)
+        except BufferError:
+            return _native_scale_rows(_readable(x), _readable(w))
     except (TypeError, ValueError, RuntimeError):
         _refuse_dataless("scale_rows", (x, w))
         raise
@@ -213,7 +238,10 @@ for Apache TVM programs (`R.call_dps_packed`, `T.call_packed`).
 Tensors: x is Tensor[f32, 2]; w is Tensor[f32, 1]; out is Tensor[f32, 2].""")
 def scale_rows_into(x, w, out):
     try:
-        return _native_scale_rows_into(_readable(x), _readable(w), out)
+        try:
+            return _native_scale_rows_into(x, w, out)
+        except BufferError:
+            return _native_scale_rows_into(_readable(x), _readable(w), out)
     except (TypeError, ValueError, RuntimeError):
         _refuse_dataless("scale_rows_into", (x, w, out))
         raise
@@ -230,7 +258,10 @@ while `x` is `buf[:, 1::2]`: they interleave without sharing an element).
 Tensors: x is Tensor[f32, 2]; out is Tensor[f32, 2].""")
 def scale_strided_into(x, factor, out):
     try:
-        return _native_scale_strided_into(_readable(x), factor, out)
+        try:
+            return _native_scale_strided_into(x, factor, out)
+        except BufferError:
+            return _native_scale_strided_into(_readable(x), factor, out)
     except (TypeError, ValueError, RuntimeError):
         _refuse_dataless("scale_strided_into", (x, factor, out))
         raise
@@ -242,7 +273,8 @@ _native_spin = _lib["spin"]
 @_doc("""spin(n: int) -> int
 
 Counts to `n`, checking every 4096 steps whether Ctrl-C arrived (then Python raises
-`KeyboardInterrupt`).""")
+`KeyboardInterrupt`). A long loop: Python callers release the GIL while it runs, so
+their other threads go on (`gil = "release"`; a call taking only numbers keeps it).""")
 def spin(n):
     return _native_spin(n)
 
@@ -258,7 +290,10 @@ The sums of the rows of a float64 matrix of any strides: `x.T` gives the column 
 Tensors: x is Tensor[f64, 2].""")
 def strided_row_sums(x):
     try:
-        return _native_strided_row_sums(_readable(x))
+        try:
+            return _native_strided_row_sums(x)
+        except BufferError:
+            return _native_strided_row_sums(_readable(x))
     except (TypeError, ValueError, RuntimeError):
         _refuse_dataless("strided_row_sums", (x,))
         raise

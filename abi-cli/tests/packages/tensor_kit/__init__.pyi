@@ -104,7 +104,8 @@ def scale_strided_into(x: Union[tvm_ffi.Tensor, _DLPackArray], factor: float, ou
 
 def spin(n: int) -> int:
     """Counts to `n`, checking every 4096 steps whether Ctrl-C arrived (then Python raises
-    `KeyboardInterrupt`)."""
+    `KeyboardInterrupt`). A long loop: Python callers release the GIL while it runs, so
+    their other threads go on (`gil = "release"`; a call taking only numbers keeps it)."""
     ...
 
 

@@ -55,6 +55,7 @@ StatsLike = _Union[Stats, tuple, list]
 
 
 _native_every_character = _lib["every_character"]
+_native_every_character.release_gil = False
 
 
 @_doc("""every_character(x: int) -> int
@@ -82,6 +83,7 @@ def stats(x, p):
 
 
 _native_status = _lib["status"]
+_native_status.release_gil = False
 
 
 @_doc("""status() -> str
@@ -92,6 +94,7 @@ def status():
 
 
 _native_twice = _lib["twice"]
+_native_twice.release_gil = False
 
 
 @_doc("""twice(x: int) -> int
