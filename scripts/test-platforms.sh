@@ -13,6 +13,8 @@
 #     linker's defaults (--gc-sections), their records and `abi inspect` compared with Linux's;
 #     abi-core's tests and the derive suites (exports, structs, objects with methods, globals,
 #     imports through a DLL, records_in_file) run under wine.
+#   - Every library built for Linux, macOS and Windows imports no CPython symbol and links no
+#     Python library (tests/platforms/no_python_imports.py; the Python door, issue 51).
 # Needs what scripts/ensure-tools.sh installs (the rustup targets, mingw-w64, wine64).
 # Builds into the usual target directory (per-target folders), with -Cdebuginfo=0 for the
 # foreign targets to keep it fast; the wine prefix lives in $target/wine.
@@ -53,11 +55,28 @@ print(f"{sys.argv[3]}: abi inspect prints what it prints for the Linux library")
 PY
 }
 
+# No library imports a CPython symbol or links a Python library (the Python door reaches
+# the interpreter through a table the package fills): the check, shown to fail first on a
+# library that imports one.
+no_python() { python3 tests/platforms/no_python_imports.py "$@" >/dev/null; }
+phase "no Python imports: the check refuses a library importing PyLong_FromLong"
+probe=$target/no-python-probe
+mkdir -p "$probe"
+printf 'extern void *PyLong_FromLong(long);\nvoid *f(void) { return PyLong_FromLong(1); }\n' >"$probe/py.c"
+gcc -shared -fPIC -o "$probe/libpy.so" "$probe/py.c"
+if no_python "$probe/libpy.so" 2>/dev/null; then
+  echo "FAIL: tests/platforms/no_python_imports.py passes a library importing PyLong_FromLong" >&2
+  exit 1
+fi
+phase "no Python imports: the Linux libraries"
+no_python "$target"/debug/lib*.so
+
 # macOS: everything built and linked with rust-lld and the .tbd stubs.
 for triple in aarch64-apple-darwin x86_64-apple-darwin; do
   phase "$triple: the workspace, linked with rust-lld"
   cross_build "$triple" --quiet --workspace
   out=$target/$triple/debug
+  no_python "$out"/lib*.dylib
   same_as_linux "$target/debug/libabi_objects_lib.so" "$out/libabi_objects_lib.dylib"
   same_as_linux "$target/debug/libiree_kit.so" "$out/libiree_kit.dylib"
   same_as_linux "$target/debug/libmathlib.so" "$out/libmathlib.dylib"
@@ -87,6 +106,7 @@ gnu=(--quiet --target x86_64-pc-windows-gnu)
 cross_build x86_64-pc-windows-gnu --quiet -p abi-objects-lib -p iree-kit -p abi-mathlib -p abi-interop-lib -p signal-kit \
   -p running-stats -p tensor-kit -p abi-objects-twin -p abi-objects-conflict -p abi-trial-lib
 dlls=$target/x86_64-pc-windows-gnu/debug
+no_python "$dlls"/*.dll
 same_as_linux "$target/debug/libabi_objects_lib.so" "$dlls/abi_objects_lib.dll"
 same_as_linux "$target/debug/libiree_kit.so" "$dlls/iree_kit.dll"
 same_as_linux "$target/debug/libmathlib.so" "$dlls/mathlib.dll"
