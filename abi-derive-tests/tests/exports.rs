@@ -446,3 +446,34 @@ fn fallback_conversions_leave_the_fast_path_for_the_full_one() {
     assert_ne!(rc, 0);
     assert!(abi_core::host::take_raised().unwrap().message().contains("result"));
 }
+
+/// Numbers only, yet released: `gil = "release"` decides.
+#[abi_core::export_fn(gil = "release")]
+fn gil_released_count(n: i64) -> i64 {
+    n
+}
+
+/// A tensor, yet kept: `gil = "keep"` decides.
+#[abi_core::export_fn(gil = "keep")]
+fn gil_kept_sum(x: abi_core::HostTensor<'_, f64, 1>) -> f64 {
+    x.as_slice().iter().sum()
+}
+
+#[test]
+fn the_gil_choice_of_each_export_is_its_metadatas() {
+    let mut seen = (0, 0);
+    for e in abi_core::exports() {
+        let meta = abi_core::Metadata::parse(e.metadata_json()).unwrap();
+        assert_eq!(e.releases_gil(), meta.releases_gil(), "{}", e.name());
+        if e.releases_gil() {
+            seen.0 += 1;
+        } else {
+            seen.1 += 1;
+        }
+    }
+    assert!(seen.0 > 2 && seen.1 > 2, "both choices occur: {seen:?}");
+    let find = |name| abi_core::find_export(name).unwrap();
+    assert!(find("gil_released_count").releases_gil());
+    assert!(!find("gil_kept_sum").releases_gil());
+    assert!(find("gil_released_count").metadata_json().contains(r#""abi.gil":"release""#));
+}

@@ -52,6 +52,15 @@ fn double_any(mut x: TensorViewMut<'_>, other: TensorView<'_>) -> Result<i64> {
     Ok(other.numel() as i64)
 }
 
+/// Copies `src`, when given, into `dst`.
+#[abi_core::export_fn]
+fn copy_maybe(src: Option<HostTensor<'_, f32, 1>>, mut dst: HostTensorMut<'_, f32, 1>) {
+    if let Some(src) = src {
+        let n = dst.numel();
+        dst.as_mut_slice().copy_from_slice(&src.as_slice()[..n]);
+    }
+}
+
 /// Reads two typed slices: sharing memory is fine.
 #[abi_core::export_fn]
 fn dot(x: HostTensor<'_, f32, 1>, y: HostTensor<'_, f32, 1>) -> f32 {
@@ -270,4 +279,16 @@ fn a_device_output_sharing_an_input_is_refused() {
     assert!(e.message().contains("argument `dst` (#1) shares memory with argument `src` (#0)"), "{}", e.message());
     let e = DeviceTensorMut::<f32, 1>::from_arg(&src.view()).unwrap_err();
     assert!(e.to_string().contains("only an #[export_fn] parameter"), "{e}");
+}
+
+#[test]
+fn an_optional_slice_sharing_memory_with_a_mutable_one_is_refused() {
+    let (src, dst) = (
+        Any::from(Tensor::from_vec(vec![1.0f32; 4], &[4]).unwrap()),
+        Any::from(Tensor::from_vec(vec![0.0f32; 4], &[4]).unwrap()),
+    );
+    call("copy_maybe", &[src.view(), dst.view()]).unwrap();
+    call("copy_maybe", &[Any::NONE.view(), dst.view()]).unwrap();
+    let e = call("copy_maybe", &[dst.view(), dst.view()]).unwrap_err();
+    assert!(e.message().contains("argument `dst` (#1) shares memory with argument `src` (#0)"), "{}", e.message());
 }

@@ -68,7 +68,7 @@ def test_every_call_is_the_same_with_the_door_and_without(packages, name):
     with_door, without = report(packages, name, True), report(packages, name, False)
     served = with_door.pop(f"{name} door")
     assert without.pop(f"{name} door") == [], "ABI_PYTHON_DOOR=0 leaves every function on the tvm_ffi route"
-    if name not in ("running_stats", "objects_conflict", "op_kit"):
+    if name not in ("running_stats", "objects_conflict", "op_kit", "objects_twin"):
         assert served, f"the door serves some of {name}'s functions"
     assert with_door.keys() == without.keys()
     differ = [
@@ -244,3 +244,17 @@ def test_eight_threads_through_the_door_count_exactly(packages):
         "print(p.calls_counted() - before, bad[:3], sys.getrefcount(text) == refs)\n",
     )
     assert out == "16000 [] True\n"
+
+
+def test_abi_inspect_lists_no_door_entry():
+    """The door's C entries are not exports: `abi inspect` lists the same functions."""
+    library = target_dir() / "debug" / "libmathlib.so"
+    listed = subprocess.run(
+        [str(target_dir() / "debug" / "abi"), "inspect", "--no-load", "--json", str(library)],
+        capture_output=True,
+        text=True,
+        check=True,
+    ).stdout
+    symbols = subprocess.run(["nm", "-D", "--defined-only", str(library)], capture_output=True, text=True).stdout
+    assert "abi_python_door_open" in symbols, "the library has the door"
+    assert "door" not in listed, listed[:500]

@@ -14,7 +14,8 @@ import sysconfig
 
 # The handshake this package speaks; a library answering another keeps the tvm_ffi route.
 VERSION = 1
-# The environment variable that keeps every call on the tvm_ffi route when "0".
+# The environment variable that keeps every call on the tvm_ffi route when "0" (or "false",
+# "off", "no").
 OFF = "ABI_PYTHON_DOOR"
 
 # The table the library reads (abi-core's `PyApi`), in its order: objects, then functions.
@@ -41,6 +42,7 @@ _FUNCTIONS = (
     "PyType_GenericAlloc",
     "PyType_IsSubtype",
     "PyObject_Free",
+    "PyObject_ClearWeakRefs",
 )
 
 
@@ -76,7 +78,7 @@ _OPENED = {}
 def _open(path, arrays):
     """The library's door entry, opened with this interpreter's C API; None when the door
     is off, does not serve this interpreter, or the library has none of this version."""
-    if os.environ.get(OFF) == "0" or not serves():
+    if os.environ.get(OFF, "").strip().lower() in ("0", "false", "off", "no") or not serves():
         return None
     if path in _OPENED:
         return _OPENED[path][0]

@@ -41,6 +41,9 @@ impl<'a, T: FromArg<'a>> FromArg<'a> for Option<T> {
 
     const HAS_FAST_PATH: bool = T::HAS_FAST_PATH;
     const FAST_PATH_PLAIN: bool = T::FAST_PATH_PLAIN;
+    /// What `T` may do to tensor memory: an `Option<HostTensor>` beside a `HostTensorMut`
+    /// is checked for overlap as the `HostTensor` is (a `None` holds no tensor).
+    const ACCESS: Access = T::ACCESS;
 
     #[inline(always)]
     fn fast_path(v: &'a AnyView<'a>) -> Option<Option<T>> {

@@ -10,7 +10,7 @@ use core::mem::MaybeUninit;
 use super::arrays::{tensor_of, Strides};
 use super::capi::{type_of, PyApi, PyObject};
 use crate::ffi::{type_index as ti, ByteArray, DLTensor, RawAny, RawValue};
-use crate::reflect::{ParamDesc, TypeDesc};
+use crate::reflect::{Access, ParamDesc, TypeDesc};
 
 /// What a parameter takes besides inline scalars.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -26,6 +26,24 @@ pub enum Takes {
 }
 
 impl Takes {
+    /// Whether the door converts the values `param` takes: numbers, `bool`, `None`,
+    /// strings, bytes, and `Option`s of them, in one slot; and tensors (numpy arrays, passed
+    /// as a borrowed `DLTensor*`) for the typed views (`HostTensor`, `HostTensorMut`,
+    /// `StridedTensor`, `DeviceTensor`...), not for `Tensor`, `TensorView` or `Any`, whose
+    /// access is through cells (a `Tensor` parameter takes only a tensor object).
+    pub fn serves(param: &ParamDesc) -> bool {
+        fn value(ty: &TypeDesc, access: Access) -> bool {
+            match ty {
+                TypeDesc::None | TypeDesc::Bool | TypeDesc::Int { .. } | TypeDesc::Float { .. } => true,
+                TypeDesc::Str | TypeDesc::Bytes => true,
+                TypeDesc::Tensor { .. } => access != Access::Cells,
+                TypeDesc::Optional(inner) => value(inner, access),
+                _ => false,
+            }
+        }
+        !param.expand && value(param.ty, param.access)
+    }
+
     /// What `param` takes through the door.
     pub fn of(param: &ParamDesc) -> Takes {
         let ty = match param.ty {

@@ -51,19 +51,23 @@ struct DoorObject {
     ty: Obj,
     vectorcall: Vectorcall,
     dict: Obj,
+    /// Its weak references' list (`weakref.ref(pkg.f)`, as for a function).
+    weaklist: Obj,
     door: *mut DoorFn,
 }
 
 impl DoorFn {
-    /// The door for `export`, `None` when it keeps the `tvm_ffi` route (a parameter expanded
-    /// into several slots, more than [`MAX_PARAMS`] parameters, a result type the door does
-    /// not convert). Takes a reference to `fallback`.
+    /// The door for `export`, `None` when it keeps the `tvm_ffi` route: a parameter of a
+    /// type whose values the door never converts (objects, callbacks, structs, lists:
+    /// every call would pay for the door and then for the `tvm_ffi` route) or expanded into
+    /// several slots, more than [`MAX_PARAMS`] parameters, a result type the door does not
+    /// convert. Takes a reference to `fallback`.
     ///
     /// # Safety
     /// The GIL is held; `fallback` is a live object.
     unsafe fn new(api: &'static PyApi, export: &'static Export, fallback: Obj, release_gil: bool) -> Option<DoorFn> {
         let params = export.params();
-        if params.len() > MAX_PARAMS || params.iter().any(|p| p.expand) || !converts(export.desc().ret) {
+        if params.len() > MAX_PARAMS || !params.iter().all(Takes::serves) || !converts(export.desc().ret) {
             return None;
         }
         let mut names = Vec::with_capacity(params.len());
@@ -245,6 +249,9 @@ unsafe extern "C" fn dealloc(this: Obj) {
         let api = api().unwrap_unchecked();
         let object = this.cast::<DoorObject>();
         let (ty, dict, door) = ((*object).ty, (*object).dict, (*object).door);
+        if !(*object).weaklist.is_null() {
+            (api.clear_weak_refs)(this);
+        }
         if !dict.is_null() {
             (api.dec_ref)(dict);
         }
@@ -296,6 +303,7 @@ unsafe fn door_type(api: &PyApi) -> Obj {
         let members = Box::leak(Box::new([
             member(c"__vectorcalloffset__", core::mem::offset_of!(DoorObject, vectorcall)),
             member(c"__dictoffset__", core::mem::offset_of!(DoorObject, dict)),
+            member(c"__weaklistoffset__", core::mem::offset_of!(DoorObject, weaklist)),
             MemberDef { name: core::ptr::null(), kind: 0, offset: 0, flags: 0, doc: core::ptr::null() },
         ]));
         let slot = |slot: c_int, pfunc: *mut c_void| TypeSlot { slot, pfunc };

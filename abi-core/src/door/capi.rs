@@ -88,6 +88,7 @@ pub struct PyApi {
     pub type_generic_alloc: unsafe extern "C" fn(Obj, isize) -> Obj,
     pub type_is_subtype: unsafe extern "C" fn(Obj, Obj) -> c_int,
     pub object_free: unsafe extern "C" fn(*mut c_void),
+    pub clear_weak_refs: unsafe extern "C" fn(Obj),
 }
 
 // SAFETY: the table holds addresses of the interpreter's functions and immortal-for-the-

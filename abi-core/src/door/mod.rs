@@ -17,8 +17,7 @@ mod results;
 use core::ffi::{c_char, CStr};
 use core::ptr::null_mut;
 
-use crate::link::exports::{find_export, Export};
-use crate::schema::Metadata;
+use crate::link::exports::find_export;
 use capi::{PyApi, PyObject};
 
 /// The handshake's version: the table's layout and the entries' contracts. A package that
@@ -55,7 +54,7 @@ pub unsafe extern "C" fn abi_python_door_function(name: *const c_char, fallback:
     let export = unsafe { CStr::from_ptr(name) }.to_str().ok().and_then(find_export);
     let callable = match export {
         // SAFETY: the GIL is held; `fallback` is live.
-        Some(export) => unsafe { callable::new_callable(api, export, fallback, releases_gil(export)) },
+        Some(export) => unsafe { callable::new_callable(api, export, fallback, export.releases_gil()) },
         None => null_mut(),
     };
     if callable.is_null() {
@@ -64,11 +63,4 @@ pub unsafe extern "C" fn abi_python_door_function(name: *const c_char, fallback:
         return api.none;
     }
     callable
-}
-
-/// Whether a call through the door releases the GIL around the shim: what the export's
-/// metadata says ([`Metadata::releases_gil`], the rule the package's `tvm_ffi` route follows
-/// too).
-fn releases_gil(export: &Export) -> bool {
-    Metadata::parse(export.metadata_json()).map_or(true, |m| m.releases_gil())
 }

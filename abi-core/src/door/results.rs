@@ -8,9 +8,11 @@ use crate::ffi::{type_index as ti, RawAny};
 use crate::reflect::TypeDesc;
 use crate::value::any::Any;
 
-/// Whether every value of `ty` converts here.
+/// Whether every value of `ty` converts here: not a `u64` or `usize`, whose values above
+/// `i64::MAX` cross as integer objects.
 pub fn converts(ty: &TypeDesc) -> bool {
     match ty {
+        TypeDesc::Int { bits: 64, signed: false } => false,
         TypeDesc::None | TypeDesc::Bool | TypeDesc::Int { .. } | TypeDesc::Float { .. } => true,
         TypeDesc::Str | TypeDesc::Bytes => true,
         TypeDesc::Optional(inner) => converts(inner),

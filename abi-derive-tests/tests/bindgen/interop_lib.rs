@@ -11,6 +11,11 @@ extern "C" {
     fn byte_len(data: &[u8]) -> u64;
     /// Calls `f(x)` and returns what it returns; its failure comes back unchanged.
     fn call_fn(f: abi_core::Function, x: i64) -> abi_core::Any;
+    /// How many calls [`count_call`] counted.
+    fn calls_counted() -> i64;
+    /// Counts a call, and returns `text` repeated `times` times (a new string each call);
+    /// raises `ValueError` for `times` outside `0..=1000`.
+    fn count_call(text: &str, times: i64) -> String;
     fn echo_any(x: abi_core::Any) -> abi_core::Any;
     fn echo_bf16(x: abi_core::half::bf16) -> abi_core::half::bf16;
     fn echo_bool(x: bool) -> bool;
@@ -49,9 +54,27 @@ extern "C" {
     /// Raises an error of `kind` with `message`: a Python `Exception` of the class registered
     /// for `kind`.
     fn raise_kind(kind: &str, message: &str);
+    /// Waits, for at most 10 seconds, until `parties` calls (this one among them) are inside it
+    /// at once, then returns the sum of `x`; raises `TimeoutError` when they did not meet. Python
+    /// threads meet here only if each releases the GIL while it waits, which a call taking an
+    /// array does.
+    fn rendezvous(x: abi_core::Tensor, parties: i64) -> f64;
+    /// The number of elements of a tensor object (a `Tensor` parameter takes only an object:
+    /// hosts passing a bare `DLTensor*` are refused).
+    fn tensor_numel(x: abi_core::Tensor) -> i64;
     /// Sum of a float64 tensor's elements; other dtypes raise `TypeError`, and data outside host
     /// memory `ValueError`.
     fn tensor_sum(x: abi_core::Tensor) -> f64;
+    /// `u64::MAX`, which Python reads as 18446744073709551615 (above `i64::MAX`: an integer
+    /// object crosses).
+    fn u64_max() -> u64;
+    /// Waits for the library's lock and returns how many holds it has seen. It may wait on a
+    /// thread that holds the lock inside a Python callback, which needs the GIL to finish: so
+    /// Python callers release the GIL while it runs (`gil = "release"`).
+    fn wait_for_lock() -> i64;
+    /// Holds the library's lock while it calls `f()` (a Python callback, say); returns how many
+    /// holds the lock has seen, this one included.
+    fn with_lock_held(f: abi_core::Function) -> i64;
     /// Takes no arguments.
     fn zero_args() -> i64;
 }

@@ -409,6 +409,21 @@ def rendezvous(x, parties):
         raise
 
 
+_native_tensor_numel = _lib["tensor_numel"]
+
+
+@_doc("""tensor_numel(x: Tensor) -> int
+
+The number of elements of a tensor object (a `Tensor` parameter takes only an object:
+hosts passing a bare `DLTensor*` are refused).""")
+def tensor_numel(x):
+    try:
+        return _native_tensor_numel(x)
+    except (TypeError, ValueError, RuntimeError):
+        _refuse_dataless("tensor_numel", (x,))
+        raise
+
+
 _native_tensor_sum = _lib["tensor_sum"]
 
 
@@ -422,6 +437,18 @@ def tensor_sum(x):
     except (TypeError, ValueError, RuntimeError):
         _refuse_dataless("tensor_sum", (x,))
         raise
+
+
+_native_u64_max = _lib["u64_max"]
+_native_u64_max.release_gil = False
+
+
+@_doc("""u64_max() -> int
+
+`u64::MAX`, which Python reads as 18446744073709551615 (above `i64::MAX`: an integer
+object crosses).""")
+def u64_max():
+    return _native_u64_max()
 
 
 _native_wait_for_lock = _lib["wait_for_lock"]
@@ -497,9 +524,9 @@ def _readable(value):
     return value
 
 
-__all__ = ["add", "byte_len", "call_fn", "calls_counted", "count_call", "echo_any", "echo_bf16", "echo_bool", "echo_bytes", "echo_device", "echo_dtype", "echo_f16", "echo_f32", "echo_f64", "echo_i16", "echo_i32", "echo_i64", "echo_i8", "echo_ints", "echo_map", "echo_opt", "echo_opt_u64", "echo_pair", "echo_shape", "echo_string", "echo_strs", "echo_tensor", "echo_u16", "echo_u32", "echo_u64", "echo_u64s", "echo_u8", "greet", "make_shape", "panics", "raise_kind", "rendezvous", "tensor_sum", "wait_for_lock", "with_lock_held", "zero_args"]
+__all__ = ["add", "byte_len", "call_fn", "calls_counted", "count_call", "echo_any", "echo_bf16", "echo_bool", "echo_bytes", "echo_device", "echo_dtype", "echo_f16", "echo_f32", "echo_f64", "echo_i16", "echo_i32", "echo_i64", "echo_i8", "echo_ints", "echo_map", "echo_opt", "echo_opt_u64", "echo_pair", "echo_shape", "echo_string", "echo_strs", "echo_tensor", "echo_u16", "echo_u32", "echo_u64", "echo_u64s", "echo_u8", "greet", "make_shape", "panics", "raise_kind", "rendezvous", "tensor_numel", "tensor_sum", "u64_max", "wait_for_lock", "with_lock_held", "zero_args"]
 
 
 from . import _abi_door
 
-_abi_door.bind(globals(), _library_path(), ["add", "byte_len", "call_fn", "calls_counted", "count_call", "echo_any", "echo_bf16", "echo_bool", "echo_bytes", "echo_device", "echo_dtype", "echo_f16", "echo_f32", "echo_f64", "echo_i16", "echo_i32", "echo_i64", "echo_i8", "echo_ints", "echo_map", "echo_opt", "echo_opt_u64", "echo_shape", "echo_string", "echo_strs", "echo_tensor", "echo_u16", "echo_u32", "echo_u64", "echo_u64s", "echo_u8", "greet", "make_shape", "panics", "raise_kind", "rendezvous", "tensor_sum", "wait_for_lock", "with_lock_held", "zero_args"], arrays=True)
+_abi_door.bind(globals(), _library_path(), ["add", "byte_len", "call_fn", "calls_counted", "count_call", "echo_any", "echo_bf16", "echo_bool", "echo_bytes", "echo_device", "echo_dtype", "echo_f16", "echo_f32", "echo_f64", "echo_i16", "echo_i32", "echo_i64", "echo_i8", "echo_ints", "echo_map", "echo_opt", "echo_opt_u64", "echo_shape", "echo_string", "echo_strs", "echo_tensor", "echo_u16", "echo_u32", "echo_u64", "echo_u64s", "echo_u8", "greet", "make_shape", "panics", "raise_kind", "rendezvous", "tensor_numel", "tensor_sum", "u64_max", "wait_for_lock", "with_lock_held", "zero_args"], arrays=True)

@@ -96,6 +96,25 @@ impl Export {
         self.params
     }
 
+    /// Whether Python callers release the GIL while it runs: as its `abi.gil` says, else
+    /// not when every parameter is a number, `bool`, `None`, a string or bytes (or an
+    /// `Option` of one), and yes otherwise: the rule `Metadata::releases_gil` states, here
+    /// on the export's own descriptions (the Python door asks it; parsing the metadata would
+    /// link the JSON reader into every library).
+    pub fn releases_gil(&self) -> bool {
+        let said = |value: &str| {
+            let key = abi_shared::GIL_KEY;
+            self.metadata_json().contains(&format!("\"{key}\":\"{value}\""))
+        };
+        if said(abi_shared::GIL_RELEASE) {
+            return true;
+        }
+        if said(abi_shared::GIL_KEEP) {
+            return false;
+        }
+        !self.params.iter().all(|p| short_call_type(p.ty))
+    }
+
     /// The global registry name (`#[export_fn(global = "mylib.add")]`), if any.
     pub fn global(&self) -> Option<&'static str> {
         Some(self.text(ExportText::Global)).filter(|g| !g.is_empty())
@@ -135,5 +154,16 @@ impl Export {
             ExportText::Doc => doc..end.wrapping_sub(1),
         };
         self.texts.get(range).and_then(|p| core::str::from_utf8(p).ok()).unwrap_or("")
+    }
+}
+
+/// Whether calls taking only values of `ty` are too short to pay for releasing the GIL:
+/// numbers, `bool`, `None`, strings, bytes, and `Option`s of them.
+fn short_call_type(ty: &TypeDesc) -> bool {
+    match ty {
+        TypeDesc::None | TypeDesc::Bool | TypeDesc::Int { .. } | TypeDesc::Float { .. } => true,
+        TypeDesc::Str | TypeDesc::Bytes => true,
+        TypeDesc::Optional(inner) => short_call_type(inner),
+        _ => false,
     }
 }
