@@ -190,6 +190,22 @@ for k, d, x, y in sorted((r for r in rows if r[1]), key=lambda r: (-r[1], r[0]))
 PY
 done
 
+# The Python door's fixed bytes (issue 51): the N = 1 abi crate again, on abi-core without
+# its `python-door` feature (the generated crate's dependency line edited), stripped.
+step "the Python door's fixed bytes (N = 1 without the python-door feature)"
+nodoor=$out/abi/n1-nodoor
+rm -rf "$nodoor"
+cp -r "$(crate_dir abi 1)" "$nodoor"
+sed -i 's|^abi-core = { path = "\(.*\)" }$|abi-core = { path = "\1", default-features = false }|' "$nodoor/Cargo.toml"
+grep -q 'default-features = false' "$nodoor/Cargo.toml" ||
+  { echo "error: no abi-core dependency line to edit in $nodoor/Cargo.toml" >&2; exit 1; }
+(cd "$nodoor" && CARGO_TARGET_DIR="$out/abi-nodoor/target" cargo build --release --quiet) ||
+  { echo "error: the N = 1 abi crate without the python-door feature does not build: $nodoor" >&2; exit 1; }
+copy=$out/stripped/libbench_abi_n1_nodoor.so
+cp "$out/abi-nodoor/target/release/libbench_abi_n1.so" "$copy"
+strip "$copy"
+record door_fixed_bytes abi $(($(value stripped_bytes_n1 abi) - $(stat -c %s "$copy"))) bytes
+
 if [ "$check" = 0 ]; then
   step "release rebuild times: $runs pairs (N = $n, then N = 0)"
   samples=$out/rebuild-samples.tsv

@@ -4,7 +4,8 @@
 # case's floor. Every case runs in two worlds: the embedded runtime, and with libtvm_ffi
 # loaded in the process (`<case>@tvm-ffi`, from the project venv: scripts/setup-venv.sh);
 # the `py_*` cases are Python calling through the real tvm_ffi package (venv only), the
-# `py_op_*` ones an op's call from numpy through the package `abi stubs` writes.
+# `py_op_*` ones an op's call from numpy through the package `abi stubs` writes, the
+# `py_peer_*` ones the same Rust bodies through PyO3 and through that package.
 #   --quick         instruction counts only (no criterion)
 #   --check         instruction counts only; checks every stated budget (benches/src/cases.rs)
 #                   and that benches/README.md shows this table; exits 1 on a miss
@@ -95,25 +96,42 @@ fi
 # Python's view (benches/python/calls.py): the real tvm_ffi package calling a release build
 # of the objects fixture. One BLAS thread and a fixed hash seed keep the counts exact.
 if [ -n "$tvm_ffi" ]; then
-  cargo build --quiet --release -p abi-objects-lib -p op-kit
+  cargo build --quiet --release -p abi-objects-lib -p op-kit -p abi-peer
   cargo build --quiet -p abi-cli
+  # The package `abi stubs` writes for a library, in the folder $out/<folder>, the library
+  # linked beside it.
+  package() { # library package folder
+    rm -rf "${out:?}/$3"
+    "$target/debug/abi" stubs "$1" --package "$2" -o "$out/$3" >/dev/null
+    ln -s "$1" "$out/$3/$2/"
+  }
   objects_lib=$target/release/libabi_objects_lib.so
-  # The package `abi stubs` writes for it (the `py_*_pkg`/`_kw` cases call through it).
-  rm -rf "$out/py-package"
-  "$target/debug/abi" stubs "$objects_lib" --package counters_pkg -o "$out/py-package" >/dev/null
-  ln -s "$objects_lib" "$out/py-package/counters_pkg/"
+  # The package for it (the `py_*_pkg`/`_kw` cases call through it).
+  package "$objects_lib" counters_pkg py-package
   export ABI_BENCH_PACKAGE_DIR=$out/py-package
   # An op's functional call from numpy (benches/python/ops.py): the package `abi stubs`
   # writes for examples/op-kit against np.empty plus the raw destination-passing call.
   ops_lib=$target/release/libop_kit.so
-  rm -rf "$out/ops-package"
-  "$target/debug/abi" stubs "$ops_lib" --package ops_pkg -o "$out/ops-package" >/dev/null
-  ln -s "$ops_lib" "$out/ops-package/ops_pkg/"
+  package "$ops_lib" ops_pkg ops-package
   export ABI_BENCH_OPS_PACKAGE_DIR=$out/ops-package
-  for script in calls ops; do
+  # The same Rust bodies two ways (benches/python/peer.py): benches/peer/pyo3-peer, an abi3
+  # extension module on PyO3 and rust-numpy (its own workspace and Cargo.lock, built into
+  # a target dir of its own, imported as pyo3_peer), and benches/peer/abi-peer through the
+  # package `abi stubs` writes for it.
+  PYO3_PYTHON=$root/.venv/bin/python cargo build --quiet --release --locked \
+    --manifest-path benches/peer/pyo3-peer/Cargo.toml --target-dir "$target/pyo3-peer"
+  rm -rf "$out/pyo3-peer"
+  mkdir -p "$out/pyo3-peer"
+  ln -s "$target/pyo3-peer/release/libpyo3_peer.so" "$out/pyo3-peer/pyo3_peer.abi3.so"
+  export ABI_BENCH_PYO3_DIR=$out/pyo3-peer
+  peer_lib=$target/release/libabi_peer.so
+  package "$peer_lib" peer_pkg peer-package
+  export ABI_BENCH_PEER_PACKAGE_DIR=$out/peer-package
+  for script in calls ops peer; do
+    case $script in calls) lib=$objects_lib ;; ops) lib=$ops_lib ;; peer) lib=$peer_lib ;; esac
     .venv/bin/python "benches/python/$script.py" --list > "$out/$script-cases.txt"
     OPENBLAS_NUM_THREADS=1 OMP_NUM_THREADS=1 PYTHONHASHSEED=0 \
-      measure "$script" .venv/bin/python "benches/python/$script.py" --all "$([ $script = calls ] && echo "$objects_lib" || echo "$ops_lib")" \
+      measure "$script" .venv/bin/python "benches/python/$script.py" --all "$lib" \
       "$short" "$long" > "$out/$script.tsv" & pids+=($!)
   done
 fi
@@ -122,6 +140,7 @@ if [ -n "$tvm_ffi" ]; then
   rows "$out/cases.txt" "$out/embedded.tsv" "$out/tvm-ffi.tsv"
   rows "$out/calls-cases.txt" "$out/calls.tsv"
   rows "$out/ops-cases.txt" "$out/ops.tsv"
+  rows "$out/peer-cases.txt" "$out/peer.tsv"
 else
   rows "$out/cases.txt" "$out/embedded.tsv"
 fi
