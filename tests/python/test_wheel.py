@@ -54,6 +54,7 @@ def test_name_tag_and_contents(kit_wheel):
     assert names == [
         "tensor_kit/__init__.py",
         "tensor_kit/__init__.pyi",
+        "tensor_kit/_abi_door.py",
         "tensor_kit/libtensor_kit.so",
         "tensor_kit/py.typed",
         f"{dist_info}/METADATA",
