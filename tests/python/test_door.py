@@ -12,7 +12,7 @@ import sys
 
 import pytest
 
-from conftest import target_dir
+from conftest import PASSES_BIGINT, target_dir
 
 HERE = pathlib.Path(__file__).resolve().parent
 
@@ -50,8 +50,14 @@ def packages(tmp_path_factory):
     return out
 
 
+# What releases of tvm_ffi without BigInt cannot take: a u64 result above i64::MAX is an
+# integer object of a type index they do not know, and they abort the process (both routes:
+# the door leaves u64 results to tvm_ffi).
+SKIP = "" if PASSES_BIGINT else "interop_lib.u64_max"
+
+
 def report(packages, name, door):
-    env = dict(os.environ, ABI_PYTHON_DOOR="1" if door else "0", PYTHONHASHSEED="0")
+    env = dict(os.environ, ABI_PYTHON_DOOR="1" if door else "0", PYTHONHASHSEED="0", ABI_DOOR_CALLS_SKIP=SKIP)
     ran = subprocess.run(
         [sys.executable, str(HERE / "door_calls.py"), str(packages), name],
         capture_output=True,
