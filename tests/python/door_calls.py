@@ -97,7 +97,12 @@ def signature_of(f):
 def outcome(f, args, kwargs):
     try:
         result = f(*args, **kwargs)
-        text = repr(result) if isinstance(result, (int, float, str, bytes, type(None))) else type(result).__name__
+        if isinstance(result, (int, float, str, bytes, type(None))):
+            text = repr(result)
+        elif isinstance(result, np.ndarray):
+            text = f"ndarray {result.dtype} {result.shape} {result.flags.writeable} {result.tolist()}"
+        else:
+            text = type(result).__name__
     except BaseException as e:  # every outcome is compared
         message = str(e).split("\n")[0]
         text = f"{type(e).__name__}: {message}"

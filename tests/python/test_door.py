@@ -264,3 +264,21 @@ def test_abi_inspect_lists_no_door_entry():
     symbols = subprocess.run(["nm", "-D", "--defined-only", str(library)], capture_output=True, text=True).stdout
     assert "abi_python_door_open" in symbols, "the library has the door"
     assert "door" not in listed, listed[:500]
+
+
+def test_a_tensor_result_is_a_numpy_array_for_numpy_callers_on_both_routes(packages):
+    """numpy in, numpy out (through the door, or through tvm_ffi with the door off); a call
+    given no numpy array gets a tvm_ffi.Tensor as before; the array keeps the tensor's
+    memory alive after every other reference is gone."""
+    code = (
+        "import gc, numpy as np, tvm_ffi, tensor_kit as tk\n"
+        "r = tk.as_i32(np.arange(5, dtype=np.int64))\n"
+        "t = tk.as_i32(tvm_ffi.from_dlpack(np.arange(3, dtype=np.int64)))\n"
+        "gc.collect()\n"
+        "r2 = r[1:]\n"
+        "del r\n"
+        "gc.collect()\n"
+        "print(type(tk.as_i32).__module__, type(r2).__name__, r2.dtype, r2.tolist(), type(t).__name__)\n"
+    )
+    assert run_python(packages, code) == "abi ndarray int32 [1, 2, 3, 4] Tensor\n"
+    assert run_python(packages, code, ABI_PYTHON_DOOR="0") == "builtins ndarray int32 [1, 2, 3, 4] Tensor\n"

@@ -19,7 +19,20 @@ VERSION = 1
 OFF = "ABI_PYTHON_DOOR"
 
 # The table the library reads (abi-core's `PyApi`), in its order: objects, then functions.
-_OBJECTS = ("none", "true", "false", "int", "float", "str", "bytes", "ndarray", "TypeError", "reraise")
+_OBJECTS = (
+    "none",
+    "true",
+    "false",
+    "int",
+    "float",
+    "str",
+    "bytes",
+    "ndarray",
+    "numpy_api",
+    "from_dlpack",
+    "TypeError",
+    "parked",
+)
 _FUNCTIONS = (
     "Py_IncRef",
     "Py_DecRef",
@@ -43,6 +56,8 @@ _FUNCTIONS = (
     "PyType_IsSubtype",
     "PyObject_Free",
     "PyObject_ClearWeakRefs",
+    "PyCapsule_New",
+    "PyCapsule_GetPointer",
 )
 
 
@@ -84,23 +99,23 @@ def _open(path, arrays):
         return _OPENED[path][0]
     lib = ctypes.PyDLL(path)
     try:
-        open_door, function, reraise = lib.abi_python_door_open, lib.abi_python_door_function, lib.abi_python_door_reraise
+        open_door, function, parked = lib.abi_python_door_open, lib.abi_python_door_function, lib.abi_python_door_parked
     except AttributeError:
         return None
     import tvm_ffi
 
-    ndarray = None
-    if arrays:
-        try:
-            import numpy
-
-            ndarray = numpy.ndarray
-        except ImportError:
-            pass
-    raise_parked = tvm_ffi.Function.__from_extern_c__(ctypes.cast(reraise, ctypes.c_void_p).value)
-    objects = (None, True, False, int, float, str, bytes, ndarray, TypeError, raise_parked)
+    ndarray, numpy_api, from_dlpack = _numpy() if arrays else (None, None, None)
+    # What the door hands back through tvm_ffi: a failed call's error, a result it does not
+    # convert itself.
+    through_tvm_ffi = tvm_ffi.Function.__from_extern_c__(ctypes.cast(parked, ctypes.c_void_p).value)
+    objects = (None, True, False, int, float, str, bytes)
     api = _Api(
-        *(0 if o is None and i == 7 else id(o) for i, o in enumerate(objects)),
+        *(id(o) for o in objects),
+        id(ndarray) if ndarray is not None else None,
+        numpy_api,
+        id(from_dlpack) if from_dlpack is not None else None,
+        id(TypeError),
+        id(through_tvm_ffi),
         *(ctypes.cast(getattr(ctypes.pythonapi, f), ctypes.c_void_p).value for f in _FUNCTIONS),
     )
     open_door.argtypes = [ctypes.c_uint32, ctypes.c_void_p, ctypes.c_size_t]
@@ -109,8 +124,24 @@ def _open(path, arrays):
         return None
     function.argtypes = [ctypes.c_char_p, ctypes.py_object]
     function.restype = ctypes.py_object
-    _OPENED[path] = (function, (api, raise_parked, lib))
+    _OPENED[path] = (function, (api, through_tvm_ffi, lib, from_dlpack))
     return function
+
+
+def _numpy():
+    """numpy's array type, the address of its C API table (`_ARRAY_API`) and
+    `numpy.from_dlpack`; Nones without numpy."""
+    try:
+        import numpy
+    except ImportError:
+        return None, None, None
+    try:
+        from numpy._core import _multiarray_umath as umath  # numpy 2
+    except ImportError:
+        from numpy.core import _multiarray_umath as umath  # numpy 1
+    get_pointer = ctypes.pythonapi.PyCapsule_GetPointer
+    get_pointer.restype, get_pointer.argtypes = ctypes.c_void_p, [ctypes.py_object, ctypes.c_char_p]
+    return numpy.ndarray, get_pointer(umath._ARRAY_API, None), numpy.from_dlpack
 
 
 def _reduce(self):

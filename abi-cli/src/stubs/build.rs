@@ -2,7 +2,7 @@
 //! tuples and the module-level names of the library's functions, reads each export's
 //! signature and op description, and writes each function's stubs.
 
-use abi_core::schema::{Class, TypeSchema};
+use abi_core::schema::{Class, Metadata, TypeSchema};
 use abi_shared::vocab::Kind;
 
 use super::model::{
@@ -47,7 +47,11 @@ pub fn package(listing: &Listing, package: &str, lib_name: &str) -> Package {
             (Some(sig), None) => {
                 let native = natives.name(&name);
                 let convert = sig.result.as_ref().and_then(|t| records.converter(t, &mut helpers));
-                let stub = StubDef { params: sig.params(true), ret: sig.ret.clone() };
+                let numpy_from = numpy_from(e.metadata.as_ref(), sig.result.as_ref());
+                // A tensor result is the array type of the call's tensor arguments (numpy
+                // in, numpy out; torch in, torch out), which no one annotation says.
+                let ret = if numpy_from.is_empty() { sig.ret.clone() } else { Kind::Any.stub().to_owned() };
+                let stub = StubDef { params: sig.params(true), ret };
                 let arrays = e.metadata.as_ref().is_some_and(|m| m.params().iter().any(|(_, t)| takes_arrays(t)));
                 let readable = e.metadata.as_ref().map(|m| m.read_only.clone()).unwrap_or_default();
                 let readable = sig.call_args().into_iter().filter(|a| readable.contains(a)).collect();
@@ -59,6 +63,7 @@ pub fn package(listing: &Listing, package: &str, lib_name: &str) -> Package {
                     arrays,
                     readable,
                     keep_gil: e.metadata.as_ref().is_some_and(|m| !m.releases_gil()),
+                    numpy_from,
                 };
                 Function { help: help_text(e), stubs: vec![stub], route, name, doc }
             }
@@ -88,6 +93,21 @@ fn takes_arrays(t: &TypeSchema) -> bool {
         TypeSchema::Tensor(_) | TypeSchema::Any => true,
         TypeSchema::Function(_) => false,
         other => other.args().into_iter().any(takes_arrays),
+    }
+}
+
+/// The arguments of a function returning a tensor that take tensors (a numpy array among
+/// them makes the result a numpy array); none for other results.
+fn numpy_from(meta: Option<&Metadata>, result: Option<&TypeSchema>) -> Vec<String> {
+    let tensor = |t: &TypeSchema| match t {
+        TypeSchema::Optional(inner) => matches!(**inner, TypeSchema::Tensor(_)),
+        t => matches!(t, TypeSchema::Tensor(_)),
+    };
+    match (meta, result) {
+        (Some(meta), Some(result)) if tensor(result) => {
+            meta.params().into_iter().filter(|(_, t)| tensor(t)).map(|(name, _)| name).collect()
+        }
+        _ => Vec::new(),
     }
 }
 

@@ -144,7 +144,8 @@ pub enum Route {
     /// the wrapper then names as the cause of the refusal.
     /// `readable`: the arguments that only read their tensor, so a read-only numpy array is
     /// passed to them as a versioned DLPack capsule (`abi.read_only`); `keep_gil`: calls
-    /// keep the GIL (`Metadata::releases_gil`).
+    /// keep the GIL (`Metadata::releases_gil`); `numpy_from`: for a tensor result, the
+    /// arguments that take tensors: when one is a numpy array, so is the result.
     Packed {
         native: String,
         params: Vec<Param>,
@@ -153,6 +154,7 @@ pub enum Route {
         arrays: bool,
         readable: Vec<String>,
         keep_gil: bool,
+        numpy_from: Vec<String>,
     },
     /// An op: described for the support module, called through it.
     Op(OpRoute),

@@ -93,6 +93,10 @@ _lib = tvm_ffi.load_module(str(_library_path()))
     if package.functions.iter().any(|f| matches!(&f.route, Route::Packed { readable, .. } if !readable.is_empty())) {
         out.push_str(READABLE);
     }
+    if package.functions.iter().any(|f| matches!(&f.route, Route::Packed { numpy_from, .. } if !numpy_from.is_empty()))
+    {
+        out.push_str(FOR_NUMPY);
+    }
     let all: Vec<&str> = package.all.iter().map(String::as_str).collect();
     out.push_str(&format!("\n\n__all__ = {}\n", py_list(&all)));
     if package.has_ops {
@@ -155,15 +159,21 @@ fn function(f: &Function) -> String {
     let help = f.help.as_deref().unwrap_or_default();
     match &f.route {
         Route::Op(op) => format!("{}\n\n{}", op_description(op, name), op_wrapper(op, name, help)),
-        Route::Packed { native, params, args, convert, arrays, readable, keep_gil } => {
-            let call = format!("{native}({})", args.join(", "));
+        Route::Packed { native, params, args, convert, arrays, readable, keep_gil, numpy_from } => {
+            // A tensor result as a numpy array for a call given one (numpy in, numpy out).
+            let numpy = |call: String| match numpy_from.len() {
+                0 => call,
+                1 => format!("_for_numpy({call}, ({},))", numpy_from[0]),
+                _ => format!("_for_numpy({call}, ({}))", numpy_from.join(", ")),
+            };
+            let call = numpy(format!("{native}({})", args.join(", ")));
             let mut def = Def::new(name, params, help, "").returning(convert.as_deref(), &call);
             if !readable.is_empty() {
                 let passed: Vec<String> = args
                     .iter()
                     .map(|a| if readable.contains(a) { format!("_readable({a})") } else { a.clone() })
                     .collect();
-                let retry = format!("{native}({})", passed.join(", "));
+                let retry = numpy(format!("{native}({})", passed.join(", ")));
                 def = def.retrying_readable(convert.as_deref(), &retry);
             }
             if *arrays {
@@ -225,6 +235,21 @@ def _readable(value):
     if np is not None and isinstance(value, np.ndarray) and not value.flags.writeable:
         return tvm_ffi.from_dlpack(value.__dlpack__(max_version=(1, 0)))
     return value
+"#;
+
+/// What a plain export's wrapper returns for a tensor result: a numpy array when the call
+/// was given one (numpy in, numpy out, as the Python door returns it), else the result as
+/// `tvm_ffi` gives it (a `tvm_ffi.Tensor`, or the torch tensor `tvm_ffi` makes for torch
+/// arguments).
+const FOR_NUMPY: &str = r#"
+
+def _for_numpy(result, arrays):
+    """`result` as a numpy array when one of `arrays` (the call's tensor arguments) is a
+    numpy array and it is a tvm_ffi.Tensor; otherwise as it is."""
+    np = _sys.modules.get("numpy")
+    if np is not None and type(result) is tvm_ffi.Tensor and any(isinstance(a, np.ndarray) for a in arrays):
+        return np.from_dlpack(result)
+    return result
 "#;
 
 /// `_native = _OPS.op(...)`: the op described for the support module.

@@ -5,7 +5,7 @@
 //! not convert, keywords it does not bind, a count the shim would refuse), it hands the
 //! call unchanged to the package's `tvm_ffi` route (`fallback`), which gives the same
 //! result and the same errors as before the door existed. A failed call raises through
-//! `tvm_ffi` ([`reraise`]), so error classes, messages and backtraces are `tvm_ffi`'s.
+//! `tvm_ffi` ([`abi_python_door_parked`]), so error classes and messages are `tvm_ffi`'s.
 
 use core::cell::RefCell;
 use core::ffi::{c_int, c_void, CStr};
@@ -16,9 +16,11 @@ use std::sync::OnceLock;
 use super::args::{slot, Scratch, Takes};
 use super::capi::{api, tuple_items, MemberDef, PyApi, PyObject, TypeSlot, TypeSpec};
 use super::results::{converts, object_of};
-use crate::ffi::RawAny;
+use super::tensors::numpy_array;
+use crate::ffi::{type_index as ti, RawAny};
 use crate::link::exports::Export;
 use crate::runtime::calls::error_slot::{set_raised, take_raised_after};
+use crate::value::any::Any;
 use crate::value::error::Error;
 
 type Obj = *mut PyObject;
@@ -41,6 +43,9 @@ pub struct DoorFn {
     names: Vec<Obj>,
     takes: Vec<Takes>,
     release_gil: bool,
+    /// The result may be a tensor: a call takes the door only when given a numpy array, and
+    /// gets its tensor result as one ([`super::tensors`]).
+    tensor_result: bool,
 }
 
 /// The callable's layout: the object header, its vectorcall entry, its `__dict__` (the
@@ -67,9 +72,12 @@ impl DoorFn {
     /// The GIL is held; `fallback` is a live object.
     unsafe fn new(api: &'static PyApi, export: &'static Export, fallback: Obj, release_gil: bool) -> Option<DoorFn> {
         let params = export.params();
-        if params.len() > MAX_PARAMS || !params.iter().all(Takes::serves) || !converts(export.desc().ret) {
+        let ret = export.desc().ret;
+        let numpy = !api.numpy_api.is_null() && !api.from_dlpack.is_null();
+        if params.len() > MAX_PARAMS || !params.iter().all(Takes::serves) || !converts(ret, numpy) {
             return None;
         }
+        let tensor_result = !converts(ret, false);
         let mut names = Vec::with_capacity(params.len());
         for p in params {
             let name = std::ffi::CString::new(p.name).ok()?;
@@ -88,7 +96,8 @@ impl DoorFn {
         }
         // SAFETY: the GIL is held; `fallback` is live.
         unsafe { (api.inc_ref)(fallback) };
-        Some(DoorFn { api, export, fallback, names, takes: params.iter().map(Takes::of).collect(), release_gil })
+        let takes = params.iter().map(Takes::of).collect();
+        Some(DoorFn { api, export, fallback, names, takes, release_gil, tensor_result })
     }
 
     /// The parameter a keyword names.
@@ -179,6 +188,12 @@ impl DoorFn {
             }
             used
         };
+        // SAFETY: the first `used` slots are written.
+        let given = unsafe { core::slice::from_raw_parts(slots.as_ptr().cast::<RawAny>(), used) };
+        if self.tensor_result && !given.iter().any(|s| s.type_index == ti::DL_TENSOR_PTR) {
+            // No numpy array given: the result stays a tvm_ffi.Tensor, as before.
+            return None;
+        }
         let mut result = RawAny::NONE;
         // SAFETY: the GIL is held when saved and taken back on this thread.
         let saved = if self.release_gil { unsafe { (api.save_thread)() } } else { null_mut() };
@@ -189,32 +204,81 @@ impl DoorFn {
             unsafe { (api.restore_thread)(saved) };
         }
         if rc != 0 {
-            PARKED.with(|p| *p.borrow_mut() = Some(take_raised_after(rc)));
-            // SAFETY: the GIL is held; `reraise` raises the parked error and returns null.
-            return Some(unsafe { (api.vectorcall)(api.reraise, null_mut(), 0, null_mut()) });
+            // SAFETY: the GIL is held; the parked error is raised through tvm_ffi.
+            return Some(unsafe { through_tvm_ffi(api, Parked::Error(take_raised_after(rc))) });
+        }
+        if result.type_index == ti::TENSOR && !result.ptr().is_null() {
+            // SAFETY: the result owns one reference to a Tensor object; the GIL is held.
+            return Some(match unsafe { numpy_array(api, result.ptr().cast()) } {
+                Ok(array) => array,
+                // SAFETY: as above; the tensor comes back as tvm_ffi's, then as numpy's.
+                Err(tensor) => unsafe {
+                    let tensor = through_tvm_ffi(
+                        api,
+                        Parked::Result(Any::from_raw(RawAny::from_ptr(ti::TENSOR, tensor.cast()))),
+                    );
+                    if tensor.is_null() {
+                        return Some(tensor);
+                    }
+                    let array = (api.vectorcall)(api.from_dlpack, &tensor, 1, null_mut());
+                    (api.dec_ref)(tensor);
+                    array
+                },
+            });
         }
         // SAFETY: the shim's result; the GIL is held.
         Some(unsafe { object_of(api, result) })
     }
 }
 
-thread_local! {
-    /// The error of this thread's last failed call through the door, until [`reraise`]
-    /// raises it through `tvm_ffi`.
-    static PARKED: RefCell<Option<Error>> = const { RefCell::new(None) };
+/// What a call through the door hands to `tvm_ffi` to convert: its error, or a result the
+/// door does not convert itself.
+enum Parked {
+    Error(Error),
+    Result(Any),
 }
 
-/// The packed function behind the package's `tvm_ffi` reraise function: raises the error
-/// the door parked (the one a call just failed with) and returns -1, so `tvm_ffi` turns it
-/// into its exception exactly as for a call through its own route.
+thread_local! {
+    /// This thread's parked error or result, until [`abi_python_door_parked`] hands it to
+    /// `tvm_ffi`.
+    static PARKED: RefCell<Option<Parked>> = const { RefCell::new(None) };
+}
+
+/// Parks `value` and calls the package's `tvm_ffi` function over
+/// [`abi_python_door_parked`]: its Python result, or null with its exception set.
 ///
 /// # Safety
-/// A packed function's contract; it reads none of its arguments.
+/// The GIL is held.
+unsafe fn through_tvm_ffi(api: &PyApi, value: Parked) -> Obj {
+    PARKED.with(|p| *p.borrow_mut() = Some(value));
+    // SAFETY: the GIL is held; a call with no arguments.
+    unsafe { (api.vectorcall)(api.parked, null_mut(), 0, null_mut()) }
+}
+
+/// The packed function behind the package's `tvm_ffi` function for parked values: returns
+/// the result, or raises the error, the door parked on this thread (the one a call just
+/// gave), so `tvm_ffi` converts it exactly as for a call through its own route.
+///
+/// # Safety
+/// A packed function's contract; it reads none of its arguments, and writes `result` when
+/// it returns 0.
 #[no_mangle]
-pub unsafe extern "C" fn abi_python_door_reraise(_: *mut c_void, _: *const RawAny, _: i32, _: *mut RawAny) -> i32 {
-    let parked = PARKED.with(|p| p.borrow_mut().take());
-    set_raised(parked.unwrap_or_else(|| Error::runtime_error("abi: no failed call through the Python door to raise")));
-    -1
+pub unsafe extern "C" fn abi_python_door_parked(_: *mut c_void, _: *const RawAny, _: i32, result: *mut RawAny) -> i32 {
+    match PARKED.with(|p| p.borrow_mut().take()) {
+        Some(Parked::Result(value)) if !result.is_null() => {
+            // SAFETY: writable (the contract); the caller takes the reference over.
+            unsafe { result.write(value.into_raw()) };
+            0
+        }
+        Some(Parked::Error(error)) => {
+            set_raised(error);
+            -1
+        }
+        _ => {
+            set_raised(Error::runtime_error("abi: no call through the Python door parked a value"));
+            -1
+        }
+    }
 }
 
 /// The vectorcall entry of every door callable.

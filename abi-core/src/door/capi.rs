@@ -62,11 +62,15 @@ pub struct PyApi {
     pub bytes_type: Obj,
     /// `numpy.ndarray`, or null when numpy is not there.
     pub ndarray_type: Obj,
+    /// numpy's C API table (`_ARRAY_API`), or null.
+    pub numpy_api: *const *const c_void,
+    /// `numpy.from_dlpack`, or null.
+    pub from_dlpack: Obj,
     /// `TypeError`.
     pub type_error: Obj,
-    /// A `tvm_ffi.Function` over [`super::callable::reraise`]: calling it raises the error
-    /// a failed call left in the thread's slot, as the `tvm_ffi` route raises it.
-    pub reraise: Obj,
+    /// A `tvm_ffi.Function` over `abi_python_door_parked`: calling it returns the result
+    /// or raises the error the door parked, as the `tvm_ffi` route returns or raises it.
+    pub parked: Obj,
     pub inc_ref: unsafe extern "C" fn(Obj),
     pub dec_ref: unsafe extern "C" fn(Obj),
     pub long_as_long_long_and_overflow: unsafe extern "C" fn(Obj, *mut c_int) -> i64,
@@ -89,6 +93,8 @@ pub struct PyApi {
     pub type_is_subtype: unsafe extern "C" fn(Obj, Obj) -> c_int,
     pub object_free: unsafe extern "C" fn(*mut c_void),
     pub clear_weak_refs: unsafe extern "C" fn(Obj),
+    pub capsule_new: unsafe extern "C" fn(*mut c_void, *const c_char, unsafe extern "C" fn(Obj)) -> Obj,
+    pub capsule_get_pointer: unsafe extern "C" fn(Obj, *const c_char) -> *mut c_void,
 }
 
 // SAFETY: the table holds addresses of the interpreter's functions and immortal-for-the-

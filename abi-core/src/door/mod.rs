@@ -13,6 +13,7 @@ mod arrays;
 mod callable;
 pub mod capi;
 mod results;
+mod tensors;
 
 use core::ffi::{c_char, CStr};
 use core::ptr::null_mut;

@@ -9,19 +9,21 @@ use crate::reflect::TypeDesc;
 use crate::value::any::Any;
 
 /// Whether every value of `ty` converts here: not a `u64` or `usize`, whose values above
-/// `i64::MAX` cross as integer objects.
-pub fn converts(ty: &TypeDesc) -> bool {
+/// `i64::MAX` cross as integer objects; tensors only when `tensors` ([`super::tensors`]).
+pub fn converts(ty: &TypeDesc, tensors: bool) -> bool {
     match ty {
         TypeDesc::Int { bits: 64, signed: false } => false,
+        TypeDesc::Tensor { .. } => tensors,
         TypeDesc::None | TypeDesc::Bool | TypeDesc::Int { .. } | TypeDesc::Float { .. } => true,
         TypeDesc::Str | TypeDesc::Bytes => true,
-        TypeDesc::Optional(inner) => converts(inner),
+        TypeDesc::Optional(inner) => converts(inner, tensors),
         _ => false,
     }
 }
 
 /// The Python object of the result `raw` (owned: released here), a new reference; null with
-/// a `TypeError` set for a kind [`converts`] excludes, which a correct shim never returns.
+/// a `TypeError` set for a kind [`converts`] excludes, which a correct shim never returns
+/// (tensors are converted before, by the caller).
 ///
 /// # Safety
 /// `raw` is a result a packed call wrote; the GIL is held.

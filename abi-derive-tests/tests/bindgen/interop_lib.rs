@@ -65,6 +65,9 @@ extern "C" {
     /// Sum of a float64 tensor's elements; other dtypes raise `TypeError`, and data outside host
     /// memory `ValueError`.
     fn tensor_sum(x: abi_core::Tensor) -> f64;
+    /// `x`, a 1-D float32 vector, as bfloat16, a dtype numpy lacks: a numpy caller gets numpy's
+    /// refusal of it, through either route. Other dtypes and ranks raise `TypeError`.
+    fn to_bf16(x: abi_core::Tensor) -> abi_core::Tensor;
     /// `u64::MAX`, which Python reads as 18446744073709551615 (above `i64::MAX`: an integer
     /// object crosses).
     fn u64_max() -> u64;

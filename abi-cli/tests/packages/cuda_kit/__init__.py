@@ -70,9 +70,9 @@ Tensors: x is Tensor[f32, 1]; y is Tensor[f32, 1].""")
 def add(x, y):
     try:
         try:
-            return _native_add(x, y)
+            return _for_numpy(_native_add(x, y), (x, y))
         except BufferError:
-            return _native_add(_readable(x), _readable(y))
+            return _for_numpy(_native_add(_readable(x), _readable(y)), (x, y))
     except (TypeError, ValueError, RuntimeError):
         _refuse_dataless("add", (x, y))
         raise
@@ -150,9 +150,9 @@ Tensors: x is Tensor[f32, 1].""")
 def sum(x):
     try:
         try:
-            return _native_sum(x)
+            return _for_numpy(_native_sum(x), (x,))
         except BufferError:
-            return _native_sum(_readable(x))
+            return _for_numpy(_native_sum(_readable(x)), (x,))
     except (TypeError, ValueError, RuntimeError):
         _refuse_dataless("sum", (x,))
         raise
@@ -188,6 +188,15 @@ def _readable(value):
     if np is not None and isinstance(value, np.ndarray) and not value.flags.writeable:
         return tvm_ffi.from_dlpack(value.__dlpack__(max_version=(1, 0)))
     return value
+
+
+def _for_numpy(result, arrays):
+    """`result` as a numpy array when one of `arrays` (the call's tensor arguments) is a
+    numpy array and it is a tvm_ffi.Tensor; otherwise as it is."""
+    np = _sys.modules.get("numpy")
+    if np is not None and type(result) is tvm_ffi.Tensor and any(isinstance(a, np.ndarray) for a in arrays):
+        return np.from_dlpack(result)
+    return result
 
 
 __all__ = ["add", "add_into", "add_into_on", "launches", "sum"]

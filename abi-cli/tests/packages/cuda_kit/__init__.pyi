@@ -41,7 +41,7 @@ _T = TypeVar("_T", bound=_TorchTensor)
 _J = TypeVar("_J", bound=_JaxArray)
 
 
-def add(x: Union[tvm_ffi.Tensor, _DLPackArray], y: Union[tvm_ffi.Tensor, _DLPackArray]) -> tvm_ffi.Tensor:
+def add(x: Union[tvm_ffi.Tensor, _DLPackArray], y: Union[tvm_ffi.Tensor, _DLPackArray]) -> Any:
     """`x + y`, elementwise, in a new tensor on their device (from the caller's allocator:
     PyTorch's caching allocator under torch).
 
@@ -90,7 +90,7 @@ def launches(kernel: str, x: Union[tvm_ffi.Tensor, _DLPackArray]) -> Sequence[st
     ...
 
 
-def sum(x: Union[tvm_ffi.Tensor, _DLPackArray]) -> tvm_ffi.Tensor:
+def sum(x: Union[tvm_ffi.Tensor, _DLPackArray]) -> Any:
     """The sum of `x`'s elements, as a 0-d tensor on its device (from the caller's allocator,
     as its scratch space for the partial sums). Deterministic: the same input gives the
     same bits on the same device.

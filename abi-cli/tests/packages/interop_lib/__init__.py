@@ -293,7 +293,7 @@ _native_echo_tensor = _lib["echo_tensor"]
 @_doc("""echo_tensor(x: Tensor) -> Tensor""")
 def echo_tensor(x):
     try:
-        return _native_echo_tensor(x)
+        return _for_numpy(_native_echo_tensor(x), (x,))
     except (TypeError, ValueError, RuntimeError):
         _refuse_dataless("echo_tensor", (x,))
         raise
@@ -439,6 +439,26 @@ def tensor_sum(x):
         raise
 
 
+_native_to_bf16 = _lib["to_bf16"]
+
+
+@_doc("""to_bf16(x: Tensor[f32, 1]) -> Tensor
+
+`x`, a 1-D float32 vector, as bfloat16, a dtype numpy lacks: a numpy caller gets numpy's
+refusal of it, through either route. Other dtypes and ranks raise `TypeError`.
+
+Tensors: x is Tensor[f32, 1].""")
+def to_bf16(x):
+    try:
+        try:
+            return _for_numpy(_native_to_bf16(x), (x,))
+        except BufferError:
+            return _for_numpy(_native_to_bf16(_readable(x)), (x,))
+    except (TypeError, ValueError, RuntimeError):
+        _refuse_dataless("to_bf16", (x,))
+        raise
+
+
 _native_u64_max = _lib["u64_max"]
 _native_u64_max.release_gil = False
 
@@ -524,9 +544,18 @@ def _readable(value):
     return value
 
 
-__all__ = ["add", "byte_len", "call_fn", "calls_counted", "count_call", "echo_any", "echo_bf16", "echo_bool", "echo_bytes", "echo_device", "echo_dtype", "echo_f16", "echo_f32", "echo_f64", "echo_i16", "echo_i32", "echo_i64", "echo_i8", "echo_ints", "echo_map", "echo_opt", "echo_opt_u64", "echo_pair", "echo_shape", "echo_string", "echo_strs", "echo_tensor", "echo_u16", "echo_u32", "echo_u64", "echo_u64s", "echo_u8", "greet", "make_shape", "panics", "raise_kind", "rendezvous", "tensor_numel", "tensor_sum", "u64_max", "wait_for_lock", "with_lock_held", "zero_args"]
+def _for_numpy(result, arrays):
+    """`result` as a numpy array when one of `arrays` (the call's tensor arguments) is a
+    numpy array and it is a tvm_ffi.Tensor; otherwise as it is."""
+    np = _sys.modules.get("numpy")
+    if np is not None and type(result) is tvm_ffi.Tensor and any(isinstance(a, np.ndarray) for a in arrays):
+        return np.from_dlpack(result)
+    return result
+
+
+__all__ = ["add", "byte_len", "call_fn", "calls_counted", "count_call", "echo_any", "echo_bf16", "echo_bool", "echo_bytes", "echo_device", "echo_dtype", "echo_f16", "echo_f32", "echo_f64", "echo_i16", "echo_i32", "echo_i64", "echo_i8", "echo_ints", "echo_map", "echo_opt", "echo_opt_u64", "echo_pair", "echo_shape", "echo_string", "echo_strs", "echo_tensor", "echo_u16", "echo_u32", "echo_u64", "echo_u64s", "echo_u8", "greet", "make_shape", "panics", "raise_kind", "rendezvous", "tensor_numel", "tensor_sum", "to_bf16", "u64_max", "wait_for_lock", "with_lock_held", "zero_args"]
 
 
 from . import _abi_door
 
-_abi_door.bind(globals(), _library_path(), ["add", "byte_len", "call_fn", "calls_counted", "count_call", "echo_any", "echo_bf16", "echo_bool", "echo_bytes", "echo_device", "echo_dtype", "echo_f16", "echo_f32", "echo_f64", "echo_i16", "echo_i32", "echo_i64", "echo_i8", "echo_ints", "echo_map", "echo_opt", "echo_opt_u64", "echo_shape", "echo_string", "echo_strs", "echo_tensor", "echo_u16", "echo_u32", "echo_u64", "echo_u64s", "echo_u8", "greet", "make_shape", "panics", "raise_kind", "rendezvous", "tensor_numel", "tensor_sum", "u64_max", "wait_for_lock", "with_lock_held", "zero_args"], arrays=True)
+_abi_door.bind(globals(), _library_path(), ["add", "byte_len", "call_fn", "calls_counted", "count_call", "echo_any", "echo_bf16", "echo_bool", "echo_bytes", "echo_device", "echo_dtype", "echo_f16", "echo_f32", "echo_f64", "echo_i16", "echo_i32", "echo_i64", "echo_i8", "echo_ints", "echo_map", "echo_opt", "echo_opt_u64", "echo_shape", "echo_string", "echo_strs", "echo_tensor", "echo_u16", "echo_u32", "echo_u64", "echo_u64s", "echo_u8", "greet", "make_shape", "panics", "raise_kind", "rendezvous", "tensor_numel", "tensor_sum", "to_bf16", "u64_max", "wait_for_lock", "with_lock_held", "zero_args"], arrays=True)

@@ -4,7 +4,7 @@ from typing import Any, Callable, Mapping, NamedTuple, Optional, Protocol, Seque
 
 import tvm_ffi
 
-__all__ = ["add", "byte_len", "call_fn", "calls_counted", "count_call", "echo_any", "echo_bf16", "echo_bool", "echo_bytes", "echo_device", "echo_dtype", "echo_f16", "echo_f32", "echo_f64", "echo_i16", "echo_i32", "echo_i64", "echo_i8", "echo_ints", "echo_map", "echo_opt", "echo_opt_u64", "echo_pair", "echo_shape", "echo_string", "echo_strs", "echo_tensor", "echo_u16", "echo_u32", "echo_u64", "echo_u64s", "echo_u8", "greet", "make_shape", "panics", "raise_kind", "rendezvous", "tensor_numel", "tensor_sum", "u64_max", "wait_for_lock", "with_lock_held", "zero_args"]
+__all__ = ["add", "byte_len", "call_fn", "calls_counted", "count_call", "echo_any", "echo_bf16", "echo_bool", "echo_bytes", "echo_device", "echo_dtype", "echo_f16", "echo_f32", "echo_f64", "echo_i16", "echo_i32", "echo_i64", "echo_i8", "echo_ints", "echo_map", "echo_opt", "echo_opt_u64", "echo_pair", "echo_shape", "echo_string", "echo_strs", "echo_tensor", "echo_u16", "echo_u32", "echo_u64", "echo_u64s", "echo_u8", "greet", "make_shape", "panics", "raise_kind", "rendezvous", "tensor_numel", "tensor_sum", "to_bf16", "u64_max", "wait_for_lock", "with_lock_held", "zero_args"]
 
 
 class _DLPackArray(Protocol):
@@ -102,7 +102,7 @@ def echo_string(x: str) -> str: ...
 def echo_strs(x: Sequence[str]) -> Sequence[str]: ...
 
 
-def echo_tensor(x: Union[tvm_ffi.Tensor, _DLPackArray]) -> tvm_ffi.Tensor: ...
+def echo_tensor(x: Union[tvm_ffi.Tensor, _DLPackArray]) -> Any: ...
 
 
 def echo_u16(x: int) -> int: ...
@@ -160,6 +160,14 @@ def tensor_numel(x: Union[tvm_ffi.Tensor, _DLPackArray]) -> int:
 def tensor_sum(x: Union[tvm_ffi.Tensor, _DLPackArray]) -> float:
     """Sum of a float64 tensor's elements; other dtypes raise `TypeError`, and data outside host
     memory `ValueError`."""
+    ...
+
+
+def to_bf16(x: Union[tvm_ffi.Tensor, _DLPackArray]) -> Any:
+    """`x`, a 1-D float32 vector, as bfloat16, a dtype numpy lacks: a numpy caller gets numpy's
+    refusal of it, through either route. Other dtypes and ranks raise `TypeError`.
+
+    Tensors: x is Tensor[f32, 1]."""
     ...
 
 

@@ -166,9 +166,9 @@ Tensors: x is Tensor[f32, 2].""")
 def scaled(x, k):
     try:
         try:
-            return _native_scaled(x, k)
+            return _for_numpy(_native_scaled(x, k), (x,))
         except BufferError:
-            return _native_scaled(_readable(x), k)
+            return _for_numpy(_native_scaled(_readable(x), k), (x,))
     except (TypeError, ValueError, RuntimeError):
         _refuse_dataless("scaled", (x, k))
         raise
@@ -282,6 +282,15 @@ def _readable(value):
     if np is not None and isinstance(value, np.ndarray) and not value.flags.writeable:
         return tvm_ffi.from_dlpack(value.__dlpack__(max_version=(1, 0)))
     return value
+
+
+def _for_numpy(result, arrays):
+    """`result` as a numpy array when one of `arrays` (the call's tensor arguments) is a
+    numpy array and it is a tvm_ffi.Tensor; otherwise as it is."""
+    np = _sys.modules.get("numpy")
+    if np is not None and type(result) is tvm_ffi.Tensor and any(isinstance(a, np.ndarray) for a in arrays):
+        return np.from_dlpack(result)
+    return result
 
 
 __all__ = ["add_i32", "checked", "halve", "is_positive", "lookup", "mix", "pair", "pick", "row_sums", "scaled", "tick", "ticks", "total", "unlucky", "widen"]

@@ -61,7 +61,7 @@ def row_sums(m: Union[tvm_ffi.Tensor, _DLPackArray]) -> tuple[tvm_ffi.Tensor, in
     ...
 
 
-def scaled(x: Union[tvm_ffi.Tensor, _DLPackArray], k: float) -> tvm_ffi.Tensor:
+def scaled(x: Union[tvm_ffi.Tensor, _DLPackArray], k: float) -> Any:
     """A new tensor for the program: each element times `k` (`tensor<?x?xf32>` result).
 
     Tensors: x is Tensor[f32, 2]."""

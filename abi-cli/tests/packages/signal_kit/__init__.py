@@ -61,7 +61,7 @@ Applies `f` to every element of a float64 array, returning a new array. Another 
 raises `TypeError`; an error raised by `f` comes back unchanged.""")
 def apply(x, f):
     try:
-        return _native_apply(x, f)
+        return _for_numpy(_native_apply(x, f), (x,))
     except (TypeError, ValueError, RuntimeError):
         _refuse_dataless("apply", (x, f))
         raise
@@ -77,7 +77,7 @@ most [`MAX_BLUR_PASSES`]. Another rank, a negative radius or too many passes rai
 `ValueError`; another dtype `TypeError`.""")
 def box_blur(image, params):
     try:
-        return _native_box_blur(image, params)
+        return _for_numpy(_native_box_blur(image, params), (image,))
     except (TypeError, ValueError, RuntimeError):
         _refuse_dataless("box_blur", (image, params))
         raise
@@ -152,7 +152,7 @@ of the same float dtype and `len - window + 1` samples. Dtypes other than float1
 and uint8 raise `TypeError`; another rank, or a window outside `1..=len`, `ValueError`.""")
 def moving_average(x, window):
     try:
-        return _native_moving_average(x, window)
+        return _for_numpy(_native_moving_average(x, window), (x,))
     except (TypeError, ValueError, RuntimeError):
         _refuse_dataless("moving_average", (x, window))
         raise
@@ -167,7 +167,7 @@ Zero-mean, unit-variance copy of `x` as float32. Dtypes other than float16/32/64
 uint8 raise `TypeError`; an empty array raises `ValueError`.""")
 def normalize(x):
     try:
-        return _native_normalize(x)
+        return _for_numpy(_native_normalize(x), (x,))
     except (TypeError, ValueError, RuntimeError):
         _refuse_dataless("normalize", (x,))
         raise
@@ -197,7 +197,7 @@ Luma of an `H x W x 3` uint8 RGB image (ITU-R BT.601 weights), as `H x W` uint8.
 Another shape raises `ValueError`; another dtype `TypeError`.""")
 def to_grayscale(image):
     try:
-        return _native_to_grayscale(image)
+        return _for_numpy(_native_to_grayscale(image), (image,))
     except (TypeError, ValueError, RuntimeError):
         _refuse_dataless("to_grayscale", (image,))
         raise
@@ -212,7 +212,7 @@ A float16 copy of `x`. Values beyond the float16 range raise `ValueError`; dtype
 than float16/32/64 and uint8 `TypeError`.""")
 def to_half(x):
     try:
-        return _native_to_half(x)
+        return _for_numpy(_native_to_half(x), (x,))
     except (TypeError, ValueError, RuntimeError):
         _refuse_dataless("to_half", (x,))
         raise
@@ -239,6 +239,15 @@ def _refuse_dataless(name, args):
         f"{name}: only ops run {where}, and {name} is a plain export: call it {outside}, "
         "or its author can make it an op with #[export_fn(op)]"
     ) from None
+
+
+def _for_numpy(result, arrays):
+    """`result` as a numpy array when one of `arrays` (the call's tensor arguments) is a
+    numpy array and it is a tvm_ffi.Tensor; otherwise as it is."""
+    np = _sys.modules.get("numpy")
+    if np is not None and type(result) is tvm_ffi.Tensor and any(isinstance(a, np.ndarray) for a in arrays):
+        return np.from_dlpack(result)
+    return result
 
 
 __all__ = ["apply", "box_blur", "checksum", "chunked_sum", "clamp_inplace", "histogram_summary", "moving_average", "normalize", "scale_inplace", "to_grayscale", "to_half", "BlurParams", "BlurParamsLike"]

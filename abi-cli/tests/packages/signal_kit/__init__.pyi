@@ -21,13 +21,13 @@ class BlurParams(NamedTuple):
 BlurParamsLike = Union[BlurParams, tuple[int, int], list[int]]
 
 
-def apply(x: Union[tvm_ffi.Tensor, _DLPackArray], f: Callable[[float], float]) -> tvm_ffi.Tensor:
+def apply(x: Union[tvm_ffi.Tensor, _DLPackArray], f: Callable[[float], float]) -> Any:
     """Applies `f` to every element of a float64 array, returning a new array. Another dtype
     raises `TypeError`; an error raised by `f` comes back unchanged."""
     ...
 
 
-def box_blur(image: Union[tvm_ffi.Tensor, _DLPackArray], params: BlurParamsLike) -> tvm_ffi.Tensor:
+def box_blur(image: Union[tvm_ffi.Tensor, _DLPackArray], params: BlurParamsLike) -> Any:
     """Box blur of an `H x W` float32 image with `params = (radius, passes)`; `passes` is at
     most [`MAX_BLUR_PASSES`]. Another rank, a negative radius or too many passes raise
     `ValueError`; another dtype `TypeError`."""
@@ -60,14 +60,14 @@ def histogram_summary(x: Union[tvm_ffi.Tensor, _DLPackArray], bins: int) -> str:
     ...
 
 
-def moving_average(x: Union[tvm_ffi.Tensor, _DLPackArray], window: Optional[int]) -> tvm_ffi.Tensor:
+def moving_average(x: Union[tvm_ffi.Tensor, _DLPackArray], window: Optional[int]) -> Any:
     """Moving average of a 1-D array over `window` samples (default 3); returns a new array
     of the same float dtype and `len - window + 1` samples. Dtypes other than float16/32/64
     and uint8 raise `TypeError`; another rank, or a window outside `1..=len`, `ValueError`."""
     ...
 
 
-def normalize(x: Union[tvm_ffi.Tensor, _DLPackArray]) -> tvm_ffi.Tensor:
+def normalize(x: Union[tvm_ffi.Tensor, _DLPackArray]) -> Any:
     """Zero-mean, unit-variance copy of `x` as float32. Dtypes other than float16/32/64 and
     uint8 raise `TypeError`; an empty array raises `ValueError`."""
     ...
@@ -79,13 +79,13 @@ def scale_inplace(x: Union[tvm_ffi.Tensor, _DLPackArray], factor: float) -> None
     ...
 
 
-def to_grayscale(image: Union[tvm_ffi.Tensor, _DLPackArray]) -> tvm_ffi.Tensor:
+def to_grayscale(image: Union[tvm_ffi.Tensor, _DLPackArray]) -> Any:
     """Luma of an `H x W x 3` uint8 RGB image (ITU-R BT.601 weights), as `H x W` uint8.
     Another shape raises `ValueError`; another dtype `TypeError`."""
     ...
 
 
-def to_half(x: Union[tvm_ffi.Tensor, _DLPackArray]) -> tvm_ffi.Tensor:
+def to_half(x: Union[tvm_ffi.Tensor, _DLPackArray]) -> Any:
     """A float16 copy of `x`. Values beyond the float16 range raise `ValueError`; dtypes other
     than float16/32/64 and uint8 `TypeError`."""
     ...

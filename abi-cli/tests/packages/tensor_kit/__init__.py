@@ -59,9 +59,9 @@ Tensors: x is Tensor[i32, 1] (other dtypes cast same_kind).""")
 def as_i32(x):
     try:
         try:
-            return _native_as_i32(x)
+            return _for_numpy(_native_as_i32(x), (x,))
         except BufferError:
-            return _native_as_i32(_readable(x))
+            return _for_numpy(_native_as_i32(_readable(x)), (x,))
     except (TypeError, ValueError, RuntimeError):
         _refuse_dataless("as_i32", (x,))
         raise
@@ -90,9 +90,9 @@ Tensors: x is Tensor[f32, 1].""")
 def empty_like(x):
     try:
         try:
-            return _native_empty_like(x)
+            return _for_numpy(_native_empty_like(x), (x,))
         except BufferError:
-            return _native_empty_like(_readable(x))
+            return _for_numpy(_native_empty_like(_readable(x)), (x,))
     except (TypeError, ValueError, RuntimeError):
         _refuse_dataless("empty_like", (x,))
         raise
@@ -199,9 +199,9 @@ Tensors: x is Tensor[f32, 1] (other dtypes cast same_kind).""")
 def scale_as_f32(x, factor):
     try:
         try:
-            return _native_scale_as_f32(x, factor)
+            return _for_numpy(_native_scale_as_f32(x, factor), (x,))
         except BufferError:
-            return _native_scale_as_f32(_readable(x), factor)
+            return _for_numpy(_native_scale_as_f32(_readable(x), factor), (x,))
     except (TypeError, ValueError, RuntimeError):
         _refuse_dataless("scale_as_f32", (x, factor))
         raise
@@ -218,9 +218,9 @@ Tensors: x is Tensor[f32, 2]; w is Tensor[f32, 1].""")
 def scale_rows(x, w):
     try:
         try:
-            return _native_scale_rows(x, w)
+            return _for_numpy(_native_scale_rows(x, w), (x, w))
         except BufferError:
-            return _native_scale_rows(_readable(x), _readable(w))
+            return _for_numpy(_native_scale_rows(_readable(x), _readable(w)), (x, w))
     except (TypeError, ValueError, RuntimeError):
         _refuse_dataless("scale_rows", (x, w))
         raise
@@ -336,6 +336,15 @@ def _readable(value):
     if np is not None and isinstance(value, np.ndarray) and not value.flags.writeable:
         return tvm_ffi.from_dlpack(value.__dlpack__(max_version=(1, 0)))
     return value
+
+
+def _for_numpy(result, arrays):
+    """`result` as a numpy array when one of `arrays` (the call's tensor arguments) is a
+    numpy array and it is a tvm_ffi.Tensor; otherwise as it is."""
+    np = _sys.modules.get("numpy")
+    if np is not None and type(result) is tvm_ffi.Tensor and any(isinstance(a, np.ndarray) for a in arrays):
+        return np.from_dlpack(result)
+    return result
 
 
 __all__ = ["as_i32", "current_stream", "empty_like", "half_sum", "launch_site", "launch_stream", "ones", "row_lengths", "scale_as_f32", "scale_rows", "scale_rows_into", "scale_strided_into", "spin", "strided_row_sums"]

@@ -13,7 +13,7 @@ class _DLPackArray(Protocol):
     def __dlpack__(self) -> Any: ...
 
 
-def as_i32(x: Union[tvm_ffi.Tensor, _DLPackArray]) -> tvm_ffi.Tensor:
+def as_i32(x: Union[tvm_ffi.Tensor, _DLPackArray]) -> Any:
     """`x` as int32, converted as `x.astype(np.int32)` would be, for any dtype numpy's
     same_kind casting takes to int32 (bools and integers, not floats).
 
@@ -27,7 +27,7 @@ def current_stream(device: tvm_ffi.Device) -> int:
     ...
 
 
-def empty_like(x: Union[tvm_ffi.Tensor, _DLPackArray]) -> tvm_ffi.Tensor:
+def empty_like(x: Union[tvm_ffi.Tensor, _DLPackArray]) -> Any:
     """A float32 tensor shaped like `x` on `x`'s device, from the caller's allocator (zeros on
     the host; a device kernel would write it).
 
@@ -70,7 +70,7 @@ def row_lengths(x: Union[tvm_ffi.Tensor, _DLPackArray]) -> Sequence[int]:
     ...
 
 
-def scale_as_f32(x: Union[tvm_ffi.Tensor, _DLPackArray], factor: float) -> tvm_ffi.Tensor:
+def scale_as_f32(x: Union[tvm_ffi.Tensor, _DLPackArray], factor: float) -> Any:
     """factor * x as float32, for an `x` of float32 (not copied) or any dtype numpy's
     same_kind casting takes to float32 (converted first): `np.arange(6.0)` included.
 
@@ -78,7 +78,7 @@ def scale_as_f32(x: Union[tvm_ffi.Tensor, _DLPackArray], factor: float) -> tvm_f
     ...
 
 
-def scale_rows(x: Union[tvm_ffi.Tensor, _DLPackArray], w: Union[tvm_ffi.Tensor, _DLPackArray]) -> tvm_ffi.Tensor:
+def scale_rows(x: Union[tvm_ffi.Tensor, _DLPackArray], w: Union[tvm_ffi.Tensor, _DLPackArray]) -> Any:
     """`out[i][j] = x[i][j] * w[j]`: each row of `x` scaled by the weights `w`.
 
     Tensors: x is Tensor[f32, 2]; w is Tensor[f32, 1]."""

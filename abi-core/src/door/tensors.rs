@@ -1,0 +1,155 @@
+//! Tensor results as numpy arrays, for calls given numpy arrays (numpy in, numpy out): a
+//! host tensor of a dtype numpy has becomes an array over the tensor's memory through
+//! numpy's own C API (`PyArray_NewFromDescr`, the table numpy publishes as `_ARRAY_API`),
+//! its base a capsule holding the tensor, as rust-numpy makes arrays. Any other tensor
+//! (another device, a dtype numpy lacks) goes the `tvm_ffi` route's way: handed back
+//! through `tvm_ffi` (the parked result, [`super::callable`]) and given to
+//! `numpy.from_dlpack`, which accepts or refuses it as it does for that route.
+
+use core::ffi::{c_int, c_void};
+
+use super::capi::{PyApi, PyObject};
+use crate::ffi::{cell_ptr, code, device_type, DLTensor, DataType, ObjectHeader};
+use crate::value::object::dec_ref;
+
+type Obj = *mut PyObject;
+
+// Indices into numpy's `_ARRAY_API` (numpy/__multiarray_api.h, the same in numpy 1.x and 2.x).
+const DESCR_FROM_TYPE: usize = 45;
+const NEW_FROM_DESCR: usize = 94;
+const SET_BASE_OBJECT: usize = 282;
+const WRITEABLE: c_int = 0x0400;
+/// The most dimensions a strided result has here; more take the `tvm_ffi` route's way.
+const MAX_DIMS: usize = 32;
+
+/// numpy's type number for a DLPack element type (`NPY_INT64` is `NPY_LONG` where a C
+/// `long` has 64 bits, as `numpy.from_dlpack` gives), `None` where numpy has none here.
+fn type_number(dtype: DataType) -> Option<c_int> {
+    let long64 = core::mem::size_of::<core::ffi::c_long>() == 8;
+    if dtype.lanes != 1 {
+        return None;
+    }
+    Some(match (dtype.code, dtype.bits) {
+        (code::BOOL, 8) => 0,
+        (code::INT, 8) => 1,
+        (code::UINT, 8) => 2,
+        (code::INT, 16) => 3,
+        (code::UINT, 16) => 4,
+        (code::INT, 32) => 5,
+        (code::UINT, 32) => 6,
+        (code::INT, 64) => {
+            if long64 {
+                7
+            } else {
+                9
+            }
+        }
+        (code::UINT, 64) => {
+            if long64 {
+                8
+            } else {
+                10
+            }
+        }
+        (code::FLOAT, 16) => 23,
+        (code::FLOAT, 32) => 11,
+        (code::FLOAT, 64) => 12,
+        (code::COMPLEX, 64) => 14,
+        (code::COMPLEX, 128) => 15,
+        _ => return None,
+    })
+}
+
+/// The capsule destructor: releases the tensor the array's memory belongs to.
+unsafe extern "C" fn release_tensor(capsule: Obj) {
+    // SAFETY: a capsule this module made, holding one strong reference to a tensor; the
+    // table is installed (the capsule exists only after the door opened).
+    unsafe {
+        let api = super::capi::api().unwrap_unchecked();
+        let tensor = (api.capsule_get_pointer)(capsule, core::ptr::null());
+        if !tensor.is_null() {
+            dec_ref(tensor.cast());
+        }
+    }
+}
+
+/// A numpy array over the host tensor `tensor` (a Tensor object; its reference is taken
+/// over: the array's base holds it), or `Err(tensor)` when numpy cannot take it here (given
+/// back untouched). `Ok(null)` with a Python error set when numpy failed.
+///
+/// # Safety
+/// `tensor` is a live Tensor object the caller owns one reference to; the GIL is held; the
+/// table has numpy's API.
+pub unsafe fn numpy_array(api: &PyApi, tensor: *mut ObjectHeader) -> Result<Obj, *mut ObjectHeader> {
+    // SAFETY: a Tensor object's cell is its DLTensor.
+    let dl = unsafe { &*cell_ptr::<DLTensor>(tensor) };
+    let ndim = usize::try_from(dl.ndim).unwrap_or(usize::MAX);
+    let Some(type_num) = type_number(dl.dtype) else { return Err(tensor) };
+    if dl.device.device_type != device_type::CPU || ndim > MAX_DIMS || api.numpy_api.is_null() {
+        return Err(tensor);
+    }
+    let item = (usize::from(dl.dtype.bits) / 8).max(1) as i64;
+    let mut strides = [0i64; MAX_DIMS];
+    let strides_ptr = if dl.strides.is_null() {
+        core::ptr::null()
+    } else {
+        // SAFETY: `ndim` strides, in elements.
+        let given = unsafe { core::slice::from_raw_parts(dl.strides, ndim) };
+        for (out, &s) in strides.iter_mut().zip(given) {
+            *out = s * item;
+        }
+        strides.as_ptr()
+    };
+    // SAFETY: numpy's API table: the functions at these indices have these signatures; the
+    // shape and strides are copied by numpy; the data lives as long as the tensor, which
+    // the capsule, the array's base, holds.
+    unsafe {
+        let table = api.numpy_api;
+        let descr_from_type: unsafe extern "C" fn(c_int) -> Obj = core::mem::transmute(*table.add(DESCR_FROM_TYPE));
+        let new_from_descr: unsafe extern "C" fn(
+            Obj,
+            Obj,
+            c_int,
+            *const i64,
+            *const i64,
+            *mut c_void,
+            c_int,
+            Obj,
+        ) -> Obj = core::mem::transmute(*table.add(NEW_FROM_DESCR));
+        let set_base_object: unsafe extern "C" fn(Obj, Obj) -> c_int =
+            core::mem::transmute(*table.add(SET_BASE_OBJECT));
+        let descr = descr_from_type(type_num);
+        if descr.is_null() {
+            dec_ref(tensor);
+            return Ok(core::ptr::null_mut());
+        }
+        let data = dl.data.cast::<u8>().wrapping_add(dl.byte_offset as usize).cast::<c_void>();
+        let shape = if ndim == 0 { strides.as_ptr() } else { dl.shape.cast_const() };
+        let array = new_from_descr(
+            api.ndarray_type,
+            descr,
+            dl.ndim,
+            shape,
+            strides_ptr,
+            data,
+            WRITEABLE,
+            core::ptr::null_mut(),
+        );
+        if array.is_null() {
+            dec_ref(tensor);
+            return Ok(array);
+        }
+        let capsule = (api.capsule_new)(tensor.cast(), core::ptr::null(), release_tensor);
+        if capsule.is_null() {
+            dec_ref(tensor);
+            (api.dec_ref)(array);
+            return Ok(core::ptr::null_mut());
+        }
+        // The base reference is taken even when setting it fails.
+        if set_base_object(array, capsule) != 0 {
+            (api.dec_ref)(array);
+            return Ok(core::ptr::null_mut());
+        }
+        Ok(array)
+    }
+}
