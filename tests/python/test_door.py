@@ -231,24 +231,8 @@ def test_the_gil_choice_is_the_same_on_both_routes(packages):
 
 
 def test_eight_threads_through_the_door_count_exactly(packages):
-    out = run_python(
-        packages,
-        "import sys, threading, interop_lib as p\n"
-        "assert type(p.count_call).__module__ == 'abi'\n"
-        "before = p.calls_counted()\n"
-        "text = 'abc' * 5\n"
-        "refs = sys.getrefcount(text)\n"
-        "bad = []\n"
-        "def work(k):\n"
-        "    for i in range(2000):\n"
-        "        r = p.count_call(text, k % 3)\n"
-        "        if r != text * (k % 3) or (k % 3 == 2 and sys.getrefcount(r) != 2):\n"
-        "            bad.append((k, i, r))\n"
-        "threads = [threading.Thread(target=work, args=(k,)) for k in range(8)]\n"
-        "[t.start() for t in threads]\n"
-        "[t.join() for t in threads]\n"
-        "print(p.calls_counted() - before, bad[:3], sys.getrefcount(text) == refs)\n",
-    )
+    """tests/python/door_threads.py (also run under AddressSanitizer by scripts/test-gil.sh)."""
+    out = run_python(packages, (HERE / "door_threads.py").read_text())
     assert out == "16000 [] True\n"
 
 
