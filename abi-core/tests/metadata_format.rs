@@ -258,16 +258,18 @@ fn a_newer_format_is_refused_with_a_message() {
     assert!(err.message().contains(&format!("metadata format {newer} is newer")), "{}", err.message());
 }
 
+/// The metadata JSON `f` renders.
+fn metadata_of(f: &FnDesc) -> String {
+    let mut buf = vec![0u8; 4096];
+    let mut w = Writer::new(&mut buf);
+    fn_metadata_json(&mut w, f);
+    let n = w.len();
+    buf.truncate(n);
+    String::from_utf8(buf).unwrap()
+}
+
 #[test]
 fn a_global_name_is_one_added_key_that_older_readers_ignore() {
-    fn render(f: &FnDesc) -> String {
-        let mut buf = vec![0u8; 4096];
-        let mut w = Writer::new(&mut buf);
-        fn_metadata_json(&mut w, f);
-        let n = w.len();
-        buf.truncate(n);
-        String::from_utf8(buf).unwrap()
-    }
     let plain = FnDesc {
         name: "version",
         params: &STRUCTS,
@@ -287,7 +289,7 @@ fn a_global_name_is_one_added_key_that_older_readers_ignore() {
         release_gil: None,
     }
     .with_global("geo.version");
-    let (without, with) = (render(&plain), render(&global));
+    let (without, with) = (metadata_of(&plain), metadata_of(&global));
     // The written difference is exactly the one key, before the version.
     assert_eq!(with.replacen(",\"abi.global\":\"geo.version\"", "", 1), without);
     let meta = Metadata::parse(&with).unwrap();
@@ -393,16 +395,8 @@ fn read_only_parameters_and_the_gil_choice_are_added_keys_that_older_readers_ign
         ParamDesc::plain("out", (&TENSOR, None, Access::Exclusive)),
         ParamDesc::plain("k", (&F64, None, Access::None)),
     ];
-    fn render(f: &FnDesc) -> String {
-        let mut buf = vec![0u8; 4096];
-        let mut w = Writer::new(&mut buf);
-        fn_metadata_json(&mut w, f);
-        let n = w.len();
-        buf.truncate(n);
-        String::from_utf8(buf).unwrap()
-    }
     let plain = FnDesc::new("scale", &PARAMS, &TypeDesc::None, "");
-    let text = render(&plain);
+    let text = metadata_of(&plain);
     assert!(text.contains(r#","abi.read_only":["x"],"abi.version":1}"#), "{text}");
     let meta = Metadata::parse(&text).unwrap();
     assert_eq!(meta.read_only, ["x"]);
@@ -411,16 +405,16 @@ fn read_only_parameters_and_the_gil_choice_are_added_keys_that_older_readers_ign
     assert_eq!(meta.to_json(), text);
     assert_eq!(Metadata::declared(&plain).read_only, ["x"]);
 
-    let kept = render(&plain.with_gil(false));
+    let kept = metadata_of(&plain.with_gil(false));
     assert_eq!(kept.replacen(r#","abi.gil":"keep""#, "", 1), text);
     let meta = Metadata::parse(&kept).unwrap();
     assert_eq!((meta.release_gil, meta.releases_gil()), (Some(false), false));
     assert_eq!(meta.to_json(), kept);
 
     static SCALARS: [ParamDesc; 1] = [ParamDesc::plain("k", (&F64, None, Access::None))];
-    let scalar = Metadata::parse(&render(&FnDesc::new("f", &SCALARS, &F64, ""))).unwrap();
+    let scalar = Metadata::parse(&metadata_of(&FnDesc::new("f", &SCALARS, &F64, ""))).unwrap();
     assert!(!scalar.releases_gil(), "an export of numbers keeps the GIL");
-    let released = Metadata::parse(&render(&FnDesc::new("f", &SCALARS, &F64, "").with_gil(true))).unwrap();
+    let released = Metadata::parse(&metadata_of(&FnDesc::new("f", &SCALARS, &F64, "").with_gil(true))).unwrap();
     assert!(released.releases_gil());
 
     for (text, says) in [
