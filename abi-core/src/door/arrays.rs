@@ -31,30 +31,42 @@ const WRITEABLE: i32 = 0x0400;
 /// Where an array's converted strides live during the call.
 pub type Strides = [i64; MAX_STRIDED_DIMS];
 
+/// Bits of a C `long`: numpy's `NPY_LONG` and `NPY_ULONG`.
+const LONG_BITS: u8 = (core::mem::size_of::<core::ffi::c_long>() * 8) as u8;
+
+/// numpy's type numbers and the DLPack element types (code, bits) they hold, for the types
+/// both have. Read both ways: a type number first met for an element type is the one
+/// `numpy.from_dlpack` gives (`NPY_LONG` for int64 where a C `long` has 64 bits, else
+/// `NPY_LONGLONG`).
+const NUMPY_TYPES: [(i32, u8, u8); 16] = [
+    (0, code::BOOL, 8),
+    (1, code::INT, 8),
+    (2, code::UINT, 8),
+    (3, code::INT, 16),
+    (4, code::UINT, 16),
+    (5, code::INT, 32),
+    (6, code::UINT, 32),
+    (7, code::INT, LONG_BITS),
+    (8, code::UINT, LONG_BITS),
+    (9, code::INT, 64),
+    (10, code::UINT, 64),
+    (11, code::FLOAT, 32),
+    (12, code::FLOAT, 64),
+    (14, code::COMPLEX, 64),
+    (15, code::COMPLEX, 128),
+    (23, code::FLOAT, 16),
+];
+
 /// The DLPack element type of a numpy type number, `None` for the ones DLPack has no code
 /// for here (long double, objects, strings, datetimes...).
 fn dtype_of(type_num: i32) -> Option<DataType> {
-    let long_bits = (core::mem::size_of::<core::ffi::c_long>() * 8) as u8;
-    let (c, bits) = match type_num {
-        0 => (code::BOOL, 8),
-        1 => (code::INT, 8),
-        2 => (code::UINT, 8),
-        3 => (code::INT, 16),
-        4 => (code::UINT, 16),
-        5 => (code::INT, 32),
-        6 => (code::UINT, 32),
-        7 => (code::INT, long_bits),
-        8 => (code::UINT, long_bits),
-        9 => (code::INT, 64),
-        10 => (code::UINT, 64),
-        11 => (code::FLOAT, 32),
-        12 => (code::FLOAT, 64),
-        14 => (code::COMPLEX, 64),
-        15 => (code::COMPLEX, 128),
-        23 => (code::FLOAT, 16),
-        _ => return None,
-    };
-    Some(DataType::new(c, bits))
+    NUMPY_TYPES.iter().find(|t| t.0 == type_num).map(|&(_, c, bits)| DataType::new(c, bits))
+}
+
+/// numpy's type number for a DLPack element type, `None` where numpy has none here.
+pub fn type_number(dtype: DataType) -> Option<i32> {
+    let wanted = (dtype.code, dtype.bits);
+    NUMPY_TYPES.iter().find(|t| dtype.lanes == 1 && (t.1, t.2) == wanted).map(|t| t.0)
 }
 
 /// The `DLTensor` of a numpy array (`array`'s type is `numpy.ndarray` or a subclass), its

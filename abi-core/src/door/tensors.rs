@@ -8,8 +8,9 @@
 
 use core::ffi::{c_int, c_void};
 
+use super::arrays::type_number;
 use super::capi::{PyApi, PyObject};
-use crate::ffi::{cell_ptr, code, device_type, DLTensor, DataType, ObjectHeader};
+use crate::ffi::{cell_ptr, device_type, DLTensor, ObjectHeader};
 use crate::value::object::dec_ref;
 
 type Obj = *mut PyObject;
@@ -21,44 +22,6 @@ const SET_BASE_OBJECT: usize = 282;
 const WRITEABLE: c_int = 0x0400;
 /// The most dimensions a strided result has here; more take the `tvm_ffi` route's way.
 const MAX_DIMS: usize = 32;
-
-/// numpy's type number for a DLPack element type (`NPY_INT64` is `NPY_LONG` where a C
-/// `long` has 64 bits, as `numpy.from_dlpack` gives), `None` where numpy has none here.
-fn type_number(dtype: DataType) -> Option<c_int> {
-    let long64 = core::mem::size_of::<core::ffi::c_long>() == 8;
-    if dtype.lanes != 1 {
-        return None;
-    }
-    Some(match (dtype.code, dtype.bits) {
-        (code::BOOL, 8) => 0,
-        (code::INT, 8) => 1,
-        (code::UINT, 8) => 2,
-        (code::INT, 16) => 3,
-        (code::UINT, 16) => 4,
-        (code::INT, 32) => 5,
-        (code::UINT, 32) => 6,
-        (code::INT, 64) => {
-            if long64 {
-                7
-            } else {
-                9
-            }
-        }
-        (code::UINT, 64) => {
-            if long64 {
-                8
-            } else {
-                10
-            }
-        }
-        (code::FLOAT, 16) => 23,
-        (code::FLOAT, 32) => 11,
-        (code::FLOAT, 64) => 12,
-        (code::COMPLEX, 64) => 14,
-        (code::COMPLEX, 128) => 15,
-        _ => return None,
-    })
-}
 
 /// The capsule destructor: releases the tensor the array's memory belongs to.
 unsafe extern "C" fn release_tensor(capsule: Obj) {
