@@ -29,10 +29,11 @@ BUDGETS = {
     "py_peer_total_ro": "ratio<=1.0",
     "py_peer_greet": "ratio<=1.3",
     "py_peer_plus_one": "ratio<=1.2",
+    # The op through the door (its output allocated by numpy's C API): 2,817 against 2,981.
+    "py_peer_plus_one_op": "ratio<=1.2",
 }
-# The targets of issue 51 not met yet: greet's 1.2, and the op, which the door does not
-# serve yet (it goes through the package's op wrapper).
-TARGETS = dict(BUDGETS, py_peer_greet="ratio<=1.2", py_peer_plus_one_op="ratio<=1.2")
+# The target of issue 51 not met yet: greet's 1.2.
+TARGETS = dict(BUDGETS, py_peer_greet="ratio<=1.2")
 
 # name, floor, budget. Each function three ways: `_pyo3` (PyO3's module, the floor), the
 # package's function (the budget), `_raw` (the library's function through tvm_ffi alone).

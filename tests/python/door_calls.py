@@ -78,9 +78,9 @@ def guess(annotation):
     return {"int": 2, "float": 0.5, "bool": False, "str": "guess", "bytes": b"guess"}.get(text)
 
 
-def signature_of(f):
-    """The export's parameters `(name, annotation)` from the first line of its docs."""
-    first = (f.__doc__ or "").split("\n", 1)[0]
+def signature_of(doc):
+    """The export's parameters `(name, annotation)` from the first line of `doc`."""
+    first = (doc or "").split("\n", 1)[0]
     m = re.match(r"\w+\((.*)\)( -> .*)?$", first)
     if not m or not m[1]:
         return []
@@ -94,19 +94,81 @@ def signature_of(f):
     return params
 
 
+def shown(result):
+    """A result as text: its repr, an array's dtype, shape, flag and items, a tuple's or a
+    list's items so, else its type."""
+    if type(result) is int and 2**40 <= result < 2**48:
+        return "an address"  # a user-space address (launch_site's data pointer), not a value
+    if isinstance(result, (int, float, str, bytes, type(None))):
+        return repr(result)
+    if isinstance(result, np.ndarray):
+        return f"ndarray {result.dtype} {result.shape} {result.flags.writeable} {result.tolist()}"
+    if type(result) in (tuple, list):
+        return f"{type(result).__name__} [{', '.join(shown(r) for r in result)}]"
+    return type(result).__name__
+
+
 def outcome(f, args, kwargs):
     try:
-        result = f(*args, **kwargs)
-        if isinstance(result, (int, float, str, bytes, type(None))):
-            text = repr(result)
-        elif isinstance(result, np.ndarray):
-            text = f"ndarray {result.dtype} {result.shape} {result.flags.writeable} {result.tolist()}"
-        else:
-            text = type(result).__name__
+        text = shown(f(*args, **kwargs))
     except BaseException as e:  # every outcome is compared
         message = str(e).split("\n")[0]
         text = f"{type(e).__name__}: {message}"
     return re.sub(r"0x[0-9a-f]+", "0x?", text)
+
+
+def variants(value):
+    """Other values for an argument the typed guess gives `value`: for an array, the same
+    data read-only, transposed, strided, as a list, of other dtypes, byte-swapped, 0-d; for a
+    scalar, values of other kinds and ranges."""
+    if isinstance(value, np.ndarray):
+        with np.errstate(invalid="ignore"):
+            return _array_variants(value)
+    return [0, -1, 3, 2**63, 1.5, True, None, "abc", np.int64(2)]
+
+
+def _array_variants(value):
+    return [
+        read_only(value.copy()),
+        value.T.copy().T if value.ndim > 1 else value,
+        np.ascontiguousarray(value.T),
+        np.repeat(value, 2, axis=-1)[..., ::2] if value.ndim else value,
+        value.tolist(),
+        value.astype(np.float64),
+        value.astype(np.int32),
+        value.astype(value.dtype.newbyteorder()),
+        np.ones((), value.dtype),
+        np.ones((0,) * max(value.ndim, 1), value.dtype),
+        np.ones((3,) * max(value.ndim, 1), value.dtype),
+        None,
+    ]
+
+
+def op_calls(f, exported, names):
+    """The calls of an op (`pkg.op(args..., *, outputs=None)`): its arguments guessed from
+    the export's annotations (its first docs line after "The export: "), outputs left to
+    the op, each argument in turn replaced by its variants; outputs given or None."""
+    outs = [n for n in names if inspect.signature(f).parameters[n].kind is inspect.Parameter.KEYWORD_ONLY]
+    args = [n for n in names if n not in outs]
+    typed = dict((n, guess(a)) for n, a in exported)
+    values = [typed.get(n) for n in args]
+    out = {}
+    if any(v is None for v in values):
+        return out
+    out["op typed"] = outcome(f, values, {})
+    out["op by keyword"] = outcome(f, [], dict(zip(args, values)))
+    out["op outputs None"] = outcome(f, values, {n: None for n in outs})
+    if outs:
+        out["op output given"] = outcome(f, values, {outs[0]: np.zeros(1)})
+        out["op unknown keyword"] = outcome(f, values, {"no_such_parameter": 1})
+    out["op one too many"] = outcome(f, values + [1], {})
+    out["op one too few"] = outcome(f, values[:-1], {})
+    for i, name in enumerate(args):
+        for k, v in enumerate(variants(values[i])):
+            changed = list(values)
+            changed[i] = v
+            out[f"op {name} #{k}"] = outcome(f, changed, {})
+    return out
 
 
 def calls(f):
@@ -114,9 +176,10 @@ def calls(f):
         names = list(inspect.signature(f).parameters)
     except (TypeError, ValueError):
         return {}
-    exported = signature_of(f)
+    op = re.search(r"^The export: (.*)$", f.__doc__ or "", re.M)
+    exported = signature_of(op[1] if op else f.__doc__)
     typed = [guess(a) for _, a in exported]
-    out = {}
+    out = op_calls(f, exported, names) if op else {}
     if len(typed) == len(names) and all(v is not None for v in typed):
         out["typed"] = outcome(f, typed, {})
         out["typed by keyword"] = outcome(f, [], dict(zip(names, typed)))

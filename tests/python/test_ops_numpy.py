@@ -202,7 +202,7 @@ def op_kit_dir(op_kit_package_dir):
     """op-kit's package (conftest's), which holds what `abi stubs` writes for a library with
     ops, and the link to the library."""
     package = op_kit_package_dir / "op_kit"
-    written = ["__init__.py", "__init__.pyi", "_abi_ops.py", "py.typed"]
+    written = ["__init__.py", "__init__.pyi", "_abi_door.py", "_abi_ops.py", "py.typed"]
     assert sorted(p.name for p in package.iterdir() if not p.name.endswith(".so")) == written
     return op_kit_package_dir
 

@@ -58,6 +58,8 @@ _FUNCTIONS = (
     "PyObject_ClearWeakRefs",
     "PyCapsule_New",
     "PyCapsule_GetPointer",
+    "PyTuple_New",
+    "PyList_New",
 )
 
 
@@ -174,4 +176,11 @@ def bind(namespace, path, names, arrays):
         kind = type(door)
         if kind.__repr__ is not _repr:
             kind.__repr__, kind.__reduce__ = _repr, _reduce
+            # torch.compile traces the function a door callable replaces (an op's def
+            # reaches `pkg.torch.op` inside a graph): Dynamo follows `__original_fn` of an
+            # object whose type says `__script_if_tracing_wrapper`, as it does for
+            # torch.jit's script_if_tracing wrappers (checked with torch 2.15; any other
+            # object is opaque to it, a graph break).
+            setattr(kind, "__script_if_tracing_wrapper", True)
+        setattr(door, "__original_fn", fallback)
         namespace[name] = functools.update_wrapper(door, fallback, updated=())

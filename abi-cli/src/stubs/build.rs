@@ -10,7 +10,7 @@ use super::model::{
 };
 use super::op_stubs;
 use super::ops::{self, Op};
-use super::records::{Helpers, Records};
+use super::records::{result_converter, Helpers, Records};
 use super::signature::{annotation, help_text, method_receiver, py_signature, with_tensor_notes, Flow};
 use super::{exposed, parents_first, ClassNames};
 use crate::read::Listing;
@@ -46,7 +46,7 @@ pub fn package(listing: &Listing, package: &str, lib_name: &str) -> Package {
             }
             (Some(sig), None) => {
                 let native = natives.name(&name);
-                let convert = sig.result.as_ref().and_then(|t| records.converter(t, &mut helpers));
+                let convert = sig.result.as_ref().and_then(|t| result_converter(&records, t, &mut helpers));
                 let numpy_from = numpy_from(e.metadata.as_ref(), sig.result.as_ref());
                 // A tensor result is the array type of the call's tensor arguments (numpy
                 // in, numpy out; torch in, torch out), which no one annotation says.
@@ -170,7 +170,7 @@ fn class_item(
             method: m.name.clone(),
             params: sig.params(false),
             args: sig.call_args(),
-            convert: sig.result.as_ref().and_then(|t| records.converter(t, helpers)),
+            convert: sig.result.as_ref().and_then(|t| result_converter(records, t, helpers)),
         });
         methods.push(Method { py_name: py_name.to_owned(), receiver, doc, stub, call });
     }

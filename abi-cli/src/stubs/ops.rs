@@ -469,7 +469,10 @@ mod tests {
             "{init}"
         );
         assert!(init.contains("\n\n_OPS.torch_if_imported()\n"), "{init}");
-        assert!(init.ends_with("\n\n_abi_door.bind(globals(), _library_path(), [\"add\"], arrays=False)\n"), "{init}");
+        assert!(
+            init.ends_with("\n\n_abi_door.bind(globals(), _library_path(), [\"add\", \"minmax\", \"ramp\", \"relu_\", \"scale_rows\", \"scale_rows_bwd\", \"strides_of\"], arrays=True)\n"),
+            "ops take the door too: {init}"
+        );
         assert_python("__init__.py", &init);
         assert_eq!(file("_abi_ops.py"), SUPPORT);
         assert_python("_abi_ops.py", SUPPORT);

@@ -120,6 +120,33 @@ impl Records {
     }
 }
 
+/// How a result of type `t` becomes what Python gets: the converter [`Records::converter`]
+/// names, else `list` for a list of plain items ([`plain_list`]), else nothing (`tvm_ffi`'s
+/// own value).
+pub fn result_converter(records: &Records, t: &TypeSchema, helpers: &mut Helpers) -> Option<String> {
+    records.converter(t, helpers).or_else(|| plain_list(t).map(|_| PLAIN_LIST.to_owned()))
+}
+
+/// The converter of a list of plain items: Python's `list`, which the Python door also
+/// makes itself (abi-core `door::results`), so a function returning one may take the door.
+pub const PLAIN_LIST: &str = "list";
+
+/// The item type of a list result whose items are numbers, `bool`, strings or bytes: a
+/// Python `list` of them (as PyO3 returns a `Vec`), not a `tvm_ffi.Array`.
+pub fn plain_list(t: &TypeSchema) -> Option<&TypeSchema> {
+    match t {
+        TypeSchema::Array(item)
+            if matches!(
+                **item,
+                TypeSchema::Bool | TypeSchema::Int(_) | TypeSchema::Float(_) | TypeSchema::Str | TypeSchema::Bytes
+            ) =>
+        {
+            Some(item)
+        }
+        _ => None,
+    }
+}
+
 /// The alias of what an argument of struct `name` may be.
 fn like(name: &str) -> String {
     format!("{name}Like")

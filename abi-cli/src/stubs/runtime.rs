@@ -8,6 +8,7 @@ use abi_shared::vocab::Kind;
 
 use super::model::{params_text, ClassItem, Function, OpRoute, Package, Param, Receiver, Route};
 use super::ops;
+use super::records::PLAIN_LIST;
 use super::{py_list, py_str, py_triple};
 
 /// The module's text.
@@ -112,21 +113,29 @@ pub const DOOR_FILE: &str = "_abi_door.py";
 pub const DOOR_SUPPORT: &str = include_str!("abi_door.py");
 
 /// The functions the Python door may serve: plain exports whose wrapper passes its
-/// arguments through and returns the library's result unconverted (the library itself
-/// decides which it serves, and the rest keep their wrapper).
+/// arguments through and returns the library's result unconverted (or a list of plain
+/// items as a `list`, as the door does), and ops (on numpy arrays). The library itself
+/// decides which it serves, and the rest keep their wrapper.
 pub fn door_names(package: &Package) -> Vec<&str> {
-    let plain = |f: &&Function| matches!(&f.route, Route::Packed { convert: None, .. });
-    package.functions.iter().filter(plain).map(|f| f.name.as_str()).collect()
+    door_served(package).map(|f| f.name.as_str()).collect()
 }
 
-/// `_abi_door.bind(...)`: the door's callables in place of the functions it may serve.
+fn door_served(package: &Package) -> impl Iterator<Item = &Function> {
+    package.functions.iter().filter(|f| match &f.route {
+        Route::Packed { convert, .. } => convert.as_deref().is_none_or(|c| c == PLAIN_LIST),
+        Route::Op(_) => true,
+        Route::Library => false,
+    })
+}
+
+/// `_abi_door.bind(...)`: the door's callables in place of the functions it may serve
+/// (with numpy's API when one of them takes arrays).
 fn door_binding(package: &Package) -> String {
     let names = door_names(package);
     if names.is_empty() {
         return String::new();
     }
-    let arrays =
-        package.functions.iter().any(|f| matches!(&f.route, Route::Packed { convert: None, arrays: true, .. }));
+    let arrays = door_served(package).any(|f| matches!(&f.route, Route::Packed { arrays: true, .. } | Route::Op(_)));
     format!(
         "\n\nfrom . import _abi_door\n\n_abi_door.bind(globals(), _library_path(), {}, arrays={})\n",
         py_list(&names),

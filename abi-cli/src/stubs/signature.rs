@@ -8,7 +8,7 @@ use abi_core::schema::{Metadata, TypeSchema};
 use abi_shared::vocab::Kind;
 
 use super::model::{Param, Passing, Receiver};
-use super::records::Records;
+use super::records::{plain_list, Records};
 use super::{is_python_name, ClassNames};
 use crate::read::Export;
 
@@ -83,7 +83,13 @@ pub fn py_signature(
         .collect();
     let (ret, result) = match receiver {
         Receiver::Init => (Kind::None.stub().to_owned(), None),
-        _ => (annotation(ret, classes, records, Flow::Result), Some(ret.clone())),
+        _ => match plain_list(ret) {
+            Some(item) => (
+                format!("{}[{}]", Kind::Array.python(), annotation(item, classes, records, Flow::Result)),
+                Some(ret.clone()),
+            ),
+            None => (annotation(ret, classes, records, Flow::Result), Some(ret.clone())),
+        },
     };
     Some(PySignature { receiver, params, ret, result })
 }

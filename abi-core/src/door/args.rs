@@ -70,6 +70,16 @@ impl Scratch {
     /// Room not yet written.
     pub const EMPTY: Scratch =
         Scratch { bytes: MaybeUninit::uninit(), tensor: MaybeUninit::uninit(), strides: MaybeUninit::uninit() };
+
+    /// The room for a tensor's converted strides.
+    pub fn strides_room(&mut self) -> &mut Strides {
+        self.strides.write([0; _])
+    }
+
+    /// Keeps `tensor` here, for a slot to point to.
+    pub fn tensor_room(&mut self, tensor: DLTensor) -> &mut DLTensor {
+        self.tensor.write(tensor)
+    }
 }
 
 /// The slot of `obj` for a parameter taking `takes`, `None` when the door does not convert
@@ -132,10 +142,10 @@ unsafe fn array_slot(
         return None;
     }
     // SAFETY: a numpy array, alive for the call; the strides room outlives the slot.
-    let Some(tensor) = (unsafe { tensor_of(obj, read_only_ok, scratch.strides.write([0; _])) }) else {
+    let Some(tensor) = (unsafe { tensor_of(obj, read_only_ok, scratch.strides_room()) }) else {
         return Some(None);
     };
-    let at = scratch.tensor.write(tensor);
+    let at = scratch.tensor_room(tensor);
     Some(Some(RawAny::from_ptr(ti::DL_TENSOR_PTR, (at as *mut DLTensor).cast())))
 }
 

@@ -15,6 +15,7 @@ use std::sync::OnceLock;
 
 use super::args::{slot, Scratch, Takes};
 use super::capi::{api, tuple_items, MemberDef, PyApi, PyObject, TypeSlot, TypeSpec};
+use super::ops::OpPlan;
 use super::results::{converts, object_of};
 use super::tensors::numpy_array;
 use crate::ffi::{type_index as ti, RawAny};
@@ -36,16 +37,22 @@ const ARGUMENTS_OFFSET: usize = 1 << (usize::BITS - 1);
 pub struct DoorFn {
     /// The interpreter's C API (the installed table).
     api: &'static PyApi,
-    export: &'static Export,
+    pub(super) export: &'static Export,
     /// The package's function for the same export (owned).
     fallback: Obj,
-    /// The parameters' names as interned `str` objects (owned), for keyword binding.
+    /// The Python parameters' names as interned `str` objects (owned), for keyword binding,
+    /// and as text: the export's parameters in order, or an op's arguments then its
+    /// outputs (keyword-only).
     names: Vec<Obj>,
-    takes: Vec<Takes>,
-    release_gil: bool,
+    texts: Vec<&'static str>,
+    /// What each of the export's parameters takes, in its order.
+    pub(super) takes: Vec<Takes>,
+    pub(super) release_gil: bool,
     /// The result may be a tensor: a call takes the door only when given a numpy array, and
     /// gets its tensor result as one ([`super::tensors`]).
     tensor_result: bool,
+    /// An op's plan: how a call on numpy arrays allocates its outputs ([`super::ops`]).
+    op: Option<OpPlan>,
 }
 
 /// The callable's layout: the object header, its vectorcall entry, its `__dict__` (the
@@ -74,13 +81,22 @@ impl DoorFn {
         let params = export.params();
         let ret = export.desc().ret;
         let numpy = !api.numpy_api.is_null() && !api.from_dlpack.is_null();
-        if params.len() > MAX_PARAMS || !params.iter().all(Takes::serves) || !converts(ret, numpy) {
+        if params.len() > MAX_PARAMS || !params.iter().all(Takes::serves) {
             return None;
         }
-        let tensor_result = !converts(ret, false);
-        let mut names = Vec::with_capacity(params.len());
-        for p in params {
-            let name = std::ffi::CString::new(p.name).ok()?;
+        let op = match export.op() {
+            Some(op) => Some(OpPlan::of(op, params, ret, numpy)?),
+            None if converts(ret, numpy) => None,
+            None => return None,
+        };
+        let tensor_result = op.is_none() && !converts(ret, false);
+        let texts = match &op {
+            Some(plan) => plan.python_names(params),
+            None => params.iter().map(|p| p.name).collect(),
+        };
+        let mut names = Vec::with_capacity(texts.len());
+        for text in &texts {
+            let name = std::ffi::CString::new(*text).ok()?;
             // SAFETY: the GIL is held; interning makes the name the keyword objects Python's
             // compiler writes, so binding compares pointers first.
             let interned = unsafe { (api.unicode_intern_from_string)(name.as_ptr()) };
@@ -97,7 +113,7 @@ impl DoorFn {
         // SAFETY: the GIL is held; `fallback` is live.
         unsafe { (api.inc_ref)(fallback) };
         let takes = params.iter().map(Takes::of).collect();
-        Some(DoorFn { api, export, fallback, names, takes, release_gil, tensor_result })
+        Some(DoorFn { api, export, fallback, names, texts, takes, release_gil, tensor_result, op })
     }
 
     /// The parameter a keyword names.
@@ -118,25 +134,26 @@ impl DoorFn {
         }
         // SAFETY: `len` bytes at `p`.
         let key = unsafe { core::slice::from_raw_parts(p.cast::<u8>(), len as usize) };
-        self.export.params().iter().position(|p| p.name.as_bytes() == key)
+        self.texts.iter().position(|t| t.as_bytes() == key)
     }
 
-    /// The parameters' arguments of a call with keywords, and how many leading parameters
-    /// they fill; `None` when a keyword names no parameter, or names one given already, or
-    /// they leave a gap or too few for the shim.
+    /// The Python parameters' arguments of a call with keywords (null where none is given),
+    /// and how many leading parameters they reach; `None` when more than `positional` are
+    /// positional, a keyword names no parameter or one given already, they leave a gap
+    /// among the first `dense` parameters, or fill fewer than `required`.
     ///
     /// # Safety
     /// The GIL is held; `args` holds `nargs` positional then `kwnames`' length keyword values.
-    unsafe fn bind(
+    pub(super) unsafe fn bind(
         &self,
         api: &PyApi,
-        args: *const Obj,
-        nargs: usize,
-        kwnames: Obj,
+        (args, nargs, kwnames): (*const Obj, usize, Obj),
+        positional: usize,
+        (required, dense): (usize, usize),
     ) -> Option<([Obj; MAX_PARAMS], usize)> {
         // SAFETY: the call's tuple of keyword names.
         let keywords = unsafe { tuple_items(kwnames) };
-        if nargs + keywords.len() > self.takes.len() {
+        if nargs > positional || nargs + keywords.len() > self.names.len() {
             return None;
         }
         let mut bound: [Obj; MAX_PARAMS] = [null_mut(); MAX_PARAMS];
@@ -153,7 +170,7 @@ impl DoorFn {
             bound[i] = value;
             used = used.max(i + 1);
         }
-        if used < self.export.required_slots as usize || bound[..used].iter().any(|o| o.is_null()) {
+        if used < required || bound[..used.min(dense)].iter().any(|o| o.is_null()) {
             return None;
         }
         Some((bound, used))
@@ -180,8 +197,9 @@ impl DoorFn {
             }
             nargs
         } else {
+            let (n, required) = (self.names.len(), self.export.required_slots as usize);
             // SAFETY: the GIL is held; `args` and `kwnames` are this call's.
-            let (bound, used) = unsafe { self.bind(api, args, nargs, kwnames) }?;
+            let (bound, used) = unsafe { self.bind(api, (args, nargs, kwnames), n, (required, n)) }?;
             for i in 0..used {
                 // SAFETY: a live argument of this call; its scratch outlives the shim's call.
                 slots[i].write(unsafe { slot(api, bound[i], self.takes[i], &mut scratch[i]) }?);
@@ -205,7 +223,7 @@ impl DoorFn {
         }
         if rc != 0 {
             // SAFETY: the GIL is held; the parked error is raised through tvm_ffi.
-            return Some(unsafe { through_tvm_ffi(api, Parked::Error(take_raised_after(rc))) });
+            return Some(unsafe { raise(api, take_raised_after(rc)) });
         }
         if result.type_index == ti::TENSOR && !result.ptr().is_null() {
             // SAFETY: the result owns one reference to a Tensor object; the GIL is held.
@@ -242,6 +260,15 @@ thread_local! {
     /// This thread's parked error or result, until [`abi_python_door_parked`] hands it to
     /// `tvm_ffi`.
     static PARKED: RefCell<Option<Parked>> = const { RefCell::new(None) };
+}
+
+/// Raises `error` as the `tvm_ffi` route raises it (null, the exception set).
+///
+/// # Safety
+/// The GIL is held.
+pub(super) unsafe fn raise(api: &PyApi, error: Error) -> Obj {
+    // SAFETY: the caller's guarantee.
+    unsafe { through_tvm_ffi(api, Parked::Error(error)) }
 }
 
 /// Parks `value` and calls the package's `tvm_ffi` function over
@@ -281,15 +308,19 @@ pub unsafe extern "C" fn abi_python_door_parked(_: *mut c_void, _: *const RawAny
     }
 }
 
-/// The vectorcall entry of every door callable.
-unsafe extern "C" fn door_call(callable: Obj, args: *const Obj, nargsf: usize, kwnames: Obj) -> Obj {
+/// The vectorcall entry of every door callable: of an op's when `OP`.
+unsafe extern "C" fn door_call<const OP: bool>(callable: Obj, args: *const Obj, nargsf: usize, kwnames: Obj) -> Obj {
     // SAFETY: `callable` is a door object (only its type has this entry), whose door lives as
-    // long as it; the table was installed before any door object existed.
+    // long as it, with an op's plan when `OP`; the table was installed before any door
+    // object existed.
     unsafe {
         let door = &*(*callable.cast::<DoorObject>()).door;
         let api = door.api;
         let nargs = nargsf & !ARGUMENTS_OFFSET;
-        let call = std::panic::AssertUnwindSafe(|| door.call(api, args, nargs, kwnames));
+        let call = std::panic::AssertUnwindSafe(|| match &door.op {
+            Some(plan) if OP => door.call_op(plan, api, (args, nargs, kwnames)),
+            _ => door.call(api, args, nargs, kwnames),
+        });
         let fast = std::panic::catch_unwind(call).ok().flatten();
         match fast {
             Some(result) => result,
@@ -333,7 +364,7 @@ unsafe extern "C" fn dealloc(this: Obj) {
 ///
 /// # Safety
 /// The GIL is held; each is a live object whose reference the caller gives up.
-unsafe fn release_all(api: &PyApi, objects: &[Obj]) {
+pub(super) unsafe fn release_all(api: &PyApi, objects: &[Obj]) {
     for &o in objects {
         // SAFETY: the caller's guarantee.
         unsafe { (api.dec_ref)(o) };
@@ -417,7 +448,8 @@ pub unsafe fn new_callable(api: &'static PyApi, export: &'static Export, fallbac
             return null_mut();
         }
         let fields = object.cast::<DoorObject>();
-        core::ptr::addr_of_mut!((*fields).vectorcall).write(door_call);
+        let entry: Vectorcall = if door.op.is_some() { door_call::<true> } else { door_call::<false> };
+        core::ptr::addr_of_mut!((*fields).vectorcall).write(entry);
         core::ptr::addr_of_mut!((*fields).door).write(Box::into_raw(Box::new(door)));
         object
     }

@@ -95,6 +95,8 @@ pub struct PyApi {
     pub clear_weak_refs: unsafe extern "C" fn(Obj),
     pub capsule_new: unsafe extern "C" fn(*mut c_void, *const c_char, unsafe extern "C" fn(Obj)) -> Obj,
     pub capsule_get_pointer: unsafe extern "C" fn(Obj, *const c_char) -> *mut c_void,
+    pub tuple_new: unsafe extern "C" fn(isize) -> Obj,
+    pub list_new: unsafe extern "C" fn(isize) -> Obj,
 }
 
 // SAFETY: the table holds addresses of the interpreter's functions and immortal-for-the-
@@ -125,6 +127,27 @@ pub fn api() -> Option<&'static PyApi> {
 pub unsafe fn type_of(o: Obj) -> Obj {
     // SAFETY: a GIL-enabled release build's object header is `ob_refcnt`, then `ob_type`.
     unsafe { *o.cast::<Obj>().add(1) }
+}
+
+/// Sets item `i` of a new tuple (`PyTuple_SET_ITEM`), taking over the reference to `item`.
+///
+/// # Safety
+/// `t` is a tuple made by `tuple_new` with more than `i` items, item `i` not yet set.
+#[inline(always)]
+pub unsafe fn tuple_set(t: Obj, i: usize, item: Obj) {
+    // SAFETY: `PyTupleObject`'s items start at offset 24 (see `tuple_items`).
+    unsafe { t.cast::<Obj>().add(3 + i).write(item) }
+}
+
+/// Sets item `i` of a new list (`PyList_SET_ITEM`), taking over the reference to `item`.
+///
+/// # Safety
+/// `l` is a list made by `list_new` with more than `i` items, item `i` not yet set.
+#[inline(always)]
+pub unsafe fn list_set(l: Obj, i: usize, item: Obj) {
+    // SAFETY: `PyListObject` is a variable-size object header (refcount, type, size), then
+    // the pointer to its items, in the builds the door serves.
+    unsafe { (*l.cast::<*mut Obj>().add(3)).add(i).write(item) }
 }
 
 /// The items of a tuple (`kwnames`): its length at offset 16, its items from 24.

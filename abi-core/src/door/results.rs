@@ -1,12 +1,15 @@
-//! A packed result to a Python object: `None`, `bool`, `int`, `float`, `str` and `bytes`
-//! (an export whose result type may hold anything else keeps the `tvm_ffi` route).
+//! A packed result to a Python object: `None`, `bool`, `int`, `float`, `str` and `bytes`,
+//! and a `list` of `bool`, `int`, `float`, `str` or `bytes` for an Array result (the
+//! package's `tvm_ffi` route makes the same `list`); an export whose result type may hold
+//! anything else keeps the `tvm_ffi` route.
 
 use core::ffi::c_char;
 
-use super::capi::{PyApi, PyObject};
+use super::capi::{list_set, PyApi, PyObject};
 use crate::ffi::{type_index as ti, RawAny};
 use crate::reflect::TypeDesc;
 use crate::value::any::Any;
+use crate::value::array::seq_slice;
 
 /// Whether every value of `ty` converts here: not a `u64` or `usize`, whose values above
 /// `i64::MAX` cross as integer objects; tensors only when `tensors` ([`super::tensors`]).
@@ -17,8 +20,15 @@ pub fn converts(ty: &TypeDesc, tensors: bool) -> bool {
         TypeDesc::None | TypeDesc::Bool | TypeDesc::Int { .. } | TypeDesc::Float { .. } => true,
         TypeDesc::Str | TypeDesc::Bytes => true,
         TypeDesc::Optional(inner) => converts(inner, tensors),
+        TypeDesc::List(item) => list_item(item) && converts(item, false),
         _ => false,
     }
+}
+
+/// Whether a list of `ty` is a `list` in Python (the package's `def` says the same:
+/// `abi-cli`'s `plain_list`): numbers, `bool`, strings and bytes.
+fn list_item(ty: &TypeDesc) -> bool {
+    matches!(ty, TypeDesc::Bool | TypeDesc::Int { .. } | TypeDesc::Float { .. } | TypeDesc::Str | TypeDesc::Bytes)
 }
 
 /// The Python object of the result `raw` (owned: released here), a new reference; null with
@@ -31,7 +41,16 @@ pub fn converts(ty: &TypeDesc, tensors: bool) -> bool {
 pub unsafe fn object_of(api: &PyApi, raw: RawAny) -> *mut PyObject {
     // SAFETY: a call's result owns what it holds (released when `owned` drops).
     let owned = unsafe { Any::from_raw(raw) };
-    let raw = owned.as_raw();
+    // SAFETY: the caller's guarantee; `owned` holds the value while it is read.
+    unsafe { object_of_view(api, owned.as_raw()) }
+}
+
+/// The Python object of the value `raw` (borrowed), a new reference; null with an error set
+/// for a kind [`converts`] excludes.
+///
+/// # Safety
+/// `raw` is a live value; the GIL is held.
+unsafe fn object_of_view(api: &PyApi, raw: &RawAny) -> *mut PyObject {
     let constant = |o: *mut PyObject| {
         // SAFETY: a live object of the table; the GIL is held.
         unsafe { (api.inc_ref)(o) };
@@ -52,8 +71,37 @@ pub unsafe fn object_of(api: &PyApi, raw: RawAny) -> *mut PyObject {
                 Some(b) => (api.bytes_from_string_and_size)(b.as_ptr().cast::<c_char>(), b.len() as isize),
                 None => unconverted(api),
             },
+            ti::ARRAY | ti::LIST => list_of(api, raw.ptr().cast()),
             _ => unconverted(api),
         }
+    }
+}
+
+/// A new `list` of the items of the Array (or List) object `array`; null with an error set
+/// when an item does not convert or the list could not be made.
+///
+/// # Safety
+/// `array` is a live Array or List object; the GIL is held.
+#[inline(never)]
+unsafe fn list_of(api: &PyApi, array: *mut crate::ffi::ObjectHeader) -> *mut PyObject {
+    // SAFETY: a live Array or List object (the caller's guarantee).
+    let items = unsafe { seq_slice(array) };
+    // SAFETY: the GIL is held; each item is live while `array` is, and a new list's items
+    // are set once each, in order (an unfilled one is null, which `list`'s release skips).
+    unsafe {
+        let list = (api.list_new)(items.len() as isize);
+        if list.is_null() {
+            return list;
+        }
+        for (i, item) in items.iter().enumerate() {
+            let object = object_of_view(api, item.raw());
+            if object.is_null() {
+                (api.dec_ref)(list);
+                return object;
+            }
+            list_set(list, i, object);
+        }
+        list
     }
 }
 

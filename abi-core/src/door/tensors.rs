@@ -23,6 +23,83 @@ const WRITEABLE: c_int = 0x0400;
 /// The most dimensions a strided result has here; more take the `tvm_ffi` route's way.
 const MAX_DIMS: usize = 32;
 
+type DescrFromType = unsafe extern "C" fn(c_int) -> Obj;
+type SetBaseObject = unsafe extern "C" fn(Obj, Obj) -> c_int;
+type NewFromDescr = unsafe extern "C" fn(Obj, Obj, c_int, *const i64, *const i64, *mut c_void, c_int, Obj) -> Obj;
+
+/// The functions of numpy's C API the door calls.
+struct NumpyFns {
+    descr_from_type: DescrFromType,
+    new_from_descr: NewFromDescr,
+    set_base_object: SetBaseObject,
+}
+
+impl NumpyFns {
+    /// Read from the table.
+    ///
+    /// # Safety
+    /// The table has numpy's API.
+    #[inline]
+    unsafe fn of(api: &PyApi) -> NumpyFns {
+        let table = api.numpy_api;
+        // SAFETY: numpy's API table holds functions of these signatures at these indices.
+        unsafe {
+            NumpyFns {
+                descr_from_type: core::mem::transmute::<*const c_void, DescrFromType>(*table.add(DESCR_FROM_TYPE)),
+                new_from_descr: core::mem::transmute::<*const c_void, NewFromDescr>(*table.add(NEW_FROM_DESCR)),
+                set_base_object: core::mem::transmute::<*const c_void, SetBaseObject>(*table.add(SET_BASE_OBJECT)),
+            }
+        }
+    }
+
+    /// A new writable `numpy.ndarray` of type number `type_num` and `shape` (`ndim`
+    /// dimensions), C-contiguous when `strides` (bytes) is null; over `data` when not null
+    /// (the caller keeps it alive), else over memory numpy allocates. Null with a Python
+    /// error set when numpy failed.
+    ///
+    /// # Safety
+    /// The GIL is held; `shape` (and `strides` when not null) hold `ndim` values.
+    unsafe fn array(
+        &self,
+        api: &PyApi,
+        type_num: i32,
+        ndim: c_int,
+        shape: *const i64,
+        strides: *const i64,
+        data: *mut c_void,
+    ) -> Obj {
+        // SAFETY: the GIL is held; the descriptor's reference is taken over by the array.
+        unsafe {
+            let descr = (self.descr_from_type)(type_num);
+            if descr.is_null() {
+                return descr;
+            }
+            let flags = if data.is_null() { 0 } else { WRITEABLE };
+            (self.new_from_descr)(api.ndarray_type, descr, ndim, shape, strides, data, flags, core::ptr::null_mut())
+        }
+    }
+}
+
+/// A new C-contiguous numpy array of type number `type_num` and `shape`, its memory
+/// allocated by numpy and not initialized (`numpy.empty`); null with a Python error set
+/// when numpy failed (an impossible size).
+///
+/// # Safety
+/// The GIL is held; the table has numpy's API.
+pub unsafe fn empty_array(api: &PyApi, type_num: i32, shape: &[i64]) -> Obj {
+    // SAFETY: the caller's guarantee; `shape` holds its length's values.
+    unsafe {
+        NumpyFns::of(api).array(
+            api,
+            type_num,
+            shape.len() as c_int,
+            shape.as_ptr(),
+            core::ptr::null(),
+            core::ptr::null_mut(),
+        )
+    }
+}
+
 /// The capsule destructor: releases the tensor the array's memory belongs to.
 unsafe extern "C" fn release_tensor(capsule: Obj) {
     // SAFETY: a capsule this module made, holding one strong reference to a tensor; the
@@ -63,41 +140,14 @@ pub unsafe fn numpy_array(api: &PyApi, tensor: *mut ObjectHeader) -> Result<Obj,
         }
         strides.as_ptr()
     };
-    // SAFETY: numpy's API table: the functions at these indices have these signatures; the
-    // shape and strides are copied by numpy; the data lives as long as the tensor, which
-    // the capsule, the array's base, holds.
+    // SAFETY: the table has numpy's API (the caller's guarantee); the shape and strides are
+    // copied by numpy; the data lives as long as the tensor, which the capsule, the array's
+    // base, holds.
     unsafe {
-        let table = api.numpy_api;
-        let descr_from_type: unsafe extern "C" fn(c_int) -> Obj = core::mem::transmute(*table.add(DESCR_FROM_TYPE));
-        let new_from_descr: unsafe extern "C" fn(
-            Obj,
-            Obj,
-            c_int,
-            *const i64,
-            *const i64,
-            *mut c_void,
-            c_int,
-            Obj,
-        ) -> Obj = core::mem::transmute(*table.add(NEW_FROM_DESCR));
-        let set_base_object: unsafe extern "C" fn(Obj, Obj) -> c_int =
-            core::mem::transmute(*table.add(SET_BASE_OBJECT));
-        let descr = descr_from_type(type_num);
-        if descr.is_null() {
-            dec_ref(tensor);
-            return Ok(core::ptr::null_mut());
-        }
+        let numpy = NumpyFns::of(api);
         let data = dl.data.cast::<u8>().wrapping_add(dl.byte_offset as usize).cast::<c_void>();
         let shape = if ndim == 0 { strides.as_ptr() } else { dl.shape.cast_const() };
-        let array = new_from_descr(
-            api.ndarray_type,
-            descr,
-            dl.ndim,
-            shape,
-            strides_ptr,
-            data,
-            WRITEABLE,
-            core::ptr::null_mut(),
-        );
+        let array = numpy.array(api, type_num, dl.ndim, shape, strides_ptr, data);
         if array.is_null() {
             dec_ref(tensor);
             return Ok(array);
@@ -109,7 +159,7 @@ pub unsafe fn numpy_array(api: &PyApi, tensor: *mut ObjectHeader) -> Result<Obj,
             return Ok(core::ptr::null_mut());
         }
         // The base reference is taken even when setting it fails.
-        if set_base_object(array, capsule) != 0 {
+        if (numpy.set_base_object)(array, capsule) != 0 {
             (api.dec_ref)(array);
             return Ok(core::ptr::null_mut());
         }

@@ -474,4 +474,4 @@ _OPS.torch_if_imported()
 
 from . import _abi_door
 
-_abi_door.bind(globals(), _library_path(), ["area", "bump", "dropped", "each", "extent", "grow", "halve", "mean", "need", "norm", "old_name", "pad", "pair_sum", "rename_param", "repeat", "result", "round_to", "shrink", "sides_of", "small", "span", "store", "version", "widen"], arrays=True)
+_abi_door.bind(globals(), _library_path(), ["area", "bump", "dropped", "each", "extent", "grow", "halve", "mean", "need", "norm", "old_name", "op_backward", "op_grad_a", "op_grad_b", "op_outputs", "op_rule", "pad", "pair_sum", "rename_param", "repeat", "result", "round_to", "shrink", "sides_of", "small", "span", "store", "version", "widen"], arrays=True)

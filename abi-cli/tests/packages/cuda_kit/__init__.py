@@ -129,9 +129,9 @@ Tensors: x is Tensor[f32, 1].""")
 def launches(kernel, x):
     try:
         try:
-            return _native_launches(kernel, x)
+            return list(_native_launches(kernel, x))
         except BufferError:
-            return _native_launches(kernel, _readable(x))
+            return list(_native_launches(kernel, _readable(x)))
     except (TypeError, ValueError, RuntimeError):
         _refuse_dataless("launches", (kernel, x))
         raise
@@ -207,4 +207,4 @@ _OPS.torch_if_imported()
 
 from . import _abi_door
 
-_abi_door.bind(globals(), _library_path(), ["add", "add_into_on", "launches", "sum"], arrays=True)
+_abi_door.bind(globals(), _library_path(), ["add", "add_into", "add_into_on", "launches", "sum"], arrays=True)

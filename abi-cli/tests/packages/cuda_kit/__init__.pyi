@@ -81,7 +81,7 @@ def add_into_on(stream: int, x: Union[tvm_ffi.Tensor, _DLPackArray], y: Union[tv
     ...
 
 
-def launches(kernel: str, x: Union[tvm_ffi.Tensor, _DLPackArray]) -> Sequence[str]:
+def launches(kernel: str, x: Union[tvm_ffi.Tensor, _DLPackArray]) -> list[str]:
     """The launches `kernel` (`"add"`, `"add_into"` or `"sum"`) would queue over `x` (as every
     operand), in CUDA's spelling (`add_f32<<<grid, block, shared, stream>>>`), without
     the driver: the configuration and the stream a call would use, here and now.

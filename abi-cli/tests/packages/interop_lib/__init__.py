@@ -225,7 +225,7 @@ _native_echo_ints = _lib["echo_ints"]
 
 @_doc("""echo_ints(x: list[int]) -> list[int]""")
 def echo_ints(x):
-    return _native_echo_ints(x)
+    return list(_native_echo_ints(x))
 
 
 _native_echo_map = _lib["echo_map"]
@@ -284,7 +284,7 @@ _native_echo_strs = _lib["echo_strs"]
 
 @_doc("""echo_strs(x: list[str]) -> list[str]""")
 def echo_strs(x):
-    return _native_echo_strs(x)
+    return list(_native_echo_strs(x))
 
 
 _native_echo_tensor = _lib["echo_tensor"]
@@ -331,7 +331,7 @@ _native_echo_u64s = _lib["echo_u64s"]
 
 @_doc("""echo_u64s(x: list[int]) -> list[int]""")
 def echo_u64s(x):
-    return _native_echo_u64s(x)
+    return list(_native_echo_u64s(x))
 
 
 _native_echo_u8 = _lib["echo_u8"]

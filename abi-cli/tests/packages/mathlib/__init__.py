@@ -173,7 +173,7 @@ _native_map_ints = _lib["map_ints"]
 
 Applies `f` to each element of `xs`.""")
 def map_ints(xs, f):
-    return _native_map_ints(xs, f)
+    return list(_native_map_ints(xs, f))
 
 
 _native_move_marker = _lib["move_marker"]
@@ -272,7 +272,7 @@ _native_window_sums = _lib["window_sums"]
 Sums of each `window` consecutive values (3 unless given; `None` sums them all; a
 window below 1 raises `ValueError`).""")
 def window_sums(xs, window=3):
-    return _native_window_sums(xs, window)
+    return list(_native_window_sums(xs, window))
 
 
 _native_word_counts = _lib["word_counts"]

@@ -85,7 +85,7 @@ def lookup(key: str) -> float:
     ...
 
 
-def map_ints(xs: Sequence[int], f: Callable[[int], int]) -> Sequence[int]:
+def map_ints(xs: Sequence[int], f: Callable[[int], int]) -> list[int]:
     """Applies `f` to each element of `xs`."""
     ...
 
@@ -134,7 +134,7 @@ def total(xs: Sequence[float]) -> float:
     ...
 
 
-def window_sums(xs: Sequence[float], window: Optional[int] = 3) -> Sequence[float]:
+def window_sums(xs: Sequence[float], window: Optional[int] = 3) -> list[float]:
     """Sums of each `window` consecutive values (3 unless given; `None` sums them all; a
     window below 1 raises `ValueError`)."""
     ...

@@ -272,3 +272,8 @@ __all__ = ["axpy_", "matmul", "minmax", "one_hot", "power", "power_bwd", "quad",
 
 
 _OPS.torch_if_imported()
+
+
+from . import _abi_door
+
+_abi_door.bind(globals(), _library_path(), ["axpy_", "matmul", "minmax", "one_hot", "power", "power_bwd", "quad", "quad_bwd", "ramp", "relu_", "scale_rows", "scale_rows_bwd", "strides_of"], arrays=True)

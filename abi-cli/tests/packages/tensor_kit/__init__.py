@@ -179,9 +179,9 @@ Tensors: x is Tensor[i64, 2].""")
 def row_lengths(x):
     try:
         try:
-            return _native_row_lengths(x)
+            return list(_native_row_lengths(x))
         except BufferError:
-            return _native_row_lengths(_readable(x))
+            return list(_native_row_lengths(_readable(x)))
     except (TypeError, ValueError, RuntimeError):
         _refuse_dataless("row_lengths", (x,))
         raise
@@ -291,9 +291,9 @@ Tensors: x is Tensor[f64, 2].""")
 def strided_row_sums(x):
     try:
         try:
-            return _native_strided_row_sums(x)
+            return list(_native_strided_row_sums(x))
         except BufferError:
-            return _native_strided_row_sums(_readable(x))
+            return list(_native_strided_row_sums(_readable(x)))
     except (TypeError, ValueError, RuntimeError):
         _refuse_dataless("strided_row_sums", (x,))
         raise

@@ -63,7 +63,7 @@ def ones(n: int) -> tvm_ffi.Tensor:
     ...
 
 
-def row_lengths(x: Union[tvm_ffi.Tensor, _DLPackArray]) -> Sequence[int]:
+def row_lengths(x: Union[tvm_ffi.Tensor, _DLPackArray]) -> list[int]:
     """The number of elements of an int64 matrix per row (its shape as the body sees it).
 
     Tensors: x is Tensor[i64, 2]."""
@@ -109,7 +109,7 @@ def spin(n: int) -> int:
     ...
 
 
-def strided_row_sums(x: Union[tvm_ffi.Tensor, _DLPackArray]) -> Sequence[float]:
+def strided_row_sums(x: Union[tvm_ffi.Tensor, _DLPackArray]) -> list[float]:
     """The sums of the rows of a float64 matrix of any strides: `x.T` gives the column sums of
     `x`, `x[::-1]` the row sums reversed.
 

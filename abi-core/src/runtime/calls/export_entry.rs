@@ -9,7 +9,7 @@
 //! pointer for all its texts (issue 29: bytes per export).
 
 use crate::ffi::SafeCall;
-use crate::reflect::{FnDesc, ParamDesc, TypeDesc};
+use crate::reflect::{FnDesc, OpDesc, ParamDesc, TypeDesc};
 
 /// Which of an export's texts ([`Export::text`]).
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -61,6 +61,8 @@ pub struct Export {
     /// How many leading argument slots a call must pass: fewer than the slot count when
     /// trailing parameters have defaults ([`FnDesc::required_slots`]).
     pub(crate) required_slots: u32,
+    /// An op's description (`#[export_fn(op)]`), which the Python door calls ops by.
+    op: Option<&'static OpDesc>,
 }
 
 #[doc(hidden)]
@@ -78,17 +80,24 @@ impl Export {
             texts,
             at,
             required_slots: desc.required_slots() as u32,
+            op: desc.op,
         }
     }
 
-    /// Its description, rebuilt from what the entry keeps (the docstring included; an op's
-    /// description is not kept: it is in the metadata text, `abi.op`).
+    /// Its description, rebuilt from what the entry keeps (the docstring and an op's
+    /// description included; the GIL choice is in the metadata text, `abi.gil`).
     pub fn desc(&self) -> FnDesc {
-        let desc = FnDesc::new(self.name(), self.params, self.ret, self.doc());
+        let mut desc = FnDesc::new(self.name(), self.params, self.ret, self.doc());
+        desc.op = self.op;
         match self.global() {
             Some(global) => desc.with_global(global),
             None => desc,
         }
+    }
+
+    /// An op's description (`#[export_fn(op)]`), `None` for any other export.
+    pub fn op(&self) -> Option<&'static OpDesc> {
+        self.op
     }
 
     /// Its parameters, in order.

@@ -1,0 +1,300 @@
+//! Ops through the door: `pkg.op(x, ...)` on numpy arrays with no Python detour. The door
+//! binds the op's arguments (its parameters but the outputs, then the outputs as
+//! keywords), allocates each output numpy array by its shape rule (`numpy.empty`, through
+//! numpy's C API), calls the export's shim with the arguments and the outputs in the
+//! export's order, and returns the outputs as the package's `Op.call` does: one array, a
+//! tuple of them, or `None` for an op writing only in place.
+//!
+//! It serves only the call `Op.call` makes on numpy arrays it takes as they are: every
+//! input tensor a numpy array the export reads in place (compact where the op needs
+//! compact data; writable where it writes), no output given, each scalar a shape rule
+//! reads an `int` of at least 0. Anything else (torch, JAX, lists, outputs given, views to
+//! copy, a size numpy refuses) goes to the package's `def`, which allocates, copies,
+//! converts and raises as before.
+
+use core::mem::MaybeUninit;
+use core::ptr::null_mut;
+
+use super::args::{slot, Scratch};
+use super::arrays::{tensor_of, type_number};
+use super::callable::{raise, release_all as release, DoorFn, MAX_PARAMS};
+use super::capi::{tuple_set, PyApi, PyObject};
+use super::tensors::empty_array;
+use crate::ffi::{type_index as ti, DLTensor, RawAny};
+use crate::reflect::{OpDesc, OpDevice, OpDim, OpRule, ParamDesc, TypeDesc};
+use crate::runtime::calls::error_slot::take_raised_after;
+use crate::value::any::Any;
+
+type Obj = *mut PyObject;
+
+/// The most dimensions an output has here; more keep the `def`.
+const MAX_DIMS: usize = 32;
+
+/// How the door calls an op on numpy arrays.
+pub struct OpPlan {
+    /// The export's parameter index of each of the op's arguments, in order.
+    args: Vec<usize>,
+    /// The outputs the door allocates, in order.
+    outs: Vec<Output>,
+    /// The parameters taking input tensors that need compact data.
+    compact: Vec<usize>,
+    /// The parameters taking tensors (every one must be given a numpy array).
+    tensors: Vec<usize>,
+}
+
+/// One output: its parameter, numpy type number and shape rule.
+struct Output {
+    param: usize,
+    type_num: i32,
+    shape: Shape,
+}
+
+/// An output's shape, read from the call's arguments (by parameter index).
+enum Shape {
+    /// The shape of the tensor argument.
+    Like(usize),
+    /// One dimension per item.
+    Dims(Vec<Dim>),
+}
+
+enum Dim {
+    /// An axis of a tensor argument (0 past its last: the export then refuses the tensor
+    /// with its own message, as the package's rule does).
+    Axis(usize, u32),
+    /// The value of an integer scalar argument.
+    Scalar(usize),
+    Const(i64),
+}
+
+impl OpPlan {
+    /// The plan of `op` (the description of an export with `params`, returning `ret`),
+    /// `None` when its calls keep the `def`: a GPU op, an op whose outputs numpy cannot
+    /// hold (a dtype numpy lacks, too many dimensions), or no numpy (`numpy`).
+    pub fn of(op: &OpDesc, params: &[ParamDesc], ret: &TypeDesc, numpy: bool) -> Option<OpPlan> {
+        if op.device != OpDevice::Cpu || !numpy || !matches!(ret, TypeDesc::None) {
+            return None;
+        }
+        let index = |name: &str| params.iter().position(|p| p.name == name);
+        let mut outs = Vec::new();
+        for out in op.outputs {
+            let param = index(out.name)?;
+            let shape = match out.rule {
+                OpRule::InOut => continue,
+                OpRule::Like(input) => Shape::Like(index(input)?),
+                OpRule::Shape(dims) if dims.len() <= MAX_DIMS => Shape::Dims(
+                    dims.iter()
+                        .map(|d| {
+                            Some(match *d {
+                                OpDim::Axis(input, axis) => Dim::Axis(index(input)?, axis),
+                                OpDim::Scalar(name) => Dim::Scalar(index(name)?),
+                                OpDim::Const(n) => Dim::Const(n),
+                            })
+                        })
+                        .collect::<Option<_>>()?,
+                ),
+                OpRule::Shape(_) => return None,
+            };
+            let TypeDesc::Tensor { elem: Some(elem), .. } = params[param].ty else { return None };
+            outs.push(Output { param, type_num: type_number(elem.dtype()?)?, shape });
+        }
+        let is_out = |i: usize| outs.iter().any(|o| o.param == i);
+        let compact = op.inputs.iter().filter(|n| !op.strided.contains(n)).map(|n| index(n)).collect::<Option<_>>()?;
+        Some(OpPlan {
+            args: (0..params.len()).filter(|&i| !is_out(i)).collect(),
+            tensors: (0..params.len()).filter(|&i| matches!(params[i].ty, TypeDesc::Tensor { .. })).collect(),
+            compact,
+            outs,
+        })
+    }
+
+    /// The Python parameters' names: the arguments, then the outputs.
+    pub fn python_names(&self, params: &[ParamDesc]) -> Vec<&'static str> {
+        self.args.iter().chain(self.outs.iter().map(|o| &o.param)).map(|&i| params[i].name).collect()
+    }
+
+    /// The shape of output `out` (its length written to `dims`), `None` when the `def`
+    /// must compute it (a scalar that is no `int`, or a negative one).
+    ///
+    /// # Safety
+    /// Every tensor parameter's slot in `slots` holds a live `DLTensor*`.
+    unsafe fn shape_of(out: &Output, slots: &[MaybeUninit<RawAny>], dims: &mut [i64; MAX_DIMS]) -> Option<usize> {
+        // SAFETY: the parameters the rules name are initialized slots (the caller's
+        // guarantee); a tensor's holds a live `DLTensor*`.
+        let tensor = |i: usize| unsafe { &*slots[i].assume_init_ref().ptr().cast::<DLTensor>() };
+        let shape = |t: &DLTensor| match t.ndim {
+            // SAFETY: a DLTensor's `ndim` dimensions.
+            n if n > 0 => unsafe { core::slice::from_raw_parts(t.shape, n as usize) },
+            _ => &[],
+        };
+        match &out.shape {
+            Shape::Like(i) => {
+                let found = shape(tensor(*i));
+                dims.get_mut(..found.len())?.copy_from_slice(found);
+                Some(found.len())
+            }
+            Shape::Dims(rule) => {
+                for (d, item) in dims.iter_mut().zip(rule) {
+                    *d = match *item {
+                        Dim::Axis(i, axis) => shape(tensor(i)).get(axis as usize).copied().unwrap_or(0),
+                        Dim::Scalar(i) => {
+                            // SAFETY: an argument's slot, initialized.
+                            let value = unsafe { slots[i].assume_init_ref() };
+                            (value.type_index == ti::INT && value.i64() >= 0).then(|| value.i64())?
+                        }
+                        Dim::Const(n) => n,
+                    };
+                }
+                Some(rule.len())
+            }
+        }
+    }
+}
+
+impl DoorFn {
+    /// An op's call through the door, `None` when it takes the `def` instead (before
+    /// anything ran).
+    ///
+    /// # Safety
+    /// The GIL is held; `call` is this call's arguments: `args` holds `nargs` positional
+    /// then `kwnames`' length keyword values.
+    pub(super) unsafe fn call_op(&self, plan: &OpPlan, api: &PyApi, call: (*const Obj, usize, Obj)) -> Option<Obj> {
+        let n = plan.args.len();
+        let (args, nargs, kwnames) = call;
+        let bound = if kwnames.is_null() {
+            if nargs != n {
+                return None;
+            }
+            let mut bound = [null_mut(); MAX_PARAMS];
+            // SAFETY: `args` holds `nargs` values.
+            bound[..n].copy_from_slice(unsafe { core::slice::from_raw_parts(args, n) });
+            bound
+        } else {
+            // SAFETY: the GIL is held; this call's arguments.
+            let (bound, _) = unsafe { self.bind(api, call, n, (n, n)) }?;
+            // An output given (not None) is the `def`'s to check and fill.
+            if bound[n..n + plan.outs.len()].iter().any(|&o| !o.is_null() && o != api.none) {
+                return None;
+            }
+            bound
+        };
+        let mut scratch = [const { Scratch::EMPTY }; MAX_PARAMS];
+        let mut slots = [const { MaybeUninit::<RawAny>::uninit() }; MAX_PARAMS];
+        for (&param, &value) in plan.args.iter().zip(&bound) {
+            // SAFETY: a live argument of this call; its scratch outlives the shim's call.
+            slots[param].write(unsafe { slot(api, value, self.takes[param], &mut scratch[param]) }?);
+        }
+        // SAFETY: every argument's slot is written.
+        let arg = |i: usize| unsafe { slots[i].assume_init_ref() };
+        if plan
+            .tensors
+            .iter()
+            .any(|&i| !plan.outs.iter().any(|o| o.param == i) && arg(i).type_index != ti::DL_TENSOR_PTR)
+        {
+            return None;
+        }
+        // SAFETY: a tensor argument's slot points to its scratch `DLTensor`.
+        if plan.compact.iter().any(|&i| !unsafe { &*arg(i).ptr().cast::<DLTensor>() }.strides.is_null()) {
+            return None;
+        }
+        // SAFETY: the GIL is held; the slots are as `allocate` needs.
+        let outs = unsafe { self.allocate(plan, api, &mut slots, &mut scratch) }?;
+        let mut result = RawAny::NONE;
+        // SAFETY: the GIL is held when saved and taken back on this thread.
+        let saved = if self.release_gil { unsafe { (api.save_thread)() } } else { null_mut() };
+        let count = self.takes.len() as i32;
+        // SAFETY: the export's own shim, with every parameter's slot written, borrowed for
+        // the call (the arrays they point into are alive: the caller's and `outs`).
+        let rc = unsafe { (self.export.safe_call)(null_mut(), slots.as_ptr().cast(), count, &mut result) };
+        if !saved.is_null() {
+            // SAFETY: taken back on the thread that released it.
+            unsafe { (api.restore_thread)(saved) };
+        }
+        let outs = &outs[..plan.outs.len()];
+        if rc != 0 {
+            // SAFETY: the GIL is held; the outputs are ours.
+            return Some(unsafe {
+                release(api, outs);
+                raise(api, take_raised_after(rc))
+            });
+        }
+        // SAFETY: the shim's result (None for an op), owned.
+        drop(unsafe { Any::from_raw(result) });
+        // SAFETY: the GIL is held; the outputs' references are handed over.
+        Some(unsafe { returned(api, outs) })
+    }
+
+    /// Allocates each output (written to its slot), returning them; `None` (nothing left
+    /// allocated, no error set) when the `def` must: a shape it computes, a size numpy
+    /// refuses.
+    ///
+    /// # Safety
+    /// The GIL is held; every argument's slot is written, a tensor's pointing to a live
+    /// `DLTensor`.
+    unsafe fn allocate(
+        &self,
+        plan: &OpPlan,
+        api: &PyApi,
+        slots: &mut [MaybeUninit<RawAny>; MAX_PARAMS],
+        scratch: &mut [Scratch; MAX_PARAMS],
+    ) -> Option<[Obj; MAX_PARAMS]> {
+        let mut outs = [null_mut(); MAX_PARAMS];
+        for (k, out) in plan.outs.iter().enumerate() {
+            let mut dims = [0i64; MAX_DIMS];
+            // SAFETY: the tensor arguments' slots point to live `DLTensor`s.
+            let array = match unsafe { OpPlan::shape_of(out, slots, &mut dims) } {
+                // SAFETY: the GIL is held; the table has numpy's API (the plan needs it).
+                Some(ndim) => unsafe { empty_array(api, out.type_num, &dims[..ndim]) },
+                None => null_mut(),
+            };
+            // SAFETY: a new C-contiguous, writable array, alive until released; its scratch
+            // outlives the slot.
+            let tensor = (!array.is_null())
+                .then(|| unsafe { tensor_of(array, false, scratch[out.param].strides_room()) })
+                .flatten();
+            let Some(tensor) = tensor else {
+                // SAFETY: the GIL is held; a failure's error is the `def`'s to raise.
+                unsafe {
+                    (api.err_clear)();
+                    if !array.is_null() {
+                        (api.dec_ref)(array);
+                    }
+                    release(api, &outs[..k]);
+                }
+                return None;
+            };
+            outs[k] = array;
+            let at = scratch[out.param].tensor_room(tensor);
+            slots[out.param].write(RawAny::from_ptr(ti::DL_TENSOR_PTR, (at as *mut DLTensor).cast()));
+        }
+        Some(outs)
+    }
+}
+
+/// What the op returns: `None` with no outputs, the output, or a tuple of them (taking
+/// their references over); null with an error set when the tuple could not be made.
+///
+/// # Safety
+/// The GIL is held; the caller gives up a reference to each output.
+unsafe fn returned(api: &PyApi, outs: &[Obj]) -> Obj {
+    // SAFETY: the GIL is held; the references are the caller's to give.
+    unsafe {
+        match outs {
+            [] => {
+                (api.inc_ref)(api.none);
+                api.none
+            }
+            [one] => *one,
+            many => {
+                let tuple = (api.tuple_new)(many.len() as isize);
+                if tuple.is_null() {
+                    release(api, many);
+                    return tuple;
+                }
+                for (i, &o) in many.iter().enumerate() {
+                    tuple_set(tuple, i, o);
+                }
+                tuple
+            }
+        }
+    }
+}
