@@ -9,6 +9,7 @@ outputs must be equal.
 usage: door_calls.py PACKAGE_DIR PACKAGE...
 """
 
+import array
 import importlib
 import inspect
 import json
@@ -61,6 +62,15 @@ def candidates():
         IndexRaises(),
         [1, 2],
         (1.0, 2.0),
+        memoryview(np.arange(4, dtype=np.float32)),
+        memoryview(np.arange(6.0).reshape(2, 3)),
+        memoryview(bytearray(32)).cast("d")[::2],
+        memoryview(b"\0" * 16).cast("d"),
+        bytearray(b"\1\2\3\4"),
+        array.array("d", [1.0, 2.0, 3.0]),
+        array.array("f", [1.0, 2.0]),
+        array.array("q", [1, 2]),
+        memoryview(b"longer bytes than seven"),
     ]
 
 
@@ -141,6 +151,11 @@ def _array_variants(value):
         np.ones((0,) * max(value.ndim, 1), value.dtype),
         np.ones((3,) * max(value.ndim, 1), value.dtype),
         None,
+        memoryview(value.copy()),
+        memoryview(read_only(value.copy())),
+        bytearray(value.tobytes()),
+        array.array("d", value.ravel().astype(np.float64)),
+        array.array("q", value.ravel().astype(np.int64)),
     ]
 
 

@@ -266,3 +266,30 @@ def test_a_tensor_result_is_a_numpy_array_for_numpy_callers_on_both_routes(packa
     )
     assert run_python(packages, code) == "abi ndarray int32 [1, 2, 3, 4] Tensor\n"
     assert run_python(packages, code, ABI_PYTHON_DOOR="0") == "builtins ndarray int32 [1, 2, 3, 4] Tensor\n"
+
+
+def test_buffer_objects_are_arrays_on_both_routes_and_are_released(packages):
+    """A memoryview, bytearray or array.array given for a tensor parameter is read in place
+    by the door and made a numpy array by the tvm_ffi route: the same results (a numpy
+    array for a tensor result), and the buffer is released after the call, also when the
+    call goes on to the tvm_ffi route after the door took it (the bytearray can grow)."""
+    code = (
+        "import array, numpy as np, tensor_kit as tk\n"
+        "x = bytearray(np.arange(6, dtype=np.float32).tobytes())\n"
+        "w = array.array('f', [1.0, 2.0, 3.0])\n"
+        "r = tk.scale_rows(memoryview(x).cast('f', (2, 3)), w)\n"
+        "lengths = tk.row_lengths(memoryview(np.ones((2, 4), np.int64)))\n"
+        "try:\n"
+        "    tk.scale_rows(memoryview(x).cast('f', (2, 3)), 'not an array')\n"
+        "except TypeError as e:\n"
+        "    refused = type(e).__name__\n"
+        "x.extend(b'grows')\n"
+        "try:\n"
+        "    tk.scale_rows_into(np.ones((1, 3), np.float32), w, memoryview(b'\\0' * 12).cast('f', (1, 3)))\n"
+        "except BufferError as e:\n"
+        "    refused += ' ' + type(e).__name__\n"
+        "print(type(tk.scale_rows).__module__, type(r).__name__, r.tolist(), lengths, refused, len(x))\n"
+    )
+    want = "[[0.0, 2.0, 6.0], [3.0, 8.0, 15.0]] [4, 4] TypeError BufferError 29\n"
+    assert run_python(packages, code) == "abi ndarray " + want
+    assert run_python(packages, code, ABI_PYTHON_DOOR="0") == "builtins ndarray " + want

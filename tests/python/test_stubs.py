@@ -173,6 +173,8 @@ def test_object_classes_are_registered_and_typed(tmp_path):
 
 
 TENSORS_GOOD = """\
+import array
+
 import numpy as np
 import tvm_ffi
 
@@ -184,7 +186,8 @@ out = tk.scale_rows(x, w)
 tk.scale_rows_into(x, w, np.zeros((2, 3), dtype=np.float32))
 again = tk.scale_rows(tvm_ffi.from_dlpack(out), tvm_ffi.from_dlpack(w))
 s: float = tk.half_sum(np.zeros(2, dtype=np.float16))
-print(float(np.from_dlpack(again).sum()), s, type(out).__name__, type(again).__name__)
+from_buffer = tk.scale_rows(memoryview(bytearray(x.tobytes())).cast("f", (2, 3)), array.array("f", [1.0, 1.0, 1.0]))
+print(float(np.from_dlpack(again).sum()), s, type(out).__name__, type(again).__name__, type(from_buffer).__name__)
 """
 
 TENSORS_BAD = """\
@@ -198,13 +201,15 @@ def test_tensor_parameters_take_numpy_arrays_under_mypy_strict(tmp_path):
     package = make_package(tmp_path, "libtensor_kit.so", "tk")
     stub = (package / "__init__.pyi").read_text()
     # A tensor result is the array type of the tensor arguments: numpy in, numpy out.
-    assert "def scale_rows(x: Union[tvm_ffi.Tensor, _DLPackArray], w: Union[tvm_ffi.Tensor, _DLPackArray]) -> Any:" in stub
+    # A buffer object (memoryview, bytearray, array.array) is taken as an array too.
+    assert "def scale_rows(x: Union[tvm_ffi.Tensor, _DLPackArray, _Buffer], w: Union[tvm_ffi.Tensor, _DLPackArray, _Buffer]) -> Any:" in stub
+    assert "_Buffer = Union[memoryview[Any], bytearray, array.array[Any]]" in stub
     # Strided and converting parameters are tensors too; a converting one says so.
-    assert "def scale_strided_into(x: Union[tvm_ffi.Tensor, _DLPackArray], factor: float, out: Union[tvm_ffi.Tensor, _DLPackArray]) -> None:" in stub
+    assert "def scale_strided_into(x: Union[tvm_ffi.Tensor, _DLPackArray, _Buffer], factor: float, out: Union[tvm_ffi.Tensor, _DLPackArray, _Buffer]) -> None:" in stub
     assert "Tensors: x is Tensor[f32, 1] (other dtypes cast same_kind)." in stub
     flagged = mypy_strict(tmp_path, TENSORS_GOOD, TENSORS_BAD)
-    assert run([sys.executable, "good.py"], tmp_path).stdout == "15.0 0.0 ndarray Tensor\n"
-    assert 'Argument 1 to "scale_rows" has incompatible type "str"; expected "Tensor | _DLPackArray"' in flagged
+    assert run([sys.executable, "good.py"], tmp_path).stdout == "15.0 0.0 ndarray Tensor ndarray\n"
+    assert 'Argument 1 to "scale_rows" has incompatible type "str"; expected "Tensor | _DLPackArray | memoryview[Any] | bytearray | array[Any]"' in flagged
 
 
 KEYWORDS_GOOD = """\

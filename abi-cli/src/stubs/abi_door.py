@@ -6,6 +6,7 @@ convert goes, unchanged, to the function it replaces (the `tvm_ffi` route), so r
 errors are the same either way. ABI_PYTHON_DOOR=0 keeps every call on the `tvm_ffi` route.
 """
 
+import array
 import ctypes
 import functools
 import os
@@ -17,6 +18,10 @@ VERSION = 1
 # The environment variable that keeps every call on the tvm_ffi route when "0" (or "false",
 # "off", "no").
 OFF = "ABI_PYTHON_DOOR"
+
+# The buffer types the door reads as tensors, as the package's tvm_ffi route does
+# (`_buffer_arrays`): other objects with the buffer protocol take the tvm_ffi route.
+BUFFERS = (memoryview, bytearray, array.array)
 
 # The table the library reads (abi-core's `PyApi`), in its order: objects, then functions.
 _OBJECTS = (
@@ -32,6 +37,9 @@ _OBJECTS = (
     "from_dlpack",
     "TypeError",
     "parked",
+    "memoryview",
+    "bytearray",
+    "array",
 )
 _FUNCTIONS = (
     "Py_IncRef",
@@ -60,6 +68,8 @@ _FUNCTIONS = (
     "PyCapsule_GetPointer",
     "PyTuple_New",
     "PyList_New",
+    "PyObject_GetBuffer",
+    "PyBuffer_Release",
 )
 
 
@@ -118,6 +128,7 @@ def _open(path, arrays):
         id(from_dlpack) if from_dlpack is not None else None,
         id(TypeError),
         id(through_tvm_ffi),
+        *(id(t) for t in BUFFERS),
         *(ctypes.cast(getattr(ctypes.pythonapi, f), ctypes.c_void_p).value for f in _FUNCTIONS),
     )
     open_door.argtypes = [ctypes.c_uint32, ctypes.c_void_p, ctypes.c_size_t]

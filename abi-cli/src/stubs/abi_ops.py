@@ -17,12 +17,17 @@ Nothing here imports torch or JAX until its namespace is used, nor numpy until a
 allocates a numpy array.
 """
 
+import array
 import sys
 
 import tvm_ffi
 
 # Scalar kinds, as the package's data names them.
 _SCALARS = ("int", "float", "bool")
+
+# The buffer objects a tensor argument may be (as the Python door takes them for a plain
+# export): a numpy array over their memory.
+_BUFFERS = (memoryview, bytearray, array.array)
 
 
 class _Unseen:
@@ -277,8 +282,9 @@ class Op:
 
     def _arrays(self, args):
         """`args` with each input tensor given as a list or tuple made a numpy array of the
-        parameter's dtype (as rust-numpy's `PyArrayLike` takes sequences); anything else
-        that is no array (a scalar, a string) refused with a TypeError naming the function
+        parameter's dtype (as rust-numpy's `PyArrayLike` takes sequences), and a memoryview,
+        bytearray or array.array a numpy array over its memory (of the parameter's dtype
+        for an input); anything else that is no array (a scalar, a string) refused with a TypeError naming the function
         and the parameter, as a plain export's is."""
         fixed = None
         for i in self._tensors:
@@ -291,25 +297,34 @@ class Op:
         return args if fixed is None else fixed
 
     def _array_of(self, i, value):
-        """A sequence given for tensor argument `i`, as a numpy array of its dtype: data
-        that converts to it without changing kind (ints for floats, not floats for ints),
-        numpy's `same_kind` rule; anything else refused."""
+        """A sequence or buffer given for tensor argument `i`, as a numpy array of its dtype:
+        data that converts to it without changing kind (ints for floats, not floats for
+        ints), numpy's `same_kind` rule; a buffer for an output or in-place tensor as it is;
+        anything else refused."""
         p = self.args[i]
         what = _tensor_text(p)
-        if p.role != "in" or not isinstance(value, (list, tuple)):
+        buffer = type(value) in _BUFFERS
+        if not buffer and (p.role != "in" or not isinstance(value, (list, tuple))):
             kind = "a sequence of numbers" if p.role == "in" else "which the op writes in place"
             raise TypeError(
                 f"{self.name}: argument `{p.name}` (#{i}) expected {what}: an array (numpy, torch or JAX), "
                 f"{'or ' if p.role == 'in' else ''}{kind}; got {type(value).__name__}"
             )
         np = _numpy()
+        if buffer:
+            # A memoryview, bytearray or array.array: a numpy array over its memory, which
+            # an in-place op writes (a read-only one is refused as a read-only array is).
+            found = np.asarray(value)
+            if p.role != "in":
+                return found
+        else:
+            try:
+                found = np.asarray(value)
+            except ValueError as e:  # ragged
+                raise TypeError(f"{self.name}: argument `{p.name}` (#{i}) expected {what}, got a {type(value).__name__} numpy cannot make an array of ({e})") from None
         if self._seq_dtypes is None:
             self._seq_dtypes = {j: _numpy_dtype(self.args[j].dtype) for j in self._tensors}
         want = self._seq_dtypes[i]
-        try:
-            found = np.asarray(value)
-        except ValueError as e:  # ragged
-            raise TypeError(f"{self.name}: argument `{p.name}` (#{i}) expected {what}, got a {type(value).__name__} numpy cannot make an array of ({e})") from None
         if found.dtype.kind not in "biufc":
             raise TypeError(f"{self.name}: argument `{p.name}` (#{i}) expected {what}, got a {type(value).__name__} of {found.dtype} data")
         if want is None or found.dtype == want:

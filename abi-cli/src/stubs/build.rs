@@ -55,6 +55,7 @@ pub fn package(listing: &Listing, package: &str, lib_name: &str) -> Package {
                 let arrays = e.metadata.as_ref().is_some_and(|m| m.params().iter().any(|(_, t)| takes_arrays(t)));
                 let readable = e.metadata.as_ref().map(|m| m.read_only.clone()).unwrap_or_default();
                 let readable = sig.call_args().into_iter().filter(|a| readable.contains(a)).collect();
+                let tensors = e.metadata.as_ref().map(typed_tensors).unwrap_or_default();
                 let route = Route::Packed {
                     native,
                     params: sig.params(false),
@@ -64,6 +65,7 @@ pub fn package(listing: &Listing, package: &str, lib_name: &str) -> Package {
                     readable,
                     keep_gil: e.metadata.as_ref().is_some_and(|m| !m.releases_gil()),
                     numpy_from,
+                    tensors,
                 };
                 Function { help: help_text(e), stubs: vec![stub], route, name, doc }
             }
@@ -94,6 +96,17 @@ fn takes_arrays(t: &TypeSchema) -> bool {
         TypeSchema::Function(_) => false,
         other => other.args().into_iter().any(takes_arrays),
     }
+}
+
+/// The positions of the parameters taking a tensor (or an `Optional` of one), where the
+/// wrapper takes a buffer object as a numpy array over its memory (the Python door reads
+/// it in place for the typed tensor views it serves).
+fn typed_tensors(meta: &Metadata) -> Vec<usize> {
+    let typed = |t: &TypeSchema| match t {
+        TypeSchema::Optional(inner) => matches!(**inner, TypeSchema::Tensor(_)),
+        t => matches!(t, TypeSchema::Tensor(_)),
+    };
+    meta.params().iter().enumerate().filter(|(_, (_, t))| typed(t)).map(|(i, _)| i).collect()
 }
 
 /// The arguments of a function returning a tensor that take tensors (a numpy array among

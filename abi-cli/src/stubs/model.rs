@@ -145,7 +145,9 @@ pub enum Route {
     /// `readable`: the arguments that only read their tensor, so a read-only numpy array is
     /// passed to them as a versioned DLPack capsule (`abi.read_only`); `keep_gil`: calls
     /// keep the GIL (`Metadata::releases_gil`); `numpy_from`: for a tensor result, the
-    /// arguments that take tensors: when one is a numpy array, so is the result.
+    /// arguments that take tensors: when one is a numpy array, so is the result; `tensors`:
+    /// the positions of the arguments taking typed tensors, where a `memoryview`,
+    /// `bytearray` or `array.array` is taken as a numpy array over its memory.
     Packed {
         native: String,
         params: Vec<Param>,
@@ -155,6 +157,7 @@ pub enum Route {
         readable: Vec<String>,
         keep_gil: bool,
         numpy_from: Vec<String>,
+        tensors: Vec<usize>,
     },
     /// An op: described for the support module, called through it.
     Op(OpRoute),

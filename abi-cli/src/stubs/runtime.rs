@@ -91,6 +91,13 @@ _lib = tvm_ffi.load_module(str(_library_path()))
     if package.functions.iter().any(|f| matches!(f.route, Route::Packed { arrays: true, .. })) {
         out.push_str(REFUSE_DATALESS);
     }
+    if package
+        .functions
+        .iter()
+        .any(|f| matches!(&f.route, Route::Packed { arrays: true, tensors, .. } if !tensors.is_empty()))
+    {
+        out.push_str(BUFFER_ARRAYS);
+    }
     if package.functions.iter().any(|f| matches!(&f.route, Route::Packed { readable, .. } if !readable.is_empty())) {
         out.push_str(READABLE);
     }
@@ -168,7 +175,7 @@ fn function(f: &Function) -> String {
     let help = f.help.as_deref().unwrap_or_default();
     match &f.route {
         Route::Op(op) => format!("{}\n\n{}", op_description(op, name), op_wrapper(op, name, help)),
-        Route::Packed { native, params, args, convert, arrays, readable, keep_gil, numpy_from } => {
+        Route::Packed { native, params, args, convert, arrays, readable, keep_gil, numpy_from, tensors } => {
             // A tensor result as a numpy array for a call given one (numpy in, numpy out).
             let numpy = |call: String| match numpy_from.len() {
                 0 => call,
@@ -186,7 +193,7 @@ fn function(f: &Function) -> String {
                 def = def.retrying_readable(convert.as_deref(), &retry);
             }
             if *arrays {
-                def = def.refusing_dataless(name, args);
+                def = def.refusing_dataless(name, args, tensors);
             }
             // tvm_ffi releases the GIL around every call unless told otherwise.
             let gil = if *keep_gil { format!("{native}.release_gil = False\n") } else { String::new() };
@@ -229,6 +236,25 @@ def _refuse_dataless(name, args):
         f"{name}: only ops run {where}, and {name} is a plain export: call it {outside}, "
         "or its author can make it an op with #[export_fn(op)]"
     ) from None
+"#;
+
+/// What a plain export's wrapper calls again when its call was refused: the arguments, each
+/// `memoryview`, `bytearray` or `array.array` given for a typed tensor as a numpy array
+/// over its memory (the Python door takes the same buffers itself); `None` when there is
+/// none, so the refusal stands.
+const BUFFER_ARRAYS: &str = r#"
+
+def _buffer_arrays(args, tensors):
+    """`args` with the buffers given at the positions `tensors` as numpy arrays over their
+    memory; None when none is given."""
+    import array
+
+    kinds = (memoryview, bytearray, array.array)
+    if not any(type(args[i]) in kinds for i in tensors):
+        return None
+    import numpy
+
+    return [numpy.asarray(a) if i in tensors and type(a) in kinds else a for i, a in enumerate(args)]
 "#;
 
 /// What a plain export's wrapper passes again, after numpy refused a read-only array the
@@ -328,16 +354,28 @@ impl Def {
 
     /// The body inside `try:`, an error it raises named as an array's with no data
     /// (`_refuse_dataless`) when one of the arguments `args` is one.
-    fn refusing_dataless(mut self, name: &str, args: &[String]) -> Def {
-        let tuple = match args.len() {
-            1 => format!("({},)", args[0]),
-            _ => format!("({})", args.join(", ")),
+    /// The body inside `try:`, naming an argument with no data as the cause of a refusal
+    /// ([`REFUSE_DATALESS`]); when a `memoryview`, `bytearray` or `array.array` was given
+    /// for one of `tensors` (positions), called again with it as a numpy array
+    /// ([`BUFFER_ARRAYS`]), as the Python door takes it.
+    fn refusing_dataless(mut self, name: &str, args: &[String], tensors: &[usize]) -> Def {
+        let tuple = |items: &[String]| match items.len() {
+            1 => format!("({},)", items[0]),
+            _ => format!("({})", items.join(", ")),
         };
         let mut body = vec!["try:".to_owned()];
         body.extend(self.body.iter().map(|l| format!("    {l}")));
         body.push("except (TypeError, ValueError, RuntimeError):".into());
-        body.push(format!("    _refuse_dataless({}, {tuple})", py_str(name)));
-        body.push("    raise".into());
+        body.push(format!("    _refuse_dataless({}, {})", py_str(name), tuple(args)));
+        if tensors.is_empty() {
+            body.push("    raise".into());
+        } else {
+            let positions: Vec<String> = tensors.iter().map(usize::to_string).collect();
+            body.push(format!("    retried = _buffer_arrays({}, {})", tuple(args), tuple(&positions)));
+            body.push("    if retried is None:".into());
+            body.push("        raise".into());
+            body.push(format!("return {name}(*retried)"));
+        }
         self.body = body;
         self
     }

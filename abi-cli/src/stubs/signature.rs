@@ -9,6 +9,7 @@ use abi_shared::vocab::Kind;
 
 use super::model::{Param, Passing, Receiver};
 use super::records::{plain_list, Records};
+use super::stub::BUFFER;
 use super::{is_python_name, ClassNames};
 use crate::read::Export;
 
@@ -223,8 +224,9 @@ pub fn annotation(t: &TypeSchema, classes: &ClassNames, records: &Records, flow:
             list(&f.params.iter().collect::<Vec<_>>(), flow.reversed()),
             annotation(&f.ret, classes, records, flow.unconverted())
         ),
+        // A tensor parameter also takes a buffer object (`memoryview`, `bytearray`...).
         (TypeSchema::Tensor(_), Some(kind)) if flow == Flow::In => {
-            format!("{}[{}, {DLPACK_ARRAY}]", Kind::Variant.stub(), kind.stub())
+            format!("{}[{}, {DLPACK_ARRAY}, {BUFFER}]", Kind::Variant.stub(), kind.stub())
         }
         (TypeSchema::Tuple(items), Some(kind)) if items.is_empty() => format!("{}[()]", kind.stub()),
         (_, Some(kind)) if t.args().is_empty() && kind != Kind::Tuple => kind.stub().to_owned(),

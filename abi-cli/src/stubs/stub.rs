@@ -37,6 +37,7 @@ pub fn init_pyi(package: &Package) -> String {
     let all: Vec<&str> = package.all.iter().map(String::as_str).collect();
     format!(
         "{}\n\n\
+         import array\n\
          from typing import Any, Callable, Mapping, NamedTuple, Optional, Protocol, Sequence, TypeVar, Union\n\n\
          import tvm_ffi\n\n\
          __all__ = {}\n\n\n{}{body}",
@@ -130,12 +131,18 @@ fn def_stub(name: &str, stub: &StubDef, doc: &str, indent: &str) -> String {
 
 /// The protocol's definition in the stub (type-checking only: the package defines no
 /// such class), and with ops, what their stubs use.
+/// The alias of the buffer objects a typed tensor parameter takes (the Python door reads
+/// them in place; the `tvm_ffi` route makes numpy arrays of them).
+pub const BUFFER: &str = "_Buffer";
+
 fn dlpack_protocol(ops: bool) -> String {
     // Only `__dlpack__()`, which every array type's stubs declare: JAX's (0.10) declares no
     // `stream` keyword and no `__dlpack_device__`, which it has at run time.
     let mut out = format!(
         "class {DLPACK_ARRAY}(Protocol):\n    \"\"\"An array that exports DLPack (numpy, PyTorch, JAX...): tvm_ffi passes it as a tensor.\"\"\"\n\n    \
-         def __dlpack__(self) -> Any: ...\n"
+         def __dlpack__(self) -> Any: ...\n\n\n\
+         # The buffer objects a tensor parameter takes as arrays over their memory.\n\
+         {BUFFER} = Union[memoryview[Any], bytearray, array.array[Any]]\n"
     );
     if ops {
         out.push_str(&op_stubs::prelude());

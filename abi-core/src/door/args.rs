@@ -7,8 +7,9 @@
 use core::ffi::{c_char, c_int};
 use core::mem::MaybeUninit;
 
-use super::arrays::{tensor_of, Strides};
-use super::capi::{type_of, PyApi, PyObject};
+use super::arrays::{tensor_of, tensor_of_buffer, Strides};
+use super::callable::MAX_PARAMS;
+use super::capi::{type_of, PyApi, PyBuffer, PyObject};
 use crate::ffi::{type_index as ti, ByteArray, DLTensor, RawAny, RawValue};
 use crate::reflect::{Access, ParamDesc, TypeDesc};
 
@@ -64,12 +65,19 @@ pub struct Scratch {
     bytes: MaybeUninit<ByteArray>,
     tensor: MaybeUninit<DLTensor>,
     strides: MaybeUninit<Strides>,
+    /// A buffer the slot's tensor reads (`memoryview`, `bytearray`, `array.array`), held
+    /// until the call returns ([`Held`]).
+    buffer: MaybeUninit<PyBuffer>,
 }
 
 impl Scratch {
     /// Room not yet written.
-    pub const EMPTY: Scratch =
-        Scratch { bytes: MaybeUninit::uninit(), tensor: MaybeUninit::uninit(), strides: MaybeUninit::uninit() };
+    pub const EMPTY: Scratch = Scratch {
+        bytes: MaybeUninit::uninit(),
+        tensor: MaybeUninit::uninit(),
+        strides: MaybeUninit::uninit(),
+        buffer: MaybeUninit::uninit(),
+    };
 
     /// The room for a tensor's converted strides.
     pub fn strides_room(&mut self) -> &mut Strides {
@@ -82,41 +90,114 @@ impl Scratch {
     }
 }
 
-/// The slot of `obj` for a parameter taking `takes`, `None` when the door does not convert
-/// it (no Python error is left set).
+/// The room a call's slots point into, and the buffers they hold (bit `i` for slot `i`),
+/// released when it drops: after the call, or when the call takes the `tvm_ffi` route
+/// before it.
+pub struct Frame<'a> {
+    api: &'a PyApi,
+    held: u32,
+    scratch: [Scratch; MAX_PARAMS],
+}
+
+impl<'a> Frame<'a> {
+    /// Room for a call; the GIL is held while it lives and when it drops.
+    #[inline(always)]
+    pub fn new(api: &'a PyApi) -> Frame<'a> {
+        Frame { api, held: 0, scratch: [const { Scratch::EMPTY }; MAX_PARAMS] }
+    }
+
+    /// Whether a slot reads a buffer object (`memoryview`, `bytearray`, `array.array`).
+    pub fn holds_buffers(&self) -> bool {
+        self.held != 0
+    }
+
+    /// Slot `i`'s room.
+    #[inline(always)]
+    pub fn scratch(&mut self, i: usize) -> &mut Scratch {
+        &mut self.scratch[i]
+    }
+
+    /// The slot `i` of `obj` for a parameter taking `takes` ([`slot`]), pointing into this
+    /// frame; a buffer it reads is held until the frame drops.
+    ///
+    /// # Safety
+    /// The GIL is held; `obj` is a live object that outlives the frame's use.
+    #[inline(always)]
+    pub unsafe fn slot(&mut self, i: usize, obj: *mut PyObject, takes: Takes) -> Option<RawAny> {
+        let (api, scratch) = (self.api, &mut self.scratch[i]);
+        // SAFETY: the caller's guarantee; the scratch lives as long as the frame.
+        let (slot, buffer) = unsafe { slot(api, obj, takes, scratch) }?;
+        if buffer {
+            self.held |= 1 << i;
+        }
+        Some(slot)
+    }
+}
+
+impl Drop for Frame<'_> {
+    #[inline(always)]
+    fn drop(&mut self) {
+        if self.held != 0 {
+            // SAFETY: the GIL is held while a frame lives; each marked scratch holds a
+            // buffer got and not yet released.
+            unsafe { release_buffers(self.api, self.held, &mut self.scratch) }
+        }
+    }
+}
+
+/// Releases the buffers the scratches `held` marks.
+///
+/// # Safety
+/// The GIL is held; each marked scratch holds a buffer not yet released.
+#[inline(never)]
+unsafe fn release_buffers(api: &PyApi, held: u32, scratch: &mut [Scratch]) {
+    for (i, s) in scratch.iter_mut().enumerate() {
+        if held & (1 << i) != 0 {
+            // SAFETY: the caller's guarantee.
+            unsafe { (api.release_buffer)(s.buffer.assume_init_mut()) };
+        }
+    }
+}
+
+/// The slot of `obj` for a parameter taking `takes`, and whether `scratch` holds a buffer
+/// for it; `None` when the door does not convert it (no Python error is left set).
 ///
 /// # Safety
 /// `obj` is a live object that outlives the call; `scratch` outlives every use of the slot.
-#[inline]
-pub unsafe fn slot(api: &PyApi, obj: *mut PyObject, takes: Takes, scratch: &mut Scratch) -> Option<RawAny> {
+#[inline(always)]
+unsafe fn slot(api: &PyApi, obj: *mut PyObject, takes: Takes, scratch: &mut Scratch) -> Option<(RawAny, bool)> {
     // SAFETY: `obj` is live (the caller's guarantee).
     let ty = unsafe { type_of(obj) };
     if ty == api.int_type {
         let mut overflow: c_int = 0;
         // SAFETY: an exact int; the function reports overflow without raising.
         let v = unsafe { (api.long_as_long_long_and_overflow)(obj, &mut overflow) };
-        return (overflow == 0).then_some(RawAny::from_i64(ti::INT, v));
+        return (overflow == 0).then_some((RawAny::from_i64(ti::INT, v), false));
     }
     if ty == api.float_type {
         // SAFETY: an exact float: `PyFloatObject` is the object header, then its double.
         let v = unsafe { *obj.cast::<f64>().add(2) };
-        return Some(RawAny { type_index: ti::FLOAT, small_len: 0, value: RawValue { v_float64: v } });
+        return Some((RawAny { type_index: ti::FLOAT, small_len: 0, value: RawValue { v_float64: v } }, false));
     }
     if obj == api.true_ || obj == api.false_ {
-        return Some(RawAny::from_i64(ti::BOOL, i64::from(obj == api.true_)));
+        return Some((RawAny::from_i64(ti::BOOL, i64::from(obj == api.true_)), false));
     }
     if obj == api.none {
-        return Some(RawAny::NONE);
+        return Some((RawAny::NONE, false));
     }
     match takes {
         // SAFETY: an exact str, alive for the call (the caller's guarantee).
-        Takes::Str if ty == api.str_type => return unsafe { str_slot(api, obj) },
+        Takes::Str if ty == api.str_type => return unsafe { str_slot(api, obj) }.map(|s| (s, false)),
         // SAFETY: an exact bytes object, alive for the call.
-        Takes::Bytes if ty == api.bytes_type => return unsafe { bytes_slot(api, obj, scratch) },
+        Takes::Bytes if ty == api.bytes_type => return unsafe { bytes_slot(api, obj, scratch) }.map(|s| (s, false)),
         Takes::Array { read_only_ok } if !api.ndarray_type.is_null() => {
             // SAFETY: alive for the call; the scratch outlives the slot.
             if let Some(slot) = unsafe { array_slot(api, obj, ty, read_only_ok, scratch) } {
-                return slot;
+                return slot.map(|s| (s, false));
+            }
+            if ty == api.memoryview_type || ty == api.bytearray_type || ty == api.array_type {
+                // SAFETY: alive for the call; the scratch outlives the slot.
+                return unsafe { buffer_slot(api, obj, read_only_ok, scratch) }.map(|s| (s, true));
             }
         }
         _ => {}
@@ -147,6 +228,37 @@ unsafe fn array_slot(
     };
     let at = scratch.tensor_room(tensor);
     Some(Some(RawAny::from_ptr(ti::DL_TENSOR_PTR, (at as *mut DLTensor).cast())))
+}
+
+/// The slot of a `memoryview`, `bytearray` or `array.array`: a tensor over its buffer,
+/// held in `scratch` until the call returns; `None` (nothing held) when it is read-only
+/// for a parameter that may write, or its items or layout are none the door passes.
+///
+/// # Safety
+/// `obj` is alive for the call, `scratch` outlives the slot; the GIL is held.
+#[inline(never)]
+unsafe fn buffer_slot(api: &PyApi, obj: *mut PyObject, read_only_ok: bool, scratch: &mut Scratch) -> Option<RawAny> {
+    // `PyBUF_RECORDS_RO` (strides and format), with `PyBUF_WRITABLE` for a parameter that
+    // may write.
+    const RECORDS_RO: c_int = 0x1c;
+    const WRITABLE: c_int = 0x1;
+    let flags = if read_only_ok { RECORDS_RO } else { RECORDS_RO | WRITABLE };
+    let view = scratch.buffer.as_mut_ptr();
+    // SAFETY: the GIL is held; `view` is room for a `Py_buffer`, filled on success.
+    if unsafe { (api.get_buffer)(obj, view, flags) } != 0 {
+        // SAFETY: the GIL is held.
+        unsafe { (api.err_clear)() };
+        return None;
+    }
+    // SAFETY: a buffer just got; the strides room outlives the slot.
+    let tensor = unsafe { tensor_of_buffer(&*view, scratch.strides.write([0; _])) };
+    let Some(tensor) = tensor else {
+        // SAFETY: the buffer got above, released once.
+        unsafe { (api.release_buffer)(view) };
+        return None;
+    };
+    let at = scratch.tensor.write(tensor);
+    Some(RawAny::from_ptr(ti::DL_TENSOR_PTR, (at as *mut DLTensor).cast()))
 }
 
 /// The slot of an exact `str`: inline when short, else its cached UTF-8 as a C string.

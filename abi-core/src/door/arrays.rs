@@ -5,7 +5,7 @@
 
 use core::ffi::c_void;
 
-use super::capi::PyObject;
+use super::capi::{PyBuffer, PyObject};
 use crate::ffi::{code, DLTensor, DataType, Device};
 
 /// The most dimensions a strided (not C-contiguous) array may have here; more take the
@@ -120,4 +120,64 @@ pub unsafe fn tensor_of(array: *mut PyObject, read_only_ok: bool, strides: &mut 
             byte_offset: 0,
         })
     }
+}
+
+/// The DLPack element type of a buffer's `struct` format of items of `itemsize` bytes: one
+/// code, after an optional byte order that must be the native one (`@`, `=`, and `<` or `>`
+/// as the platform is); `None` for anything else (pointers, chars, structs, suboffsets).
+fn buffer_dtype(format: &[u8], itemsize: isize) -> Option<DataType> {
+    let native = if cfg!(target_endian = "little") { b'<' } else { b'>' };
+    let code = match format {
+        [order, rest @ ..] if matches!(*order, b'@' | b'=') || *order == native => rest,
+        [b'<' | b'>' | b'!', ..] => return None,
+        all => all,
+    };
+    let bits = u8::try_from(itemsize * 8).ok()?;
+    let kind = match code {
+        [b'?'] => code::BOOL,
+        [b'b' | b'h' | b'i' | b'l' | b'q' | b'n'] => code::INT,
+        [b'B' | b'H' | b'I' | b'L' | b'Q' | b'N'] => code::UINT,
+        [b'e' | b'f' | b'd'] => code::FLOAT,
+        [b'Z', b'f' | b'd'] => code::COMPLEX,
+        _ => return None,
+    };
+    Some(DataType::new(kind, bits))
+}
+
+/// The `DLTensor` of a buffer the door got with `PyBUF_RECORDS(_RO)` (so it has a format,
+/// a shape and strides), its strides converted into `strides`; `None` when the call must
+/// take the `tvm_ffi` route: an item type DLPack has no code for here, suboffsets, a
+/// stride that is not a whole number of items, more than [`MAX_STRIDED_DIMS`] dimensions.
+///
+/// # Safety
+/// `view` is a buffer got from its exporter and not yet released; `strides` outlives the
+/// result.
+pub unsafe fn tensor_of_buffer(view: &PyBuffer, strides: &mut Strides) -> Option<DLTensor> {
+    if view.format.is_null() || !view.suboffsets.is_null() || view.itemsize <= 0 {
+        return None;
+    }
+    // SAFETY: a buffer's format is a C string.
+    let format = unsafe { core::ffi::CStr::from_ptr(view.format) }.to_bytes();
+    let dtype = buffer_dtype(format, view.itemsize)?;
+    let n = usize::try_from(view.ndim).ok().filter(|&n| n <= MAX_STRIDED_DIMS)?;
+    if n > 0 {
+        // SAFETY: `ndim` strides, in bytes (requested with `PyBUF_STRIDES`).
+        let bytes = unsafe { core::slice::from_raw_parts(view.strides, n) };
+        for (out, &b) in strides.iter_mut().zip(bytes) {
+            if b % view.itemsize != 0 {
+                return None;
+            }
+            *out = (b / view.itemsize) as i64;
+        }
+    }
+    Some(DLTensor {
+        data: view.buf,
+        device: Device::CPU,
+        ndim: view.ndim,
+        dtype,
+        // `Py_ssize_t` is `i64` on the 64-bit builds the door serves.
+        shape: view.shape.cast_mut().cast::<i64>(),
+        strides: if n > 0 { strides.as_mut_ptr() } else { core::ptr::null_mut() },
+        byte_offset: 0,
+    })
 }

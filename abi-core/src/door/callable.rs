@@ -13,7 +13,7 @@ use core::mem::MaybeUninit;
 use core::ptr::null_mut;
 use std::sync::OnceLock;
 
-use super::args::{slot, Scratch, Takes};
+use super::args::{Frame, Takes};
 use super::capi::{api, tuple_items, MemberDef, PyApi, PyObject, TypeSlot, TypeSpec};
 use super::ops::OpPlan;
 use super::results::{converts, object_of};
@@ -144,6 +144,7 @@ impl DoorFn {
     ///
     /// # Safety
     /// The GIL is held; `args` holds `nargs` positional then `kwnames`' length keyword values.
+    #[inline(always)]
     pub(super) unsafe fn bind(
         &self,
         api: &PyApi,
@@ -183,26 +184,25 @@ impl DoorFn {
     /// The GIL is held; `args` holds `nargs` positional then `kwnames`' length keyword values.
     #[inline]
     unsafe fn call(&self, api: &PyApi, args: *const Obj, nargs: usize, kwnames: Obj) -> Option<Obj> {
-        let mut scratch = [const { Scratch::EMPTY }; MAX_PARAMS];
+        let mut frame = Frame::new(api);
         let mut slots = [const { MaybeUninit::<RawAny>::uninit() }; MAX_PARAMS];
         let used = if kwnames.is_null() {
             // Positional only: each argument is its parameter's.
             if nargs > self.takes.len() || nargs < self.export.required_slots as usize {
                 return None;
             }
-            for i in 0..nargs {
-                // SAFETY: `args` holds `nargs` live values; each slot's scratch outlives the
-                // shim's call.
-                slots[i].write(unsafe { slot(api, *args.add(i), self.takes[i], &mut scratch[i]) }?);
+            for (i, slot) in slots.iter_mut().enumerate().take(nargs) {
+                // SAFETY: `args` holds `nargs` live values; the frame outlives the shim's call.
+                slot.write(unsafe { frame.slot(i, *args.add(i), self.takes[i]) }?);
             }
             nargs
         } else {
             let (n, required) = (self.names.len(), self.export.required_slots as usize);
             // SAFETY: the GIL is held; `args` and `kwnames` are this call's.
             let (bound, used) = unsafe { self.bind(api, (args, nargs, kwnames), n, (required, n)) }?;
-            for i in 0..used {
-                // SAFETY: a live argument of this call; its scratch outlives the shim's call.
-                slots[i].write(unsafe { slot(api, bound[i], self.takes[i], &mut scratch[i]) }?);
+            for (i, slot) in slots.iter_mut().enumerate().take(used) {
+                // SAFETY: a live argument of this call; the frame outlives the shim's call.
+                slot.write(unsafe { frame.slot(i, bound[i], self.takes[i]) }?);
             }
             used
         };
@@ -319,6 +319,7 @@ unsafe extern "C" fn door_call<const OP: bool>(callable: Obj, args: *const Obj, 
         let nargs = nargsf & !ARGUMENTS_OFFSET;
         let call = std::panic::AssertUnwindSafe(|| match &door.op {
             Some(plan) if OP => door.call_op(plan, api, (args, nargs, kwnames)),
+            _ if OP => None,
             _ => door.call(api, args, nargs, kwnames),
         });
         let fast = std::panic::catch_unwind(call).ok().flatten();

@@ -71,6 +71,10 @@ pub struct PyApi {
     /// A `tvm_ffi.Function` over `abi_python_door_parked`: calling it returns the result
     /// or raises the error the door parked, as the `tvm_ffi` route returns or raises it.
     pub parked: Obj,
+    /// The buffer types the door reads as tensors: `memoryview`, `bytearray`, `array.array`.
+    pub memoryview_type: Obj,
+    pub bytearray_type: Obj,
+    pub array_type: Obj,
     pub inc_ref: unsafe extern "C" fn(Obj),
     pub dec_ref: unsafe extern "C" fn(Obj),
     pub long_as_long_long_and_overflow: unsafe extern "C" fn(Obj, *mut c_int) -> i64,
@@ -97,6 +101,24 @@ pub struct PyApi {
     pub capsule_get_pointer: unsafe extern "C" fn(Obj, *const c_char) -> *mut c_void,
     pub tuple_new: unsafe extern "C" fn(isize) -> Obj,
     pub list_new: unsafe extern "C" fn(isize) -> Obj,
+    pub get_buffer: unsafe extern "C" fn(Obj, *mut PyBuffer, c_int) -> c_int,
+    pub release_buffer: unsafe extern "C" fn(*mut PyBuffer),
+}
+
+/// `Py_buffer`, the same in every CPython 3 build.
+#[repr(C)]
+pub struct PyBuffer {
+    pub buf: *mut c_void,
+    pub obj: Obj,
+    pub len: isize,
+    pub itemsize: isize,
+    pub readonly: c_int,
+    pub ndim: c_int,
+    pub format: *const c_char,
+    pub shape: *const isize,
+    pub strides: *const isize,
+    pub suboffsets: *const isize,
+    pub internal: *mut c_void,
 }
 
 // SAFETY: the table holds addresses of the interpreter's functions and immortal-for-the-

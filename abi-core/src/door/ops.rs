@@ -6,7 +6,8 @@
 //! tuple of them, or `None` for an op writing only in place.
 //!
 //! It serves only the call `Op.call` makes on numpy arrays it takes as they are: every
-//! input tensor a numpy array the export reads in place (compact where the op needs
+//! tensor argument a numpy array (not a buffer object, which the `def` converts to the
+//! op's dtype as it does a list), every input tensor one the export reads in place (compact where the op needs
 //! compact data; writable where it writes), no output given, each scalar a shape rule
 //! reads an `int` of at least 0. Anything else (torch, JAX, lists, outputs given, views to
 //! copy, a size numpy refuses) goes to the package's `def`, which allocates, copies,
@@ -15,7 +16,7 @@
 use core::mem::MaybeUninit;
 use core::ptr::null_mut;
 
-use super::args::{slot, Scratch};
+use super::args::Frame;
 use super::arrays::{tensor_of, type_number};
 use super::callable::{raise, release_all as release, DoorFn, MAX_PARAMS};
 use super::capi::{tuple_set, PyApi, PyObject};
@@ -177,11 +178,15 @@ impl DoorFn {
             }
             bound
         };
-        let mut scratch = [const { Scratch::EMPTY }; MAX_PARAMS];
+        let mut frame = Frame::new(api);
         let mut slots = [const { MaybeUninit::<RawAny>::uninit() }; MAX_PARAMS];
         for (&param, &value) in plan.args.iter().zip(&bound) {
-            // SAFETY: a live argument of this call; its scratch outlives the shim's call.
-            slots[param].write(unsafe { slot(api, value, self.takes[param], &mut scratch[param]) }?);
+            // SAFETY: a live argument of this call; the frame outlives the shim's call.
+            slots[param].write(unsafe { frame.slot(param, value, self.takes[param]) }?);
+        }
+        // A buffer object is the def's to convert (to the op's dtype, as a list is).
+        if frame.holds_buffers() {
+            return None;
         }
         // SAFETY: every argument's slot is written.
         let arg = |i: usize| unsafe { slots[i].assume_init_ref() };
@@ -197,7 +202,7 @@ impl DoorFn {
             return None;
         }
         // SAFETY: the GIL is held; the slots are as `allocate` needs.
-        let outs = unsafe { self.allocate(plan, api, &mut slots, &mut scratch) }?;
+        let outs = unsafe { self.allocate(plan, api, &mut slots, &mut frame) }?;
         let mut result = RawAny::NONE;
         // SAFETY: the GIL is held when saved and taken back on this thread.
         let saved = if self.release_gil { unsafe { (api.save_thread)() } } else { null_mut() };
@@ -235,7 +240,7 @@ impl DoorFn {
         plan: &OpPlan,
         api: &PyApi,
         slots: &mut [MaybeUninit<RawAny>; MAX_PARAMS],
-        scratch: &mut [Scratch; MAX_PARAMS],
+        frame: &mut Frame<'_>,
     ) -> Option<[Obj; MAX_PARAMS]> {
         let mut outs = [null_mut(); MAX_PARAMS];
         for (k, out) in plan.outs.iter().enumerate() {
@@ -249,7 +254,7 @@ impl DoorFn {
             // SAFETY: a new C-contiguous, writable array, alive until released; its scratch
             // outlives the slot.
             let tensor = (!array.is_null())
-                .then(|| unsafe { tensor_of(array, false, scratch[out.param].strides_room()) })
+                .then(|| unsafe { tensor_of(array, false, frame.scratch(out.param).strides_room()) })
                 .flatten();
             let Some(tensor) = tensor else {
                 // SAFETY: the GIL is held; a failure's error is the `def`'s to raise.
@@ -263,7 +268,7 @@ impl DoorFn {
                 return None;
             };
             outs[k] = array;
-            let at = scratch[out.param].tensor_room(tensor);
+            let at = frame.scratch(out.param).tensor_room(tensor);
             slots[out.param].write(RawAny::from_ptr(ti::DL_TENSOR_PTR, (at as *mut DLTensor).cast()));
         }
         Some(outs)

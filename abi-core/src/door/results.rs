@@ -50,6 +50,7 @@ pub unsafe fn object_of(api: &PyApi, raw: RawAny) -> *mut PyObject {
 ///
 /// # Safety
 /// `raw` is a live value; the GIL is held.
+#[inline(always)]
 unsafe fn object_of_view(api: &PyApi, raw: &RawAny) -> *mut PyObject {
     let constant = |o: *mut PyObject| {
         // SAFETY: a live object of the table; the GIL is held.

@@ -75,7 +75,10 @@ def add(x, y):
             return _for_numpy(_native_add(_readable(x), _readable(y)), (x, y))
     except (TypeError, ValueError, RuntimeError):
         _refuse_dataless("add", (x, y))
-        raise
+        retried = _buffer_arrays((x, y), (0, 1))
+        if retried is None:
+            raise
+    return add(*retried)
 
 
 _native_add_into = _OPS.op("add_into", _lib["add_into"], [("x", "in", "float32", 1), ("y", "in", "float32", 1), ("out", "out", "float32", 1, "x")], device="gpu")
@@ -113,7 +116,10 @@ def add_into_on(stream, x, y, out):
             return _native_add_into_on(stream, _readable(x), _readable(y), out)
     except (TypeError, ValueError, RuntimeError):
         _refuse_dataless("add_into_on", (stream, x, y, out))
-        raise
+        retried = _buffer_arrays((stream, x, y, out), (1, 2, 3))
+        if retried is None:
+            raise
+    return add_into_on(*retried)
 
 
 _native_launches = _lib["launches"]
@@ -134,7 +140,10 @@ def launches(kernel, x):
             return list(_native_launches(kernel, _readable(x)))
     except (TypeError, ValueError, RuntimeError):
         _refuse_dataless("launches", (kernel, x))
-        raise
+        retried = _buffer_arrays((kernel, x), (1,))
+        if retried is None:
+            raise
+    return launches(*retried)
 
 
 _native_sum = _lib["sum"]
@@ -155,7 +164,10 @@ def sum(x):
             return _for_numpy(_native_sum(_readable(x)), (x,))
     except (TypeError, ValueError, RuntimeError):
         _refuse_dataless("sum", (x,))
-        raise
+        retried = _buffer_arrays((x,), (0,))
+        if retried is None:
+            raise
+    return sum(*retried)
 
 
 def _refuse_dataless(name, args):
@@ -179,6 +191,19 @@ def _refuse_dataless(name, args):
         f"{name}: only ops run {where}, and {name} is a plain export: call it {outside}, "
         "or its author can make it an op with #[export_fn(op)]"
     ) from None
+
+
+def _buffer_arrays(args, tensors):
+    """`args` with the buffers given at the positions `tensors` as numpy arrays over their
+    memory; None when none is given."""
+    import array
+
+    kinds = (memoryview, bytearray, array.array)
+    if not any(type(args[i]) in kinds for i in tensors):
+        return None
+    import numpy
+
+    return [numpy.asarray(a) if i in tensors and type(a) in kinds else a for i, a in enumerate(args)]
 
 
 def _readable(value):

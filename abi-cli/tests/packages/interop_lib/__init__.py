@@ -296,7 +296,10 @@ def echo_tensor(x):
         return _for_numpy(_native_echo_tensor(x), (x,))
     except (TypeError, ValueError, RuntimeError):
         _refuse_dataless("echo_tensor", (x,))
-        raise
+        retried = _buffer_arrays((x,), (0,))
+        if retried is None:
+            raise
+    return echo_tensor(*retried)
 
 
 _native_echo_u16 = _lib["echo_u16"]
@@ -406,7 +409,10 @@ def rendezvous(x, parties):
             return _native_rendezvous(_readable(x), parties)
     except (TypeError, ValueError, RuntimeError):
         _refuse_dataless("rendezvous", (x, parties))
-        raise
+        retried = _buffer_arrays((x, parties), (0,))
+        if retried is None:
+            raise
+    return rendezvous(*retried)
 
 
 _native_tensor_numel = _lib["tensor_numel"]
@@ -421,7 +427,10 @@ def tensor_numel(x):
         return _native_tensor_numel(x)
     except (TypeError, ValueError, RuntimeError):
         _refuse_dataless("tensor_numel", (x,))
-        raise
+        retried = _buffer_arrays((x,), (0,))
+        if retried is None:
+            raise
+    return tensor_numel(*retried)
 
 
 _native_tensor_sum = _lib["tensor_sum"]
@@ -436,7 +445,10 @@ def tensor_sum(x):
         return _native_tensor_sum(x)
     except (TypeError, ValueError, RuntimeError):
         _refuse_dataless("tensor_sum", (x,))
-        raise
+        retried = _buffer_arrays((x,), (0,))
+        if retried is None:
+            raise
+    return tensor_sum(*retried)
 
 
 _native_to_bf16 = _lib["to_bf16"]
@@ -456,7 +468,10 @@ def to_bf16(x):
             return _for_numpy(_native_to_bf16(_readable(x)), (x,))
     except (TypeError, ValueError, RuntimeError):
         _refuse_dataless("to_bf16", (x,))
-        raise
+        retried = _buffer_arrays((x,), (0,))
+        if retried is None:
+            raise
+    return to_bf16(*retried)
 
 
 _native_u64_max = _lib["u64_max"]
@@ -533,6 +548,19 @@ def _refuse_dataless(name, args):
         f"{name}: only ops run {where}, and {name} is a plain export: call it {outside}, "
         "or its author can make it an op with #[export_fn(op)]"
     ) from None
+
+
+def _buffer_arrays(args, tensors):
+    """`args` with the buffers given at the positions `tensors` as numpy arrays over their
+    memory; None when none is given."""
+    import array
+
+    kinds = (memoryview, bytearray, array.array)
+    if not any(type(args[i]) in kinds for i in tensors):
+        return None
+    import numpy
+
+    return [numpy.asarray(a) if i in tensors and type(a) in kinds else a for i, a in enumerate(args)]
 
 
 def _readable(value):

@@ -152,7 +152,10 @@ def row_sums(m):
             return _as_2(_native_row_sums(_readable(m)))
     except (TypeError, ValueError, RuntimeError):
         _refuse_dataless("row_sums", (m,))
-        raise
+        retried = _buffer_arrays((m,), (0,))
+        if retried is None:
+            raise
+    return row_sums(*retried)
 
 
 _native_scaled = _lib["scaled"]
@@ -171,7 +174,10 @@ def scaled(x, k):
             return _for_numpy(_native_scaled(_readable(x), k), (x,))
     except (TypeError, ValueError, RuntimeError):
         _refuse_dataless("scaled", (x, k))
-        raise
+        retried = _buffer_arrays((x, k), (0,))
+        if retried is None:
+            raise
+    return scaled(*retried)
 
 
 _native_tick = _lib["tick"]
@@ -212,7 +218,10 @@ def total(x):
             return _native_total(_readable(x))
     except (TypeError, ValueError, RuntimeError):
         _refuse_dataless("total", (x,))
-        raise
+        retried = _buffer_arrays((x,), (0,))
+        if retried is None:
+            raise
+    return total(*retried)
 
 
 _native_unlucky = _lib["unlucky"]
@@ -273,6 +282,19 @@ def _refuse_dataless(name, args):
         f"{name}: only ops run {where}, and {name} is a plain export: call it {outside}, "
         "or its author can make it an op with #[export_fn(op)]"
     ) from None
+
+
+def _buffer_arrays(args, tensors):
+    """`args` with the buffers given at the positions `tensors` as numpy arrays over their
+    memory; None when none is given."""
+    import array
+
+    kinds = (memoryview, bytearray, array.array)
+    if not any(type(args[i]) in kinds for i in tensors):
+        return None
+    import numpy
+
+    return [numpy.asarray(a) if i in tensors and type(a) in kinds else a for i, a in enumerate(args)]
 
 
 def _readable(value):

@@ -115,7 +115,10 @@ def describe(name, values):
         return _native_describe(name, values)
     except (TypeError, ValueError, RuntimeError):
         _refuse_dataless("describe", (name, values))
-        raise
+        retried = _buffer_arrays((name, values), (1,))
+        if retried is None:
+            raise
+    return describe(*retried)
 
 
 def _refuse_dataless(name, args):
@@ -139,6 +142,19 @@ def _refuse_dataless(name, args):
         f"{name}: only ops run {where}, and {name} is a plain export: call it {outside}, "
         "or its author can make it an op with #[export_fn(op)]"
     ) from None
+
+
+def _buffer_arrays(args, tensors):
+    """`args` with the buffers given at the positions `tensors` as numpy arrays over their
+    memory; None when none is given."""
+    import array
+
+    kinds = (memoryview, bytearray, array.array)
+    if not any(type(args[i]) in kinds for i in tensors):
+        return None
+    import numpy
+
+    return [numpy.asarray(a) if i in tensors and type(a) in kinds else a for i, a in enumerate(args)]
 
 
 __all__ = ["describe", "RunningStats"]

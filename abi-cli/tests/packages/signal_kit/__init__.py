@@ -64,7 +64,10 @@ def apply(x, f):
         return _for_numpy(_native_apply(x, f), (x,))
     except (TypeError, ValueError, RuntimeError):
         _refuse_dataless("apply", (x, f))
-        raise
+        retried = _buffer_arrays((x, f), (0,))
+        if retried is None:
+            raise
+    return apply(*retried)
 
 
 _native_box_blur = _lib["box_blur"]
@@ -80,7 +83,10 @@ def box_blur(image, params):
         return _for_numpy(_native_box_blur(image, params), (image,))
     except (TypeError, ValueError, RuntimeError):
         _refuse_dataless("box_blur", (image, params))
-        raise
+        retried = _buffer_arrays((image, params), (0,))
+        if retried is None:
+            raise
+    return box_blur(*retried)
 
 
 _native_checksum = _lib["checksum"]
@@ -107,7 +113,10 @@ def chunked_sum(x, chunk, progress):
         return _native_chunked_sum(x, chunk, progress)
     except (TypeError, ValueError, RuntimeError):
         _refuse_dataless("chunked_sum", (x, chunk, progress))
-        raise
+        retried = _buffer_arrays((x, chunk, progress), (0,))
+        if retried is None:
+            raise
+    return chunked_sum(*retried)
 
 
 _native_clamp_inplace = _lib["clamp_inplace"]
@@ -123,7 +132,10 @@ def clamp_inplace(x, lo, hi):
         return _native_clamp_inplace(x, lo, hi)
     except (TypeError, ValueError, RuntimeError):
         _refuse_dataless("clamp_inplace", (x, lo, hi))
-        raise
+        retried = _buffer_arrays((x, lo, hi), (0,))
+        if retried is None:
+            raise
+    return clamp_inplace(*retried)
 
 
 _native_histogram_summary = _lib["histogram_summary"]
@@ -139,7 +151,10 @@ def histogram_summary(x, bins):
         return _native_histogram_summary(x, bins)
     except (TypeError, ValueError, RuntimeError):
         _refuse_dataless("histogram_summary", (x, bins))
-        raise
+        retried = _buffer_arrays((x, bins), (0,))
+        if retried is None:
+            raise
+    return histogram_summary(*retried)
 
 
 _native_moving_average = _lib["moving_average"]
@@ -155,7 +170,10 @@ def moving_average(x, window):
         return _for_numpy(_native_moving_average(x, window), (x,))
     except (TypeError, ValueError, RuntimeError):
         _refuse_dataless("moving_average", (x, window))
-        raise
+        retried = _buffer_arrays((x, window), (0,))
+        if retried is None:
+            raise
+    return moving_average(*retried)
 
 
 _native_normalize = _lib["normalize"]
@@ -170,7 +188,10 @@ def normalize(x):
         return _for_numpy(_native_normalize(x), (x,))
     except (TypeError, ValueError, RuntimeError):
         _refuse_dataless("normalize", (x,))
-        raise
+        retried = _buffer_arrays((x,), (0,))
+        if retried is None:
+            raise
+    return normalize(*retried)
 
 
 _native_scale_inplace = _lib["scale_inplace"]
@@ -185,7 +206,10 @@ def scale_inplace(x, factor):
         return _native_scale_inplace(x, factor)
     except (TypeError, ValueError, RuntimeError):
         _refuse_dataless("scale_inplace", (x, factor))
-        raise
+        retried = _buffer_arrays((x, factor), (0,))
+        if retried is None:
+            raise
+    return scale_inplace(*retried)
 
 
 _native_to_grayscale = _lib["to_grayscale"]
@@ -200,7 +224,10 @@ def to_grayscale(image):
         return _for_numpy(_native_to_grayscale(image), (image,))
     except (TypeError, ValueError, RuntimeError):
         _refuse_dataless("to_grayscale", (image,))
-        raise
+        retried = _buffer_arrays((image,), (0,))
+        if retried is None:
+            raise
+    return to_grayscale(*retried)
 
 
 _native_to_half = _lib["to_half"]
@@ -215,7 +242,10 @@ def to_half(x):
         return _for_numpy(_native_to_half(x), (x,))
     except (TypeError, ValueError, RuntimeError):
         _refuse_dataless("to_half", (x,))
-        raise
+        retried = _buffer_arrays((x,), (0,))
+        if retried is None:
+            raise
+    return to_half(*retried)
 
 
 def _refuse_dataless(name, args):
@@ -239,6 +269,19 @@ def _refuse_dataless(name, args):
         f"{name}: only ops run {where}, and {name} is a plain export: call it {outside}, "
         "or its author can make it an op with #[export_fn(op)]"
     ) from None
+
+
+def _buffer_arrays(args, tensors):
+    """`args` with the buffers given at the positions `tensors` as numpy arrays over their
+    memory; None when none is given."""
+    import array
+
+    kinds = (memoryview, bytearray, array.array)
+    if not any(type(args[i]) in kinds for i in tensors):
+        return None
+    import numpy
+
+    return [numpy.asarray(a) if i in tensors and type(a) in kinds else a for i, a in enumerate(args)]
 
 
 def _for_numpy(result, arrays):

@@ -64,7 +64,10 @@ def as_i32(x):
             return _for_numpy(_native_as_i32(_readable(x)), (x,))
     except (TypeError, ValueError, RuntimeError):
         _refuse_dataless("as_i32", (x,))
-        raise
+        retried = _buffer_arrays((x,), (0,))
+        if retried is None:
+            raise
+    return as_i32(*retried)
 
 
 _native_current_stream = _lib["current_stream"]
@@ -95,7 +98,10 @@ def empty_like(x):
             return _for_numpy(_native_empty_like(_readable(x)), (x,))
     except (TypeError, ValueError, RuntimeError):
         _refuse_dataless("empty_like", (x,))
-        raise
+        retried = _buffer_arrays((x,), (0,))
+        if retried is None:
+            raise
+    return empty_like(*retried)
 
 
 _native_half_sum = _lib["half_sum"]
@@ -114,7 +120,10 @@ def half_sum(x):
             return _native_half_sum(_readable(x))
     except (TypeError, ValueError, RuntimeError):
         _refuse_dataless("half_sum", (x,))
-        raise
+        retried = _buffer_arrays((x,), (0,))
+        if retried is None:
+            raise
+    return half_sum(*retried)
 
 
 _native_launch_site = _lib["launch_site"]
@@ -134,7 +143,10 @@ def launch_site(x):
             return _as_0(_native_launch_site(_readable(x)))
     except (TypeError, ValueError, RuntimeError):
         _refuse_dataless("launch_site", (x,))
-        raise
+        retried = _buffer_arrays((x,), (0,))
+        if retried is None:
+            raise
+    return launch_site(*retried)
 
 
 _native_launch_stream = _lib["launch_stream"]
@@ -153,7 +165,10 @@ def launch_stream(x):
             return _native_launch_stream(_readable(x))
     except (TypeError, ValueError, RuntimeError):
         _refuse_dataless("launch_stream", (x,))
-        raise
+        retried = _buffer_arrays((x,), (0,))
+        if retried is None:
+            raise
+    return launch_stream(*retried)
 
 
 _native_ones = _lib["ones"]
@@ -184,7 +199,10 @@ def row_lengths(x):
             return list(_native_row_lengths(_readable(x)))
     except (TypeError, ValueError, RuntimeError):
         _refuse_dataless("row_lengths", (x,))
-        raise
+        retried = _buffer_arrays((x,), (0,))
+        if retried is None:
+            raise
+    return row_lengths(*retried)
 
 
 _native_scale_as_f32 = _lib["scale_as_f32"]
@@ -204,7 +222,10 @@ def scale_as_f32(x, factor):
             return _for_numpy(_native_scale_as_f32(_readable(x), factor), (x,))
     except (TypeError, ValueError, RuntimeError):
         _refuse_dataless("scale_as_f32", (x, factor))
-        raise
+        retried = _buffer_arrays((x, factor), (0,))
+        if retried is None:
+            raise
+    return scale_as_f32(*retried)
 
 
 _native_scale_rows = _lib["scale_rows"]
@@ -223,7 +244,10 @@ def scale_rows(x, w):
             return _for_numpy(_native_scale_rows(_readable(x), _readable(w)), (x, w))
     except (TypeError, ValueError, RuntimeError):
         _refuse_dataless("scale_rows", (x, w))
-        raise
+        retried = _buffer_arrays((x, w), (0, 1))
+        if retried is None:
+            raise
+    return scale_rows(*retried)
 
 
 _native_scale_rows_into = _lib["scale_rows_into"]
@@ -244,7 +268,10 @@ def scale_rows_into(x, w, out):
             return _native_scale_rows_into(_readable(x), _readable(w), out)
     except (TypeError, ValueError, RuntimeError):
         _refuse_dataless("scale_rows_into", (x, w, out))
-        raise
+        retried = _buffer_arrays((x, w, out), (0, 1, 2))
+        if retried is None:
+            raise
+    return scale_rows_into(*retried)
 
 
 _native_scale_strided_into = _lib["scale_strided_into"]
@@ -264,7 +291,10 @@ def scale_strided_into(x, factor, out):
             return _native_scale_strided_into(_readable(x), factor, out)
     except (TypeError, ValueError, RuntimeError):
         _refuse_dataless("scale_strided_into", (x, factor, out))
-        raise
+        retried = _buffer_arrays((x, factor, out), (0, 2))
+        if retried is None:
+            raise
+    return scale_strided_into(*retried)
 
 
 _native_spin = _lib["spin"]
@@ -296,7 +326,10 @@ def strided_row_sums(x):
             return list(_native_strided_row_sums(_readable(x)))
     except (TypeError, ValueError, RuntimeError):
         _refuse_dataless("strided_row_sums", (x,))
-        raise
+        retried = _buffer_arrays((x,), (0,))
+        if retried is None:
+            raise
+    return strided_row_sums(*retried)
 
 _item = tvm_ffi.get_global_func("ffi.ArrayGetItem")
 _size = tvm_ffi.get_global_func("ffi.ArraySize")
@@ -327,6 +360,19 @@ def _refuse_dataless(name, args):
         f"{name}: only ops run {where}, and {name} is a plain export: call it {outside}, "
         "or its author can make it an op with #[export_fn(op)]"
     ) from None
+
+
+def _buffer_arrays(args, tensors):
+    """`args` with the buffers given at the positions `tensors` as numpy arrays over their
+    memory; None when none is given."""
+    import array
+
+    kinds = (memoryview, bytearray, array.array)
+    if not any(type(args[i]) in kinds for i in tensors):
+        return None
+    import numpy
+
+    return [numpy.asarray(a) if i in tensors and type(a) in kinds else a for i, a in enumerate(args)]
 
 
 def _readable(value):
