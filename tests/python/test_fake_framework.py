@@ -8,6 +8,7 @@ No GPU is needed: "CUDA" tensors carry a fake data address nothing dereferences.
 
 import ctypes
 import gc
+import sys
 import pathlib
 import subprocess
 
@@ -114,3 +115,46 @@ def test_a_host_tensor_parameter_refuses_device_memory_naming_it(tk, fake):
         tk.scale_rows(x, device_tensor(fake, CUDA1, 3))
     assert str(e.value).endswith("argument `w` (#1) tensor data on cuda:1 is not host-accessible"), str(e.value)
     assert tk.launch_site(device_tensor(fake, CUDA1, 3)) == ["cuda:1", 0x10000], "a DeviceTensor takes it"
+
+
+# -- The same through the package: the Python door and the tvm_ffi route ------------------
+
+ROUTES = {
+    # The package's callable (the Python door), and the function it replaces (the tvm_ffi
+    # route, through tvm_ffi's own handling of the exchange API).
+    "door": lambda f: f,
+    "tvm_ffi": lambda f: getattr(f, "__wrapped__", f),
+}
+
+
+@pytest.mark.parametrize("route", ROUTES)
+def test_through_the_package_the_frameworks_stream_and_allocator_serve_the_call(tensor_kit_package, fake, route):
+    pkg = tensor_kit_package
+    assert type(pkg.launch_stream).__module__ == "abi", "the door serves tensor_kit's package"
+    call = lambda name, *args: ROUTES[route](getattr(pkg, name))(*args)  # noqa: E731
+    x = fake.Framework(device_tensor(fake, CUDA1, 4))
+    assert call("launch_stream", x) == 0xC0FFEE + 1
+    assert tvm_ffi.get_raw_stream(CUDA1) == 0, "restored after the call"
+    with tvm_ffi.use_raw_stream(CUDA1, 0x1111):
+        assert call("launch_stream", x) == 0xC0FFEE + 1, "the framework argument's stream wins for the call"
+        assert call("current_stream", CUDA1) == 0x1111
+    before = (fake.fake_allocs(), fake.fake_frees(), fake.fake_results())
+    out = call("empty_like", fake.Framework(tvm_ffi.from_dlpack(np.arange(4, dtype=np.float32))))
+    assert (fake.fake_allocs(), fake.fake_results()) == (before[0] + 1, before[2] + 1), "allocated by and handed back through the framework"
+    np.testing.assert_array_equal(np.from_dlpack(out), np.zeros(4, dtype=np.float32))
+    del out
+    gc.collect()
+    assert fake.fake_frees() == before[1] + 1, "the framework's deleter ran"
+    # The framework's converter gives tvm_ffi.Tensor objects: with a numpy array in the call
+    # too, the package makes a numpy array of it (numpy in, numpy out).
+    framework = fake.Framework(tvm_ffi.from_dlpack(np.ones((2, 3), np.float32)))
+    assert type(call("scale_rows", framework, tvm_ffi.from_dlpack(np.ones(3, np.float32)))) is tvm_ffi.Tensor
+    assert type(call("scale_rows", framework, np.ones(3, np.float32))) is np.ndarray
+    assert call("row_lengths", fake.Framework(tvm_ffi.from_dlpack(np.ones((2, 5), np.int64)))) == [5, 5]
+    # The door serves a framework's tensors itself: no Python frame of the package runs.
+    frames = []
+    sys.setprofile(lambda frame, event, _: event == "call" and frame.f_code.co_filename.endswith("__init__.py") and frames.append(frame.f_code.co_name))
+    call("empty_like", fake.Framework(tvm_ffi.from_dlpack(np.ones(3, np.float32))))
+    call("launch_stream", x)
+    sys.setprofile(None)
+    assert (frames == []) == (route == "door"), frames

@@ -395,3 +395,27 @@ def test_a_plain_export_given_meta_or_fake_tensors_says_only_ops_take_them(tenso
     with FakeTensorMode(), pytest.raises(TypeError, match=message):
         tensor_kit_package.half_sum(torch.empty(4, dtype=torch.float16))
     assert tensor_kit_package.half_sum(torch.ones(4, dtype=torch.float16)) == 4.0
+
+
+@pytest.mark.parametrize("route", ["door", "tvm_ffi"])
+def test_a_plain_export_takes_torch_tensors_through_the_door_as_through_tvm_ffi(tensor_kit_package, route):
+    """Torch tensors reach a plain export through torch's DLPack C exchange API on both routes
+    (the door's own, or tvm_ffi's behind the function the door replaces): the same results,
+    a torch tensor for a tensor result, from torch's allocator (Tensor::empty inside the
+    export), and the same refusals."""
+    if route == "door":
+        assert type(tensor_kit_package.scale_rows).__module__ == "abi"
+    pkg = tensor_kit_package
+    call = lambda name: getattr(pkg, name) if route == "door" else getattr(pkg, name).__wrapped__  # noqa: E731
+    x = torch.arange(6, dtype=torch.float32).reshape(2, 3)
+    y = call("scale_rows")(x, torch.ones(3))
+    assert type(y) is torch.Tensor and y.tolist() == x.tolist()
+    assert call("row_lengths")(torch.ones(2, 4, dtype=torch.int64)) == [4, 4]
+    assert call("half_sum")(torch.ones(4, dtype=torch.float16)) == 4.0
+    empty = call("empty_like")(torch.ones(5))
+    assert type(empty) is torch.Tensor and empty.shape == (5,)
+    with pytest.raises(TypeError, match=r"argument `x` \(#0\) expected a tensor of dtype float32 and rank 2"):
+        call("scale_rows")(torch.ones(3), torch.ones(3))
+    # torch's exchange API hands over a tensor requiring grad (the result tracks none).
+    tracked = call("scale_rows")(torch.ones(2, 3, requires_grad=True), torch.ones(3))
+    assert not tracked.requires_grad and tracked.tolist() == [[1.0] * 3] * 2

@@ -70,6 +70,7 @@ _FUNCTIONS = (
     "PyList_New",
     "PyObject_GetBuffer",
     "PyBuffer_Release",
+    "PyObject_GetAttrString",
 )
 
 

@@ -10,7 +10,8 @@ use core::mem::MaybeUninit;
 use super::arrays::{tensor_of, tensor_of_buffer, Strides};
 use super::callable::MAX_PARAMS;
 use super::capi::{type_of, PyApi, PyBuffer, PyObject};
-use crate::ffi::{type_index as ti, ByteArray, DLTensor, RawAny, RawValue};
+use super::exchange::Exchange;
+use crate::ffi::{type_index as ti, ByteArray, DLManagedTensorVersioned, DLTensor, RawAny, RawValue};
 use crate::reflect::{Access, ParamDesc, TypeDesc};
 
 /// What a parameter takes besides inline scalars.
@@ -66,8 +67,10 @@ pub struct Scratch {
     tensor: MaybeUninit<DLTensor>,
     strides: MaybeUninit<Strides>,
     /// A buffer the slot's tensor reads (`memoryview`, `bytearray`, `array.array`), held
-    /// until the call returns ([`Held`]).
+    /// until the call returns ([`Frame`]).
     buffer: MaybeUninit<PyBuffer>,
+    /// A framework's managed tensor the slot's tensor is, released after the call.
+    managed: MaybeUninit<*mut DLManagedTensorVersioned>,
 }
 
 impl Scratch {
@@ -77,6 +80,7 @@ impl Scratch {
         tensor: MaybeUninit::uninit(),
         strides: MaybeUninit::uninit(),
         buffer: MaybeUninit::uninit(),
+        managed: MaybeUninit::uninit(),
     };
 
     /// The room for a tensor's converted strides.
@@ -96,19 +100,44 @@ impl Scratch {
 pub struct Frame<'a> {
     api: &'a PyApi,
     held: u32,
+    /// The slots whose scratch holds a framework's managed tensor (bit `i` for slot `i`).
+    managed: u32,
+    /// The slots holding a framework's tensor.
+    framework: u32,
     scratch: [Scratch; MAX_PARAMS],
+    /// The framework tensors given (torch's, through its DLPack C exchange API).
+    pub exchange: Exchange,
 }
 
 impl<'a> Frame<'a> {
     /// Room for a call; the GIL is held while it lives and when it drops.
     #[inline(always)]
     pub fn new(api: &'a PyApi) -> Frame<'a> {
-        Frame { api, held: 0, scratch: [const { Scratch::EMPTY }; MAX_PARAMS] }
+        Frame {
+            api,
+            held: 0,
+            managed: 0,
+            framework: 0,
+            scratch: [const { Scratch::EMPTY }; MAX_PARAMS],
+            exchange: Exchange::default(),
+        }
     }
 
-    /// Whether a slot reads a buffer object (`memoryview`, `bytearray`, `array.array`).
-    pub fn holds_buffers(&self) -> bool {
-        self.held != 0
+    /// Whether every tensor argument is a numpy array: none reads a buffer object
+    /// (`memoryview`, `bytearray`, `array.array`) or a framework's tensor.
+    pub fn numpy_only(&self) -> bool {
+        self.held == 0 && !self.exchange.is_used()
+    }
+
+    /// Whether a framework's tensor came with another array (a numpy array or a buffer)
+    /// among `slots`: the package's `tvm_ffi` route then makes a numpy array of a result
+    /// that is no framework's, which the door leaves to it.
+    pub fn mixes_arrays(&self, slots: &[RawAny]) -> bool {
+        self.framework != 0
+            && slots
+                .iter()
+                .enumerate()
+                .any(|(i, s)| s.type_index == ti::DL_TENSOR_PTR && self.framework & (1 << i) == 0)
     }
 
     /// Slot `i`'s room.
@@ -117,92 +146,123 @@ impl<'a> Frame<'a> {
         &mut self.scratch[i]
     }
 
-    /// The slot `i` of `obj` for a parameter taking `takes` ([`slot`]), pointing into this
-    /// frame; a buffer it reads is held until the frame drops.
+    /// The slot `i` of `obj` for a parameter taking `takes`, pointing into this frame, as
+    /// `tvm_ffi` converts it (by the Python type, so the shim sees the values it sees
+    /// through `tvm_ffi`); `None` when the door does not convert it (no Python error is left
+    /// set). A buffer or a framework's tensor it reads is held until the frame drops.
     ///
     /// # Safety
     /// The GIL is held; `obj` is a live object that outlives the frame's use.
     #[inline(always)]
     pub unsafe fn slot(&mut self, i: usize, obj: *mut PyObject, takes: Takes) -> Option<RawAny> {
-        let (api, scratch) = (self.api, &mut self.scratch[i]);
-        // SAFETY: the caller's guarantee; the scratch lives as long as the frame.
-        let (slot, buffer) = unsafe { slot(api, obj, takes, scratch) }?;
-        if buffer {
-            self.held |= 1 << i;
+        let api = self.api;
+        // SAFETY: `obj` is live (the caller's guarantee).
+        let ty = unsafe { type_of(obj) };
+        if ty == api.int_type {
+            let mut overflow: c_int = 0;
+            // SAFETY: an exact int; the function reports overflow without raising.
+            let v = unsafe { (api.long_as_long_long_and_overflow)(obj, &mut overflow) };
+            return (overflow == 0).then_some(RawAny::from_i64(ti::INT, v));
         }
-        Some(slot)
+        if ty == api.float_type {
+            // SAFETY: an exact float: `PyFloatObject` is the object header, then its double.
+            let v = unsafe { *obj.cast::<f64>().add(2) };
+            return Some(RawAny { type_index: ti::FLOAT, small_len: 0, value: RawValue { v_float64: v } });
+        }
+        if obj == api.true_ || obj == api.false_ {
+            return Some(RawAny::from_i64(ti::BOOL, i64::from(obj == api.true_)));
+        }
+        if obj == api.none {
+            return Some(RawAny::NONE);
+        }
+        // SAFETY: the caller's guarantee.
+        unsafe { self.object_slot(i, obj, ty, takes) }
+    }
+
+    /// [`Frame::slot`] for an object that is no number, `bool` or `None`: a string, bytes,
+    /// or an array of one of the kinds the parameter takes.
+    ///
+    /// # Safety
+    /// As for [`Frame::slot`]; `ty` is `obj`'s type.
+    #[inline]
+    unsafe fn object_slot(&mut self, i: usize, obj: *mut PyObject, ty: *mut PyObject, takes: Takes) -> Option<RawAny> {
+        let (api, scratch) = (self.api, &mut self.scratch[i]);
+        match takes {
+            // SAFETY: an exact str, alive for the call (the caller's guarantee).
+            Takes::Str if ty == api.str_type => unsafe { str_slot(api, obj) },
+            // SAFETY: an exact bytes object, alive for the call.
+            Takes::Bytes if ty == api.bytes_type => unsafe { bytes_slot(api, obj, scratch) },
+            Takes::Array { read_only_ok } => {
+                if !api.ndarray_type.is_null() {
+                    // SAFETY: alive for the call; the scratch outlives the slot.
+                    if let Some(slot) = unsafe { array_slot(api, obj, ty, read_only_ok, scratch) } {
+                        return slot;
+                    }
+                    if ty == api.memoryview_type || ty == api.bytearray_type || ty == api.array_type {
+                        // SAFETY: alive for the call; the scratch outlives the slot.
+                        let slot = unsafe { buffer_slot(api, obj, read_only_ok, scratch) }?;
+                        self.held |= 1 << i;
+                        return Some(slot);
+                    }
+                }
+                // SAFETY: as above.
+                unsafe { self.framework_slot(i, obj) }
+            }
+            _ => None,
+        }
+    }
+
+    /// The slot of a framework's tensor (torch's) with a DLPack C exchange API, borrowed
+    /// into slot `i`'s room ([`Exchange::borrow`]).
+    ///
+    /// # Safety
+    /// As for [`Frame::slot`].
+    #[cold]
+    #[inline(never)]
+    unsafe fn framework_slot(&mut self, i: usize, obj: *mut PyObject) -> Option<RawAny> {
+        let scratch = &mut self.scratch[i];
+        let (at, managed) = (scratch.tensor.as_mut_ptr(), scratch.managed.as_mut_ptr());
+        // SAFETY: the GIL is held; `obj` is alive for the call; the room outlives the slot.
+        if unsafe { self.exchange.take(self.api, (obj, type_of(obj)), at, managed) }? {
+            self.managed |= 1 << i;
+        }
+        self.framework |= 1 << i;
+        Some(RawAny::from_ptr(ti::DL_TENSOR_PTR, at.cast()))
     }
 }
 
 impl Drop for Frame<'_> {
     #[inline(always)]
     fn drop(&mut self) {
-        if self.held != 0 {
+        if self.held | self.managed != 0 {
             // SAFETY: the GIL is held while a frame lives; each marked scratch holds a
-            // buffer got and not yet released.
-            unsafe { release_buffers(self.api, self.held, &mut self.scratch) }
+            // buffer or a managed tensor not yet released.
+            unsafe { release(self.api, (self.held, self.managed), &mut self.scratch) }
         }
     }
 }
 
-/// Releases the buffers the scratches `held` marks.
+/// Releases the buffers and the managed tensors the scratches `held` and `managed` mark.
 ///
 /// # Safety
-/// The GIL is held; each marked scratch holds a buffer not yet released.
+/// The GIL is held; each marked scratch holds one not yet released.
 #[inline(never)]
-unsafe fn release_buffers(api: &PyApi, held: u32, scratch: &mut [Scratch]) {
+unsafe fn release(api: &PyApi, (held, managed): (u32, u32), scratch: &mut [Scratch]) {
     for (i, s) in scratch.iter_mut().enumerate() {
         if held & (1 << i) != 0 {
             // SAFETY: the caller's guarantee.
             unsafe { (api.release_buffer)(s.buffer.assume_init_mut()) };
         }
-    }
-}
-
-/// The slot of `obj` for a parameter taking `takes`, and whether `scratch` holds a buffer
-/// for it; `None` when the door does not convert it (no Python error is left set).
-///
-/// # Safety
-/// `obj` is a live object that outlives the call; `scratch` outlives every use of the slot.
-#[inline(always)]
-unsafe fn slot(api: &PyApi, obj: *mut PyObject, takes: Takes, scratch: &mut Scratch) -> Option<(RawAny, bool)> {
-    // SAFETY: `obj` is live (the caller's guarantee).
-    let ty = unsafe { type_of(obj) };
-    if ty == api.int_type {
-        let mut overflow: c_int = 0;
-        // SAFETY: an exact int; the function reports overflow without raising.
-        let v = unsafe { (api.long_as_long_long_and_overflow)(obj, &mut overflow) };
-        return (overflow == 0).then_some((RawAny::from_i64(ti::INT, v), false));
-    }
-    if ty == api.float_type {
-        // SAFETY: an exact float: `PyFloatObject` is the object header, then its double.
-        let v = unsafe { *obj.cast::<f64>().add(2) };
-        return Some((RawAny { type_index: ti::FLOAT, small_len: 0, value: RawValue { v_float64: v } }, false));
-    }
-    if obj == api.true_ || obj == api.false_ {
-        return Some((RawAny::from_i64(ti::BOOL, i64::from(obj == api.true_)), false));
-    }
-    if obj == api.none {
-        return Some((RawAny::NONE, false));
-    }
-    match takes {
-        // SAFETY: an exact str, alive for the call (the caller's guarantee).
-        Takes::Str if ty == api.str_type => return unsafe { str_slot(api, obj) }.map(|s| (s, false)),
-        // SAFETY: an exact bytes object, alive for the call.
-        Takes::Bytes if ty == api.bytes_type => return unsafe { bytes_slot(api, obj, scratch) }.map(|s| (s, false)),
-        Takes::Array { read_only_ok } if !api.ndarray_type.is_null() => {
-            // SAFETY: alive for the call; the scratch outlives the slot.
-            if let Some(slot) = unsafe { array_slot(api, obj, ty, read_only_ok, scratch) } {
-                return slot.map(|s| (s, false));
-            }
-            if ty == api.memoryview_type || ty == api.bytearray_type || ty == api.array_type {
-                // SAFETY: alive for the call; the scratch outlives the slot.
-                return unsafe { buffer_slot(api, obj, read_only_ok, scratch) }.map(|s| (s, true));
+        if managed & (1 << i) != 0 {
+            // SAFETY: the caller's guarantee: the framework's managed tensor, released once.
+            unsafe {
+                let m = s.managed.assume_init();
+                if let Some(deleter) = (*m).deleter {
+                    deleter(m);
+                }
             }
         }
-        _ => {}
     }
-    None
 }
 
 /// The slot of a numpy array (`Some(None)`: one the door does not pass), `None` when `obj`

@@ -177,6 +177,63 @@ impl DoorFn {
         Some((bound, used))
     }
 
+    /// Calls the export's shim on `count` slots at `slots`: the GIL released around it when
+    /// the export says so, and a framework's stream and allocator set for it when its
+    /// tensors were given (`frame`). Returns the shim's code.
+    ///
+    /// # Safety
+    /// The GIL is held; `slots` holds `count` initialized slots whose borrows outlive the
+    /// call; `result` is writable.
+    #[inline(always)]
+    pub(super) unsafe fn invoke(
+        &self,
+        api: &PyApi,
+        frame: &Frame<'_>,
+        slots: *const RawAny,
+        count: usize,
+        result: &mut RawAny,
+    ) -> i32 {
+        if frame.exchange.is_used() {
+            // SAFETY: the caller's guarantee.
+            return unsafe { self.invoke_in_framework(api, frame, slots, count, result) };
+        }
+        // SAFETY: the GIL is held when saved and taken back on this thread.
+        let saved = if self.release_gil { unsafe { (api.save_thread)() } } else { null_mut() };
+        // SAFETY: the export's own shim, with `count` initialized slots it borrows.
+        let rc = unsafe { (self.export.safe_call)(null_mut(), slots, count as i32, result) };
+        if !saved.is_null() {
+            // SAFETY: taken back on the thread that released it.
+            unsafe { (api.restore_thread)(saved) };
+        }
+        rc
+    }
+
+    /// [`DoorFn::invoke`] with a framework's stream and allocator set for the call.
+    ///
+    /// # Safety
+    /// As for [`DoorFn::invoke`].
+    #[cold]
+    #[inline(never)]
+    unsafe fn invoke_in_framework(
+        &self,
+        api: &PyApi,
+        frame: &Frame<'_>,
+        slots: *const RawAny,
+        count: usize,
+        result: &mut RawAny,
+    ) -> i32 {
+        let _environment = frame.exchange.enter();
+        // SAFETY: the GIL is held when saved and taken back on this thread.
+        let saved = if self.release_gil { unsafe { (api.save_thread)() } } else { null_mut() };
+        // SAFETY: the export's own shim, with `count` initialized slots it borrows.
+        let rc = unsafe { (self.export.safe_call)(null_mut(), slots, count as i32, result) };
+        if !saved.is_null() {
+            // SAFETY: taken back on the thread that released it.
+            unsafe { (api.restore_thread)(saved) };
+        }
+        rc
+    }
+
     /// The call through the door, `None` when it takes the `tvm_ffi` route instead (before
     /// anything ran).
     ///
@@ -208,22 +265,29 @@ impl DoorFn {
         };
         // SAFETY: the first `used` slots are written.
         let given = unsafe { core::slice::from_raw_parts(slots.as_ptr().cast::<RawAny>(), used) };
-        if self.tensor_result && !given.iter().any(|s| s.type_index == ti::DL_TENSOR_PTR) {
-            // No numpy array given: the result stays a tvm_ffi.Tensor, as before.
+        if self.tensor_result && (!given.iter().any(|s| s.type_index == ti::DL_TENSOR_PTR) || frame.mixes_arrays(given))
+        {
+            // No array given: the result stays a tvm_ffi.Tensor, as before; a framework's
+            // tensor and a numpy array: the tvm_ffi route's to decide.
             return None;
         }
         let mut result = RawAny::NONE;
-        // SAFETY: the GIL is held when saved and taken back on this thread.
-        let saved = if self.release_gil { unsafe { (api.save_thread)() } } else { null_mut() };
-        // SAFETY: the export's own shim, with `used` initialized slots it borrows for the call.
-        let rc = unsafe { (self.export.safe_call)(null_mut(), slots.as_ptr().cast(), used as i32, &mut result) };
-        if !saved.is_null() {
-            // SAFETY: taken back on the thread that released it.
-            unsafe { (api.restore_thread)(saved) };
-        }
+        // SAFETY: the GIL is held; `used` initialized slots the shim borrows for the call.
+        let rc = unsafe { self.invoke(api, &frame, slots.as_ptr().cast(), used, &mut result) };
         if rc != 0 {
             // SAFETY: the GIL is held; the parked error is raised through tvm_ffi.
             return Some(unsafe { raise(api, take_raised_after(rc)) });
+        }
+        if result.type_index == ti::TENSOR && !result.ptr().is_null() && frame.exchange.is_used() {
+            // A framework's tensors in, its tensor out (`tvm_ffi.Tensor` when it refuses).
+            // SAFETY: the result owns one reference to a Tensor object; the GIL is held.
+            return Some(match unsafe { frame.exchange.tensor(api, result.ptr().cast()) } {
+                Ok(tensor) => tensor,
+                // SAFETY: as above.
+                Err(tensor) => unsafe {
+                    through_tvm_ffi(api, Parked::Result(Any::from_raw(RawAny::from_ptr(ti::TENSOR, tensor.cast()))))
+                },
+            });
         }
         if result.type_index == ti::TENSOR && !result.ptr().is_null() {
             // SAFETY: the result owns one reference to a Tensor object; the GIL is held.

@@ -103,6 +103,7 @@ pub struct PyApi {
     pub list_new: unsafe extern "C" fn(isize) -> Obj,
     pub get_buffer: unsafe extern "C" fn(Obj, *mut PyBuffer, c_int) -> c_int,
     pub release_buffer: unsafe extern "C" fn(*mut PyBuffer),
+    pub get_attr_string: unsafe extern "C" fn(Obj, *const c_char) -> Obj,
 }
 
 /// `Py_buffer`, the same in every CPython 3 build.

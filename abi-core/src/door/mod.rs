@@ -12,6 +12,7 @@ mod args;
 mod arrays;
 mod callable;
 pub mod capi;
+mod exchange;
 mod ops;
 mod results;
 mod tensors;

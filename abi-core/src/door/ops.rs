@@ -184,8 +184,9 @@ impl DoorFn {
             // SAFETY: a live argument of this call; the frame outlives the shim's call.
             slots[param].write(unsafe { frame.slot(param, value, self.takes[param]) }?);
         }
-        // A buffer object is the def's to convert (to the op's dtype, as a list is).
-        if frame.holds_buffers() {
+        // A buffer object is the def's to convert (to the op's dtype, as a list is), and a
+        // torch tensor its to call the op on in torch.
+        if !frame.numpy_only() {
             return None;
         }
         // SAFETY: every argument's slot is written.
@@ -204,16 +205,9 @@ impl DoorFn {
         // SAFETY: the GIL is held; the slots are as `allocate` needs.
         let outs = unsafe { self.allocate(plan, api, &mut slots, &mut frame) }?;
         let mut result = RawAny::NONE;
-        // SAFETY: the GIL is held when saved and taken back on this thread.
-        let saved = if self.release_gil { unsafe { (api.save_thread)() } } else { null_mut() };
-        let count = self.takes.len() as i32;
-        // SAFETY: the export's own shim, with every parameter's slot written, borrowed for
-        // the call (the arrays they point into are alive: the caller's and `outs`).
-        let rc = unsafe { (self.export.safe_call)(null_mut(), slots.as_ptr().cast(), count, &mut result) };
-        if !saved.is_null() {
-            // SAFETY: taken back on the thread that released it.
-            unsafe { (api.restore_thread)(saved) };
-        }
+        // SAFETY: the GIL is held; every parameter's slot is written, borrowed for the call
+        // (the arrays they point into are alive: the caller's and `outs`).
+        let rc = unsafe { self.invoke(api, &frame, slots.as_ptr().cast(), self.takes.len(), &mut result) };
         let outs = &outs[..plan.outs.len()];
         if rc != 0 {
             // SAFETY: the GIL is held; the outputs are ours.
