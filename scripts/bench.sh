@@ -154,6 +154,15 @@ fi
 
 python3 scripts/readme_table.py calls "$out/icount.tsv" "$(( long - short ))" "$quick" "$check" "$write" "$target"
 
+# Torch through the package (benches/python/torch_timings.py): timeit ratios in one run, in
+# the frameworks venv the test command makes; reported in benches/README.md, not budgeted.
+# --check fails when the README's table lists other calls than the script times.
+if [ "$check" = 1 ] && [ -n "$tvm_ffi" ] && [ -x .venv-frameworks/bin/python ]; then
+  .venv-frameworks/bin/python benches/python/torch_timings.py "$out/peer-package" > "$out/torch.md"
+  .venv/bin/python benches/python/torch_timings.py --cases > "$out/torch-cases.txt"
+  python3 scripts/readme_section.py benches/README.md torch-timings "$out/torch.md" "$out/torch-cases.txt" "$write"
+fi
+
 # The IREE module through IREE's own tools (its table is a second section of benches/README.md).
 if [ "$check" = 1 ]; then
   if [ "$write" = 1 ]; then scripts/bench-iree.sh --check --write-readme; else scripts/bench-iree.sh --check; fi
