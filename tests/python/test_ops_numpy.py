@@ -343,6 +343,24 @@ def test_op_kit_stubs_under_mypy_strict(op_kit_dir, tmp_path):
     assert refused == set(range(5, 5 + len(bad))), out.stdout
 
 
+def test_buffer_objects_are_numpy_arrays_over_their_memory(op_kit):
+    """A memoryview, bytearray or array.array for an op's tensor is a numpy array over its
+    memory with the buffer's own dtype, never cast (a bytearray is uint8 data); an in-place
+    op writes the caller's buffer."""
+    import array
+
+    x = array.array("d", [1.0, 2.0, 3.0])
+    y = op_kit.scale_rows(memoryview(x).cast("B").cast("d", (1, 3)), array.array("d", [2.0, 2.0, 2.0]))
+    np.testing.assert_array_equal(y, [[2.0, 4.0, 6.0]])
+    with pytest.raises(TypeError, match=r"argument `k` \(#1\) expected a tensor of dtype float64 and rank 1, got dtype uint8"):
+        op_kit.scale_rows(np.ones((1, 3)), bytearray(np.ones(3).tobytes()))
+    with pytest.raises(TypeError, match=r"argument `k` \(#1\) expected a tensor of dtype float64 and rank 1, got dtype int32"):
+        op_kit.scale_rows(np.ones((1, 3)), array.array("i", [1, 2, 3]))
+    data = bytearray(np.array([[-1.0, 2.0]], np.float32).tobytes())
+    assert op_kit.relu_(memoryview(data).cast("f", (1, 2))) is None
+    np.testing.assert_array_equal(np.frombuffer(data, np.float32), [0.0, 2.0])
+
+
 def test_sequences_are_taken_as_arrays_of_the_ops_dtype(op_kit):
     """As rust-numpy's PyArrayLike: a list or tuple for an input tensor is a numpy array of
     the parameter's dtype, converting within numpy's same_kind rule (ints for floats; not

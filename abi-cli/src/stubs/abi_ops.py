@@ -283,8 +283,8 @@ class Op:
     def _arrays(self, args):
         """`args` with each input tensor given as a list or tuple made a numpy array of the
         parameter's dtype (as rust-numpy's `PyArrayLike` takes sequences), and a memoryview,
-        bytearray or array.array a numpy array over its memory (of the parameter's dtype
-        for an input); anything else that is no array (a scalar, a string) refused with a TypeError naming the function
+        bytearray or array.array a numpy array over its memory (its own dtype, as a numpy
+        array given is); anything else that is no array (a scalar, a string) refused with a TypeError naming the function
         and the parameter, as a plain export's is."""
         fixed = None
         for i in self._tensors:
@@ -297,10 +297,10 @@ class Op:
         return args if fixed is None else fixed
 
     def _array_of(self, i, value):
-        """A sequence or buffer given for tensor argument `i`, as a numpy array of its dtype:
-        data that converts to it without changing kind (ints for floats, not floats for
-        ints), numpy's `same_kind` rule; a buffer for an output or in-place tensor as it is;
-        anything else refused."""
+        """A sequence given for tensor argument `i`, as a numpy array of its dtype: data that
+        converts to it without changing kind (ints for floats, not floats for ints), numpy's
+        `same_kind` rule; a buffer object as a numpy array over its memory, uncast; anything
+        else refused."""
         p = self.args[i]
         what = _tensor_text(p)
         buffer = type(value) in _BUFFERS
@@ -312,16 +312,14 @@ class Op:
             )
         np = _numpy()
         if buffer:
-            # A memoryview, bytearray or array.array: a numpy array over its memory, which
-            # an in-place op writes (a read-only one is refused as a read-only array is).
+            # A memoryview, bytearray or array.array: a numpy array over its memory, taken as
+            # a numpy array is (its dtype the buffer's, never cast; written in place by an
+            # op that writes it; a read-only one refused as a read-only array is).
+            return np.asarray(value)
+        try:
             found = np.asarray(value)
-            if p.role != "in":
-                return found
-        else:
-            try:
-                found = np.asarray(value)
-            except ValueError as e:  # ragged
-                raise TypeError(f"{self.name}: argument `{p.name}` (#{i}) expected {what}, got a {type(value).__name__} numpy cannot make an array of ({e})") from None
+        except ValueError as e:  # ragged
+            raise TypeError(f"{self.name}: argument `{p.name}` (#{i}) expected {what}, got a {type(value).__name__} numpy cannot make an array of ({e})") from None
         if self._seq_dtypes is None:
             self._seq_dtypes = {j: _numpy_dtype(self.args[j].dtype) for j in self._tensors}
         want = self._seq_dtypes[i]

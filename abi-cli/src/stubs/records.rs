@@ -7,6 +7,7 @@
 use std::collections::BTreeMap;
 
 use abi_core::schema::{Metadata, TypeSchema};
+use abi_shared::vocab::Kind;
 
 use super::{is_public_name, is_python_name, ClassNames};
 use crate::read::Listing;
@@ -129,7 +130,7 @@ pub fn result_converter(records: &Records, t: &TypeSchema, helpers: &mut Helpers
 
 /// The converter of a list of plain items: Python's `list`, which the Python door also
 /// makes itself (abi-core `door::results`), so a function returning one may take the door.
-pub const PLAIN_LIST: &str = "list";
+pub const PLAIN_LIST: &str = Kind::Array.python();
 
 /// The item type of a list result whose items are numbers, `bool`, strings or bytes: a
 /// Python `list` of them (as PyO3 returns a `Vec`), not a `tvm_ffi.Array`.

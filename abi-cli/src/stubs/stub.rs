@@ -142,7 +142,8 @@ fn dlpack_protocol(ops: bool) -> String {
         "class {DLPACK_ARRAY}(Protocol):\n    \"\"\"An array that exports DLPack (numpy, PyTorch, JAX...): tvm_ffi passes it as a tensor.\"\"\"\n\n    \
          def __dlpack__(self) -> Any: ...\n\n\n\
          # The buffer objects a tensor parameter takes as arrays over their memory.\n\
-         {BUFFER} = Union[memoryview[Any], bytearray, array.array[Any]]\n"
+         {BUFFER} = {}[memoryview[Any], bytearray, array.array[Any]]\n",
+        Kind::Variant.stub()
     );
     if ops {
         out.push_str(&op_stubs::prelude());

@@ -6,8 +6,8 @@
 //! tuple of them, or `None` for an op writing only in place.
 //!
 //! It serves only the call `Op.call` makes on numpy arrays it takes as they are: every
-//! tensor argument a numpy array (not a buffer object, which the `def` converts to the
-//! op's dtype as it does a list), every input tensor one the export reads in place (compact where the op needs
+//! tensor argument a numpy array (not a buffer object, which the `def` makes one of, nor a
+//! framework's tensor, which the `def` calls the op on in its framework), every input tensor one the export reads in place (compact where the op needs
 //! compact data; writable where it writes), no output given, each scalar a shape rule
 //! reads an `int` of at least 0. Anything else (torch, JAX, lists, outputs given, views to
 //! copy, a size numpy refuses) goes to the package's `def`, which allocates, copies,
@@ -184,8 +184,8 @@ impl DoorFn {
             // SAFETY: a live argument of this call; the frame outlives the shim's call.
             slots[param].write(unsafe { frame.slot(param, value, self.takes[param]) }?);
         }
-        // A buffer object is the def's to convert (to the op's dtype, as a list is), and a
-        // torch tensor its to call the op on in torch.
+        // A buffer object is the def's to make a numpy array of, and a torch tensor its to
+        // call the op on in torch.
         if !frame.numpy_only() {
             return None;
         }
