@@ -19,7 +19,7 @@ CASES = [
     ("the library's `tvm_ffi` function itself", "raw_total(x)", "tvm"),
     ("`pkg.plus_one(x)`, a torch tensor result (the door)", "pkg.plus_one(x)", "plus"),
     ("the same through tvm_ffi", "pkg.plus_one.__wrapped__(x)", "plus"),
-    ("`pkg.plus_one_op(x)`, a functional op on torch (the op's `def`)", "pkg.plus_one_op(x)", "torch"),
+    ("`pkg.plus_one_op(x)`, a functional op on torch (the door)", "pkg.plus_one_op(x)", "torch"),
     ("`pkg.torch.plus_one_op(x)`, the torch custom op", "pkg.torch.plus_one_op(x)", "torch"),
     ("`pkg.plus_one_op(a)`, the op on numpy (the door)", "pkg.plus_one_op(a)", "torch"),
     ("`x + 1`, torch's own op doing the same work", "x + 1", "torch"),

@@ -419,3 +419,38 @@ def test_a_plain_export_takes_torch_tensors_through_the_door_as_through_tvm_ffi(
     # torch's exchange API hands over a tensor requiring grad (the result tracks none).
     tracked = call("scale_rows")(torch.ones(2, 3, requires_grad=True), torch.ones(3))
     assert not tracked.requires_grad and tracked.tolist() == [[1.0] * 3] * 2
+
+
+def test_an_op_on_torch_cpu_tensors_takes_the_door_and_agrees_with_its_def(op_kit):
+    """`pkg.op(x)` on torch CPU tensors that need no grad: the door allocates the outputs with
+    torch's allocator and returns torch tensors, with no Python frame of the package; what
+    the `def` handles itself (autograd, views to copy, subclasses, numpy beside torch,
+    outputs given) still goes to it. Both give the same results."""
+    import sys
+
+    x, k = rand(3, 4), rand(4, seed=1)
+    frames = []
+    sys.setprofile(lambda frame, event, _: event == "call" and "op_kit" in frame.f_code.co_filename and frames.append(frame.f_code.co_name))
+    y = op_kit.scale_rows(x, k)
+    lo, hi = op_kit.minmax(rand(2, 5, dtype=torch.float32))
+    r = rand(2, 2, dtype=torch.float32)
+    assert op_kit.relu_(r) is None
+    sys.setprofile(None)
+    assert frames == [], "served by the door"
+    assert type(y) is torch.Tensor and type(lo) is torch.Tensor and lo.dtype == torch.float32
+    torch.testing.assert_close(y, x * k)
+    torch.testing.assert_close(y, op_kit.scale_rows.__wrapped__(x, k))
+    assert (r >= 0).all()
+    # The def's cases: a transposed view (copied), a Parameter (a subclass: the custom op),
+    # a tensor requiring grad (autograd), numpy beside torch, an output given.
+    torch.testing.assert_close(op_kit.scale_rows(x.T.contiguous().T, k), x * k)
+    p = torch.nn.Parameter(x.clone())
+    g = op_kit.scale_rows(p, k)
+    assert g.requires_grad
+    g.sum().backward()
+    torch.testing.assert_close(p.grad, k.expand(3, 4))
+    mixed, by_def = op_kit.scale_rows(x, np.ones(4)), op_kit.scale_rows.__wrapped__(x, np.ones(4))
+    assert type(mixed) is type(by_def)
+    out = torch.empty(3, 4, dtype=torch.float64)
+    assert op_kit.scale_rows(x, k, y=out) is out
+    torch.testing.assert_close(out, x * k)

@@ -40,6 +40,7 @@ _OBJECTS = (
     "memoryview",
     "bytearray",
     "array",
+    "torch_tensor",
 )
 _FUNCTIONS = (
     "Py_IncRef",
@@ -130,6 +131,7 @@ def _open(path, arrays):
         id(TypeError),
         id(through_tvm_ffi),
         *(id(t) for t in BUFFERS),
+        _torch_tensor(),
         *(ctypes.cast(getattr(ctypes.pythonapi, f), ctypes.c_void_p).value for f in _FUNCTIONS),
     )
     open_door.argtypes = [ctypes.c_uint32, ctypes.c_void_p, ctypes.c_size_t]
@@ -140,6 +142,13 @@ def _open(path, arrays):
     function.restype = ctypes.py_object
     _OPENED[path] = (function, (api, through_tvm_ffi, lib, from_dlpack))
     return function
+
+
+def _torch_tensor():
+    """The address of `torch.Tensor` when torch is imported (tvm_ffi imports it where it is
+    installed), else None: ops take torch tensors of that exact type through the door."""
+    torch = sys.modules.get("torch")
+    return id(torch.Tensor) if torch is not None else None
 
 
 def _numpy():

@@ -99,45 +99,48 @@ impl Scratch {
 /// before it.
 pub struct Frame<'a> {
     api: &'a PyApi,
-    held: u32,
-    /// The slots whose scratch holds a framework's managed tensor (bit `i` for slot `i`).
-    managed: u32,
-    /// The slots holding a framework's tensor.
-    framework: u32,
+    /// Which slots hold what, bit `i` for slot `i`: buffers (bits 0 to 15), framework
+    /// managed tensors (16 to 31), both released when the frame drops; framework tensors
+    /// (32 to 47), and with them `exchange` is written.
+    marks: u64,
     scratch: [Scratch; MAX_PARAMS],
-    /// The framework tensors given (torch's, through its DLPack C exchange API).
-    pub exchange: Exchange,
+    /// The framework tensors given (torch's, through its DLPack C exchange API), written
+    /// when the first one is met.
+    exchange: MaybeUninit<Exchange>,
 }
+
+const BUFFER: u32 = 0;
+const MANAGED: u32 = 16;
+const FRAMEWORK: u32 = 32;
+/// The marks of what a frame releases.
+const RELEASED: u64 = (1 << FRAMEWORK) - 1;
 
 impl<'a> Frame<'a> {
     /// Room for a call; the GIL is held while it lives and when it drops.
     #[inline(always)]
     pub fn new(api: &'a PyApi) -> Frame<'a> {
-        Frame {
-            api,
-            held: 0,
-            managed: 0,
-            framework: 0,
-            scratch: [const { Scratch::EMPTY }; MAX_PARAMS],
-            exchange: Exchange::default(),
-        }
+        Frame { api, marks: 0, scratch: [const { Scratch::EMPTY }; MAX_PARAMS], exchange: MaybeUninit::uninit() }
     }
 
-    /// Whether every tensor argument is a numpy array: none reads a buffer object
-    /// (`memoryview`, `bytearray`, `array.array`) or a framework's tensor.
-    pub fn numpy_only(&self) -> bool {
-        self.held == 0 && !self.exchange.is_used()
+    /// The framework tensors given, if any.
+    #[inline(always)]
+    pub fn framework(&self) -> Option<&Exchange> {
+        // SAFETY: written when the first framework tensor was marked.
+        (self.marks >> FRAMEWORK != 0).then(|| unsafe { self.exchange.assume_init_ref() })
+    }
+
+    /// Whether a slot reads a buffer object (`memoryview`, `bytearray`, `array.array`).
+    pub fn holds_buffers(&self) -> bool {
+        self.marks & ((1 << MANAGED) - 1) != 0
     }
 
     /// Whether a framework's tensor came with another array (a numpy array or a buffer)
     /// among `slots`: the package's `tvm_ffi` route then makes a numpy array of a result
     /// that is no framework's, which the door leaves to it.
     pub fn mixes_arrays(&self, slots: &[RawAny]) -> bool {
-        self.framework != 0
-            && slots
-                .iter()
-                .enumerate()
-                .any(|(i, s)| s.type_index == ti::DL_TENSOR_PTR && self.framework & (1 << i) == 0)
+        let framework = self.marks >> FRAMEWORK;
+        framework != 0
+            && slots.iter().enumerate().any(|(i, s)| s.type_index == ti::DL_TENSOR_PTR && framework & (1 << i) == 0)
     }
 
     /// Slot `i`'s room.
@@ -201,7 +204,7 @@ impl<'a> Frame<'a> {
                     if ty == api.memoryview_type || ty == api.bytearray_type || ty == api.array_type {
                         // SAFETY: alive for the call; the scratch outlives the slot.
                         let slot = unsafe { buffer_slot(api, obj, read_only_ok, scratch) }?;
-                        self.held |= 1 << i;
+                        self.marks |= 1 << (BUFFER + i as u32);
                         return Some(slot);
                     }
                 }
@@ -222,11 +225,16 @@ impl<'a> Frame<'a> {
     unsafe fn framework_slot(&mut self, i: usize, obj: *mut PyObject) -> Option<RawAny> {
         let scratch = &mut self.scratch[i];
         let (at, managed) = (scratch.tensor.as_mut_ptr(), scratch.managed.as_mut_ptr());
-        // SAFETY: the GIL is held; `obj` is alive for the call; the room outlives the slot.
-        if unsafe { self.exchange.take(self.api, (obj, type_of(obj)), at, managed) }? {
-            self.managed |= 1 << i;
+        if self.marks >> FRAMEWORK == 0 {
+            self.exchange.write(Exchange::default());
         }
-        self.framework |= 1 << i;
+        // SAFETY: written just above or with the first framework tensor.
+        let exchange = unsafe { self.exchange.assume_init_mut() };
+        // SAFETY: the GIL is held; `obj` is alive for the call; the room outlives the slot.
+        if unsafe { exchange.take(self.api, (obj, type_of(obj)), at, managed) }? {
+            self.marks |= 1 << (MANAGED + i as u32);
+        }
+        self.marks |= 1 << (FRAMEWORK + i as u32);
         Some(RawAny::from_ptr(ti::DL_TENSOR_PTR, at.cast()))
     }
 }
@@ -234,26 +242,26 @@ impl<'a> Frame<'a> {
 impl Drop for Frame<'_> {
     #[inline(always)]
     fn drop(&mut self) {
-        if self.held | self.managed != 0 {
+        if self.marks & RELEASED != 0 {
             // SAFETY: the GIL is held while a frame lives; each marked scratch holds a
             // buffer or a managed tensor not yet released.
-            unsafe { release(self.api, (self.held, self.managed), &mut self.scratch) }
+            unsafe { release(self.api, self.marks, &mut self.scratch) }
         }
     }
 }
 
-/// Releases the buffers and the managed tensors the scratches `held` and `managed` mark.
+/// Releases the buffers and the managed tensors `marks` marks in the scratches.
 ///
 /// # Safety
 /// The GIL is held; each marked scratch holds one not yet released.
 #[inline(never)]
-unsafe fn release(api: &PyApi, (held, managed): (u32, u32), scratch: &mut [Scratch]) {
+unsafe fn release(api: &PyApi, marks: u64, scratch: &mut [Scratch]) {
     for (i, s) in scratch.iter_mut().enumerate() {
-        if held & (1 << i) != 0 {
+        if marks & (1 << (BUFFER + i as u32)) != 0 {
             // SAFETY: the caller's guarantee.
             unsafe { (api.release_buffer)(s.buffer.assume_init_mut()) };
         }
-        if managed & (1 << i) != 0 {
+        if marks & (1 << (MANAGED + i as u32)) != 0 {
             // SAFETY: the caller's guarantee: the framework's managed tensor, released once.
             unsafe {
                 let m = s.managed.assume_init();

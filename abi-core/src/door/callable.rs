@@ -15,6 +15,7 @@ use std::sync::OnceLock;
 
 use super::args::{Frame, Takes};
 use super::capi::{api, tuple_items, MemberDef, PyApi, PyObject, TypeSlot, TypeSpec};
+use super::exchange::Exchange;
 use super::ops::OpPlan;
 use super::results::{converts, object_of};
 use super::tensors::numpy_array;
@@ -193,9 +194,9 @@ impl DoorFn {
         count: usize,
         result: &mut RawAny,
     ) -> i32 {
-        if frame.exchange.is_used() {
+        if let Some(exchange) = frame.framework() {
             // SAFETY: the caller's guarantee.
-            return unsafe { self.invoke_in_framework(api, frame, slots, count, result) };
+            return unsafe { self.invoke_in_framework(api, exchange, slots, count, result) };
         }
         // SAFETY: the GIL is held when saved and taken back on this thread.
         let saved = if self.release_gil { unsafe { (api.save_thread)() } } else { null_mut() };
@@ -217,12 +218,12 @@ impl DoorFn {
     unsafe fn invoke_in_framework(
         &self,
         api: &PyApi,
-        frame: &Frame<'_>,
+        exchange: &Exchange,
         slots: *const RawAny,
         count: usize,
         result: &mut RawAny,
     ) -> i32 {
-        let _environment = frame.exchange.enter();
+        let _environment = exchange.enter();
         // SAFETY: the GIL is held when saved and taken back on this thread.
         let saved = if self.release_gil { unsafe { (api.save_thread)() } } else { null_mut() };
         // SAFETY: the export's own shim, with `count` initialized slots it borrows.
@@ -278,38 +279,44 @@ impl DoorFn {
             // SAFETY: the GIL is held; the parked error is raised through tvm_ffi.
             return Some(unsafe { raise(api, take_raised_after(rc)) });
         }
-        if result.type_index == ti::TENSOR && !result.ptr().is_null() && frame.exchange.is_used() {
-            // A framework's tensors in, its tensor out (`tvm_ffi.Tensor` when it refuses).
-            // SAFETY: the result owns one reference to a Tensor object; the GIL is held.
-            return Some(match unsafe { frame.exchange.tensor(api, result.ptr().cast()) } {
-                Ok(tensor) => tensor,
-                // SAFETY: as above.
-                Err(tensor) => unsafe {
-                    through_tvm_ffi(api, Parked::Result(Any::from_raw(RawAny::from_ptr(ti::TENSOR, tensor.cast()))))
-                },
-            });
-        }
         if result.type_index == ti::TENSOR && !result.ptr().is_null() {
             // SAFETY: the result owns one reference to a Tensor object; the GIL is held.
-            return Some(match unsafe { numpy_array(api, result.ptr().cast()) } {
-                Ok(array) => array,
-                // SAFETY: as above; the tensor comes back as tvm_ffi's, then as numpy's.
-                Err(tensor) => unsafe {
-                    let tensor = through_tvm_ffi(
-                        api,
-                        Parked::Result(Any::from_raw(RawAny::from_ptr(ti::TENSOR, tensor.cast()))),
-                    );
-                    if tensor.is_null() {
-                        return Some(tensor);
-                    }
-                    let array = (api.vectorcall)(api.from_dlpack, &tensor, 1, null_mut());
-                    (api.dec_ref)(tensor);
-                    array
-                },
-            });
+            return Some(unsafe { tensor_result(api, &frame, result.ptr().cast()) });
         }
         // SAFETY: the shim's result; the GIL is held.
         Some(unsafe { object_of(api, result) })
+    }
+}
+
+/// A tensor result as the caller's framework's tensor (a framework's tensors in), else as a
+/// numpy array (numpy in, numpy out), else as `tvm_ffi` gives it and `numpy.from_dlpack`
+/// takes it, as the package's `tvm_ffi` route does.
+///
+/// # Safety
+/// The GIL is held; `tensor` is a Tensor object the caller gives its reference to.
+#[inline(never)]
+unsafe fn tensor_result(api: &PyApi, frame: &Frame<'_>, tensor: *mut crate::ffi::ObjectHeader) -> Obj {
+    // SAFETY: the caller's guarantee; a tensor given back comes back as tvm_ffi's.
+    unsafe {
+        let parked = |tensor: *mut crate::ffi::ObjectHeader| {
+            through_tvm_ffi(api, Parked::Result(Any::from_raw(RawAny::from_ptr(ti::TENSOR, tensor.cast()))))
+        };
+        if let Some(exchange) = frame.framework() {
+            // A framework's tensors in, its tensor out (`tvm_ffi.Tensor` when it refuses).
+            return exchange.tensor(api, tensor).unwrap_or_else(parked);
+        }
+        match numpy_array(api, tensor) {
+            Ok(array) => array,
+            Err(tensor) => {
+                let tensor = parked(tensor);
+                if tensor.is_null() {
+                    return tensor;
+                }
+                let array = (api.vectorcall)(api.from_dlpack, &tensor, 1, null_mut());
+                (api.dec_ref)(tensor);
+                array
+            }
+        }
     }
 }
 

@@ -75,6 +75,9 @@ pub struct PyApi {
     pub memoryview_type: Obj,
     pub bytearray_type: Obj,
     pub array_type: Obj,
+    /// `torch.Tensor` when torch was imported when the door opened, else null: the one type
+    /// of framework tensor an op's call takes through the door.
+    pub torch_tensor_type: Obj,
     pub inc_ref: unsafe extern "C" fn(Obj),
     pub dec_ref: unsafe extern "C" fn(Obj),
     pub long_as_long_long_and_overflow: unsafe extern "C" fn(Obj, *mut c_int) -> i64,

@@ -20,6 +20,10 @@ use crate::value::object::{dec_ref, inc_ref};
 
 type Obj = *mut PyObject;
 
+/// `managed_tensor_to_py_object_no_sync`: the framework's tensor over a managed tensor (taken
+/// over on success), a new reference; -1 with a Python error set on failure.
+pub type ToPy = unsafe extern "C" fn(*mut DLManagedTensorVersioned, *mut *mut c_void) -> c_int;
+
 /// `DLPackExchangeAPI` (dlpack.h, DLPack 1.3): its header, then the entry points.
 #[repr(C)]
 pub struct ExchangeApi {
@@ -27,7 +31,7 @@ pub struct ExchangeApi {
     prev_api: *const c_void,
     allocator: Option<TensorAllocator>,
     managed_from_py: Option<unsafe extern "C" fn(*mut c_void, *mut *mut DLManagedTensorVersioned) -> c_int>,
-    managed_to_py: Option<unsafe extern "C" fn(*mut DLManagedTensorVersioned, *mut *mut c_void) -> c_int>,
+    managed_to_py: Option<ToPy>,
     dltensor_from_py: Option<unsafe extern "C" fn(*mut c_void, *mut DLTensor) -> c_int>,
     current_work_stream: Option<unsafe extern "C" fn(c_int, i32, *mut *mut c_void) -> c_int>,
 }
@@ -107,15 +111,11 @@ unsafe fn look_up(api: &PyApi, ty: Obj) -> *const ExchangeApi {
 pub struct Exchange {
     api: Option<&'static ExchangeApi>,
     device: Option<(Device, Stream)>,
+    /// Whether a tensor given is not on the CPU.
+    off_cpu: bool,
 }
 
 impl Exchange {
-    /// Whether some argument came through an exchange API.
-    #[inline(always)]
-    pub fn is_used(&self) -> bool {
-        self.api.is_some()
-    }
-
     /// Gets the tensor `obj` into `out` when its type has an exchange API: borrowed
     /// (`dltensor_from_py_object_no_sync`), or as a managed tensor written to `managed`,
     /// which the caller releases after the call (`managed_tensor_from_py_object_no_sync`,
@@ -189,6 +189,7 @@ impl Exchange {
         self.api = Some(found);
         // SAFETY: written just above.
         let device = unsafe { (*out).device };
+        self.off_cpu |= device.device_type != device_type::CPU;
         if device.device_type != device_type::CPU && self.device.is_none() {
             if let Some(current) = found.current_work_stream {
                 let mut stream = core::ptr::null_mut();
@@ -201,6 +202,18 @@ impl Exchange {
             }
         }
         Some(is_managed)
+    }
+
+    /// Whether every framework tensor given is on the CPU.
+    pub fn on_cpu(&self) -> bool {
+        !self.off_cpu
+    }
+
+    /// The framework's tensor allocator and its converter back to Python, when it has both
+    /// (what an op's outputs need).
+    pub fn allocator(&self) -> Option<(TensorAllocator, ToPy)> {
+        let found = self.api?;
+        Some((found.allocator?, found.managed_to_py?))
     }
 
     /// Sets the caller's stream and the framework's allocator for the call, until the

@@ -19,9 +19,10 @@ use core::ptr::null_mut;
 use super::args::Frame;
 use super::arrays::{tensor_of, type_number};
 use super::callable::{raise, release_all as release, DoorFn, MAX_PARAMS};
-use super::capi::{tuple_set, PyApi, PyObject};
+use super::capi::{tuple_set, type_of, PyApi, PyObject};
+use super::exchange::Exchange;
 use super::tensors::empty_array;
-use crate::ffi::{type_index as ti, DLTensor, RawAny};
+use crate::ffi::{type_index as ti, DLManagedTensorVersioned, DLTensor, DataType, Device, RawAny};
 use crate::reflect::{OpDesc, OpDevice, OpDim, OpRule, ParamDesc, TypeDesc};
 use crate::runtime::calls::error_slot::take_raised_after;
 use crate::value::any::Any;
@@ -47,6 +48,7 @@ pub struct OpPlan {
 struct Output {
     param: usize,
     type_num: i32,
+    dtype: DataType,
     shape: Shape,
 }
 
@@ -96,7 +98,8 @@ impl OpPlan {
                 OpRule::Shape(_) => return None,
             };
             let TypeDesc::Tensor { elem: Some(elem), .. } = params[param].ty else { return None };
-            outs.push(Output { param, type_num: type_number(elem.dtype()?)?, shape });
+            let dtype = elem.dtype()?;
+            outs.push(Output { param, type_num: type_number(dtype)?, dtype, shape });
         }
         let is_out = |i: usize| outs.iter().any(|o| o.param == i);
         let compact = op.inputs.iter().filter(|n| !op.strided.contains(n)).map(|n| index(n)).collect::<Option<_>>()?;
@@ -184,9 +187,8 @@ impl DoorFn {
             // SAFETY: a live argument of this call; the frame outlives the shim's call.
             slots[param].write(unsafe { frame.slot(param, value, self.takes[param]) }?);
         }
-        // A buffer object is the def's to make a numpy array of, and a torch tensor its to
-        // call the op on in torch.
-        if !frame.numpy_only() {
+        // A buffer object is the def's to make a numpy array of.
+        if frame.holds_buffers() {
             return None;
         }
         // SAFETY: every argument's slot is written.
@@ -198,28 +200,67 @@ impl DoorFn {
         {
             return None;
         }
-        // SAFETY: a tensor argument's slot points to its scratch `DLTensor`.
-        if plan.compact.iter().any(|&i| !unsafe { &*arg(i).ptr().cast::<DLTensor>() }.strides.is_null()) {
+        let framework = frame.framework().is_some();
+        // SAFETY: the GIL is held; `bound` holds the arguments the slots came from.
+        if framework && !unsafe { self.takes_torch(plan, api, &bound, &frame) } {
             return None;
         }
-        // SAFETY: the GIL is held; the slots are as `allocate` needs.
-        let outs = unsafe { self.allocate(plan, api, &mut slots, &mut frame) }?;
+        // SAFETY: a tensor argument's slot points to its scratch `DLTensor`.
+        if plan.compact.iter().any(|&i| !compact(unsafe { &*arg(i).ptr().cast::<DLTensor>() })) {
+            return None;
+        }
+        let outs = if framework {
+            // SAFETY: the GIL is held; the slots are as `allocate_managed` needs.
+            Outputs::Managed(unsafe { self.allocate_managed(plan, &mut slots, &mut frame) }?)
+        } else {
+            // SAFETY: the GIL is held; the slots are as `allocate` needs.
+            Outputs::Numpy(unsafe { self.allocate(plan, api, &mut slots, &mut frame) }?)
+        };
         let mut result = RawAny::NONE;
         // SAFETY: the GIL is held; every parameter's slot is written, borrowed for the call
         // (the arrays they point into are alive: the caller's and `outs`).
         let rc = unsafe { self.invoke(api, &frame, slots.as_ptr().cast(), self.takes.len(), &mut result) };
-        let outs = &outs[..plan.outs.len()];
+        let count = plan.outs.len();
         if rc != 0 {
             // SAFETY: the GIL is held; the outputs are ours.
             return Some(unsafe {
-                release(api, outs);
+                outs.release(api, count);
                 raise(api, take_raised_after(rc))
             });
         }
         // SAFETY: the shim's result (None for an op), owned.
         drop(unsafe { Any::from_raw(result) });
-        // SAFETY: the GIL is held; the outputs' references are handed over.
-        Some(unsafe { returned(api, outs) })
+        // SAFETY: the GIL is held; the outputs are handed over.
+        Some(unsafe { outs.returned(api, &frame, count) })
+    }
+
+    /// Whether an op's call on a framework's tensors takes the door: every tensor argument
+    /// a `torch.Tensor` (not a subclass, which the `def` sends to the custom op, nor a numpy
+    /// array beside them) on the CPU that does not require grad (autograd is the custom
+    /// op's), and a framework that allocates tensors and converts them back.
+    ///
+    /// # Safety
+    /// The GIL is held; `bound` holds this call's arguments, in the op's order.
+    unsafe fn takes_torch(&self, plan: &OpPlan, api: &PyApi, bound: &[Obj; MAX_PARAMS], frame: &Frame<'_>) -> bool {
+        let Some(exchange) = frame.framework() else { return false };
+        if api.torch_tensor_type.is_null() || exchange.allocator().is_none() {
+            return false;
+        }
+        plan.args.iter().zip(bound).filter(|(param, _)| plan.tensors.contains(param)).all(|(_, &obj)| {
+            // SAFETY: a live argument; the GIL is held; a failed lookup's error is cleared.
+            unsafe {
+                if type_of(obj) != api.torch_tensor_type {
+                    return false;
+                }
+                let grad = (api.get_attr_string)(obj, c"requires_grad".as_ptr());
+                if grad.is_null() {
+                    (api.err_clear)();
+                    return false;
+                }
+                (api.dec_ref)(grad);
+                grad == api.false_
+            }
+        }) && exchange.on_cpu()
     }
 
     /// Allocates each output (written to its slot), returning them; `None` (nothing left
@@ -267,6 +308,148 @@ impl DoorFn {
         }
         Some(outs)
     }
+}
+
+impl DoorFn {
+    /// Allocates each output with the framework's allocator (written to its slot), on the
+    /// device of the framework's tensors, returning the managed tensors; `None` (nothing
+    /// left allocated, no error set) when the `def` must.
+    ///
+    /// # Safety
+    /// The GIL is held; every argument's slot is written, a tensor's pointing to a live
+    /// `DLTensor`; the frame holds a framework's tensors.
+    unsafe fn allocate_managed(
+        &self,
+        plan: &OpPlan,
+        slots: &mut [MaybeUninit<RawAny>; MAX_PARAMS],
+        frame: &mut Frame<'_>,
+    ) -> Option<[*mut DLManagedTensorVersioned; MAX_PARAMS]> {
+        let (allocator, _) = frame.framework()?.allocator()?;
+        let mut outs = [null_mut(); MAX_PARAMS];
+        for (k, out) in plan.outs.iter().enumerate() {
+            let mut dims = [0i64; MAX_DIMS];
+            let mut managed = null_mut();
+            // SAFETY: the tensor arguments' slots point to live `DLTensor`s.
+            let made = unsafe { OpPlan::shape_of(out, slots, &mut dims) }.is_some_and(|ndim| {
+                let mut prototype = DLTensor {
+                    data: null_mut(),
+                    device: Device::CPU,
+                    ndim: ndim as i32,
+                    dtype: out.dtype,
+                    shape: dims.as_mut_ptr(),
+                    strides: null_mut(),
+                    byte_offset: 0,
+                };
+                // SAFETY: the framework's allocator, with the GIL held; a failure's error
+                // is dropped (the `def` allocates again and raises what it meets).
+                unsafe { allocator(&mut prototype, &mut managed, null_mut(), ignore_error) == 0 && !managed.is_null() }
+            });
+            if !made {
+                // SAFETY: the managed tensors made so far, released once.
+                unsafe { release_managed(&outs[..k]) };
+                return None;
+            }
+            outs[k] = managed;
+            // SAFETY: the allocator's tensor, alive until its deleter runs.
+            let tensor = unsafe { DLTensor { ..(*managed).dl_tensor } };
+            let at = frame.scratch(out.param).tensor_room(tensor);
+            slots[out.param].write(RawAny::from_ptr(ti::DL_TENSOR_PTR, (at as *mut DLTensor).cast()));
+        }
+        Some(outs)
+    }
+}
+
+/// An allocator's `set_error` that drops the error.
+unsafe extern "C" fn ignore_error(_: *mut core::ffi::c_void, _: *const core::ffi::c_char, _: *const core::ffi::c_char) {
+}
+
+/// Runs each managed tensor's deleter.
+///
+/// # Safety
+/// Each is a live managed tensor the caller gives up.
+unsafe fn release_managed(outs: &[*mut DLManagedTensorVersioned]) {
+    for &m in outs {
+        // SAFETY: the caller's guarantee.
+        unsafe {
+            if let Some(deleter) = (*m).deleter {
+                deleter(m);
+            }
+        }
+    }
+}
+
+/// An op's outputs: numpy arrays, or a framework's managed tensors.
+enum Outputs {
+    Numpy([Obj; MAX_PARAMS]),
+    Managed([*mut DLManagedTensorVersioned; MAX_PARAMS]),
+}
+
+impl Outputs {
+    /// Releases the first `count`.
+    ///
+    /// # Safety
+    /// The GIL is held; the first `count` are live and ours.
+    unsafe fn release(&self, api: &PyApi, count: usize) {
+        // SAFETY: the caller's guarantee.
+        unsafe {
+            match self {
+                Outputs::Numpy(arrays) => release(api, &arrays[..count]),
+                Outputs::Managed(managed) => release_managed(&managed[..count]),
+            }
+        }
+    }
+
+    /// What the op returns ([`returned`]), a framework's tensors converted back through it
+    /// (null with its error set when it refuses one).
+    ///
+    /// # Safety
+    /// The GIL is held; the first `count` are live and handed over.
+    unsafe fn returned(&self, api: &PyApi, frame: &Frame<'_>, count: usize) -> Obj {
+        let managed = match self {
+            // SAFETY: the caller's guarantee.
+            Outputs::Numpy(arrays) => return unsafe { returned(api, &arrays[..count]) },
+            Outputs::Managed(managed) => &managed[..count],
+        };
+        let Some((_, to_py)) = frame.framework().and_then(Exchange::allocator) else { return null_mut() };
+        let mut objects = [null_mut(); MAX_PARAMS];
+        for (k, &m) in managed.iter().enumerate() {
+            let mut object = null_mut();
+            // SAFETY: the framework's converter, with the GIL held; it takes the managed
+            // tensor over on success.
+            if unsafe { to_py(m, &mut object) } != 0 || object.is_null() {
+                // SAFETY: the rest are ours; the converter left its error set.
+                unsafe {
+                    release_managed(&managed[k..]);
+                    release(api, &objects[..k]);
+                }
+                return null_mut();
+            }
+            objects[k] = object.cast();
+        }
+        // SAFETY: the objects are new references, handed over.
+        unsafe { returned(api, &objects[..count]) }
+    }
+}
+
+/// Whether a tensor's memory is compact row-major (no strides, or the strides of its
+/// shape; dimensions of one element take any stride), as an input needing compact data
+/// must be.
+fn compact(t: &DLTensor) -> bool {
+    if t.strides.is_null() || t.ndim <= 0 {
+        return true;
+    }
+    // SAFETY: a DLTensor's `ndim` dimensions and strides.
+    let (shape, strides) = unsafe {
+        (core::slice::from_raw_parts(t.shape, t.ndim as usize), core::slice::from_raw_parts(t.strides, t.ndim as usize))
+    };
+    let mut expected = 1;
+    for (&n, &s) in shape.iter().zip(strides).rev() {
+        if n != 1 && s != expected {
+            return false;
+        }
+        expected *= n;
+    }
+    true
 }
 
 /// What the op returns: `None` with no outputs, the output, or a tuple of them (taking
