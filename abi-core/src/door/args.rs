@@ -36,11 +36,9 @@ impl Takes {
     pub fn serves(param: &ParamDesc) -> bool {
         fn value(ty: &TypeDesc, access: Access) -> bool {
             match ty {
-                TypeDesc::None | TypeDesc::Bool | TypeDesc::Int { .. } | TypeDesc::Float { .. } => true,
-                TypeDesc::Str | TypeDesc::Bytes => true,
                 TypeDesc::Tensor { .. } => access != Access::Cells,
                 TypeDesc::Optional(inner) => value(inner, access),
-                _ => false,
+                ty => ty.is_plain(),
             }
         }
         !param.expand && value(param.ty, param.access)
@@ -216,7 +214,7 @@ impl<'a> Frame<'a> {
     }
 
     /// The slot of a framework's tensor (torch's) with a DLPack C exchange API, borrowed
-    /// into slot `i`'s room ([`Exchange::borrow`]).
+    /// into slot `i`'s room ([`Exchange::take`]).
     ///
     /// # Safety
     /// As for [`Frame::slot`].
@@ -263,12 +261,7 @@ unsafe fn release(api: &PyApi, marks: u64, scratch: &mut [Scratch]) {
         }
         if marks & (1 << (MANAGED + i as u32)) != 0 {
             // SAFETY: the caller's guarantee: the framework's managed tensor, released once.
-            unsafe {
-                let m = s.managed.assume_init();
-                if let Some(deleter) = (*m).deleter {
-                    deleter(m);
-                }
-            }
+            unsafe { DLManagedTensorVersioned::release(s.managed.assume_init()) };
         }
     }
 }
@@ -319,13 +312,13 @@ unsafe fn buffer_slot(api: &PyApi, obj: *mut PyObject, read_only_ok: bool, scrat
         return None;
     }
     // SAFETY: a buffer just got; the strides room outlives the slot.
-    let tensor = unsafe { tensor_of_buffer(&*view, scratch.strides.write([0; _])) };
+    let tensor = unsafe { tensor_of_buffer(&*view, scratch.strides_room()) };
     let Some(tensor) = tensor else {
         // SAFETY: the buffer got above, released once.
         unsafe { (api.release_buffer)(view) };
         return None;
     };
-    let at = scratch.tensor.write(tensor);
+    let at = scratch.tensor_room(tensor);
     Some(RawAny::from_ptr(ti::DL_TENSOR_PTR, (at as *mut DLTensor).cast()))
 }
 

@@ -48,7 +48,7 @@ pub struct DoorFn {
     texts: Vec<&'static str>,
     /// What each of the export's parameters takes, in its order.
     pub(super) takes: Vec<Takes>,
-    pub(super) release_gil: bool,
+    release_gil: bool,
     /// The result may be a tensor: a call takes the door only when given a numpy array, and
     /// gets its tensor result as one ([`super::tensors`]).
     tensor_result: bool,
@@ -198,18 +198,12 @@ impl DoorFn {
             // SAFETY: the caller's guarantee.
             return unsafe { self.invoke_in_framework(api, exchange, slots, count, result) };
         }
-        // SAFETY: the GIL is held when saved and taken back on this thread.
-        let saved = if self.release_gil { unsafe { (api.save_thread)() } } else { null_mut() };
-        // SAFETY: the export's own shim, with `count` initialized slots it borrows.
-        let rc = unsafe { (self.export.safe_call)(null_mut(), slots, count as i32, result) };
-        if !saved.is_null() {
-            // SAFETY: taken back on the thread that released it.
-            unsafe { (api.restore_thread)(saved) };
-        }
-        rc
+        // SAFETY: the caller's guarantee.
+        unsafe { self.shim(api, slots, count, result) }
     }
 
-    /// [`DoorFn::invoke`] with a framework's stream and allocator set for the call.
+    /// [`DoorFn::invoke`] with a framework's stream and allocator set for the call, out of
+    /// the plain calls' way.
     ///
     /// # Safety
     /// As for [`DoorFn::invoke`].
@@ -224,6 +218,17 @@ impl DoorFn {
         result: &mut RawAny,
     ) -> i32 {
         let _environment = exchange.enter();
+        // SAFETY: the caller's guarantee.
+        unsafe { self.shim(api, slots, count, result) }
+    }
+
+    /// The export's shim on `count` slots, the GIL released around it when the export says
+    /// so.
+    ///
+    /// # Safety
+    /// As for [`DoorFn::invoke`].
+    #[inline(always)]
+    unsafe fn shim(&self, api: &PyApi, slots: *const RawAny, count: usize, result: &mut RawAny) -> i32 {
         // SAFETY: the GIL is held when saved and taken back on this thread.
         let saved = if self.release_gil { unsafe { (api.save_thread)() } } else { null_mut() };
         // SAFETY: the export's own shim, with `count` initialized slots it borrows.

@@ -119,11 +119,10 @@ impl Exchange {
     /// Gets the tensor `obj` into `out` when its type has an exchange API: borrowed
     /// (`dltensor_from_py_object_no_sync`), or as a managed tensor written to `managed`,
     /// which the caller releases after the call (`managed_tensor_from_py_object_no_sync`,
-    /// for a framework without the first). `None` (no Python error left) when it has
-    /// neither, or its framework refuses it (a tensor requiring grad, say, which the
-    /// `tvm_ffi` route reports), or it has no data (a fake tensor, which the package's
-    /// wrapper names), or a second framework is met; else whether a managed tensor was
-    /// written.
+    /// for a framework without the first). `None` (nothing held, no Python error left) when
+    /// it has neither, or its framework refuses the object, or the tensor has no data (a
+    /// fake tensor, which the package's wrapper names), or a second framework is met; else
+    /// whether a managed tensor was written.
     ///
     /// # Safety
     /// The GIL is held; `obj` is alive for the call and `out` outlives every use of it;
@@ -143,65 +142,50 @@ impl Exchange {
         }
         // SAFETY: the framework's entries, with the GIL held; `out` and `managed` are
         // writable; a managed tensor's DLTensor lives until its deleter runs.
-        let is_managed = unsafe {
-            let rc = match (found.dltensor_from_py, found.managed_from_py) {
-                (Some(from_py), _) => from_py(obj.cast(), out),
-                (None, Some(from_py)) => match from_py(obj.cast(), managed) {
-                    0 if (**managed).dl_tensor.data.is_null() => {
-                        if let Some(deleter) = (**managed).deleter {
-                            deleter(*managed);
-                        }
-                        return None;
-                    }
-                    0 => {
-                        out.write(DLTensor { ..(**managed).dl_tensor });
-                        return self.took(api, found, out, true);
-                    }
-                    rc => rc,
-                },
+        unsafe {
+            let (rc, is_managed) = match (found.dltensor_from_py, found.managed_from_py) {
+                (Some(from_py), _) => (from_py(obj.cast(), out), false),
+                (None, Some(from_py)) => (from_py(obj.cast(), managed), true),
                 (None, None) => return None,
             };
             if rc != 0 {
                 (api.err_clear)();
                 return None;
             }
-            // No data (a fake tensor under FakeTensorMode): the wrapper names the cause.
+            if is_managed {
+                out.write(DLTensor { ..(**managed).dl_tensor });
+            }
             if (*out).data.is_null() {
+                if is_managed {
+                    DLManagedTensorVersioned::release(*managed);
+                }
                 return None;
             }
-            false
-        };
-        // SAFETY: `out` was written.
-        unsafe { self.took(api, found, out, is_managed) }
+            self.took(api, found, (*out).device);
+            Some(is_managed)
+        }
     }
 
-    /// Records a tensor taken from `found`'s framework into `out`.
+    /// Records a tensor on `device` taken from `found`'s framework: the framework, and the
+    /// caller's stream of the first device that is not the CPU.
     ///
     /// # Safety
-    /// The GIL is held; `out` holds the tensor.
-    unsafe fn took(
-        &mut self,
-        api: &PyApi,
-        found: &'static ExchangeApi,
-        out: *const DLTensor,
-        is_managed: bool,
-    ) -> Option<bool> {
+    /// The GIL is held.
+    unsafe fn took(&mut self, api: &PyApi, found: &'static ExchangeApi, device: Device) {
         self.api = Some(found);
-        // SAFETY: written just above.
-        let device = unsafe { (*out).device };
-        self.off_cpu |= device.device_type != device_type::CPU;
-        if device.device_type != device_type::CPU && self.device.is_none() {
-            if let Some(current) = found.current_work_stream {
-                let mut stream = core::ptr::null_mut();
-                // SAFETY: the framework's entry, with the GIL held.
-                match unsafe { current(device.device_type, device.device_id, &mut stream) } {
-                    0 => self.device = Some((device, Stream::from_ptr(stream))),
-                    // SAFETY: the GIL is held.
-                    _ => unsafe { (api.err_clear)() },
-                }
+        if device.device_type == device_type::CPU {
+            return;
+        }
+        self.off_cpu = true;
+        if let (None, Some(current)) = (self.device, found.current_work_stream) {
+            let mut stream = core::ptr::null_mut();
+            // SAFETY: the framework's entry, with the GIL held.
+            match unsafe { current(device.device_type, device.device_id, &mut stream) } {
+                0 => self.device = Some((device, Stream::from_ptr(stream))),
+                // SAFETY: the GIL is held.
+                _ => unsafe { (api.err_clear)() },
             }
         }
-        Some(is_managed)
     }
 
     /// Whether every framework tensor given is on the CPU.

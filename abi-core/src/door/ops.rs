@@ -40,7 +40,7 @@ pub struct OpPlan {
     outs: Vec<Output>,
     /// The parameters taking input tensors that need compact data.
     compact: Vec<usize>,
-    /// The parameters taking tensors (every one must be given a numpy array).
+    /// The arguments taking tensors, inputs and in-place ones (each must be given an array).
     tensors: Vec<usize>,
 }
 
@@ -103,12 +103,9 @@ impl OpPlan {
         }
         let is_out = |i: usize| outs.iter().any(|o| o.param == i);
         let compact = op.inputs.iter().filter(|n| !op.strided.contains(n)).map(|n| index(n)).collect::<Option<_>>()?;
-        Some(OpPlan {
-            args: (0..params.len()).filter(|&i| !is_out(i)).collect(),
-            tensors: (0..params.len()).filter(|&i| matches!(params[i].ty, TypeDesc::Tensor { .. })).collect(),
-            compact,
-            outs,
-        })
+        let args: Vec<usize> = (0..params.len()).filter(|&i| !is_out(i)).collect();
+        let tensors = args.iter().copied().filter(|&i| matches!(params[i].ty, TypeDesc::Tensor { .. })).collect();
+        Some(OpPlan { args, tensors, compact, outs })
     }
 
     /// The Python parameters' names: the arguments, then the outputs.
@@ -193,11 +190,7 @@ impl DoorFn {
         }
         // SAFETY: every argument's slot is written.
         let arg = |i: usize| unsafe { slots[i].assume_init_ref() };
-        if plan
-            .tensors
-            .iter()
-            .any(|&i| !plan.outs.iter().any(|o| o.param == i) && arg(i).type_index != ti::DL_TENSOR_PTR)
-        {
+        if plan.tensors.iter().any(|&i| arg(i).type_index != ti::DL_TENSOR_PTR) {
             return None;
         }
         let framework = frame.framework().is_some();
@@ -308,12 +301,10 @@ impl DoorFn {
         }
         Some(outs)
     }
-}
 
-impl DoorFn {
     /// Allocates each output with the framework's allocator (written to its slot), on the
-    /// device of the framework's tensors, returning the managed tensors; `None` (nothing
-    /// left allocated, no error set) when the `def` must.
+    /// CPU (the door takes framework tensors for CPU ops on the CPU only), returning the
+    /// managed tensors; `None` (nothing left allocated, no error set) when the `def` must.
     ///
     /// # Safety
     /// The GIL is held; every argument's slot is written, a tensor's pointing to a live
@@ -363,18 +354,14 @@ impl DoorFn {
 unsafe extern "C" fn ignore_error(_: *mut core::ffi::c_void, _: *const core::ffi::c_char, _: *const core::ffi::c_char) {
 }
 
-/// Runs each managed tensor's deleter.
+/// Releases each managed tensor.
 ///
 /// # Safety
 /// Each is a live managed tensor the caller gives up.
 unsafe fn release_managed(outs: &[*mut DLManagedTensorVersioned]) {
     for &m in outs {
         // SAFETY: the caller's guarantee.
-        unsafe {
-            if let Some(deleter) = (*m).deleter {
-                deleter(m);
-            }
-        }
+        unsafe { DLManagedTensorVersioned::release(m) };
     }
 }
 

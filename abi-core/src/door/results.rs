@@ -17,18 +17,12 @@ pub fn converts(ty: &TypeDesc, tensors: bool) -> bool {
     match ty {
         TypeDesc::Int { bits: 64, signed: false } => false,
         TypeDesc::Tensor { .. } => tensors,
-        TypeDesc::None | TypeDesc::Bool | TypeDesc::Int { .. } | TypeDesc::Float { .. } => true,
-        TypeDesc::Str | TypeDesc::Bytes => true,
         TypeDesc::Optional(inner) => converts(inner, tensors),
-        TypeDesc::List(item) => list_item(item) && converts(item, false),
-        _ => false,
+        // A list of numbers, `bool`s, strings or bytes is a `list` in Python (the package's
+        // `def` makes the same: `abi-cli`'s `plain_list`).
+        TypeDesc::List(item) => item.is_plain() && !matches!(item, TypeDesc::None) && converts(item, false),
+        ty => ty.is_plain(),
     }
-}
-
-/// Whether a list of `ty` is a `list` in Python (the package's `def` says the same:
-/// `abi-cli`'s `plain_list`): numbers, `bool`, strings and bytes.
-fn list_item(ty: &TypeDesc) -> bool {
-    matches!(ty, TypeDesc::Bool | TypeDesc::Int { .. } | TypeDesc::Float { .. } | TypeDesc::Str | TypeDesc::Bytes)
 }
 
 /// The Python object of the result `raw` (owned: released here), a new reference; null with

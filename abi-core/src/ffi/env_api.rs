@@ -38,6 +38,21 @@ pub struct DLManagedTensorVersioned {
     pub dl_tensor: DLTensor,
 }
 
+impl DLManagedTensorVersioned {
+    /// Releases `this` through its deleter (a null deleter releases nothing).
+    ///
+    /// # Safety
+    /// `this` is a live managed tensor its holder gives up; it is not used again.
+    pub unsafe fn release(this: *mut DLManagedTensorVersioned) {
+        // SAFETY: live (the caller's guarantee); the deleter runs once.
+        unsafe {
+            if let Some(deleter) = (*this).deleter {
+                deleter(this);
+            }
+        }
+    }
+}
+
 const_assert_eq!(offset_of!(DLManagedTensorVersioned, manager_ctx), 8);
 const_assert_eq!(offset_of!(DLManagedTensorVersioned, deleter), 16);
 const_assert_eq!(offset_of!(DLManagedTensorVersioned, flags), 24);

@@ -327,6 +327,21 @@ pub const fn leaf_count(ty: &TypeDesc) -> usize {
 }
 
 impl TypeDesc {
+    /// Whether its values are numbers, `bool`, strings, bytes or `None`: values a Python
+    /// caller passes and gets as plain objects (the Python door converts them itself, and
+    /// calls taking only them are too short to pay for releasing the GIL).
+    pub const fn is_plain(&self) -> bool {
+        matches!(
+            self,
+            TypeDesc::None
+                | TypeDesc::Bool
+                | TypeDesc::Int { .. }
+                | TypeDesc::Float { .. }
+                | TypeDesc::Str
+                | TypeDesc::Bytes
+        )
+    }
+
     /// The kind of value it describes (`abi_shared::vocab`, which spells it); `None` for an
     /// object class, spelled by its own key. A struct is a tuple of its fields.
     pub const fn kind(&self) -> Option<Kind> {

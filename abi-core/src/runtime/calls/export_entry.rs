@@ -170,9 +170,7 @@ impl Export {
 /// numbers, `bool`, `None`, strings, bytes, and `Option`s of them.
 fn short_call_type(ty: &TypeDesc) -> bool {
     match ty {
-        TypeDesc::None | TypeDesc::Bool | TypeDesc::Int { .. } | TypeDesc::Float { .. } => true,
-        TypeDesc::Str | TypeDesc::Bytes => true,
         TypeDesc::Optional(inner) => short_call_type(inner),
-        _ => false,
+        ty => ty.is_plain(),
     }
 }

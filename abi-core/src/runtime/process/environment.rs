@@ -242,10 +242,7 @@ struct Managed(*mut DLManagedTensorVersioned);
 impl Drop for Managed {
     fn drop(&mut self) {
         // SAFETY: the managed tensor is ours to release, once.
-        if let Some(deleter) = unsafe { (*self.0).deleter } {
-            // SAFETY: as above.
-            unsafe { deleter(self.0) };
-        }
+        unsafe { DLManagedTensorVersioned::release(self.0) }
     }
 }
 
