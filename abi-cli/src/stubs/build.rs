@@ -55,7 +55,7 @@ pub fn package(listing: &Listing, package: &str, lib_name: &str) -> Package {
                 let arrays = e.metadata.as_ref().is_some_and(|m| m.params().iter().any(|(_, t)| takes_arrays(t)));
                 let readable = e.metadata.as_ref().map(|m| m.read_only.clone()).unwrap_or_default();
                 let readable = sig.call_args().into_iter().filter(|a| readable.contains(a)).collect();
-                let tensors = e.metadata.as_ref().map(typed_tensors).unwrap_or_default();
+                let tensors = e.metadata.as_ref().map(tensor_positions).unwrap_or_default();
                 let route = Route::Packed {
                     native,
                     params: sig.params(false),
@@ -98,27 +98,27 @@ fn takes_arrays(t: &TypeSchema) -> bool {
     }
 }
 
-/// The positions of the parameters taking a tensor (or an `Optional` of one), where the
-/// wrapper takes a buffer object as a numpy array over its memory (the Python door reads
-/// it in place for the typed tensor views it serves).
-fn typed_tensors(meta: &Metadata) -> Vec<usize> {
-    let typed = |t: &TypeSchema| match t {
+/// Whether a value of `t` is a tensor or an `Optional` of one.
+fn is_tensor(t: &TypeSchema) -> bool {
+    match t {
         TypeSchema::Optional(inner) => matches!(**inner, TypeSchema::Tensor(_)),
         t => matches!(t, TypeSchema::Tensor(_)),
-    };
-    meta.params().iter().enumerate().filter(|(_, (_, t))| typed(t)).map(|(i, _)| i).collect()
+    }
+}
+
+/// The positions of the parameters taking a tensor, where the wrapper takes a buffer
+/// object as a numpy array over its memory (the Python door reads it in place for the
+/// typed tensor views it serves).
+fn tensor_positions(meta: &Metadata) -> Vec<usize> {
+    meta.params().iter().enumerate().filter(|(_, (_, t))| is_tensor(t)).map(|(i, _)| i).collect()
 }
 
 /// The arguments of a function returning a tensor that take tensors (a numpy array among
 /// them makes the result a numpy array); none for other results.
 fn numpy_from(meta: Option<&Metadata>, result: Option<&TypeSchema>) -> Vec<String> {
-    let tensor = |t: &TypeSchema| match t {
-        TypeSchema::Optional(inner) => matches!(**inner, TypeSchema::Tensor(_)),
-        t => matches!(t, TypeSchema::Tensor(_)),
-    };
     match (meta, result) {
-        (Some(meta), Some(result)) if tensor(result) => {
-            meta.params().into_iter().filter(|(_, t)| tensor(t)).map(|(name, _)| name).collect()
+        (Some(meta), Some(result)) if is_tensor(result) => {
+            meta.params().into_iter().filter(|(_, t)| is_tensor(t)).map(|(name, _)| name).collect()
         }
         _ => Vec::new(),
     }

@@ -204,6 +204,14 @@ fn py_list(names: &[&str]) -> String {
     format!("[{}]", quoted.join(", "))
 }
 
+/// A Python tuple of the expressions `items`: `(x,)` for one.
+fn py_tuple(items: &[String]) -> String {
+    match items {
+        [one] => format!("({one},)"),
+        _ => format!("({})", items.join(", ")),
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;

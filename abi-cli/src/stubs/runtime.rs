@@ -9,7 +9,7 @@ use abi_shared::vocab::Kind;
 use super::model::{params_text, ClassItem, Function, OpRoute, Package, Param, Receiver, Route};
 use super::ops;
 use super::records::PLAIN_LIST;
-use super::{py_list, py_str, py_triple};
+use super::{py_list, py_str, py_triple, py_tuple};
 
 /// The module's text.
 pub fn init_py(package: &Package) -> String {
@@ -179,8 +179,7 @@ fn function(f: &Function) -> String {
             // A tensor result as a numpy array for a call given one (numpy in, numpy out).
             let numpy = |call: String| match numpy_from.len() {
                 0 => call,
-                1 => format!("_for_numpy({call}, ({},))", numpy_from[0]),
-                _ => format!("_for_numpy({call}, ({}))", numpy_from.join(", ")),
+                _ => format!("_for_numpy({call}, {})", py_tuple(numpy_from)),
             };
             let call = numpy(format!("{native}({})", args.join(", ")));
             let mut def = Def::new(name, params, help, "").returning(convert.as_deref(), &call);
@@ -295,17 +294,13 @@ fn op_description(op: &OpRoute, name: &str) -> String {
 
 /// `def op(x, k, *, y=None): return _native.call((x, k), (y,))`, with its docs.
 fn op_wrapper(op: &OpRoute, name: &str, help: &str) -> String {
-    let tuple = |names: &[String]| match names.len() {
-        1 => format!("({},)", names[0]),
-        _ => format!("({})", names.join(", ")),
-    };
     format!(
         "{}def {name}({}):\n    return {}.call({}, {})\n",
         doc_decorator(help, ""),
         params_text(&op.params, false),
         op.native,
-        tuple(&op.args),
-        tuple(&op.outs)
+        py_tuple(&op.args),
+        py_tuple(&op.outs)
     )
 }
 
@@ -352,26 +347,20 @@ impl Def {
         self
     }
 
-    /// The body inside `try:`, an error it raises named as an array's with no data
-    /// (`_refuse_dataless`) when one of the arguments `args` is one.
     /// The body inside `try:`, naming an argument with no data as the cause of a refusal
     /// ([`REFUSE_DATALESS`]); when a `memoryview`, `bytearray` or `array.array` was given
     /// for one of `tensors` (positions), called again with it as a numpy array
     /// ([`BUFFER_ARRAYS`]), as the Python door takes it.
     fn refusing_dataless(mut self, name: &str, args: &[String], tensors: &[usize]) -> Def {
-        let tuple = |items: &[String]| match items.len() {
-            1 => format!("({},)", items[0]),
-            _ => format!("({})", items.join(", ")),
-        };
         let mut body = vec!["try:".to_owned()];
         body.extend(self.body.iter().map(|l| format!("    {l}")));
         body.push("except (TypeError, ValueError, RuntimeError):".into());
-        body.push(format!("    _refuse_dataless({}, {})", py_str(name), tuple(args)));
+        body.push(format!("    _refuse_dataless({}, {})", py_str(name), py_tuple(args)));
         if tensors.is_empty() {
             body.push("    raise".into());
         } else {
             let positions: Vec<String> = tensors.iter().map(usize::to_string).collect();
-            body.push(format!("    retried = _buffer_arrays({}, {})", tuple(args), tuple(&positions)));
+            body.push(format!("    retried = _buffer_arrays({}, {})", py_tuple(args), py_tuple(&positions)));
             body.push("    if retried is None:".into());
             body.push("        raise".into());
             body.push(format!("return {name}(*retried)"));
