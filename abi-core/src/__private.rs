@@ -3,7 +3,7 @@
 
 pub use crate::convert::call_arg::{ArgSlot, IntoArg};
 pub use crate::convert::default_range::{int_default_fits, IntDefault};
-pub use crate::convert::export_call::{export, Fallback, Fast, Full, Mode, Outcome, Pass, Passes, Slots};
+pub use crate::convert::export_call::{export, Fallback, Fast, Full, Mode, Outcome, Pass, Passes, ResultSink, Slots};
 pub use crate::convert::{
     AbiStruct, AbiType, Expand, FromAny, FromArg, IgnoredArg, IntoAny, ListItem, ReturnValue, SliceElement, SliceParam,
     StructField,

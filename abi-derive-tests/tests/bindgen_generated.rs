@@ -36,6 +36,8 @@ fn interop_lib_bindings_bind_and_call() {
     assert_eq!(x.echo_map(map.clone()).unwrap(), map);
     assert_eq!(x.echo_strs(vec!["s".into()]).unwrap(), ["s"]);
     assert_eq!(x.greet("abi").unwrap(), "hello, abi");
+    assert_eq!(x.salute("Ada Lovelace").unwrap().as_deref(), Some("greetings, Ada Lovelace"));
+    assert_eq!(x.salute("").unwrap(), None);
     let t = Tensor::from_vec(vec![1.0f64, 2.5], &[2]).unwrap();
     assert_eq!(x.tensor_sum(t).unwrap(), 3.5);
     assert_eq!(x.echo_any(Any::from_value(4i64).unwrap()).unwrap().to::<i64>().unwrap(), 4);

@@ -45,6 +45,7 @@ def candidates():
         "abc",
         "a longer text than seven bytes",
         "nul\0inside a long text",
+        "ünïcödé, longer than seven bytes 🎉",
         lone_surrogate,
         b"xy",
         b"longer bytes than seven",

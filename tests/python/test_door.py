@@ -155,6 +155,31 @@ def test_the_callables_look_like_the_functions_they_replace(packages):
     ]
 
 
+def test_string_results_are_exact_strs_on_both_routes(packages):
+    # Through the door, a String result over 7 bytes is made a `str` by the shim itself (no
+    # Str object between): each is an exact `str` that only the list and the loop hold, on
+    # both routes.
+    code = (
+        "import sys, interop_lib as m\n"
+        "rs = [m.greet('wörld, a longer name 🎉'), m.greet('x'), m.count_call('é', 5),\n"
+        "      m.salute('Ada Lovelace'), m.salute(''), m.salute(name='Al')]\n"
+        "for r in rs:\n"
+        "    print(type(r).__name__, repr(r), r is None or sys.getrefcount(r))\n"
+    )
+    want = [
+        "str 'hello, wörld, a longer name 🎉' 3",
+        "str 'hello, x' 3",
+        "str 'ééééé' 3",
+        "str 'greetings, Ada Lovelace' 3",
+        "NoneType None True",
+        "str 'greetings, Al' 3",
+    ]
+    assert run_python(packages, code, ABI_PYTHON_DOOR="1").splitlines() == want
+    # The tvm_ffi route: the same values as tvm_ffi.String, its subclass of `str`.
+    plain = [line.replace("str ", "String ", 1) if line.startswith("str ") else line for line in want]
+    assert run_python(packages, code, ABI_PYTHON_DOOR="0").splitlines() == plain
+
+
 def test_multiprocessing_sends_a_door_function_to_a_worker(packages):
     out = run_python(
         packages,

@@ -71,6 +71,14 @@ impl<T: IntoAny> IntoAny for Option<T> {
             None => Ok(Any::NONE),
         }
     }
+
+    #[inline]
+    fn into_result_any(self, sink: super::export_call::ResultSink) -> Result<Any, ConvError> {
+        match self {
+            Some(v) => v.into_result_any(sink),
+            None => Ok(Any::NONE),
+        }
+    }
 }
 
 /// The elements of an Array/List view, or a mismatch against `desc`.

@@ -232,15 +232,26 @@ pub trait ReturnValue {
     /// Splits into the ABI value or the user's error.
     fn into_result(self) -> Result<Any, ReturnError>;
 
+    /// [`ReturnValue::into_result`] for a shim's result going to `sink`.
+    #[doc(hidden)]
+    #[inline(always)]
+    fn into_result_for(self, sink: export_call::ResultSink) -> Result<Any, ReturnError>
+    where
+        Self: Sized,
+    {
+        let _ = sink;
+        self.into_result()
+    }
+
     /// The outcome of an export's pass (generated code calls it by the same path as
     /// [`ReturnValue::DESC`], so an unsupported type is reported once).
     #[doc(hidden)]
     #[inline(always)]
-    fn into_outcome<M: export_call::Mode>(self) -> export_call::Outcome<M>
+    fn into_outcome<M: export_call::Mode>(self, sink: export_call::ResultSink) -> export_call::Outcome<M>
     where
         Self: Sized,
     {
-        self.into_result().map_err(|e| crate::runtime::calls::boundary::CallError::Return(e).into())
+        self.into_result_for(sink).map_err(|e| crate::runtime::calls::boundary::CallError::Return(e).into())
     }
 }
 
@@ -250,6 +261,10 @@ impl<T: IntoAny> ReturnValue for T {
     fn into_result(self) -> Result<Any, ReturnError> {
         self.into_any().map_err(ReturnError::Conv)
     }
+    #[inline(always)]
+    fn into_result_for(self, sink: export_call::ResultSink) -> Result<Any, ReturnError> {
+        self.into_result_any(sink).map_err(ReturnError::Conv)
+    }
 }
 
 impl<T: IntoAny, E: Into<Error>> ReturnValue for Result<T, E> {
@@ -258,6 +273,13 @@ impl<T: IntoAny, E: Into<Error>> ReturnValue for Result<T, E> {
     fn into_result(self) -> Result<Any, ReturnError> {
         match self {
             Ok(v) => v.into_any().map_err(ReturnError::Conv),
+            Err(e) => Err(ReturnError::User(e.into())),
+        }
+    }
+    #[inline(always)]
+    fn into_result_for(self, sink: export_call::ResultSink) -> Result<Any, ReturnError> {
+        match self {
+            Ok(v) => v.into_result_any(sink).map_err(ReturnError::Conv),
             Err(e) => Err(ReturnError::User(e.into())),
         }
     }

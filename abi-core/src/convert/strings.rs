@@ -123,6 +123,21 @@ impl IntoAny for String {
     fn into_any(self) -> Result<Any, ConvError> {
         Ok(string_any(self))
     }
+
+    #[inline]
+    fn into_result_any(self, sink: super::export_call::ResultSink) -> Result<Any, ConvError> {
+        // Above the inline form's length, the Python door takes a `str` made here in place of
+        // a Str object it would copy and release.
+        #[cfg(feature = "python-door")]
+        if self.len() > crate::ffi::type_index::SMALL_STR_MAX_LEN && sink.is_python() {
+            if let Some(any) = crate::door::python_str(&self) {
+                return Ok(any);
+            }
+        }
+        #[cfg(not(feature = "python-door"))]
+        let _ = sink;
+        Ok(string_any(self))
+    }
 }
 into_arg!(owned: [] String);
 

@@ -17,10 +17,11 @@ use super::args::{Frame, Takes};
 use super::capi::{api, tuple_items, MemberDef, PyApi, PyObject, TypeSlot, TypeSpec};
 use super::exchange::Exchange;
 use super::ops::OpPlan;
-use super::results::{converts, object_of};
+use super::results::{converts, object_of, python_sink, str_of_result};
 use super::tensors::numpy_array;
 use crate::ffi::{type_index as ti, RawAny};
 use crate::link::exports::Export;
+use crate::reflect::TypeDesc;
 use crate::runtime::calls::error_slot::{set_raised, take_raised_after};
 use crate::value::any::Any;
 use crate::value::error::Error;
@@ -49,6 +50,9 @@ pub struct DoorFn {
     /// What each of the export's parameters takes, in its order.
     pub(super) takes: Vec<Takes>,
     release_gil: bool,
+    /// The shim makes a `String` result a Python `str` itself (a result slot marked with
+    /// [`python_sink`]): the result is a string and the GIL stays held for the call.
+    python_str: bool,
     /// The result may be a tensor: a call takes the door only when given a numpy array, and
     /// gets its tensor result as one ([`super::tensors`]).
     tensor_result: bool,
@@ -114,7 +118,8 @@ impl DoorFn {
         // SAFETY: the GIL is held; `fallback` is live.
         unsafe { (api.inc_ref)(fallback) };
         let takes = params.iter().map(Takes::of).collect();
-        Some(DoorFn { api, export, fallback, names, texts, takes, release_gil, tensor_result, op })
+        let python_str = !release_gil && matches!(ret, TypeDesc::Str | TypeDesc::Optional(TypeDesc::Str));
+        Some(DoorFn { api, export, fallback, names, texts, takes, release_gil, python_str, tensor_result, op })
     }
 
     /// The parameter a keyword names.
@@ -277,12 +282,15 @@ impl DoorFn {
             // tensor and a numpy array: the tvm_ffi route's to decide.
             return None;
         }
-        let mut result = RawAny::NONE;
+        let mut result = if self.python_str { python_sink() } else { RawAny::NONE };
         // SAFETY: the GIL is held; `used` initialized slots the shim borrows for the call.
         let rc = unsafe { self.invoke(api, &frame, slots.as_ptr().cast(), used, &mut result) };
         if rc != 0 {
             // SAFETY: the GIL is held; the parked error is raised through tvm_ffi.
             return Some(unsafe { raise(api, take_raised_after(rc)) });
+        }
+        if let Some(str) = str_of_result(self.python_str, &result) {
+            return Some(str);
         }
         if result.type_index == ti::TENSOR && !result.ptr().is_null() {
             // SAFETY: the result owns one reference to a Tensor object; the GIL is held.

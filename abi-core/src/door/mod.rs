@@ -22,6 +22,7 @@ use core::ptr::null_mut;
 
 use crate::link::exports::find_export;
 use capi::{PyApi, PyObject};
+pub use results::{is_python_sink, python_str};
 
 /// The handshake's version: the table's layout and the entries' contracts. A package that
 /// asks for another gets this one back and keeps the `tvm_ffi` route.

@@ -255,6 +255,19 @@ pub trait IntoAny: AbiType {
     /// Converts; fails only when the value cannot be represented (a map that no runtime
     /// in the process can build, say).
     fn into_any(self) -> Result<Any, ConvError>;
+
+    /// [`IntoAny::into_any`] as an export's result going to `sink`: the same value, except
+    /// where a type makes it in the form the caller takes best (a `String` for the Python
+    /// door, a Python `str`).
+    #[doc(hidden)]
+    #[inline(always)]
+    fn into_result_any(self, sink: crate::convert::export_call::ResultSink) -> Result<Any, ConvError>
+    where
+        Self: Sized,
+    {
+        let _ = sink;
+        self.into_any()
+    }
 }
 
 impl Any {

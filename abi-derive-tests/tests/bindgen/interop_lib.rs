@@ -59,6 +59,8 @@ extern "C" {
     /// threads meet here only if each releases the GIL while it waits, which a call taking an
     /// array does.
     fn rendezvous(x: abi_core::Tensor, parties: i64) -> f64;
+    /// A salutation for `name`, or None when it is empty.
+    fn salute(name: &str) -> Option<String>;
     /// The number of elements of a tensor object (a `Tensor` parameter takes only an object:
     /// hosts passing a bare `DLTensor*` are refused).
     fn tensor_numel(x: abi_core::Tensor) -> i64;

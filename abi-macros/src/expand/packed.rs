@@ -67,8 +67,8 @@ pub fn entry(e: &Entry) -> TokenStream {
         const KIND: u8 = PASSES.kind();
 
         #[inline(always)]
-        fn call<'a, M: __abi::Mode>(s: &'a __abi::Slots<'a>) -> __abi::Outcome<M> {
-            #ret(#callee(#(#args),*))
+        fn call<'a, M: __abi::Mode>(s: &'a __abi::Slots<'a>, sink: __abi::ResultSink) -> __abi::Outcome<M> {
+            #ret(#callee(#(#args),*), sink)
         }
     }
 }

@@ -415,6 +415,17 @@ def rendezvous(x, parties):
     return rendezvous(*retried)
 
 
+_native_salute = _lib["salute"]
+_native_salute.release_gil = False
+
+
+@_doc("""salute(name: str) -> Optional[str]
+
+A salutation for `name`, or None when it is empty.""")
+def salute(name):
+    return _native_salute(name)
+
+
 _native_tensor_numel = _lib["tensor_numel"]
 
 
@@ -581,9 +592,9 @@ def _for_numpy(result, arrays):
     return result
 
 
-__all__ = ["add", "byte_len", "call_fn", "calls_counted", "count_call", "echo_any", "echo_bf16", "echo_bool", "echo_bytes", "echo_device", "echo_dtype", "echo_f16", "echo_f32", "echo_f64", "echo_i16", "echo_i32", "echo_i64", "echo_i8", "echo_ints", "echo_map", "echo_opt", "echo_opt_u64", "echo_pair", "echo_shape", "echo_string", "echo_strs", "echo_tensor", "echo_u16", "echo_u32", "echo_u64", "echo_u64s", "echo_u8", "greet", "make_shape", "panics", "raise_kind", "rendezvous", "tensor_numel", "tensor_sum", "to_bf16", "u64_max", "wait_for_lock", "with_lock_held", "zero_args"]
+__all__ = ["add", "byte_len", "call_fn", "calls_counted", "count_call", "echo_any", "echo_bf16", "echo_bool", "echo_bytes", "echo_device", "echo_dtype", "echo_f16", "echo_f32", "echo_f64", "echo_i16", "echo_i32", "echo_i64", "echo_i8", "echo_ints", "echo_map", "echo_opt", "echo_opt_u64", "echo_pair", "echo_shape", "echo_string", "echo_strs", "echo_tensor", "echo_u16", "echo_u32", "echo_u64", "echo_u64s", "echo_u8", "greet", "make_shape", "panics", "raise_kind", "rendezvous", "salute", "tensor_numel", "tensor_sum", "to_bf16", "u64_max", "wait_for_lock", "with_lock_held", "zero_args"]
 
 
 from . import _abi_door
 
-_abi_door.bind(globals(), _library_path(), ["add", "byte_len", "call_fn", "calls_counted", "count_call", "echo_any", "echo_bf16", "echo_bool", "echo_bytes", "echo_device", "echo_dtype", "echo_f16", "echo_f32", "echo_f64", "echo_i16", "echo_i32", "echo_i64", "echo_i8", "echo_ints", "echo_map", "echo_opt", "echo_opt_u64", "echo_shape", "echo_string", "echo_strs", "echo_tensor", "echo_u16", "echo_u32", "echo_u64", "echo_u64s", "echo_u8", "greet", "make_shape", "panics", "raise_kind", "rendezvous", "tensor_numel", "tensor_sum", "to_bf16", "u64_max", "wait_for_lock", "with_lock_held", "zero_args"], arrays=True)
+_abi_door.bind(globals(), _library_path(), ["add", "byte_len", "call_fn", "calls_counted", "count_call", "echo_any", "echo_bf16", "echo_bool", "echo_bytes", "echo_device", "echo_dtype", "echo_f16", "echo_f32", "echo_f64", "echo_i16", "echo_i32", "echo_i64", "echo_i8", "echo_ints", "echo_map", "echo_opt", "echo_opt_u64", "echo_shape", "echo_string", "echo_strs", "echo_tensor", "echo_u16", "echo_u32", "echo_u64", "echo_u64s", "echo_u8", "greet", "make_shape", "panics", "raise_kind", "rendezvous", "salute", "tensor_numel", "tensor_sum", "to_bf16", "u64_max", "wait_for_lock", "with_lock_held", "zero_args"], arrays=True)
