@@ -12,8 +12,8 @@ waiting by one-core steps listed after it, each taking a core as it frees.
 
 A running step's output goes to its own log (under $ABI_TARGET_DIR/test-logs); each log
 is printed whole when its step ends, so outputs never interleave. The first step that
-fails stops the run: the others are stopped, its log is printed last with a FAIL line
-naming it, and the exit status is 1. The table at the end gives each step's start, time
+fails stops the run: the others are stopped, its log is printed, its last lines again after
+the table with a FAIL line naming it, and the exit status is 1. The table at the end gives each step's start, time
 and budget, marks the steps over their budget, and warns when the whole run took over 60
 minutes: warnings only, since these machines are noisy (docs: CONTRIBUTING.md).
 
@@ -81,6 +81,10 @@ def load_plan(path, quick):
     for s in chosen:
         s.after = [d for d in s.after if by_name[d].quick]
     return chosen
+
+
+# How many lines of a failed step's log the run prints again at its end.
+FAILED_TAIL_LINES = 60
 
 
 def print_log(step):
@@ -249,6 +253,13 @@ def main(argv):
     table(steps, began, failed, busy_at_start)
     if failed:
         code = failed.process.returncode if failed.process else "-"
+        if failed.log:
+            # Again after the table: a display that keeps only the run's last lines still
+            # shows why it failed.
+            with open(failed.log.name, errors="replace") as f:
+                tail = f.read().splitlines()[-FAILED_TAIL_LINES:]
+            print(f"\n--- {failed.name}: the last {len(tail)} lines of its log", flush=True)
+            print("\n".join(tail), flush=True)
         print(f"\nFAIL: step {failed.name!r} (exit status {code}); its log is above and in "
               f"{logs / (failed.slug + '.log')}", flush=True)
         return 1
