@@ -4,7 +4,9 @@
 //! takes parameters by keyword, so renaming one is breaking (unless Python cannot spell
 //! its name, which keeps it positional-only); a default added is compatible, removed or
 //! changed breaking, and a parameter added with a default compatible. Struct fields cross
-//! as tuples in declaration order, so adding, removing or reordering one is breaking.
+//! as tuples in declaration order, so adding, removing or reordering one is breaking. A
+//! fieldless enum crosses as its names: a name added to a parameter's enum is compatible,
+//! one removed or renamed breaking, and the reverse for a result's.
 //! Class members are reached by name, so adding one is compatible. An op's rules, outputs,
 //! in-place parameters, backward and device are what its framework wrappers are made of:
 //! changing one is breaking.
@@ -64,6 +66,10 @@ change_kinds! {
     DefaultChanged => "default_changed", Breaking;
     DefaultRemoved => "default_removed", Breaking;
     DocsChanged => "docs_changed", Compatible;
+    ErrorKindAdded => "error_kind_added", Compatible;
+    ErrorKindBaseChanged => "error_kind_base_changed", Breaking;
+    ErrorKindRemoved => "error_kind_removed", Breaking;
+    ErrorTypeChanged => "error_type_changed", Breaking;
     ExportAdded => "export_added", Compatible;
     ExportRemoved => "export_removed", Breaking;
     ExportRenamed => "export_renamed", Breaking;
@@ -198,6 +204,7 @@ pub fn diff(old: &Listing, new: &Listing) -> Report {
         }
     }
     classes(&old.classes, &new.classes, &mut changes);
+    error_kinds(old, new, &mut changes);
     changes.sort_by(|a, b| {
         (a.subject.as_str(), a.kind.severity() as u8).cmp(&(b.subject.as_str(), b.kind.severity() as u8))
     });
@@ -215,6 +222,17 @@ fn export(old: &Export, new: &Export, changes: &mut Vec<Change>) {
     }
     let (Some(om), Some(nm)) = (&old.metadata, &new.metadata) else { return };
     global_name(&mut d, om.global.as_deref(), nm.global.as_deref());
+    if om.error != nm.error {
+        // No `abi.error`: abi_core's own `Error`.
+        let plain = abi_shared::vocab::Kind::Error.python();
+        let (o, n) = (om.error.as_deref().unwrap_or(plain), nm.error.as_deref().unwrap_or(plain));
+        d.push(
+            ChangeKind::ErrorTypeChanged,
+            None,
+            (om.error.clone(), nm.error.clone()),
+            format!("error type changed: {o} -> {n} (callers catching the old one's kinds miss the new)"),
+        );
+    }
     op(&mut d, om.op.as_ref(), nm.op.as_ref());
     let (Some(ot), Some(nt)) = (&om.type_schema, &nm.type_schema) else { return };
     params(&mut d, om, nm);
@@ -418,6 +436,42 @@ fn tensor_text(t: &TypeSchema) -> String {
 /// fields and methods by name through the type table, so additions are compatible; a
 /// removal, a field that can no longer be written or changed its type, another parent
 /// (isinstance and the inherited members) or a method turned static or back break callers.
+/// The error kinds of the two builds' derived error types, by kind: one removed is breaking
+/// (callers catching its class, or comparing its kind, never see it again), one added
+/// compatible, one whose Python base changed breaking (`except ValueError` no longer
+/// catches it).
+fn error_kinds(old: &Listing, new: &Listing, changes: &mut Vec<Change>) {
+    let kinds = |l: &Listing| -> HashMap<String, (String, String)> {
+        l.errors
+            .iter()
+            .flat_map(|e| e.kinds.iter().map(move |k| (k.kind.clone(), (e.name.clone(), k.base.clone()))))
+            .collect()
+    };
+    let (old_kinds, new_kinds) = (kinds(old), kinds(new));
+    for (kind, (owner, base)) in &old_kinds {
+        let mut d = Diff { subject: owner, out: changes };
+        match new_kinds.get(kind) {
+            None => d.push(
+                ChangeKind::ErrorKindRemoved,
+                None,
+                (Some(kind.clone()), None),
+                format!("error kind {kind} removed (callers catching it never see it again)"),
+            ),
+            Some((_, new_base)) if new_base != base => d.push(
+                ChangeKind::ErrorKindBaseChanged,
+                None,
+                (Some(base.clone()), Some(new_base.clone())),
+                format!("error kind {kind} now subclasses {new_base}, not {base}, in Python"),
+            ),
+            Some(_) => {}
+        }
+    }
+    for (kind, (owner, _)) in new_kinds.iter().filter(|(k, _)| !old_kinds.contains_key(*k)) {
+        let mut d = Diff { subject: owner, out: changes };
+        d.push(ChangeKind::ErrorKindAdded, None, (None, Some(kind.clone())), format!("error kind {kind} added"));
+    }
+}
+
 fn classes(old: &[Class], new: &[Class], changes: &mut Vec<Change>) {
     // Maps, not scans: a file may declare tens of thousands of classes, fields and methods.
     let new_by_key: HashMap<&str, &Class> = new.iter().rev().map(|n| (n.key.as_str(), n)).collect();
@@ -854,6 +908,21 @@ mod tests {
         Class { key: key.into(), parent: parent.into(), doc: String::new(), fields: Vec::new(), methods: Vec::new() }
     }
 
+    /// A listing of one export `f` with the metadata `m` (its format version added) and the
+    /// error types `errors`.
+    fn one_export(mut m: serde_json::Value, errors: Vec<abi_core::schema::ErrorType>) -> Listing {
+        m[abi_shared::VERSION_KEY] = abi_shared::METADATA_VERSION.into();
+        let metadata = Some(Metadata::parse(&m.to_string()).unwrap());
+        Listing {
+            path: std::path::PathBuf::from("lib.so"),
+            source: crate::read::Source::Data,
+            exports: vec![Export { name: "f".into(), metadata, doc: None }],
+            classes: Vec::new(),
+            errors,
+            iree: Default::default(),
+        }
+    }
+
     fn kinds(changes: &[Change]) -> Vec<(&str, &str, Severity)> {
         changes.iter().map(|c| (c.subject.as_str(), c.kind.name(), c.kind.severity())).collect()
     }
@@ -902,6 +971,7 @@ mod tests {
                     .collect(),
                 ..class("k.C", "ffi.Object")
             }],
+            errors: Vec::new(),
             iree: Default::default(),
         };
         let mut old: Vec<Export> = (0..N).map(|i| export(format!("f{i}"), &one)).collect();
@@ -910,6 +980,80 @@ mod tests {
         let count = |kind: &str| report.changes.iter().filter(|c| c.kind.name() == kind).count();
         assert_eq!((count("export_removed"), count("method_removed"), count("method_added")), (N, N, N));
         assert_eq!(report.changes.len(), 3 * N);
+    }
+
+    /// A fieldless enum's names are the values it takes: a parameter that takes more is
+    /// widened, fewer or others breaking; a result that gives fewer is narrowed, more or
+    /// others breaking. Reordering names, or renaming the Rust enum or its variants, changes
+    /// nothing that crosses.
+    #[test]
+    fn enum_names_added_removed_and_renamed_change_by_side() {
+        let interp = |names: &[&str], rust: &str| {
+            format!(r#"{{"type":"ffi.String","abi.enum":"{rust}","abi.names":{}}}"#, serde_json::json!(names))
+        };
+        let listing = |param: &str, ret: &str| {
+            let schema = format!(r#"{{"type":"ffi.Function","named_args":{{"return":[{ret}],"params":[{param}]}}}}"#);
+            one_export(serde_json::json!({ "type_schema": schema, "arg_names": ["mode"] }), Vec::new())
+        };
+        let two = interp(&["nearest", "cubic"], "Interp");
+        let three = interp(&["nearest", "cubic", "area"], "Interp");
+        let renamed = interp(&["nearest", "bicubic"], "Interp");
+        let kinds_of = |old: &Listing, new: &Listing| {
+            diff(old, new).changes.iter().map(|c| (c.kind.name(), c.kind.severity())).collect::<Vec<_>>()
+        };
+        let s = r#"{"type":"ffi.String"}"#;
+        use Severity::*;
+        assert_eq!(kinds_of(&listing(&two, s), &listing(&three, s)), [("param_widened", Compatible)]);
+        assert_eq!(kinds_of(&listing(&three, s), &listing(&two, s)), [("param_narrowed", Breaking)]);
+        assert_eq!(kinds_of(&listing(&two, s), &listing(&renamed, s)), [("param_retyped", Breaking)]);
+        assert_eq!(kinds_of(&listing(s, &three), &listing(s, &two)), [("result_narrowed", Compatible)]);
+        assert_eq!(kinds_of(&listing(s, &two), &listing(s, &three)), [("result_changed", Breaking)]);
+        assert_eq!(kinds_of(&listing(s, &two), &listing(s, &renamed)), [("result_changed", Breaking)]);
+        // A str parameter made an enum refuses other strings; an enum made a str takes all.
+        assert_eq!(kinds_of(&listing(s, s), &listing(&two, s)), [("param_narrowed", Breaking)]);
+        assert_eq!(kinds_of(&listing(&two, s), &listing(s, s)), [("param_widened", Compatible)]);
+        let reordered = interp(&["cubic", "nearest"], "Mode");
+        assert!(kinds_of(&listing(&two, &two), &listing(&reordered, &reordered)).is_empty());
+        let report = diff(&listing(&three, s), &listing(&two, s));
+        assert!(
+            report.changes[0].message.contains(r#"Literal["nearest", "cubic", "area"] -> Literal["nearest", "cubic"]"#),
+            "{}",
+            report.changes[0].message
+        );
+    }
+
+    /// An error kind removed, or its Python base changed, is breaking; one added is
+    /// compatible; an export raising another error type is breaking.
+    #[test]
+    fn error_kinds_removed_rebased_and_added() {
+        use abi_core::schema::{ErrorKind, ErrorType};
+        let kind = |k: &str, base: &str| ErrorKind {
+            variant: k.into(),
+            kind: format!("l.E.{k}"),
+            base: base.into(),
+            doc: String::new(),
+        };
+        let listing = |kinds: Vec<ErrorKind>, error: &str| {
+            let schema = r#"{"type":"ffi.Function","named_args":{"return":[{"type":"int"}],"params":[]}}"#;
+            let m = serde_json::json!({ "type_schema": schema, "arg_names": [], "abi.error": error });
+            one_export(m, vec![ErrorType { name: "E".into(), doc: String::new(), kinds }])
+        };
+        let old = listing(vec![kind("A", "ValueError"), kind("B", "RuntimeError")], "E");
+        let new = listing(vec![kind("A", "IndexError"), kind("C", "RuntimeError")], "E2");
+        let report = diff(&old, &new);
+        let mut found = kinds(&report.changes);
+        found.sort_by_key(|(subject, kind, _)| (*subject, *kind));
+        use Severity::*;
+        assert_eq!(
+            found,
+            [
+                ("E", "error_kind_added", Compatible),
+                ("E", "error_kind_base_changed", Breaking),
+                ("E", "error_kind_removed", Breaking),
+                ("f", "error_type_changed", Breaking),
+            ]
+        );
+        assert!(diff(&old, &old).changes.is_empty());
     }
 
     fn widths(old: &TypeDesc, new: &TypeDesc) -> Option<(bool, bool)> {

@@ -1,6 +1,7 @@
 //! `abi inspect`: every export with its signature as Python reads it, its docs, its IREE
-//! record, raw signature and global registry name, an op's rules; the classes; the IREE module and its
-//! functions' calling conventions; `--json` prints the model.
+//! record, raw signature, global registry name and error type, an op's rules; the fieldless
+//! enums the signatures name; the error types and their kinds; the classes; the IREE module and its functions' calling conventions;
+//! `--json` prints the model.
 
 use abi_cli::{printable, push_line};
 use abi_core::schema::OpInfo;
@@ -46,12 +47,34 @@ pub fn text(listing: &Listing) -> String {
             if let Some(g) = &m.global {
                 push_line(&mut out, &format!("    global: {g}"));
             }
+            if let Some(e) = &m.error {
+                push_line(&mut out, &format!("    raises: {e}"));
+            }
             if let Some(op) = &m.op {
                 op_text(&mut out, op);
             }
         }
     }
     iree_text(&mut out, listing);
+    for e in listing.enums() {
+        push_line(&mut out, "");
+        push_line(&mut out, &format!("enum {} (crosses as a string)", e.name));
+        for (variant, name) in e.variants.iter().zip(&e.names) {
+            push_line(&mut out, &format!("    {variant} = {}", Value::String(name.clone())));
+        }
+    }
+    for e in &listing.errors {
+        push_line(&mut out, "");
+        push_line(&mut out, &format!("error type {}", e.name));
+        indented(&mut out, &e.doc, "    ");
+        for k in &e.kinds {
+            push_line(
+                &mut out,
+                &format!("    {} = {} (Python base {})", k.variant, Value::String(k.kind.clone()), k.base),
+            );
+            indented(&mut out, &k.doc, "        ");
+        }
+    }
     for c in &listing.classes {
         push_line(&mut out, "");
         push_line(&mut out, &format!("class {} (parent {})", c.key, c.parent));
@@ -212,6 +235,8 @@ fn exports_json(listing: &Listing) -> Value {
         "format": abi_shared::METADATA_VERSION,
         "exports": exports,
         "classes": classes(listing),
+        "enums": enums(listing),
+        "errors": errors(listing),
         "iree": iree_json(listing),
     })
 }
@@ -224,6 +249,34 @@ fn iree_json(listing: &Listing) -> Value {
     let functions: serde_json::Map<String, Value> =
         listing.iree.functions.iter().map(|f| (f.name.clone(), json!({ "cconv": f.cconv }))).collect();
     json!({ "modules": modules, "functions": functions, "warning": listing.iree_warning() })
+}
+
+/// Each fieldless enum: its name, the names its variants cross as and their Rust
+/// identifiers.
+fn enums(listing: &Listing) -> Value {
+    let enums: Vec<Value> = listing
+        .enums()
+        .into_iter()
+        .map(|e| json!({ "name": e.name, "names": e.names, "variants": e.variants }))
+        .collect();
+    Value::Array(enums)
+}
+
+/// Each error type: its name, docs, and kinds (variant, kind, base, docs).
+fn errors(listing: &Listing) -> Value {
+    let errors: Vec<Value> = listing
+        .errors
+        .iter()
+        .map(|e| {
+            let kinds: Vec<Value> = e
+                .kinds
+                .iter()
+                .map(|k| json!({ "variant": k.variant, "kind": k.kind, "base": k.base, "doc": k.doc }))
+                .collect();
+            json!({ "name": e.name, "doc": e.doc, "kinds": kinds })
+        })
+        .collect();
+    Value::Array(errors)
 }
 
 /// Per class: parent, docs, fields (with their Python types) and methods (with metadata).
@@ -264,7 +317,7 @@ mod tests {
     use crate::read::{Export, Listing, Source};
 
     fn listing(exports: Vec<Export>, classes: Vec<Class>, iree: IreeRecords) -> Listing {
-        Listing { path: PathBuf::from("lib.so"), source: Source::Data, exports, classes, iree }
+        Listing { path: PathBuf::from("lib.so"), source: Source::Data, exports, classes, errors: Vec::new(), iree }
     }
 
     #[test]

@@ -6,12 +6,12 @@
 
 use std::path::{Path, PathBuf};
 
-use abi_core::schema::{parse_export_records, parse_iree_records, ExportRecord, IreeRecords, Metadata};
+use abi_core::schema::{parse_export_records, parse_iree_records, ExportRecord, IreeRecords, Metadata, TypeSchema};
 use abi_core::Library;
 
 use crate::classes;
 use crate::formats::{self, Records};
-use abi_core::schema::Class;
+use abi_core::schema::{Class, ErrorType};
 use object::{Object, ObjectKind};
 
 /// One exported packed function.
@@ -67,11 +67,48 @@ pub struct Listing {
     pub exports: Vec<Export>,
     /// The object classes the library declares, sorted by type key.
     pub classes: Vec<Class>,
+    /// The error types the library derives (`#[derive(AbiError)]`), sorted by name.
+    pub errors: Vec<ErrorType>,
     /// Its IREE module and functions.
     pub iree: IreeRecords,
 }
 
+/// A fieldless enum some signature of a listing names: its Rust name, the names its
+/// variants cross as and their Rust identifiers.
+#[derive(Clone, Debug, PartialEq, Eq, PartialOrd, Ord)]
+pub struct EnumType {
+    /// The Rust name.
+    pub name: String,
+    /// The names, in declaration order.
+    pub names: Vec<String>,
+    /// The variants' Rust identifiers, in the same order.
+    pub variants: Vec<String>,
+}
+
 impl Listing {
+    /// The fieldless enums the exports' and classes' signatures name, sorted, each once
+    /// (two enums of one name with other names are two).
+    pub fn enums(&self) -> Vec<EnumType> {
+        let mut found = std::collections::BTreeSet::new();
+        let mut visit = |t: &TypeSchema| {
+            if let TypeSchema::Enum { name, names, variants } = t {
+                found.insert(EnumType { name: name.clone(), names: names.clone(), variants: variants.clone() });
+            }
+        };
+        let signatures = self
+            .exports
+            .iter()
+            .filter_map(|e| e.metadata.as_ref())
+            .chain(self.classes.iter().flat_map(|c| c.methods.iter().map(|m| &m.metadata)));
+        for f in signatures.filter_map(|m| m.type_schema.as_ref()) {
+            f.params.iter().chain([&f.ret]).for_each(|t| t.walk(&mut visit));
+        }
+        for field in self.classes.iter().flat_map(|c| &c.fields) {
+            field.ty.walk(&mut visit);
+        }
+        found.into_iter().collect()
+    }
+
     /// The warning a library with `#[export_fn(iree)]` functions and no module earns: IREE
     /// cannot load it, and the macro to add.
     pub fn iree_warning(&self) -> Option<String> {
@@ -140,7 +177,7 @@ pub fn read_bytes(path: &Path, bytes: &[u8], allow_load: bool) -> Result<Listing
     if file.kind() != ObjectKind::Dynamic {
         return Err(format!("{} is not a shared library (it is {:?})", path.display(), file.kind()));
     }
-    let classes = classes::read(&file).map_err(|e| format!("{}: {e}", path.display()))?;
+    let (classes, errors) = classes::read(&file).map_err(|e| format!("{}: {e}", path.display()))?;
     let iree = iree_records(&file).map_err(|e| format!("{}: {e}", path.display()))?;
     let mut found: std::collections::BTreeMap<String, Found> = Default::default();
     for record in export_records(&file).map_err(|e| format!("{}: {e}", path.display()))? {
@@ -237,7 +274,7 @@ pub fn read_bytes(path: &Path, bytes: &[u8], allow_load: bool) -> Result<Listing
     } else {
         Source::None
     };
-    Ok(Listing { path: path.to_owned(), source, exports, classes, iree })
+    Ok(Listing { path: path.to_owned(), source, exports, classes, errors, iree })
 }
 
 /// The records of the file's export records section (none without one: a C++ tvm-ffi

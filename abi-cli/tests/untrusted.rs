@@ -249,6 +249,62 @@ fn the_package_parses_whatever_names_and_texts_the_file_holds() {
         source: abi_cli::read::Source::Data,
         exports: Vec::new(),
         classes,
+        errors: Vec::new(),
+        iree: Default::default(),
+    };
+    for (name, source) in abi_cli::stubs::files(&listing, "pkg").unwrap() {
+        assert_python_parses(name, &source);
+    }
+}
+
+/// Error types whose names, kinds, bases and docs hold anything (keywords, builtins, quotes,
+/// NULs, line breaks): each class is valid Python, or the kind gets none.
+#[test]
+fn the_package_parses_for_error_types_of_any_names() {
+    use abi_core::schema::{ErrorKind, ErrorType};
+    let hostile = [
+        "a b",
+        "1x",
+        "class",
+        "x\ny",
+        "é",
+        "__init__",
+        "_",
+        "print(1)#",
+        "__debug__",
+        "None",
+        "E",
+        "args",
+        "\"\"\"",
+        "ValueError",
+        "Path",
+    ];
+    let mut errors = Vec::new();
+    for (i, name) in hostile.iter().enumerate() {
+        let kinds = hostile
+            .iter()
+            .map(|v| ErrorKind {
+                variant: v.to_string(),
+                kind: format!("k\"{i}.{v}\n"),
+                base: (*v).into(),
+                doc: format!("{v}\"\"\"\\\0"),
+            })
+            .collect();
+        errors.push(ErrorType { name: name.to_string(), doc: "a \"\"\" doc\\\t".into(), kinds });
+        let kinds = vec![ErrorKind {
+            variant: name.to_string(),
+            kind: "x".into(),
+            base: "KeyError".into(),
+            doc: String::new(),
+        }];
+        errors.push(ErrorType { name: "E".into(), doc: String::new(), kinds });
+    }
+    let listing = Listing {
+        path: PathBuf::from("libx.so"),
+        source: abi_cli::read::Source::Data,
+        exports: Vec::new(),
+        classes: Vec::new(),
+        errors,
         iree: Default::default(),
     };
     for (name, source) in abi_cli::stubs::files(&listing, "pkg").unwrap() {
@@ -287,10 +343,61 @@ fn the_package_parses_for_empty_tuples() {
         source: abi_cli::read::Source::Data,
         exports,
         classes: Vec::new(),
+        errors: Vec::new(),
         iree: Default::default(),
     };
     for (name, source) in abi_cli::stubs::files(&listing, "pkg").unwrap() {
         assert_python_parses(name, &source);
+    }
+}
+
+/// Enums whose names, names' texts and variants hold anything: each class and alias is
+/// valid Python (the texts escaped), or the enum gets none.
+#[test]
+fn the_package_parses_for_enums_of_any_names() {
+    let hostile = ["a\"\"\"b", "x\ny", "\\", "\u{0}", "é", "''"];
+    let enums = [
+        ("Mode", &hostile[..], &["A", "None", "True", "B_", "C", "D"][..]),
+        ("Mode", &hostile[..2], &["print(1)#", "X"][..]),
+        ("class", &hostile[..1], &["A"][..]),
+        ("Z\"", &hostile[..1], &["A"][..]),
+        ("Q", &hostile[..2], &["_A_", "B"][..]),
+    ];
+    let exports = enums
+        .iter()
+        .enumerate()
+        .map(|(i, (name, names, variants))| {
+            let t = serde_json::json!({"type": "ffi.String", "abi.enum": name, "abi.names": names, "abi.variants": variants});
+            let schema = serde_json::json!({"type": "ffi.Function", "named_args": {
+                "return": [{"type": "ffi.Array", "args": [t]}], "params": [{"type": "Optional", "args": [t]}],
+            }});
+            let metadata = serde_json::json!({
+                "type_schema": schema.to_string(), "arg_names": ["x"], "abi.defaults": {"x": names[0]},
+                "abi.version": abi_shared::METADATA_VERSION,
+            });
+            abi_cli::read::Export {
+                name: format!("f{i}"),
+                metadata: Some(abi_core::schema::Metadata::parse(&metadata.to_string()).unwrap()),
+                doc: None,
+            }
+        })
+        .collect();
+    let listing = Listing {
+        path: PathBuf::from("libx.so"),
+        source: abi_cli::read::Source::Data,
+        exports,
+        classes: Vec::new(),
+        errors: Vec::new(),
+        iree: Default::default(),
+    };
+    let files = abi_cli::stubs::files(&listing, "pkg").unwrap();
+    for (name, source) in &files {
+        assert_python_parses(name, source);
+    }
+    let (_, init) = files.iter().find(|(name, _)| *name == "__init__.py").unwrap();
+    assert!(init.contains("class Mode(str, _enum.Enum):") && init.contains("    None_ = \"x\\ny\"\n"), "{init}");
+    for no_class in ["class Mode_2(", "class class(", "class Q("] {
+        assert!(!init.contains(no_class), "{no_class}: {init}");
     }
 }
 
@@ -333,6 +440,7 @@ fn many_classes_are_written_parents_first_with_names_apart() {
         // An export with the name `y.a_b` would get: a class may not shadow it.
         exports: vec![abi_cli::read::Export { name: "y_a_b".into(), metadata: None, doc: None }],
         classes: abi_core::schema::parse_class_records(records.as_bytes()).unwrap(),
+        errors: Vec::new(),
         iree: Default::default(),
     };
     let files = abi_cli::stubs::files(&listing, "pkg").unwrap();

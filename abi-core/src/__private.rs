@@ -3,12 +3,17 @@
 
 pub use crate::convert::call_arg::{ArgSlot, IntoArg};
 pub use crate::convert::default_range::{int_default_fits, IntDefault};
-pub use crate::convert::export_call::{export, Fallback, Fast, Full, Mode, Outcome, Pass, Passes, ResultSink, Slots};
+pub use crate::convert::enums::{
+    default_from_str, enum_any, enum_exact_slot, enum_fast_path, enum_from_arg, enum_json_name, op_scalar_is_enum,
+    str_default_names, str_default_suits, StaticStr,
+};
+pub use crate::convert::export_call::{export, Fallback, Fast, Full, Mode, Outcome, Pass, Passes, Slots};
 pub use crate::convert::{
-    AbiStruct, AbiType, Expand, FromAny, FromArg, IgnoredArg, IntoAny, ListItem, ReturnValue, SliceElement, SliceParam,
-    StructField,
+    AbiEnum, AbiStruct, AbiType, Expand, FromAny, FromArg, IgnoredArg, IntoAny, ListItem, ReturnValue, SliceElement,
+    SliceParam, StructField,
 };
 pub use crate::ffi::RawAny;
+pub use crate::ffi::ResultSink;
 pub use crate::link::bound::Bound;
 pub use crate::link::exports::{Export, EXPORTS};
 pub use crate::link::import::ImportSource;
@@ -23,8 +28,8 @@ pub use crate::reflect::render::{
 pub use crate::reflect::type_texts::TypeTexts;
 pub use crate::reflect::writer::Writer;
 pub use crate::reflect::{
-    leaf_count, Access, ExactSlot, FieldDesc, FnDesc, OpDesc, OpDevice, OpDim, OpOutput, OpRule, ParamDesc, StructDesc,
-    TypeDesc,
+    leaf_count, Access, EnumDesc, ExactSlot, FieldDesc, FnDesc, OpDesc, OpDevice, OpDim, OpOutput, OpRule, ParamDesc,
+    StructDesc, TypeDesc,
 };
 pub use crate::runtime::calls::boundary::{ffi_boundary, retry_exact, CallError};
 pub use crate::runtime::calls::export_entry::{ExportText, TextOffsets, BODY_LENGTH_BYTES};
@@ -37,13 +42,14 @@ pub use crate::value::error::{Error, Result};
 // run at load.
 pub use crate::{__abi_at_load as at_load, __abi_place as place};
 
+pub use crate::convert::errors::{error_of, AbiError, ErrorDesc, ErrorKindDesc};
 pub use crate::convert::objects::{get_field, get_shared_field, set_shared_field, FieldGet, SharedField};
 pub use crate::runtime::calls::globals::register_globals_at_load;
 pub use crate::runtime::object_types::class::{
     register_at_load, registered_layout, ClassSpec, FieldLayout, FieldSpec, MethodSpec, Object, TypeSlot, METHODS,
 };
 pub use crate::runtime::object_types::class_record::{
-    class_record_bytes, class_record_len, method_record_bytes, method_record_len,
+    class_record_bytes, class_record_len, error_record_bytes, error_record_len, method_record_bytes, method_record_len,
 };
 pub use crate::runtime::object_types::obj::{check_init, Obj};
 

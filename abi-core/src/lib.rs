@@ -52,7 +52,7 @@ pub use convert::call_arg::IntoArg;
 pub use convert::mutable::{Dict, List};
 pub use convert::typed::{Signature, TypedFunction};
 pub use convert::variant::{Variant2, Variant3, Variant4};
-pub use convert::{AbiStruct, AbiType, Expand, FromAny, FromArg, IntoAny, ListItem, ReturnValue};
+pub use convert::{AbiEnum, AbiError, AbiStruct, AbiType, Expand, FromAny, FromArg, IntoAny, ListItem, ReturnValue};
 pub use ffi::{DLTensor, DataType, Device, RawAny, SafeCall};
 pub use link::bound::Bound;
 pub use link::exports::{exports, find_export, Export};
@@ -79,7 +79,7 @@ pub use value::object::{ObjectHandle, ObjectRef};
 pub use value::shape::Shape;
 pub use value::string::{Bytes, Str};
 
-pub use abi_macros::{export_fn, import, methods, AbiStruct, Object};
+pub use abi_macros::{export_fn, import, methods, AbiEnum, AbiError, AbiStruct, Object};
 
 /// The runtime services: the thread's error slot, the global registry and the type table
 /// (a tvm-ffi host's when one is in the process, embedded otherwise), and the C entries

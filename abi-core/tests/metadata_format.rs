@@ -7,19 +7,21 @@
 //! tests cover what other writers publish.
 
 use abi_core::__private::{
-    fn_metadata_json, type_display, type_iree_record, type_schema, Access, FieldDesc, FnDesc, ParamDesc, StructDesc,
-    TypeDesc, Writer,
+    fn_metadata_json, type_display, type_iree_record, type_schema, Access, EnumDesc, FieldDesc, FnDesc, ParamDesc,
+    StructDesc, TypeDesc, Writer,
 };
 use abi_core::Metadata;
 
 /// The approved (format version, FNV-1a hash of the sample's metadata) pair. Version 1
 /// since typed tensors added `dtype` and `ndim` to `{"type":"ffi.Tensor"}` (keys readers
 /// of version 1 skip), `abi.defaults` added parameter defaults and `abi.struct`/`abi.fields`
-/// named structs' names and fields in `type_schema` (keys they skip too). The sample also
+/// named structs' names and fields in `type_schema` (keys they skip too), `abi.enum`,
+/// `abi.names` and `abi.variants` a fieldless enum's `ffi.String` and `abi.error` an export's
+/// error type (keys they skip as well). The sample also
 /// holds each type's Python display, which is message text, not metadata: a tuple struct's
 /// became the tuple of its fields (`tuple[str, int]`, was its Rust name), with the
 /// published records unchanged.
-const APPROVED: (u32, u64) = (1, 0xa3e2_81b0_9116_84af);
+const APPROVED: (u32, u64) = (1, 0xde05_f8ff_66c7_bbf3);
 
 static I64: TypeDesc = TypeDesc::Int { bits: 64, signed: true };
 static U8: TypeDesc = TypeDesc::Int { bits: 8, signed: false };
@@ -35,7 +37,8 @@ static PAIR: StructDesc = StructDesc {
     fields: &[FieldDesc { name: "0", ty: &TypeDesc::Str }, FieldDesc { name: "1", ty: &U8 }],
     tuple_like: true,
 };
-static EVERY_KIND: [&TypeDesc; 22] = [
+static INTERP: EnumDesc = EnumDesc { name: "Interp", names: &["nearest", "cubic"], variants: &["Nearest", "Bicubic"] };
+static EVERY_KIND: [&TypeDesc; 23] = [
     &TypeDesc::None,
     &TypeDesc::Bool,
     &I64,
@@ -58,6 +61,7 @@ static EVERY_KIND: [&TypeDesc; 22] = [
     &TypeDesc::List(&I64),
     &TypeDesc::Tuple(&[&I64, &TypeDesc::Bytes]),
     &TypeDesc::Map(&TypeDesc::Str, &TypeDesc::Tensor { elem: None, rank: None, cast: false }),
+    &TypeDesc::Enum(&INTERP),
 ];
 static STRUCTS: [ParamDesc; 3] = [
     ParamDesc {
@@ -151,6 +155,7 @@ fn sample() -> String {
             global: None,
             op: None,
             release_gil: None,
+            error: Some("KernelError"),
         },
         &FnDesc {
             name: "structs",
@@ -160,6 +165,7 @@ fn sample() -> String {
             global: None,
             op: None,
             release_gil: None,
+            error: None,
         },
         &FnDesc {
             name: "defaulted",
@@ -169,6 +175,7 @@ fn sample() -> String {
             global: None,
             op: None,
             release_gil: None,
+            error: None,
         },
     ] {
         all += &render(|w| fn_metadata_json(w, f));
@@ -278,6 +285,7 @@ fn a_global_name_is_one_added_key_that_older_readers_ignore() {
         global: None,
         op: None,
         release_gil: None,
+        error: None,
     };
     let global = FnDesc {
         name: "version",
@@ -287,6 +295,7 @@ fn a_global_name_is_one_added_key_that_older_readers_ignore() {
         global: None,
         op: None,
         release_gil: None,
+        error: None,
     }
     .with_global("geo.version");
     let (without, with) = (metadata_of(&plain), metadata_of(&global));
@@ -314,6 +323,7 @@ fn defaults_are_one_added_key_that_older_readers_ignore() {
         global: None,
         op: None,
         release_gil: None,
+        error: None,
     };
     let mut w = Writer::new(&mut buf);
     fn_metadata_json(&mut w, &f);
@@ -364,6 +374,7 @@ fn struct_names_are_keys_older_readers_skip() {
         global: None,
         op: None,
         release_gil: None,
+        error: None,
     };
     let text = f.metadata_json();
     assert!(text.contains(r#"\"abi.struct\":\"Point\",\"abi.fields\":[\"x\",\"y\"]"#), "{text}");

@@ -340,3 +340,27 @@ fn str_handle_accepts_every_string_form() {
     let small_b = Any::from_value(&b"xy"[..]).unwrap();
     assert_eq!(small_b.to::<Bytes>().expect("SmallBytes are bytes").as_bytes(), b"xy");
 }
+
+/// A fieldless enum's names: inline up to 7 bytes, else a static Str object whose
+/// references come and go with no allocation and never reach its deleter.
+#[derive(abi_core::AbiEnum, Debug, Clone, Copy, PartialEq)]
+#[abi(rename_all = "kebab-case")]
+enum Edge {
+    Clamp,
+    MirroredRepeat,
+}
+
+#[test]
+fn enum_names_are_inline_or_static_objects_with_counted_references() {
+    let short = Any::from_value(Edge::Clamp).unwrap();
+    assert_eq!(short.as_raw().type_index, ti::SMALL_STR);
+    let long = Any::from_value(Edge::MirroredRepeat).unwrap();
+    assert_eq!(long.as_raw().type_index, ti::STR);
+    assert_eq!(object_content(long.as_raw()), (b"mirrored-repeat".to_vec(), 0));
+    let again = Any::from_value(Edge::MirroredRepeat).unwrap();
+    assert_eq!(again.as_raw().ptr(), long.as_raw().ptr(), "one static object");
+    let copies: Vec<Any> = (0..3).map(|_| long.clone()).collect();
+    drop((copies, again, long));
+    assert_eq!(Any::from_value(Edge::MirroredRepeat).unwrap().to::<Edge>().unwrap(), Edge::MirroredRepeat);
+    assert_eq!(short.to::<String>().unwrap(), "clamp");
+}

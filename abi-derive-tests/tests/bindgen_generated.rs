@@ -38,6 +38,23 @@ fn interop_lib_bindings_bind_and_call() {
     assert_eq!(x.greet("abi").unwrap(), "hello, abi");
     assert_eq!(x.salute("Ada Lovelace").unwrap().as_deref(), Some("greetings, Ada Lovelace"));
     assert_eq!(x.salute("").unwrap(), None);
+    // The library's fieldless enums come back as Rust enums, crossing as their names.
+    use interop_lib::{Border, Interp};
+    assert_eq!(x.next_interp(Interp::Bilinear).unwrap(), Interp::Bicubic);
+    let described = x.describe_sampling(Interp::Bicubic, Border::MirroredRepeat, Some(Interp::Nearest)).unwrap();
+    assert_eq!(described, "cubic at mirrored-repeat, else nearest");
+    let (counts, borders) = x.count_interps(vec![Interp::Nearest, Interp::Bicubic, Interp::Nearest]).unwrap();
+    assert_eq!(counts, HashMap::from([(Interp::Nearest, 2), (Interp::Bicubic, 1)]));
+    assert_eq!(borders, [Border::ClampToEdge, Border::MirroredRepeat, Border::ClampToEdge]);
+    // Its error type's kinds are a value a caller matches.
+    use interop_lib::SamplingError;
+    assert_eq!(x.sample_at(2, 5).unwrap(), 4);
+    let kind = |index, len| SamplingError::of(&x.sample_at(index, len).unwrap_err());
+    assert_eq!(
+        (kind(1, 0), kind(9, 5), kind(-7, 5)),
+        (Some(SamplingError::BadSize), Some(SamplingError::OutOfRange), Some(SamplingError::Internal))
+    );
+    assert_eq!(SamplingError::of(&abi_core::Error::value_error("not one of its kinds")), None);
     let t = Tensor::from_vec(vec![1.0f64, 2.5], &[2]).unwrap();
     assert_eq!(x.tensor_sum(t).unwrap(), 3.5);
     assert_eq!(x.echo_any(Any::from_value(4i64).unwrap()).unwrap().to::<i64>().unwrap(), 4);

@@ -251,6 +251,9 @@ struct Allowed {
     name: String,
     /// Error kinds the function's doc names (as `ValueError`).
     documented: Vec<String>,
+    /// The error type its metadata names (`abi.error`), whose kinds
+    /// (`<crate>.<Type>.<Variant>`) it may raise.
+    error_type: Option<String>,
 }
 
 impl Allowed {
@@ -263,7 +266,9 @@ impl Allowed {
             .filter(|w| w.ends_with("Error") && w.chars().all(|c| c.is_ascii_alphanumeric()))
             .map(str::to_owned)
             .collect();
-        Allowed { name: name.to_owned(), documented }
+        let metadata = lib.metadata(name).expect("metadata symbol").expect("metadata call");
+        let error_type = abi_core::Metadata::parse(&metadata).expect("metadata").error;
+        Allowed { name: name.to_owned(), documented, error_type }
     }
 
     /// Why `e` is an error this call may raise, or `None`.
@@ -275,6 +280,8 @@ impl Allowed {
             Some("an argument error reported by the shim")
         } else if self.documented.iter().any(|d| d == kind) {
             Some("a kind the doc names")
+        } else if self.error_type.as_ref().is_some_and(|t| kind.contains(&format!(".{t}."))) {
+            Some("a kind of the error type it declares")
         } else if msg.contains(CALLBACK_REFUSES) || msg.contains(CALLBACK_PANICS) {
             Some("the error of a callback argument")
         } else {

@@ -1,4 +1,5 @@
-//! Compile-time suites of the macros (`#[export_fn]`, `#[derive(AbiStruct)]`, `#[import]`,
+//! Compile-time suites of the macros (`#[export_fn]`, `#[derive(AbiStruct)]`,
+//! `#[derive(AbiEnum)]`, `#[derive(AbiError)]`, `#[import]`,
 //! `#[derive(Object)]` with `#[methods]`): misuse fails with the diagnostics committed
 //! next to each case (`.stderr`; `TRYBUILD=overwrite` refreshes them), and the accepted
 //! signatures compile and run.
@@ -16,6 +17,16 @@ fn export_fn_accepts_ordinary_signatures() {
 #[test]
 fn abi_struct_misuse_fails_to_compile() {
     trybuild::TestCases::new().compile_fail("tests/ui/abi_struct/*.rs");
+}
+
+#[test]
+fn abi_enum_misuse_fails_to_compile() {
+    trybuild::TestCases::new().compile_fail("tests/ui/abi_enum/*.rs");
+}
+
+#[test]
+fn abi_error_misuse_fails_to_compile() {
+    trybuild::TestCases::new().compile_fail("tests/ui/abi_error/*.rs");
 }
 
 #[test]

@@ -34,6 +34,9 @@ mod key {
     pub const OUT: &str = "out";
     pub const INOUT: &str = "inout";
     pub const GIL: &str = "gil";
+    pub const RENAME_ALL: &str = "rename_all";
+    pub const BASE: &str = "base";
+    pub const KIND: &str = "kind";
 }
 
 /// One option: empty, or set once with the span of its key. It knows how its value is
@@ -194,7 +197,7 @@ fn shape_items(content: syn::parse::ParseStream) -> syn::Result<Vec<DimRule>> {
 }
 
 /// Nothing (`default`), or `= literal` with a literal Python can also write: an integer or
-/// float (negated or not), a bool, a string, or `None`.
+/// float (negated or not), a bool, a string, or `None`; or `= Enum::Variant`.
 fn default_lit(meta: &ParseNestedMeta) -> syn::Result<Option<DefaultLit>> {
     if !meta.input.peek(syn::Token![=]) {
         return Ok(None);
@@ -213,12 +216,16 @@ fn default_lit(meta: &ParseNestedMeta) -> syn::Result<Option<DefaultLit>> {
             _ => None,
         },
         syn::Expr::Path(p) if !negated && p.path.is_ident("None") => Some(DefaultLit::None(p.span())),
+        syn::Expr::Path(p) if !negated && p.qself.is_none() && p.path.segments.len() >= 2 => {
+            Some(DefaultLit::Variant(p.path.clone()))
+        }
         _ => None,
     };
     lit.map(Some).ok_or_else(|| {
         syn::Error::new(
             expr.span(),
-            "a default is a literal Python can also write: an integer, a float, `true`/`false`, a string or `None`",
+            "a default is a literal Python can also write (an integer, a float, `true`/`false`, a string or `None`), \
+             or a variant of a fieldless enum (`Interp::Nearest`)",
         )
     })
 }
@@ -370,6 +377,36 @@ pub fn struct_options(attrs: &[Attribute], errors: &mut Errors) -> syn::Path {
     let mut krate = Opt::quoted_path(key::CRATE);
     abi_attrs(attrs, errors, parse_list("`abi` option on a struct", &mut [&mut krate]));
     krate_or_default(krate)
+}
+
+/// Reads `#[abi(...)]` on an enum deriving `AbiEnum`: its `rename_all` rule, if given, and
+/// `crate`.
+pub fn enum_options(attrs: &[Attribute], errors: &mut Errors) -> (Option<LitStr>, syn::Path) {
+    let (mut rename_all, mut krate) = (Opt::string(key::RENAME_ALL), Opt::quoted_path(key::CRATE));
+    abi_attrs(attrs, errors, parse_list("`abi` option on an enum", &mut [&mut rename_all, &mut krate]));
+    (rename_all.take(), krate_or_default(krate))
+}
+
+/// Reads `#[abi(...)]` on a variant: its `rename`, if given.
+pub fn variant_options(attrs: &[Attribute], errors: &mut Errors) -> Option<LitStr> {
+    let mut rename = Opt::string(key::RENAME);
+    abi_attrs(attrs, errors, parse_list("`abi` option on a variant", &mut [&mut rename]));
+    rename.take()
+}
+
+/// Reads `#[abi(...)]` on an enum deriving `AbiError`: the runtime crate path.
+pub fn error_options(attrs: &[Attribute], errors: &mut Errors) -> syn::Path {
+    let mut krate = Opt::quoted_path(key::CRATE);
+    abi_attrs(attrs, errors, parse_list("`abi` option on an error type", &mut [&mut krate]));
+    krate_or_default(krate)
+}
+
+/// Reads `#[abi(...)]` on a variant of an error type: its `base` builtin kind and its
+/// `kind` (a rename of the whole kind), if given.
+pub fn error_variant_options(attrs: &[Attribute], errors: &mut Errors) -> (Option<syn::Path>, Option<LitStr>) {
+    let (mut base, mut kind) = (Opt::path(key::BASE), Opt::string(key::KIND));
+    abi_attrs(attrs, errors, parse_list("`abi` option on an error variant", &mut [&mut base, &mut kind]));
+    (base.take(), kind.take())
 }
 
 /// Reads `#[abi(...)]` on a field: its `rename`, if given.

@@ -4,6 +4,7 @@
 //! the item compiling.
 
 mod attr;
+mod case;
 mod errors;
 mod expand;
 mod mangle;
@@ -55,6 +56,50 @@ pub fn export_fn(attr: TokenStream, item: TokenStream) -> TokenStream {
 #[proc_macro_derive(AbiStruct, attributes(abi))]
 pub fn derive_abi_struct(input: TokenStream) -> TokenStream {
     skeleton::run::<model::StructDef>(input.into()).into()
+}
+
+/// Makes a fieldless enum an ABI type: each value crosses as the name of its variant, a
+/// string (so every host reads it without a table), and its names are published in the
+/// metadata (Python packages make it an `enum.Enum`).
+///
+/// Enum option `#[abi(rename_all = "...")]` applies one of serde's case rules
+/// (`lowercase`, `snake_case`, `kebab-case`...) to every name; variant option
+/// `#[abi(rename = "...")]` names one variant. `#[abi(crate = "path")]` names the runtime
+/// crate. An unknown name passed in is a `ValueError` listing the names.
+///
+/// ```ignore
+/// #[derive(abi_core::AbiEnum)]
+/// #[abi(rename_all = "lowercase")]
+/// pub enum Interp { Nearest, Bilinear, #[abi(rename = "cubic")] Bicubic }
+/// ```
+#[proc_macro_derive(AbiEnum, attributes(abi))]
+pub fn derive_abi_enum(input: TokenStream) -> TokenStream {
+    skeleton::run::<model::EnumDef>(input.into()).into()
+}
+
+/// Makes an error enum's variants error kinds: `From<Self> for abi_core::Error` (so an
+/// export may return `Result<T, Self>`) raises the variant's kind, `<crate>.<Enum>.<Variant>`,
+/// with the error's `Display` text as its message (derive `Display` with `thiserror`, or
+/// write it). The kinds are published in the library's records; the Python package makes
+/// each an exception class subclassing one class per type and the variant's `base`.
+///
+/// Variant options: `#[abi(base = ValueError)]` (one of the builtin kinds tvm_ffi maps to
+/// Python's exceptions; `RuntimeError` by default), `#[abi(kind = "mylib.BadShape")]` (the
+/// whole kind, never a builtin one). `#[abi(crate = "path")]` names the runtime crate.
+///
+/// ```ignore
+/// #[derive(Debug, thiserror::Error, abi_core::AbiError)]
+/// pub enum KernelError {
+///     #[error("bad shape: {0}")]
+///     #[abi(base = ValueError)]
+///     BadShape(String),
+///     #[error("internal: {0}")]
+///     Internal(String),
+/// }
+/// ```
+#[proc_macro_derive(AbiError, attributes(abi))]
+pub fn derive_abi_error(input: TokenStream) -> TokenStream {
+    skeleton::run::<model::ErrorDef>(input.into()).into()
 }
 
 /// Declares typed imports: functions that live elsewhere, called like Rust functions.

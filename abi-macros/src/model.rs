@@ -85,6 +85,83 @@ pub enum DefaultLit {
     Str(syn::LitStr),
     /// `None`.
     None(Span),
+    /// A path to a variant of a fieldless enum (`Interp::Nearest`).
+    Variant(syn::Path),
+}
+
+/// An enum deriving `AbiEnum`.
+pub struct EnumDef {
+    /// The enum name.
+    pub ident: syn::Ident,
+    /// Its generic parameters (refused, but the fallback names them).
+    pub generics: syn::Generics,
+    /// The runtime crate path.
+    pub krate: syn::Path,
+    /// `rename_all = "..."`, as written.
+    pub rename_all: Option<syn::LitStr>,
+    /// The variants, in declaration order.
+    pub variants: Vec<EnumVariant>,
+    /// What is wrong with the item itself, found while parsing: a union or struct, no
+    /// variants (the span and message, reported by validation).
+    pub not_an_enum: Option<(Span, &'static str)>,
+}
+
+impl EnumDef {
+    /// Each variant's name and the span to report it at: its rename, else its identifier
+    /// after `rename_all` (as written when the rule is unknown, which validation reports).
+    pub fn names(&self) -> Vec<(String, Span)> {
+        let rule = self.rename_all.as_ref().map(syn::LitStr::value);
+        self.variants
+            .iter()
+            .map(|v| match &v.rename {
+                Some(lit) => (lit.value(), lit.span()),
+                None => {
+                    let ident = v.ident.to_string();
+                    (rule.as_deref().and_then(|r| crate::case::apply(r, &ident)).unwrap_or(ident), v.ident.span())
+                }
+            })
+            .collect()
+    }
+}
+
+/// One variant of an [`EnumDef`].
+pub struct EnumVariant {
+    /// The variant.
+    pub ident: syn::Ident,
+    /// `#[abi(rename = "...")]`, as written.
+    pub rename: Option<syn::LitStr>,
+    /// Its fields, when it has any (refused).
+    pub fields: Option<syn::Fields>,
+    /// Its explicit discriminant (refused).
+    pub discriminant: Option<syn::Expr>,
+}
+
+/// An enum deriving `AbiError`.
+pub struct ErrorDef {
+    /// The enum name.
+    pub ident: syn::Ident,
+    /// Its generic parameters (refused, but the fallback names them).
+    pub generics: syn::Generics,
+    /// The runtime crate path.
+    pub krate: syn::Path,
+    /// Its `///` docs.
+    pub doc: String,
+    /// The variants, in declaration order.
+    pub variants: Vec<ErrorVariant>,
+    /// What is wrong with the item itself (the span and message, reported by validation).
+    pub not_an_enum: Option<(Span, &'static str)>,
+}
+
+/// One variant of an [`ErrorDef`]: one error kind.
+pub struct ErrorVariant {
+    /// The variant.
+    pub ident: syn::Ident,
+    /// Its `///` docs.
+    pub doc: String,
+    /// `#[abi(base = ValueError)]`, as written.
+    pub base: Option<syn::Path>,
+    /// `#[abi(kind = "...")]`, as written.
+    pub kind: Option<syn::LitStr>,
 }
 
 /// A type deriving `AbiStruct`.
@@ -241,6 +318,9 @@ pub enum OpType {
     Mutable { device: bool },
     /// `i64`, `i32` (`int` true), `f64`, `f32`, `bool`.
     Scalar { int: bool },
+    /// Another type named by a plain path (`Interp`): a scalar if it is a fieldless enum,
+    /// which the expansion checks at compile time.
+    Named,
     /// Anything else.
     Other,
 }
@@ -270,6 +350,7 @@ impl Param {
             "DeviceTensorMut" => OpType::Mutable { device: true },
             "i64" | "i32" if p.qself.is_none() && p.path.segments.len() == 1 => OpType::Scalar { int: true },
             "f64" | "f32" | "bool" if p.qself.is_none() && p.path.segments.len() == 1 => OpType::Scalar { int: false },
+            _ if p.qself.is_none() && last.arguments.is_none() => OpType::Named,
             _ => OpType::Other,
         }
     }
@@ -287,7 +368,7 @@ impl Param {
             OpType::Input { .. } => OpRole::Input,
             OpType::Mutable { .. } if self.inout.is_some() && self.out.is_none() => OpRole::InOut,
             OpType::Mutable { .. } => OpRole::Output,
-            OpType::Scalar { .. } | OpType::Other => OpRole::Scalar,
+            OpType::Scalar { .. } | OpType::Named | OpType::Other => OpRole::Scalar,
         }
     }
 }

@@ -8,8 +8,8 @@ use syn::{FnArg, Pat, ReturnType};
 use crate::attr;
 use crate::errors::Errors;
 use crate::model::{
-    Access, ExportFn, Field, ImportFn, ImportSet, Method, MethodKind, MethodsBlock, ObjectDef, ObjectField, Param,
-    StructDef,
+    Access, EnumDef, EnumVariant, ErrorDef, ErrorVariant, ExportFn, Field, ImportFn, ImportSet, Method, MethodKind,
+    MethodsBlock, ObjectDef, ObjectField, Param, StructDef,
 };
 
 /// The exported name: the `name = "..."` option, else the Rust name, with its span.
@@ -92,8 +92,7 @@ pub fn abi_struct(input: TokenStream, errors: &mut Errors) -> Result<StructDef, 
     let data = match input.data {
         syn::Data::Struct(s) => s,
         syn::Data::Enum(e) => {
-            let msg =
-                "enums cannot derive AbiStruct yet; pass a struct, or an integer code and convert it in the function";
+            let msg = "an enum cannot derive AbiStruct; derive AbiEnum for an enum whose variants have no fields";
             errors.error(e.enum_token, msg);
             return Ok(StructDef { ident, generics, krate, fields: Vec::new(), tuple_like: false });
         }
@@ -122,6 +121,74 @@ pub fn abi_struct(input: TokenStream, errors: &mut Errors) -> Result<StructDef, 
         })
         .collect();
     Ok(StructDef { ident, generics, krate, fields, tuple_like })
+}
+
+/// Parses an enum deriving `AbiEnum`; a struct or union is kept as an enum of no variants
+/// with what is wrong noted, so validation reports it.
+pub fn abi_enum(input: TokenStream, errors: &mut Errors) -> Result<EnumDef, TokenStream> {
+    let input: syn::DeriveInput = syn::parse2(input).map_err(|e| e.to_compile_error())?;
+    let (rename_all, krate) = attr::enum_options(&input.attrs, errors);
+    let (ident, generics) = (input.ident, input.generics);
+    let (data, not_an_enum) = match input.data {
+        syn::Data::Enum(e) => {
+            let empty = e.variants.is_empty().then(|| (ident.span(), "an enum with no variants has no value to cross"));
+            (Some(e), empty)
+        }
+        syn::Data::Struct(s) => {
+            (None, Some((s.struct_token.span, "a struct cannot derive AbiEnum; derive AbiStruct for a struct")))
+        }
+        syn::Data::Union(u) => (None, Some((u.union_token.span, "a union cannot derive AbiEnum; use an enum"))),
+    };
+    let variants = data
+        .map(|e| {
+            e.variants
+                .into_iter()
+                .map(|v| EnumVariant {
+                    rename: attr::variant_options(&v.attrs, errors),
+                    fields: (!matches!(v.fields, syn::Fields::Unit)).then_some(v.fields),
+                    discriminant: v.discriminant.map(|(_, expr)| expr),
+                    ident: v.ident,
+                })
+                .collect()
+        })
+        .unwrap_or_default();
+    Ok(EnumDef { ident, generics, krate, rename_all, variants, not_an_enum })
+}
+
+/// Parses an enum deriving `AbiError`; a struct or union is kept as an enum of no variants
+/// with what is wrong noted, so validation reports it.
+pub fn abi_error(input: TokenStream, errors: &mut Errors) -> Result<ErrorDef, TokenStream> {
+    let input: syn::DeriveInput = syn::parse2(input).map_err(|e| e.to_compile_error())?;
+    let krate = attr::error_options(&input.attrs, errors);
+    let doc = attr::doc_text(&input.attrs);
+    let (ident, generics) = (input.ident, input.generics);
+    let (data, not_an_enum) = match input.data {
+        syn::Data::Enum(e) => {
+            let empty =
+                e.variants.is_empty().then(|| (ident.span(), "an error type with no variants has no kind to raise"));
+            (Some(e), empty)
+        }
+        syn::Data::Struct(s) => (
+            None,
+            Some((
+                s.struct_token.span,
+                "a struct cannot derive AbiError: derive it for an enum, one error kind per variant",
+            )),
+        ),
+        syn::Data::Union(u) => (None, Some((u.union_token.span, "a union cannot derive AbiError; use an enum"))),
+    };
+    let variants = data
+        .map(|e| {
+            e.variants
+                .into_iter()
+                .map(|v| {
+                    let (base, kind) = attr::error_variant_options(&v.attrs, errors);
+                    ErrorVariant { doc: attr::doc_text(&v.attrs), base, kind, ident: v.ident }
+                })
+                .collect()
+        })
+        .unwrap_or_default();
+    Ok(ErrorDef { ident, generics, krate, doc, variants, not_an_enum })
 }
 
 /// Parses an `#[import(Name)]` extern block. `Err(tokens to emit)` when there is no struct

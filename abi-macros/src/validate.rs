@@ -60,14 +60,16 @@ fn op(f: &ExportFn, errors: &mut Errors) {
     op_backward_is_functional(f, errors);
 }
 
-// Torch schemas and XLA buffers carry tensors and int/float/bool scalars only; a mutable
-// tensor is an output or written in place, and says which.
+// Torch schemas and XLA buffers carry tensors and int/float/bool scalars, and strings as
+// attributes, which fieldless enums cross as (checked at compile time by the expansion: the
+// macro cannot see that a path names one); a mutable tensor is an output or written in
+// place, and says which.
 fn op_param_is_carried(p: &Param, errors: &mut Errors) {
     let name = &p.name;
     match p.op_type() {
         OpType::Other => errors.error(
             &p.ty,
-            format!("`{name}` cannot be a parameter of an op: ops carry only tensors (HostTensor, StridedTensor, DeviceTensor and their `Mut` forms) and int/float/bool scalars (i64, i32, f64, f32, bool)"),
+            format!("`{name}` cannot be a parameter of an op: ops carry only tensors (HostTensor, StridedTensor, DeviceTensor and their `Mut` forms), int/float/bool scalars (i64, i32, f64, f32, bool) and fieldless enums (`#[derive(AbiEnum)]`)"),
         ),
         OpType::Mutable { .. } => match (&p.out, p.inout) {
             (None, None) => errors.error(
@@ -77,7 +79,7 @@ fn op_param_is_carried(p: &Param, errors: &mut Errors) {
             (Some(_), Some(span)) => errors.error_at(span, format!("`{name}` is either an output (`out`) or written in place (`inout`), not both")),
             _ => {}
         },
-        OpType::Input { .. } | OpType::Scalar { .. } => {
+        OpType::Input { .. } | OpType::Scalar { .. } | OpType::Named => {
             if let Some(span) = p.out.as_ref().map(|o| o.1).or(p.inout) {
                 errors.error_at(span, format!("`out` and `inout` mark mutable tensors (HostTensorMut, StridedTensorMut, DeviceTensorMut); `{name}` is not one"));
             }
@@ -442,6 +444,96 @@ fn return_type_is_owned(ty: &Type, role: Role, errors: &mut Errors) {
 }
 
 /// Checks every rule of a derived struct, recording all violations.
+pub fn abi_enum(e: &crate::model::EnumDef, errors: &mut Errors) {
+    if let Some((span, message)) = e.not_an_enum {
+        errors.error_at(span, message);
+    }
+    if let Some(p) = e.generics.params.first() {
+        errors.error(
+            p,
+            "a generic enum cannot derive AbiEnum: its names are fixed when it compiles; make one enum per type",
+        );
+    }
+    if let Some(rule) = &e.rename_all {
+        if crate::case::apply(&rule.value(), "A").is_none() {
+            let rules = crate::case::RULES.map(|r| format!("\"{r}\""));
+            errors.error(rule, format!("unknown rename_all rule; use one of {}", rules.join(", ")));
+        }
+    }
+    for v in &e.variants {
+        if let Some(fields) = &v.fields {
+            errors.error(
+                fields,
+                "a variant with fields cannot derive AbiEnum yet: each variant crosses as its name; \
+                 pass the data as separate parameters or a struct",
+            );
+        }
+        if let Some(expr) = &v.discriminant {
+            errors.error(expr, "an AbiEnum crosses as the names of its variants, not numbers: remove the discriminant");
+        }
+    }
+    let names = e.names();
+    for (i, (name, span)) in names.iter().enumerate() {
+        if name.is_empty() {
+            errors.error_at(*span, "a variant's name cannot be empty");
+        } else if let Some(j) = names[..i].iter().position(|(other, _)| other == name) {
+            errors.error_at(
+                *span,
+                format!(
+                    "`{}` and `{}` both cross as \"{name}\": each variant needs its own name",
+                    e.variants[j].ident, e.variants[i].ident
+                ),
+            );
+        }
+    }
+}
+
+pub fn abi_error(e: &crate::model::ErrorDef, errors: &mut Errors) {
+    if let Some((span, message)) = e.not_an_enum {
+        errors.error_at(span, message);
+    }
+    if let Some(p) = e.generics.params.first() {
+        errors.error(p, "a generic error type cannot derive AbiError: its kinds are fixed when it compiles");
+    }
+    let builtins = abi_shared::BUILTIN_ERROR_KINDS.join(", ");
+    for v in &e.variants {
+        if let Some(base) = &v.base {
+            if !base.get_ident().is_some_and(|b| abi_shared::BUILTIN_ERROR_KINDS.contains(&b.to_string().as_str())) {
+                errors.error(
+                    base,
+                    format!("a base is one of the builtin kinds tvm_ffi maps to Python's exceptions: {builtins}"),
+                );
+            }
+        }
+        if let Some(kind) = &v.kind {
+            let text = kind.value();
+            if abi_shared::BUILTIN_ERROR_KINDS.contains(&text.as_str()) {
+                errors.error(
+                    kind,
+                    format!("`{text}` is a builtin kind: hosts would take `{}` for it; keep the derived kind and write `base = {text}`", v.ident),
+                );
+            } else if text.is_empty() || text.contains('\0') {
+                errors.error(kind, "a kind is a non-empty text without NULs");
+            }
+        }
+    }
+    for (i, v) in e.variants.iter().enumerate() {
+        let Some(kind) = &v.kind else { continue };
+        if let Some(other) = e.variants[..i].iter().find(|o| o.kind.as_ref().is_some_and(|k| k.value() == kind.value()))
+        {
+            errors.error(
+                kind,
+                format!(
+                    "`{}` and `{}` both raise the kind {:?}: each variant needs its own",
+                    other.ident,
+                    v.ident,
+                    kind.value()
+                ),
+            );
+        }
+    }
+}
+
 pub fn abi_struct(s: &crate::model::StructDef, errors: &mut Errors) {
     let borrows = fields_own_their_data(s, errors);
     struct_not_generic(&s.generics, borrows, errors);

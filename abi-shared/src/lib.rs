@@ -98,7 +98,7 @@ pub const FFI_INIT: &str = "__ffi_init__";
 /// The keys of the class records in [`CLASS_RECORDS_SECTION`], spelled once for the writer
 /// (abi-core's `runtime::object_types::class_record`) and the reader (`abi_core::schema::parse_class_records`).
 pub mod class_record {
-    /// What a record describes: [`CLASS`] or [`METHOD`].
+    /// What a record describes: [`CLASS`], [`METHOD`] or [`ERROR`].
     pub const RECORD: &str = "record";
     /// The `record` of a class.
     pub const CLASS: &str = "class";
@@ -122,6 +122,16 @@ pub mod class_record {
     pub const STATIC: &str = "static";
     /// A method's metadata object (as its export would publish it).
     pub const METADATA: &str = "metadata";
+    /// The `record` of a derived error type (`#[derive(AbiError)]`).
+    pub const ERROR: &str = "error";
+    /// An error type's kinds, one per variant in declaration order.
+    pub const KINDS: &str = "kinds";
+    /// A kind's variant (its Rust identifier).
+    pub const VARIANT: &str = "variant";
+    /// A kind's text, as errors carry it.
+    pub const KIND: &str = "kind";
+    /// The builtin kind a kind's Python class also subclasses.
+    pub const BASE: &str = "base";
 }
 
 /// The keys of the IREE records in [`IREE_RECORDS_SECTION`], spelled once for the writer
@@ -151,6 +161,9 @@ pub const METADATA_VERSION: u32 = 1;
 /// for `#[export_fn(global = ...)]` exports. Added in format 1 without a bump: readers
 /// that predate it ignore it.
 pub const GLOBAL_KEY: &str = "abi.global";
+/// The metadata key naming the error type an export raises (`Result<T, KernelError>`), whose
+/// kinds a derived error type's record in the class records section lists.
+pub const ERROR_KEY: &str = "abi.error";
 
 /// The metadata key of an export's parameter defaults (`#[abi(default = ...)]`): a JSON
 /// object from parameter name to the default value (a number, bool, string or `null` for
@@ -198,6 +211,29 @@ pub const TENSOR_CAST_SAME_KIND: &str = "same_kind";
 pub const STRUCT_NAME_KEY: &str = "abi.struct";
 /// The key beside [`STRUCT_NAME_KEY`] listing the struct's field names in order.
 pub const STRUCT_FIELDS_KEY: &str = "abi.fields";
+
+/// The key a fieldless enum's `type_schema` (`{"type":"ffi.String"}`, how it crosses) adds
+/// for its Rust name, so readers can name it and Python packages can make it an
+/// `enum.Enum`.
+pub const ENUM_NAME_KEY: &str = "abi.enum";
+/// The key beside [`ENUM_NAME_KEY`] listing the names its variants cross as, in order.
+pub const ENUM_NAMES_KEY: &str = "abi.names";
+/// The key beside [`ENUM_NAME_KEY`] listing its variants' Rust identifiers, in the same
+/// order (Python's enum members and generated Rust enums take them).
+pub const ENUM_VARIANTS_KEY: &str = "abi.variants";
+
+/// The error kinds `tvm_ffi` maps to Python's builtin exceptions of the same name: the
+/// bases a derived error kind may name, and the names it may not take.
+pub const BUILTIN_ERROR_KINDS: [&str; 8] = [
+    "RuntimeError",
+    "ValueError",
+    "TypeError",
+    "AttributeError",
+    "KeyError",
+    "IndexError",
+    "AssertionError",
+    "MemoryError",
+];
 
 /// The packed shim symbol of export `name`.
 pub fn shim(name: &str) -> String {

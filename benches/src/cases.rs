@@ -222,6 +222,21 @@ fn export_long_str(iters: u64) {
     scalar_calls(shim("str_len"), &raw_args(&args), iters);
 }
 
+fn export_str_echo(iters: u64) {
+    let args = [Any::from_value("abc").unwrap()];
+    owned_calls(shim("str_echo"), &raw_args(&args), iters);
+}
+
+fn export_enum_echo(iters: u64) {
+    let args = [Any::from_value("nearest").unwrap()];
+    owned_calls(shim("enum_echo"), &raw_args(&args), iters);
+}
+
+fn export_enum_echo_long(iters: u64) {
+    let args = [Any::from_value("bilinear").unwrap()];
+    owned_calls(shim("enum_echo"), &raw_args(&args), iters);
+}
+
 fn direct_greet(iters: u64) {
     for _ in 0..iters {
         drop(black_box(crate::exported::greet(black_box("abc"))));
@@ -350,6 +365,28 @@ fn error_wrong_type(iters: u64) {
         // The host takes (and here drops) the raised error, as every caller must.
         black_box(abi_core::host::take_raised());
     }
+}
+
+/// Calls `name`, whose body fails, and takes each error raised.
+fn body_errors(name: &str, iters: u64) {
+    let args = [Any::from_value(3i64).unwrap()];
+    let raw = raw_args(&args);
+    let f = shim(name);
+    for _ in 0..iters {
+        let mut out = RawAny::NONE;
+        // SAFETY: as in `scalar_calls`.
+        let rc = unsafe { black_box(f)(core::ptr::null_mut(), black_box(raw.as_ptr()), 1, &mut out) };
+        assert_ne!(rc, 0);
+        black_box(abi_core::host::take_raised());
+    }
+}
+
+fn error_body_value(iters: u64) {
+    body_errors("fail_value", iters);
+}
+
+fn error_body_derived(iters: u64) {
+    body_errors("fail_derived", iters);
 }
 
 fn error_raise_only(iters: u64) {
@@ -516,6 +553,30 @@ pub const CASES: &[Case] = &[
         budget: Budget::None,
         worlds: Worlds::Both,
     },
+    // A short `&str` in and a short `String` out (the body allocates it): what a fieldless
+    // enum's round trip is held to, its name looked up and made again with no allocation,
+    // inline (7 bytes) or a static Str object (8: a reference taken and released).
+    Case {
+        name: "export_str_echo",
+        floor: "export_str_echo",
+        run: export_str_echo,
+        budget: Budget::None,
+        worlds: Worlds::Both,
+    },
+    Case {
+        name: "export_enum_echo",
+        floor: "export_str_echo",
+        run: export_enum_echo,
+        budget: Budget::Ratio(1.0),
+        worlds: Worlds::Both,
+    },
+    Case {
+        name: "export_enum_echo_long",
+        floor: "export_str_echo",
+        run: export_enum_echo_long,
+        budget: Budget::Ratio(1.0),
+        worlds: Worlds::Both,
+    },
     // The floor of a String result: the Rust function called directly, its String
     // allocated and freed.
     Case { name: "direct_greet", floor: "direct_greet", run: direct_greet, budget: Budget::None, worlds: Worlds::Both },
@@ -636,6 +697,21 @@ pub const CASES: &[Case] = &[
         floor: "hand_shim_add",
         run: tensor_view,
         budget: Budget::None,
+        worlds: Worlds::Both,
+    },
+    // A body's `Error::value_error`, and a derived error type's kind: the same cost.
+    Case {
+        name: "error_body_value",
+        floor: "error_body_value",
+        run: error_body_value,
+        budget: Budget::None,
+        worlds: Worlds::Both,
+    },
+    Case {
+        name: "error_body_derived",
+        floor: "error_body_value",
+        run: error_body_derived,
+        budget: Budget::Ratio(1.0),
         worlds: Worlds::Both,
     },
     // Under a tvm-ffi host the error is formatted when raised (the host stores finished

@@ -64,6 +64,56 @@ pub fn str_len(s: &str) -> i64 {
     s.len() as i64
 }
 
+/// A short string in and out: the floor a fieldless enum's round trip is held to.
+#[abi_core::export_fn]
+pub fn str_echo(s: &str) -> String {
+    s.to_owned()
+}
+
+/// A fieldless enum: one name inline (7 bytes), one a static Str object (8 bytes).
+#[derive(abi_core::AbiEnum, Debug, Clone, Copy)]
+#[abi(rename_all = "lowercase")]
+pub enum Mode {
+    /// "nearest".
+    Nearest,
+    /// "bilinear".
+    Bilinear,
+}
+
+/// A fieldless enum in and out: its name looked up, and made again with no allocation.
+#[abi_core::export_fn]
+pub fn enum_echo(m: Mode) -> Mode {
+    m
+}
+
+/// A body's error of a standard kind: the floor a derived error type is held to.
+#[abi_core::export_fn]
+pub fn fail_value(n: i64) -> abi_core::Result<i64> {
+    Err(abi_core::Error::value_error(format!("bad {n}")))
+}
+
+/// A derived error type: its kind static text, its message its `Display`.
+#[derive(Debug, abi_core::AbiError)]
+pub enum BenchError {
+    /// A refused value.
+    #[abi(base = ValueError)]
+    Bad(i64),
+}
+
+impl std::fmt::Display for BenchError {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        match self {
+            BenchError::Bad(n) => write!(f, "bad {n}"),
+        }
+    }
+}
+
+/// A body's error of a derived kind.
+#[abi_core::export_fn]
+pub fn fail_derived(n: i64) -> Result<i64, BenchError> {
+    Err(BenchError::Bad(n))
+}
+
 /// A string result (a new Str object per call).
 #[abi_core::export_fn]
 pub fn greet(name: &str) -> String {

@@ -1,5 +1,5 @@
-//! The class records section (`abi_class_records`): classes or an error, never a panic;
-//! each class's types and methods print as Python reads them.
+//! The class records section (`abi_class_records`): classes and error types or an error,
+//! never a panic; each class's types and methods print as Python reads them.
 #![no_main]
 
 use libfuzzer_sys::fuzz_target;
@@ -14,5 +14,8 @@ fuzz_target!(|data: &[u8]| {
                 let _ = method.metadata.python_signature(&method.name);
             }
         }
+    }
+    if let Ok(errors) = abi_core::schema::parse_error_records(data) {
+        let _ = errors.iter().map(|e| e.kinds.len()).sum::<usize>();
     }
 });

@@ -124,6 +124,33 @@ void StringsAndBytes(const ffi::Module& lib) {
   std::cout << "ok  strings (inline, long, empty) and bytes with NULs" << std::endl;
 }
 
+// A fieldless enum crosses as the name of its variant: a C++ caller passes and reads strings,
+// and an unknown name is a ValueError listing the names.
+void Enums(const ffi::Module& lib) {
+  CHECK_EQ(Get(lib, "next_interp")("bilinear").cast<std::string>(), "cubic");
+  CHECK_EQ(Get(lib, "next_interp")().cast<std::string>(), "bilinear");  // the default, "nearest"
+  CHECK_EQ(Get(lib, "describe_sampling")(ffi::String("cubic"), ffi::String("mirrored-repeat"), nullptr)
+               .cast<std::string>(),
+           "cubic at mirrored-repeat");
+  ffi::Array<ffi::String> modes{"nearest", "cubic", "nearest"};
+  auto counted = Get(lib, "count_interps")(modes).cast<ffi::Array<ffi::Any>>();
+  auto counts = counted[0].cast<ffi::Map<ffi::String, int64_t>>();
+  CHECK_EQ(counts["nearest"], 2);
+  auto borders = counted[1].cast<ffi::Array<ffi::String>>();
+  CHECK_EQ(borders[1], ffi::String("mirrored-repeat"));
+  std::string unknown = ExpectError("ValueError", [&] { Get(lib, "next_interp")("Bilinear"); });
+  CHECK(unknown.find("next_interp") != std::string::npos);
+  CHECK(unknown.find(R"("Bilinear" is not a name of Interp; it takes "nearest", "bilinear", "cubic")") !=
+        std::string::npos);
+  // A derived error type's kind is `<crate>.<Enum>.<Variant>`, not the builtin it names as
+  // its Python base: C++ compares the kind itself.
+  CHECK_EQ(Get(lib, "sample_at")(2, 5).cast<int64_t>(), 4);
+  std::string range = ExpectError("abi_interop_lib.SamplingError.OutOfRange",
+                                  [&] { Get(lib, "sample_at")(9, 5); });
+  CHECK_EQ(range, "9 is outside 0..5");
+  ExpectError("abi_interop_lib.SamplingError.BadSize", [&] { Get(lib, "sample_at")(0, 0); });
+}
+
 void OptionalsAndContainers(const ffi::Module& lib) {
   CHECK(Get(lib, "echo_opt")(nullptr) == nullptr);
   CHECK_EQ(Get(lib, "echo_opt")(7).cast<int64_t>(), 7);
@@ -390,6 +417,7 @@ int main(int argc, char** argv) {
     ffi::Module math = ffi::Module::LoadFromFile(argv[3]);
     Scalars(lib);
     StringsAndBytes(lib);
+    Enums(lib);
     OptionalsAndContainers(lib);
     MapsAndFunctions(lib, math);
     Tensors(lib, kit);

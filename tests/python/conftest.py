@@ -36,6 +36,23 @@ def mypy_command(*files):
     return [sys.executable, "-m", "mypy", "--strict", "--cache-dir", str(target_dir() / "mypy-stubs"), *files]
 
 
+def import_on_both_routes(folder, routes):
+    """Imports each package of `routes` (route -> package name) from `folder`, the Python
+    door decided at import (on for the route "door", off for any other), then restores
+    ABI_PYTHON_DOOR; yields them by route, with `folder` on sys.path meanwhile."""
+    sys.path.insert(0, str(folder))
+    imported, outside = {}, os.environ.get("ABI_PYTHON_DOOR")
+    for route, name in routes.items():
+        os.environ["ABI_PYTHON_DOOR"] = "1" if route == "door" else "0"
+        imported[route] = __import__(name)
+    if outside is None:
+        del os.environ["ABI_PYTHON_DOOR"]
+    else:
+        os.environ["ABI_PYTHON_DOOR"] = outside
+    yield imported
+    sys.path.remove(str(folder))
+
+
 def target_dir():
     """Where cargo puts build outputs, inside the checkout or not (CARGO_TARGET_DIR)."""
     if os.environ.get("ABI_TARGET_DIR"):

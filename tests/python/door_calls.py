@@ -10,6 +10,7 @@ usage: door_calls.py PACKAGE_DIR PACKAGE...
 """
 
 import array
+import enum
 import importlib
 import inspect
 import json
@@ -75,11 +76,15 @@ def candidates():
     ]
 
 
-def guess(annotation):
-    """A value of the annotated type, or None."""
+def guess(annotation, package=None):
+    """A value of the annotated type, or None: for an enum the package defines a class for,
+    its first member."""
     text = annotation or ""
     if text.startswith("Optional["):
         text = text[len("Optional[") : -1]
+    named = getattr(package, text, None)
+    if isinstance(named, type) and issubclass(named, enum.Enum):
+        return next(iter(named))
     m = re.match(r"Tensor\[(\w+), (\d+)\]", text)
     if m:
         dtype = {"f32": np.float32, "f64": np.float64, "i32": np.int32, "i64": np.int64, "u8": np.uint8}.get(m[1], np.float64)
@@ -187,14 +192,14 @@ def op_calls(f, exported, names):
     return out
 
 
-def calls(f):
+def calls(f, package):
     try:
         names = list(inspect.signature(f).parameters)
     except (TypeError, ValueError):
         return {}
     op = re.search(r"^The export: (.*)$", f.__doc__ or "", re.M)
     exported = signature_of(op[1] if op else f.__doc__)
-    typed = [guess(a) for _, a in exported]
+    typed = [guess(a, package) for _, a in exported]
     out = op_calls(f, exported, names) if op else {}
     if len(typed) == len(names) and all(v is not None for v in typed):
         out["typed"] = outcome(f, typed, {})
@@ -202,6 +207,8 @@ def calls(f):
         if names:
             out["typed last by keyword"] = outcome(f, typed[:-1], {names[-1]: typed[-1]})
             out["typed twice"] = outcome(f, typed, {names[0]: typed[0]})
+        if any(isinstance(v, enum.Enum) for v in typed):
+            out["typed as names"] = outcome(f, [v.value if isinstance(v, enum.Enum) else v for v in typed], {})
     for i, v in enumerate(candidates()):
         out[f"all #{i}"] = outcome(f, [v] * len(names), {})
         if names:
@@ -226,7 +233,7 @@ def main():
         for attr in sorted(package.__all__):
             f = getattr(package, attr)
             if callable(f) and not isinstance(f, type) and f"{name}.{attr}" not in SKIP:
-                report[f"{name}.{attr}"] = calls(f)
+                report[f"{name}.{attr}"] = calls(f, package)
         report[f"{name} door"] = sorted(a for a in package.__all__ if type(getattr(package, a)).__name__ == "function" and type(getattr(package, a)).__module__ == "abi")
     print(json.dumps(report, indent=1, sort_keys=True))
 

@@ -150,3 +150,18 @@ def test_compile_errors_the_documentation_shows_are_the_compile_fail_suites():
              for line in block.splitlines() if re.match(r"error(\[E\d+\])?: ", line.strip())]
     assert len(shown) >= 10, shown
     assert [(doc, line) for doc, line in shown if line not in printed] == []
+
+
+def test_the_door_budgets_the_guide_states_are_the_checked_ones():
+    """The table of docs/guide/python.md gives, per call, the budget `scripts/bench.sh --check`
+    holds the door to (benches/python/peer.py's BUDGETS)."""
+    import importlib.util
+
+    spec = importlib.util.spec_from_file_location("peer", ROOT / "benches/python/peer.py")
+    peer = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(peer)
+    text = (ROOT / "docs/guide/python.md").read_text()
+    rows = re.findall(r"^\| `(\w+)\(.*?\| ([\d.]+) \|$", text, re.M)
+    assert len(rows) == 6, rows
+    for call, budget in rows:
+        assert peer.BUDGETS[f"py_peer_{call}"] == f"ratio<={budget}", (call, budget)

@@ -8,6 +8,8 @@ import subprocess
 import sys
 import textwrap
 
+import pytest
+
 from conftest import mypy_command, target_dir
 
 
@@ -31,7 +33,9 @@ def make_package(tmp_path, lib_name="libmathlib.so", name="mathlib_py"):
 
 def mypy_strict(tmp_path, good, bad):
     """mypy --strict over client code, both files in one run: nothing may be said of `good`
-    (nor of the package it imports); returns what is said of `bad`, which must be flagged."""
+    (nor of the package it imports); returns what is said of `bad`, which must be flagged.
+    Skipped where mypy is not installed (the venv of the oldest apache-tvm-ffi has none)."""
+    pytest.importorskip("mypy")
     (tmp_path / "good.py").write_text(good)
     (tmp_path / "bad.py").write_text(bad)
     out = run(mypy_command("good.py", "bad.py"), tmp_path)

@@ -102,6 +102,13 @@ pub fn module(req: &Request<'_>) -> Result<String, String> {
     for (name, fields) in types.structs.clone() {
         derived_struct(&mut structs_text, &mut types, &name, &fields);
     }
+    for (name, (names, variants)) in &types.enums {
+        derived_enum(&mut structs_text, name, names, variants);
+    }
+    for error in req.listing.map_or(&[][..], |l| &l.errors) {
+        let name = types.error_kinds_name(&error.name);
+        error_kinds(&mut structs_text, &name, error);
+    }
     let mut out = String::new();
     let from = match (req.listing, req.globals) {
         (Some(l), Some((p, _))) => format!("`{}` and the globals under `{p}`", file_name(&l.path)),
@@ -346,6 +353,44 @@ fn derived_struct(out: &mut String, types: &mut Types, name: &str, fields: &[(St
         out.push('\n');
     }
     out.push_str("}\n");
+}
+
+/// Writes a fieldless enum: each variant by its Rust identifier, renamed to the name it
+/// crosses as.
+fn derived_enum(out: &mut String, name: &str, names: &[String], variants: &[String]) {
+    let idents = unique(variants.iter().map(|v| ident(v, Role::Type)).collect());
+    writeln!(out, "\n/// The enum `{name}`, as the library declares it: each value crosses as its name.").unwrap();
+    writeln!(out, "#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, abi_core::AbiEnum)]\npub enum {name} {{").unwrap();
+    for (variant, wire) in idents.iter().zip(names) {
+        writeln!(out, "    /// {}.", printable(&rust_string(wire))).unwrap();
+        writeln!(out, "    #[abi(rename = {})]\n    {variant},", rust_string(wire)).unwrap();
+    }
+    out.push_str("}\n");
+}
+
+/// Writes the kinds of a derived error type as a Rust enum a caller can `match`, with `of`
+/// naming the kind of an error a call raised.
+fn error_kinds(out: &mut String, name: &str, error: &abi_core::schema::ErrorType) {
+    let idents = unique(error.kinds.iter().map(|k| ident(&k.variant, Role::Type)).collect());
+    writeln!(out, "\n/// The error kinds of `{}`, as the library declares them.", printable(&error.name)).unwrap();
+    if !error.doc.trim().is_empty() {
+        out.push_str("///\n");
+        doc_lines(out, "", Some(&error.doc));
+    }
+    writeln!(out, "#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]\npub enum {name} {{").unwrap();
+    for (variant, k) in idents.iter().zip(&error.kinds) {
+        writeln!(out, "    /// {}.", printable(&rust_string(&k.kind))).unwrap();
+        doc_lines(out, "    ", Some(&k.doc));
+        writeln!(out, "    {variant},").unwrap();
+    }
+    writeln!(out, "}}\n\nimpl {name} {{").unwrap();
+    writeln!(out, "    /// The kind of `error`, when it is one of these.").unwrap();
+    writeln!(out, "    pub fn of(error: &abi_core::Error) -> Option<{name}> {{\n        match error.kind() {{")
+        .unwrap();
+    for (variant, k) in idents.iter().zip(&error.kinds) {
+        writeln!(out, "            {} => Some({name}::{variant}),", rust_string(&k.kind)).unwrap();
+    }
+    out.push_str("            _ => None,\n        }\n    }\n}\n");
 }
 
 fn doc_lines(out: &mut String, indent: &str, doc: Option<&str>) {

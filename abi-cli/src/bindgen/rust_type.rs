@@ -27,10 +27,15 @@ pub struct Types {
     pub handles: BTreeMap<String, String>,
     /// Struct Rust name -> its fields (name, type).
     pub structs: BTreeMap<String, Vec<(String, TypeSchema)>>,
+    /// Fieldless enum Rust name -> its names and its variants' identifiers.
+    pub enums: BTreeMap<String, (Vec<String>, Vec<String>)>,
     /// Why a type became `Any`, one line each, for the current item.
     pub notes: Vec<String>,
     /// Struct name in the metadata -> its Rust name.
     struct_names: BTreeMap<String, String>,
+    /// Enum name and names in the metadata -> its Rust name (two enums of one name with
+    /// other names are two types).
+    enum_names: BTreeMap<(String, Vec<String>), String>,
     /// Type names the module defines otherwise (its import sets) or uses unqualified (the
     /// prelude's): no handle or struct may take one.
     pub reserved: BTreeSet<String>,
@@ -81,7 +86,7 @@ impl Types {
             T::Map(k, v) | T::Dict(k, v) if **k == T::Any && **v == T::Any => "abi_core::Map".to_owned(),
             T::Map(k, v) | T::Dict(k, v) => {
                 let key = self.rust(k, owned);
-                if !hashable(&key) {
+                if !hashable(&key) && !self.enums.contains_key(&key) {
                     return self.any(t, "its keys have no hashable Rust type");
                 }
                 let head = if matches!(t, T::Dict(..)) { "abi_core::Dict" } else { "std::collections::HashMap" };
@@ -104,6 +109,16 @@ impl Types {
                 self.structs.insert(rust.clone(), fields.clone());
                 rust
             }
+            T::Enum { name, names, variants } => {
+                let key = (name.clone(), names.clone());
+                if let Some(rust) = self.enum_names.get(&key) {
+                    return rust.clone();
+                }
+                let rust = self.fresh(ident(name, Role::Type));
+                self.enum_names.insert(key, rust.clone());
+                self.enums.insert(rust.clone(), (names.clone(), variants.clone()));
+                rust
+            }
             T::Struct { name: None, fields } => {
                 self.rust(&T::Tuple(fields.iter().map(|(_, t)| t.clone()).collect()), side)
             }
@@ -115,6 +130,13 @@ impl Types {
             T::Named { key, args } if !args.is_empty() => self.any(t, &format!("`{key}` takes type arguments")),
             T::Named { key, .. } => self.handle(key),
         }
+    }
+
+    /// A Rust name for the kinds of the error type `name`, taken from here on.
+    pub fn error_kinds_name(&mut self, name: &str) -> String {
+        let rust = self.fresh(ident(name, Role::Type));
+        self.reserved.insert(rust.clone());
+        rust
     }
 
     /// `Any`, noting why.
@@ -142,6 +164,7 @@ impl Types {
         let taken = |n: &String| {
             self.handles.values().any(|v| v == n)
                 || self.structs.contains_key(n)
+                || self.enums.contains_key(n)
                 || self.reserved.contains(n)
                 || PRELUDE.contains(&n.as_str())
         };

@@ -1,10 +1,13 @@
 //! Builds the package's model ([`Package`]) from a listing: names the classes, named
-//! tuples and the module-level names of the library's functions, reads each export's
-//! signature and op description, and writes each function's stubs.
+//! tuples, exception classes and the module-level names of the library's functions, reads
+//! each export's signature and op description, and writes each function's stubs.
+
+use std::collections::HashSet;
 
 use abi_core::schema::{Class, Metadata, TypeSchema};
 use abi_shared::vocab::Kind;
 
+use super::errors::Errors;
 use super::model::{
     ClassItem, FieldItem, Function, Method, MethodCall, Package, Param, Receiver, Record, Route, StubDef,
 };
@@ -19,22 +22,26 @@ use crate::read::Listing;
 pub fn package(listing: &Listing, package: &str, lib_name: &str) -> Package {
     let class_names = ClassNames::new(listing);
     let records = Records::new(listing, &class_names);
+    let errors = error_classes(listing, &class_names, &records);
     let mut natives = Natives::new(listing, &class_names, &records);
     let mut helpers = Helpers::default();
     let classes: Vec<ClassItem> = parents_first(&listing.classes)
         .into_iter()
-        .map(|c| class_item(c, &class_names, &records, &mut natives, &mut helpers))
+        .map(|c| class_item(c, &class_names, &records, &errors, &mut natives, &mut helpers))
         .collect();
     let mut functions = Vec::new();
     for e in exposed(listing) {
         let name = e.name.clone();
+        let raises = errors.raises(e.metadata.as_ref());
         let doc = with_tensor_notes(e.doc.as_deref().unwrap_or_default(), e.metadata.as_ref(), Receiver::None);
+        let doc = noted(doc, raises.as_deref());
+        let help = help_text(e).map(|help| noted(help, raises.as_deref()));
         let sig = e.metadata.as_ref().and_then(|m| py_signature(m, Receiver::None, &class_names, &records));
         let op = e.metadata.as_ref().and_then(Op::of);
         let function = match (sig, op) {
             (Some(sig), Some(op)) => {
                 let native = natives.name(&name);
-                let help = ops::py_help(&op, &name, &sig, help_text(e).as_deref());
+                let help = ops::py_help(&op, &name, &sig, help.as_deref());
                 let route = ops::route(&op, &sig, native, listing);
                 Function {
                     stubs: op_stubs::functional(&op, &sig),
@@ -67,24 +74,45 @@ pub fn package(listing: &Listing, package: &str, lib_name: &str) -> Package {
                     numpy_from,
                     tensors,
                 };
-                Function { help: help_text(e), stubs: vec![stub], route, name, doc }
+                Function { help, stubs: vec![stub], route, name, doc }
             }
-            (None, _) => Function { help: help_text(e), stubs: vec![untyped_stub()], route: Route::Library, name, doc },
+            (None, _) => Function { help, stubs: vec![untyped_stub()], route: Route::Library, name, doc },
         };
         functions.push(function);
     }
     let mut all: Vec<String> = exposed(listing).map(|e| e.name.clone()).collect();
     all.extend(listing.classes.iter().filter_map(|c| class_names.get(&c.key)).map(str::to_owned));
     all.extend(records.names());
+    all.extend(errors.names());
     Package {
         name: package.to_owned(),
         lib_name: lib_name.to_owned(),
+        enums: records.enums().iter().cloned().collect(),
         records: record_items(&records, &class_names),
+        errors: errors.into_classes(),
         classes,
         functions,
         has_ops: ops::any(listing),
         all,
         converters: helpers.into_defs(),
+    }
+}
+
+/// The exception classes of the library's error types, named apart from its exports,
+/// classes, named tuples and enum classes.
+fn error_classes(listing: &Listing, classes: &ClassNames, records: &Records) -> Errors {
+    let mut taken: HashSet<String> = listing.exports.iter().map(|e| e.name.clone()).collect();
+    taken.extend(listing.classes.iter().filter_map(|c| classes.get(&c.key)).map(str::to_owned));
+    taken.extend(records.names());
+    Errors::new(&listing.errors, |name| taken.contains(name))
+}
+
+/// `text` with `note` (when there is one) as its last paragraph.
+fn noted(text: String, note: Option<&str>) -> String {
+    match note {
+        None => text,
+        Some(note) if text.is_empty() => note.to_owned(),
+        Some(note) => format!("{text}\n\n{note}"),
     }
 }
 
@@ -153,6 +181,7 @@ fn class_item(
     class: &Class,
     classes: &ClassNames,
     records: &Records,
+    errors: &Errors,
     natives: &mut Natives,
     helpers: &mut Helpers,
 ) -> ClassItem {
@@ -173,7 +202,8 @@ fn class_item(
     for m in &class.methods {
         let Some((py_name, receiver)) = method_receiver(m) else { continue };
         let sig = py_signature(&m.metadata, receiver, classes, records);
-        let doc = with_tensor_notes(&m.doc, Some(&m.metadata), receiver);
+        let doc =
+            noted(with_tensor_notes(&m.doc, Some(&m.metadata), receiver), errors.raises(Some(&m.metadata)).as_deref());
         let stub = match &sig {
             Some(sig) => StubDef { params: sig.params(true), ret: sig.ret.clone() },
             None => untyped_stub(),

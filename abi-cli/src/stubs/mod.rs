@@ -5,6 +5,8 @@
 //! the package (`model.rs`).
 
 mod build;
+mod enums;
+mod errors;
 mod literal;
 mod model;
 mod op_stubs;

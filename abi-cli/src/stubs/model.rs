@@ -1,8 +1,8 @@
-//! One model of the generated package: its named tuples, classes and functions, each
-//! function with its Python parameters, its type signatures (one per array type for ops),
-//! its docs and the route a call takes. `build.rs` makes it from a listing; the runtime
-//! module (`runtime.rs`) and the stub file (`stub.rs`) are rendered from it and read
-//! nothing else.
+//! One model of the generated package: its enum classes, named tuples, exception classes,
+//! classes and functions, each function with its Python parameters, its type signatures
+//! (one per array type for ops), its docs and the route a call takes. `build.rs` makes it
+//! from a listing; the runtime module (`runtime.rs`) and the stub file (`stub.rs`) are
+//! rendered from it and read nothing else.
 
 /// How a signature's first parameter is treated.
 #[derive(Clone, Copy, PartialEq, Eq, Debug)]
@@ -31,8 +31,12 @@ pub struct Package {
     pub name: String,
     /// The library file's name.
     pub lib_name: String,
+    /// Enum classes for the library's fieldless enums.
+    pub enums: Vec<EnumClass>,
     /// Named tuples for the library's structs.
     pub records: Vec<Record>,
+    /// Exception classes for the library's error types.
+    pub errors: Vec<ErrorClass>,
     /// Registered classes, every parent before its children.
     pub classes: Vec<ClassItem>,
     /// Module-level functions, in the listing's order.
@@ -55,6 +59,45 @@ pub struct Record {
     pub like: String,
     /// Its fields: `(name, annotation as a result, annotation as an argument)`.
     pub fields: Vec<(String, String, String)>,
+}
+
+/// A `str` enum class for a fieldless enum.
+#[derive(Clone, Debug)]
+pub struct EnumClass {
+    /// Its name: the enum's, or `Interp_2` for a second enum called `Interp`.
+    pub name: String,
+    /// The alias of what an argument may be (`InterpLike`).
+    pub like: String,
+    /// Its docstring, naming the names (the Rust enum's docs are not published).
+    pub doc: String,
+    /// Its members: `(Python name, the name it crosses as)`, in declaration order.
+    pub members: Vec<(String, String)>,
+}
+
+/// The exception class of an error type, a `RuntimeError`.
+#[derive(Debug)]
+pub struct ErrorClass {
+    /// Its name: the type's, or `SamplingError_2` for a second type called `SamplingError`.
+    pub name: String,
+    pub doc: String,
+    /// A class per kind, in declaration order.
+    pub kinds: Vec<KindClass>,
+}
+
+/// The exception class of an error kind: a subclass of its type's class, and an attribute
+/// of it (`SamplingError.BadSize`).
+#[derive(Debug)]
+pub struct KindClass {
+    /// Its name: the variant's.
+    pub name: String,
+    /// Whether the module also has it by its name (`BadSize`).
+    pub module_level: bool,
+    /// The kind `tvm_ffi` raises it for (`abi_interop_lib.SamplingError.BadSize`).
+    pub kind: String,
+    /// The builtin exception it derives from too (`ValueError`); `None` for `RuntimeError`,
+    /// which its type's class is.
+    pub base: Option<String>,
+    pub doc: String,
 }
 
 /// How a parameter is passed.

@@ -414,6 +414,7 @@ mod tests {
             source: crate::read::Source::Data,
             exports,
             classes: Vec::new(),
+            errors: Vec::new(),
             iree: Default::default(),
         }
     }

@@ -2,19 +2,25 @@
 //! fields (a `tvm_ffi.Array` in Python), so the package defines a `NamedTuple` per named
 //! struct its signatures mention (`Point(x, y)`) and its wrappers convert results into it,
 //! through optionals, lists, maps and tuples; as arguments, any tuple (a `Point` too) is
-//! accepted, as before.
+//! accepted, as before. The enum classes of its fieldless enums (`enums.rs`) are kept
+//! here too: their results are converted the same way.
 
 use std::collections::BTreeMap;
 
 use abi_core::schema::{Metadata, TypeSchema};
 use abi_shared::vocab::Kind;
 
+use super::enums::Enums;
 use super::{is_public_name, is_python_name, ClassNames};
 use crate::read::Listing;
 
-/// The structs that get a named tuple, by name, with their fields.
+/// The structs that get a named tuple, by name, with their fields; and the enums that get
+/// a class.
 #[derive(Debug, Default)]
-pub struct Records(BTreeMap<String, Vec<(String, TypeSchema)>>);
+pub struct Records {
+    structs: BTreeMap<String, Vec<(String, TypeSchema)>>,
+    enums: Enums,
+}
 
 impl Records {
     /// Every named struct in the listing's signatures whose name and field names Python
@@ -41,23 +47,33 @@ impl Records {
         };
         let usable =
             |fields: &[(String, TypeSchema)]| fields.iter().all(|(n, _)| is_python_name(n) && !n.starts_with('_'));
-        Records(
-            found
-                .into_iter()
-                .filter_map(|(name, fields)| Some((name, fields?)))
-                .filter(|(name, fields)| !taken(name) && usable(fields))
-                .collect(),
-        )
+        let structs: BTreeMap<String, Vec<(String, TypeSchema)>> = found
+            .into_iter()
+            .filter_map(|(name, fields)| Some((name, fields?)))
+            .filter(|(name, fields)| !taken(name) && usable(fields))
+            .collect();
+        // An enum takes no name of an export, a class, a named tuple or its alias.
+        let enums = Enums::new(listing, |name| {
+            taken(name) || structs.contains_key(name) || structs.keys().any(|s| like(s) == name)
+        });
+        Records { structs, enums }
+    }
+
+    /// The enum classes.
+    pub fn enums(&self) -> &Enums {
+        &self.enums
     }
 
     /// Whether struct `name` has a named tuple.
     pub fn has(&self, name: &str) -> bool {
-        self.0.contains_key(name)
+        self.structs.contains_key(name)
     }
 
-    /// The names, for `__all__`: each named tuple's and its argument alias's.
+    /// The names, for `__all__`: each named tuple's and enum class's, and its argument
+    /// alias's.
     pub fn names(&self) -> impl Iterator<Item = String> + '_ {
-        self.0.keys().flat_map(|name| [name.clone(), like(name)])
+        let structs = self.structs.keys().flat_map(|name| [name.clone(), like(name)]);
+        structs.chain(self.enums.iter().flat_map(|e| [e.name.clone(), e.like.clone()]))
     }
 
     /// The annotation of a struct argument: its alias (`PointLike`).
@@ -67,13 +83,13 @@ impl Records {
 
     /// Each struct with a named tuple, by name, with its fields.
     pub fn iter(&self) -> impl Iterator<Item = (&str, &[(String, TypeSchema)])> {
-        self.0.iter().map(|(name, fields)| (name.as_str(), fields.as_slice()))
+        self.structs.iter().map(|(name, fields)| (name.as_str(), fields.as_slice()))
     }
 
     /// The name of a function converting a value of type `t` as `tvm_ffi` returns it into
-    /// what the stubs promise (named tuples for structs, tuples for tuples, through
-    /// optionals, lists and maps), defining it in `helpers`; `None` when the value is that
-    /// already.
+    /// what the stubs promise (named tuples for structs, tuples for tuples, members for
+    /// enums' names, through optionals, lists and maps' keys and values), defining it in
+    /// `helpers`; `None` when the value is that already.
     pub fn converter(&self, t: &TypeSchema, helpers: &mut Helpers) -> Option<String> {
         let key = t.to_json();
         if let Some(name) = helpers.names.get(&key) {
@@ -108,10 +124,15 @@ impl Records {
                 let f = self.converter(inner, helpers)?;
                 format!("[{f}(_item(v, i)) for i in range(_size(v))]")
             }
-            TypeSchema::Map(_, value) => {
-                let f = self.converter(value, helpers)?;
-                format!("{{k: {f}(x) for k, x in v.items()}}")
+            TypeSchema::Map(key, value) => {
+                let applied = |f: Option<String>, x: &str| f.map_or_else(|| x.to_owned(), |f| format!("{f}({x})"));
+                let (k, x) = (self.converter(key, helpers), self.converter(value, helpers));
+                if k.is_none() && x.is_none() {
+                    return None;
+                }
+                format!("{{{}: {} for k, x in v.items()}}", applied(k, "k"), applied(x, "x"))
             }
+            TypeSchema::Enum { .. } => format!("{}(v)", self.enums.class(t)?.name),
             _ => return None,
         };
         let name = format!("_as_{}", helpers.names.len());
@@ -211,7 +232,8 @@ mod tests {
 
     #[test]
     fn converters_are_defined_once_per_type_and_only_where_needed() {
-        let records = Records([("P".to_owned(), vec![("x".to_owned(), TypeSchema::Float(None))])].into());
+        let structs = [("P".to_owned(), vec![("x".to_owned(), TypeSchema::Float(None))])].into();
+        let records = Records { structs, enums: Enums::default() };
         let mut helpers = Helpers::default();
         let list = TypeSchema::Array(Box::new(point("P", &["x"])));
         assert_eq!(records.converter(&list, &mut helpers).as_deref(), Some("_as_1"));

@@ -6,6 +6,7 @@
 
 use abi_shared::vocab::Kind;
 
+use super::errors::RUNTIME_ERROR;
 use super::model::{params_text, ClassItem, Function, OpRoute, Package, Param, Receiver, Route};
 use super::ops;
 use super::records::PLAIN_LIST;
@@ -70,7 +71,8 @@ _lib = tvm_ffi.load_module(str(_library_path()))
     if package.has_ops {
         out.push_str(&ops::py_prelude(name));
     }
-    out.push_str(&named_tuples(package));
+    out.push_str(&named_types(package));
+    out.push_str(&error_classes(package));
     for class in &package.classes {
         out.push_str("\n\n");
         out.push_str(&class_def(class));
@@ -150,21 +152,77 @@ fn door_binding(package: &Package) -> String {
     )
 }
 
-/// `Point = _namedtuple("Point", ["x", "y"])`, and the alias of what an argument may be,
-/// loose at run time (`PointLike = _Union[Point, tuple, list]`; the stub's says the field
-/// types).
-fn named_tuples(package: &Package) -> String {
-    if package.records.is_empty() {
+/// The enum classes (`class Interp(str, _enum.Enum)`, whose members are the names) and
+/// the named tuples (`Point = _namedtuple("Point", ["x", "y"])`), each with the alias of
+/// what an argument may be, loose at run time (`InterpLike = _Union[Interp, str]`,
+/// `PointLike = _Union[Point, tuple, list]`; the stub's say the names and the field types).
+fn named_types(package: &Package) -> String {
+    if package.records.is_empty() && package.enums.is_empty() {
         return String::new();
     }
     let union = Kind::Variant.python();
-    let mut out = format!("\nfrom typing import {union} as _{union}\n\n");
+    let import_enum = if package.enums.is_empty() { "" } else { "import enum as _enum\n" };
+    let mut out = format!("\n{import_enum}from typing import {union} as _{union}\n");
+    for class in &package.enums {
+        let (name, str) = (&class.name, Kind::Str.python());
+        out.push_str(&format!("\n\nclass {name}({str}, _enum.Enum):\n    {}\n\n", py_triple(&class.doc, "")));
+        for (member, value) in &class.members {
+            out.push_str(&format!("    {member} = {}\n", py_str(value)));
+        }
+        out.push_str(&format!("\n\n{} = _{union}[{name}, {str}]\n", class.like));
+    }
+    if !package.records.is_empty() {
+        out.push('\n');
+    }
     for record in &package.records {
         let names: Vec<String> = record.fields.iter().map(|(n, _, _)| py_str(n)).collect();
         let name = &record.name;
         out.push_str(&format!("{name} = _namedtuple({}, [{}])\n", py_str(name), names.join(", ")));
         let (tuple, list) = (Kind::Tuple.python(), Kind::Array.python());
         out.push_str(&format!("{} = _{union}[{name}, {tuple}, {list}]\n", record.like));
+    }
+    out
+}
+
+/// What makes each kind's class ([`error_classes`]).
+const ERROR_CLASS: &str = r#"
+
+def _error_class(bases, name, kind, doc):
+    """The class `bases[0].<name>`, a subclass of `bases`, of the errors of `kind`: registered
+    with tvm_ffi, which raises it for every error of that kind in the process (the class of
+    the package imported last)."""
+    parent = bases[0]
+    qualname = f"{parent.__qualname__}.{name}"
+    cls = type(name, bases, {"__module__": __name__, "__qualname__": qualname, "__doc__": doc})
+    if issubclass(cls, KeyError):
+        # The message as it is: KeyError's str() quotes it, as a key.
+        cls.__str__ = BaseException.__str__
+    setattr(parent, name, cls)
+    tvm_ffi.register_error(kind, cls)
+    return cls
+"#;
+
+/// A class per error type (`class SamplingError(RuntimeError)`) and its kinds' classes,
+/// each its attribute and, where free, a module-level name too (`BadSize =
+/// _error_class((SamplingError, ValueError), "BadSize", ...)`).
+fn error_classes(package: &Package) -> String {
+    if package.errors.is_empty() {
+        return String::new();
+    }
+    let mut out = ERROR_CLASS.to_owned();
+    for class in &package.errors {
+        let name = &class.name;
+        out.push_str(&format!("\n\n{}class {name}({RUNTIME_ERROR}):\n    pass\n\n\n", doc_decorator(&class.doc, "")));
+        for kind in &class.kinds {
+            let bases: Vec<String> = [Some(name.clone()), kind.base.clone()].into_iter().flatten().collect();
+            let doc = if kind.doc.is_empty() { Kind::None.python().to_owned() } else { py_triple(&kind.doc, "") };
+            let call =
+                format!("_error_class({}, {}, {}, {doc})", py_tuple(&bases), py_str(&kind.name), py_str(&kind.kind));
+            if kind.module_level {
+                out.push_str(&format!("{} = ", kind.name));
+            }
+            out.push_str(&format!("{call}\n"));
+        }
     }
     out
 }

@@ -78,7 +78,9 @@ pub fn py_signature(
                 format!("_{i}")
             };
             used.insert(name.clone());
-            let default = defaults.get(i).and_then(|d| d.as_ref()).map(abi_core::schema::python_literal);
+            let default = defaults.get(i).and_then(|d| d.as_ref()).map(|value| {
+                records.enums().default_member(&t, value).unwrap_or_else(|| abi_core::schema::python_literal(value))
+            });
             PyParam { name, keyword, annotation: annotation(&t, classes, records, Flow::In), default }
         })
         .collect();
@@ -174,8 +176,9 @@ pub fn with_tensor_notes(doc: &str, meta: Option<&Metadata>, receiver: Receiver)
 
 /// Which way a value crosses: into the library (an argument, a callback's result), where
 /// `tvm_ffi` converts any DLPack array to a tensor; out of it as `tvm_ffi` gives it (a
-/// field, a callback's argument), where it is a `tvm_ffi.Tensor` and a struct a sequence;
-/// or as a wrapper's result, which the wrapper converts (named tuples, tuples).
+/// field, a callback's argument), where it is a `tvm_ffi.Tensor`, a struct a sequence and
+/// an enum its name; or as a wrapper's result, which the wrapper converts (named tuples,
+/// tuples, enum members).
 #[derive(Clone, Copy, PartialEq, Debug)]
 pub enum Flow {
     In,
@@ -207,7 +210,8 @@ pub const DLPACK_ARRAY: &str = "_DLPackArray";
 /// The annotation of a type, as the values `tvm_ffi` accepts and returns (the stub
 /// spellings of `abi_shared::vocab`): sequences for arrays, mappings for maps, tuples for
 /// structs, `tvm_ffi` classes for tensors (or any DLPack array going in), the package's
-/// classes for the object types the library declares, `tvm_ffi.Object` for others.
+/// classes for the object types the library declares, `tvm_ffi.Object` for others, and its
+/// enum classes for enums (`str` where no wrapper converts the name).
 pub fn annotation(t: &TypeSchema, classes: &ClassNames, records: &Records, flow: Flow) -> String {
     let list = |items: &[&TypeSchema], flow| {
         items.iter().map(|t| annotation(t, classes, records, flow)).collect::<Vec<_>>().join(", ")
@@ -217,6 +221,19 @@ pub fn annotation(t: &TypeSchema, classes: &ClassNames, records: &Records, flow:
         (TypeSchema::Struct { name: Some(name), .. }, _) if flow == Flow::Result && records.has(name) => name.clone(),
         (TypeSchema::Struct { name: Some(name), .. }, _) if flow == Flow::In && records.has(name) => {
             records.argument(name).unwrap_or_default()
+        }
+        // A member or its name going in, a member as a wrapper's result; a name elsewhere.
+        (TypeSchema::Enum { .. }, Some(kind)) => match (records.enums().class(t), flow) {
+            (Some(class), Flow::In) => class.like.clone(),
+            (Some(class), Flow::Result) => class.name.clone(),
+            _ => kind.stub().to_owned(),
+        },
+        // A mapping is invariant in its key type: a dict keyed by members, or one keyed by
+        // names (a mix is a dict of `str` keys), each type-checks.
+        (TypeSchema::Map(k, v), Some(kind)) if flow == Flow::In && records.enums().class(k).is_some() => {
+            let key = records.enums().class(k).map_or("", |c| c.name.as_str());
+            let value = annotation(v, classes, records, flow);
+            format!("{}[{m}[{key}, {value}], {m}[str, {value}]]", Kind::Variant.stub(), m = kind.stub())
         }
         (TypeSchema::Function(Some(f)), _) => format!(
             "{}[[{}], {}]",
@@ -230,6 +247,10 @@ pub fn annotation(t: &TypeSchema, classes: &ClassNames, records: &Records, flow:
         }
         (TypeSchema::Tuple(items), Some(kind)) if items.is_empty() => format!("{}[()]", kind.stub()),
         (_, Some(kind)) if t.args().is_empty() && kind != Kind::Tuple => kind.stub().to_owned(),
+        // No wrapper converts inside `tvm_ffi`'s own List, Dict and Variant values.
+        (_, Some(kind @ (Kind::List | Kind::Dict | Kind::Variant))) => {
+            format!("{}[{}]", kind.stub(), list(&t.args(), flow.unconverted()))
+        }
         (_, Some(kind)) => format!("{}[{}]", kind.stub(), list(&t.args(), flow)),
         (_, None) => Kind::Any.stub().to_owned(),
     }

@@ -141,6 +141,7 @@ mod tests {
             source: crate::read::Source::Data,
             exports: vec![export("add", plain), export("relu_", op)],
             classes: Vec::new(),
+            errors: Vec::new(),
             iree: Default::default(),
         };
         let text = request(&listing);

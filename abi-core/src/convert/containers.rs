@@ -73,7 +73,7 @@ impl<T: IntoAny> IntoAny for Option<T> {
     }
 
     #[inline]
-    fn into_result_any(self, sink: super::export_call::ResultSink) -> Result<Any, ConvError> {
+    fn into_result_any(self, sink: crate::ffi::ResultSink) -> Result<Any, ConvError> {
         match self {
             Some(v) => v.into_result_any(sink),
             None => Ok(Any::NONE),

@@ -16,7 +16,7 @@ use std::panic::{catch_unwind, AssertUnwindSafe};
 
 use crate::convert::overlap::check_overlaps;
 use crate::convert::{AbiStruct, Expand, FromArg};
-use crate::ffi::RawAny;
+use crate::ffi::{RawAny, ResultSink};
 use crate::reflect::FnDesc;
 use crate::runtime::calls::boundary::{fast_slots, finish, full_slots, retry_exact, CallError};
 use crate::runtime::calls::export_entry::Export;
@@ -50,34 +50,6 @@ impl<'a> Slots<'a> {
 
 /// What one pass of an export's `call` returns.
 pub type Outcome<M> = Result<Any, <M as Mode>::Error>;
-
-/// Where a shim's result goes, as its conversion may ask ([`crate::IntoAny::into_result_any`]):
-/// the caller's result slot, which holds None on entry. Only the Python door marks it (its
-/// None carries the address of a static of this library as payload, which no other caller
-/// can write by accident): a `String` result is then made straight into a Python `str`, with
-/// no Str object between.
-#[derive(Debug, Clone, Copy)]
-pub struct ResultSink(
-    #[cfg_attr(not(feature = "python-door"), expect(dead_code, reason = "only the Python door reads the slot"))]
-    *const RawAny,
-);
-
-impl ResultSink {
-    /// The sink of a call that no door marked (a typed closure's, a test's).
-    pub const PLAIN: ResultSink = ResultSink(core::ptr::null());
-
-    /// Whether the Python door of this library called the shim with the GIL held, and takes a
-    /// Python object as the result.
-    #[inline(always)]
-    pub fn is_python(self) -> bool {
-        #[cfg(feature = "python-door")]
-        // SAFETY: a non-null sink is the shim's result slot, readable for the call (the
-        // packed calling convention).
-        return !self.0.is_null() && crate::door::is_python_sink(unsafe { &*self.0 });
-        #[cfg(not(feature = "python-door"))]
-        false
-    }
-}
 
 /// How a pass converts arguments.
 pub trait Mode {
@@ -296,7 +268,7 @@ unsafe fn fast_pass(
     let slots = unsafe { fast_slots(passes.slots, args, n, result) }?;
     // SAFETY: a fast-path export has no parameter needing the overlap check
     // (`FnDesc::fast_path`); `fast` converts each slot once.
-    let outcome = catch_unwind(AssertUnwindSafe(|| fast(unsafe { Slots::new(slots) }, ResultSink(result))));
+    let outcome = catch_unwind(AssertUnwindSafe(|| fast(unsafe { Slots::new(slots) }, ResultSink::new(result))));
     let settled = match outcome {
         Ok(Err(FastError::Fallback)) => return None,
         Ok(Ok(v)) => Ok(Ok(v)),
@@ -347,7 +319,7 @@ unsafe fn full_pass(
         }
         // SAFETY: checked just above when a parameter needs it; `full` converts each slot
         // once.
-        full(unsafe { Slots::new(slots) }, ResultSink(result))
+        full(unsafe { Slots::new(slots) }, ResultSink::new(result))
     }));
     // SAFETY: `full_slots` checked `result` non-null; the caller vouches it is writable and
     // holds None.

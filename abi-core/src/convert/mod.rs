@@ -5,6 +5,8 @@
 pub mod call_arg;
 mod containers;
 pub mod default_range;
+pub mod enums;
+pub mod errors;
 pub mod export_call;
 pub mod mutable;
 pub mod objects;
@@ -16,6 +18,8 @@ pub mod typed;
 pub mod variant;
 
 pub use crate::value::any::{AbiType, FromAny, IntoAny};
+pub use enums::AbiEnum;
+pub use errors::AbiError;
 pub use strings::{SliceElement, SliceParam};
 
 use crate::convert::export_call::Slots;
@@ -235,7 +239,7 @@ pub trait ReturnValue {
     /// [`ReturnValue::into_result`] for a shim's result going to `sink`.
     #[doc(hidden)]
     #[inline(always)]
-    fn into_result_for(self, sink: export_call::ResultSink) -> Result<Any, ReturnError>
+    fn into_result_for(self, sink: crate::ffi::ResultSink) -> Result<Any, ReturnError>
     where
         Self: Sized,
     {
@@ -247,7 +251,7 @@ pub trait ReturnValue {
     /// [`ReturnValue::DESC`], so an unsupported type is reported once).
     #[doc(hidden)]
     #[inline(always)]
-    fn into_outcome<M: export_call::Mode>(self, sink: export_call::ResultSink) -> export_call::Outcome<M>
+    fn into_outcome<M: export_call::Mode>(self, sink: crate::ffi::ResultSink) -> export_call::Outcome<M>
     where
         Self: Sized,
     {
@@ -262,7 +266,7 @@ impl<T: IntoAny> ReturnValue for T {
         self.into_any().map_err(ReturnError::Conv)
     }
     #[inline(always)]
-    fn into_result_for(self, sink: export_call::ResultSink) -> Result<Any, ReturnError> {
+    fn into_result_for(self, sink: crate::ffi::ResultSink) -> Result<Any, ReturnError> {
         self.into_result_any(sink).map_err(ReturnError::Conv)
     }
 }
@@ -277,7 +281,7 @@ impl<T: IntoAny, E: Into<Error>> ReturnValue for Result<T, E> {
         }
     }
     #[inline(always)]
-    fn into_result_for(self, sink: export_call::ResultSink) -> Result<Any, ReturnError> {
+    fn into_result_for(self, sink: crate::ffi::ResultSink) -> Result<Any, ReturnError> {
         match self {
             Ok(v) => v.into_result_any(sink).map_err(ReturnError::Conv),
             Err(e) => Err(ReturnError::User(e.into())),

@@ -125,17 +125,16 @@ impl IntoAny for String {
     }
 
     #[inline]
-    fn into_result_any(self, sink: super::export_call::ResultSink) -> Result<Any, ConvError> {
+    fn into_result_any(self, sink: crate::ffi::ResultSink) -> Result<Any, ConvError> {
         // Above the inline form's length, the Python door takes a `str` made here in place of
         // a Str object it would copy and release.
-        #[cfg(feature = "python-door")]
-        if self.len() > crate::ffi::type_index::SMALL_STR_MAX_LEN && sink.is_python() {
-            if let Some(any) = crate::door::python_str(&self) {
-                return Ok(any);
+        if self.len() > ti::SMALL_STR_MAX_LEN {
+            if let Some(raw) = sink.python_str(&self) {
+                // SAFETY: an opaque pointer owns nothing as an Any; the door takes the
+                // reference back.
+                return Ok(unsafe { Any::from_raw(raw) });
             }
         }
-        #[cfg(not(feature = "python-door"))]
-        let _ = sink;
         Ok(string_any(self))
     }
 }

@@ -1,6 +1,7 @@
 //! Python arguments to packed argument slots, as `tvm_ffi` converts them (by the Python
 //! type, so the shim sees the values it sees through `tvm_ffi`): exact `int` (within i64),
 //! `bool`, `float`, `None` for every parameter; exact `str` and `bytes` for string and byte
+//! parameters; `str` and its subclasses (a `str` enum's members) for fieldless enum
 //! parameters; numpy arrays for tensor parameters,
 //! read-only ones for parameters that only read (`abi.read_only`). Anything else answers `None`: the whole call takes the `tvm_ffi` route.
 
@@ -21,6 +22,10 @@ pub enum Takes {
     Scalars,
     /// Also `str`.
     Str,
+    /// Also `str` and its subclasses: a fieldless enum's names, given as strings or as
+    /// members of a `str` enum (the generated package's enum classes), which `tvm_ffi`
+    /// passes as the strings they are.
+    Name,
     /// Also `bytes`.
     Bytes,
     /// Also numpy arrays; read-only ones when `read_only_ok`.
@@ -29,15 +34,17 @@ pub enum Takes {
 
 impl Takes {
     /// Whether the door converts the values `param` takes: numbers, `bool`, `None`,
-    /// strings, bytes, and `Option`s of them, in one slot; and tensors (numpy arrays, passed
-    /// as a borrowed `DLTensor*`) for the typed views (`HostTensor`, `HostTensorMut`,
-    /// `StridedTensor`, `DeviceTensor`...), not for `Tensor`, `TensorView` or `Any`, whose
-    /// access is through cells (a `Tensor` parameter takes only a tensor object).
+    /// strings, bytes, fieldless enums' names, and `Option`s of them, in one slot; and
+    /// tensors (numpy arrays, passed as a borrowed `DLTensor*`) for the typed views
+    /// (`HostTensor`, `HostTensorMut`, `StridedTensor`, `DeviceTensor`...), not for
+    /// `Tensor`, `TensorView` or `Any`, whose access is through cells (a `Tensor` parameter
+    /// takes only a tensor object).
     pub fn serves(param: &ParamDesc) -> bool {
         fn value(ty: &TypeDesc, access: Access) -> bool {
             match ty {
                 TypeDesc::Tensor { .. } => access != Access::Cells,
                 TypeDesc::Optional(inner) => value(inner, access),
+                TypeDesc::Enum(_) => true,
                 ty => ty.is_plain(),
             }
         }
@@ -52,6 +59,7 @@ impl Takes {
         };
         match ty {
             TypeDesc::Str => Takes::Str,
+            TypeDesc::Enum(_) => Takes::Name,
             TypeDesc::Bytes => Takes::Bytes,
             TypeDesc::Tensor { .. } => Takes::Array { read_only_ok: param.reads_tensor_only() },
             _ => Takes::Scalars,
@@ -191,6 +199,11 @@ impl<'a> Frame<'a> {
         match takes {
             // SAFETY: an exact str, alive for the call (the caller's guarantee).
             Takes::Str if ty == api.str_type => unsafe { str_slot(api, obj) },
+            // SAFETY: a str or an instance of a subclass (both live type objects), alive for
+            // the call.
+            Takes::Name if ty == api.str_type || unsafe { (api.type_is_subtype)(ty, api.str_type) } != 0 => unsafe {
+                str_slot(api, obj)
+            },
             // SAFETY: an exact bytes object, alive for the call.
             Takes::Bytes if ty == api.bytes_type => unsafe { bytes_slot(api, obj, scratch) },
             Takes::Array { read_only_ok } => {
@@ -322,10 +335,11 @@ unsafe fn buffer_slot(api: &PyApi, obj: *mut PyObject, read_only_ok: bool, scrat
     Some(RawAny::from_ptr(ti::DL_TENSOR_PTR, (at as *mut DLTensor).cast()))
 }
 
-/// The slot of an exact `str`: inline when short, else its cached UTF-8 as a C string.
+/// The slot of a `str` (or an instance of a subclass: its string): inline when short, else
+/// its cached UTF-8 as a C string.
 ///
 /// # Safety
-/// `obj` is an exact str alive for the call; the GIL is held.
+/// `obj` is a str alive for the call; the GIL is held.
 #[inline(never)]
 unsafe fn str_slot(api: &PyApi, obj: *mut PyObject) -> Option<RawAny> {
     let mut len: isize = 0;

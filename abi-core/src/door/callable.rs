@@ -17,8 +17,9 @@ use super::args::{Frame, Takes};
 use super::capi::{api, tuple_items, MemberDef, PyApi, PyObject, TypeSlot, TypeSpec};
 use super::exchange::Exchange;
 use super::ops::OpPlan;
-use super::results::{converts, object_of, python_sink, str_of_result};
+use super::results::{converts, object_of};
 use super::tensors::numpy_array;
+use crate::ffi::result_sink::python_mark;
 use crate::ffi::{type_index as ti, RawAny};
 use crate::link::exports::Export;
 use crate::reflect::TypeDesc;
@@ -51,8 +52,10 @@ pub struct DoorFn {
     pub(super) takes: Vec<Takes>,
     release_gil: bool,
     /// The shim makes a `String` result a Python `str` itself (a result slot marked with
-    /// [`python_sink`]): the result is a string and the GIL stays held for the call.
+    /// [`python_mark`]): the result is a string and the GIL stays held for the call.
     python_str: bool,
+    /// What the result slot holds before a call: None, marked when `python_str`.
+    result_init: RawAny,
     /// The result may be a tensor: a call takes the door only when given a numpy array, and
     /// gets its tensor result as one ([`super::tensors`]).
     tensor_result: bool,
@@ -119,7 +122,20 @@ impl DoorFn {
         unsafe { (api.inc_ref)(fallback) };
         let takes = params.iter().map(Takes::of).collect();
         let python_str = !release_gil && matches!(ret, TypeDesc::Str | TypeDesc::Optional(TypeDesc::Str));
-        Some(DoorFn { api, export, fallback, names, texts, takes, release_gil, python_str, tensor_result, op })
+        let result_init = if python_str { python_mark() } else { RawAny::NONE };
+        Some(DoorFn {
+            api,
+            export,
+            fallback,
+            names,
+            texts,
+            takes,
+            release_gil,
+            python_str,
+            result_init,
+            tensor_result,
+            op,
+        })
     }
 
     /// The parameter a keyword names.
@@ -282,22 +298,21 @@ impl DoorFn {
             // tensor and a numpy array: the tvm_ffi route's to decide.
             return None;
         }
-        let mut result = if self.python_str { python_sink() } else { RawAny::NONE };
+        let mut result = self.result_init;
         // SAFETY: the GIL is held; `used` initialized slots the shim borrows for the call.
         let rc = unsafe { self.invoke(api, &frame, slots.as_ptr().cast(), used, &mut result) };
         if rc != 0 {
             // SAFETY: the GIL is held; the parked error is raised through tvm_ffi.
             return Some(unsafe { raise(api, take_raised_after(rc)) });
         }
-        if let Some(str) = str_of_result(self.python_str, &result) {
-            return Some(str);
-        }
-        if result.type_index == ti::TENSOR && !result.ptr().is_null() {
+        match result.type_index {
             // SAFETY: the result owns one reference to a Tensor object; the GIL is held.
-            return Some(unsafe { tensor_result(api, &frame, result.ptr().cast()) });
+            ti::TENSOR if !result.ptr().is_null() => Some(unsafe { tensor_result(api, &frame, result.ptr().cast()) }),
+            // The `str` the shim made for the marked slot (`results::python_str`).
+            ti::OPAQUE_PTR if self.python_str => Some(result.ptr().cast()),
+            // SAFETY: the shim's result; the GIL is held.
+            _ => Some(unsafe { object_of(api, result) }),
         }
-        // SAFETY: the shim's result; the GIL is held.
-        Some(unsafe { object_of(api, result) })
     }
 }
 

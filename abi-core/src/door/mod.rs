@@ -22,7 +22,6 @@ use core::ptr::null_mut;
 
 use crate::link::exports::find_export;
 use capi::{PyApi, PyObject};
-pub use results::{is_python_sink, python_str};
 
 /// The handshake's version: the table's layout and the entries' contracts. A package that
 /// asks for another gets this one back and keeps the `tvm_ffi` route.
@@ -42,6 +41,7 @@ pub unsafe extern "C" fn abi_python_door_open(version: u32, api: *const PyApi, s
     }
     // SAFETY: a readable table of the right size (the caller's guarantee).
     capi::install(unsafe { *api });
+    crate::ffi::result_sink::register_python_str(results::python_str);
     0
 }
 

@@ -72,9 +72,14 @@ enum Dim {
 impl OpPlan {
     /// The plan of `op` (the description of an export with `params`, returning `ret`),
     /// `None` when its calls keep the `def`: a GPU op, an op whose outputs numpy cannot
-    /// hold (a dtype numpy lacks, too many dimensions), or no numpy (`numpy`).
+    /// hold (a dtype numpy lacks, too many dimensions), no numpy (`numpy`), or an op with a
+    /// fieldless enum scalar, which the package's ops do not describe yet (its function is
+    /// a plain wrapper there, whose calls the door's op binding would not match).
     pub fn of(op: &OpDesc, params: &[ParamDesc], ret: &TypeDesc, numpy: bool) -> Option<OpPlan> {
         if op.device != OpDevice::Cpu || !numpy || !matches!(ret, TypeDesc::None) {
+            return None;
+        }
+        if params.iter().any(|p| matches!(p.ty, TypeDesc::Enum(_))) {
             return None;
         }
         let index = |name: &str| params.iter().position(|p| p.name == name);

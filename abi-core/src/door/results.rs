@@ -3,7 +3,7 @@
 //! package's `tvm_ffi` route makes the same `list`); an export whose result type may hold
 //! anything else keeps the `tvm_ffi` route.
 
-use core::ffi::{c_char, c_void};
+use core::ffi::c_char;
 
 use super::capi::{api, list_set, PyApi, PyObject};
 use crate::ffi::{type_index as ti, RawAny};
@@ -12,11 +12,15 @@ use crate::value::any::Any;
 use crate::value::array::seq_slice;
 
 /// Whether every value of `ty` converts here: not a `u64` or `usize`, whose values above
-/// `i64::MAX` cross as integer objects; tensors only when `tensors` ([`super::tensors`]).
+/// `i64::MAX` cross as integer objects, nor a fieldless enum; tensors only when `tensors`
+/// ([`super::tensors`]).
 pub fn converts(ty: &TypeDesc, tensors: bool) -> bool {
     match ty {
         TypeDesc::Int { bits: 64, signed: false } => false,
         TypeDesc::Tensor { .. } => tensors,
+        // A fieldless enum's name becomes a member of the package's enum class, which the
+        // door does not make: its `str` would be another value.
+        TypeDesc::Enum(_) => false,
         TypeDesc::Optional(inner) => converts(inner, tensors),
         // A list of numbers, `bool`s, strings or bytes is a `list` in Python (the package's
         // `def` makes the same: `abi-cli`'s `plain_list`).
@@ -25,30 +29,13 @@ pub fn converts(ty: &TypeDesc, tensors: bool) -> bool {
     }
 }
 
-/// What the door's result slot holds before a call that may take a Python `str` made by the
-/// shim (`crate::convert::export_call::ResultSink`): None, with this static's address as
-/// payload. A shim of this library that sees it makes a `String` result with
-/// [`python_str`]; any other shim, and any other caller, sees None.
-static PYTHON_SINK: u8 = 0;
-
-/// The marked None of [`PYTHON_SINK`].
-#[inline(always)]
-pub fn python_sink() -> RawAny {
-    RawAny::from_ptr(ti::NONE, core::ptr::addr_of!(PYTHON_SINK) as *mut c_void)
-}
-
-/// Whether `slot` is the door's marked result slot.
-#[inline(always)]
-pub fn is_python_sink(slot: &RawAny) -> bool {
-    slot.type_index == ti::NONE && core::ptr::eq(slot.ptr().cast_const(), core::ptr::addr_of!(PYTHON_SINK).cast())
-}
-
 /// `s` as a new Python `str`, held by an opaque pointer value that only the door that marked
-/// the slot reads back ([`str_of_result`]); `None` (no error left set) when the interpreter
-/// refuses it, and the shim makes its Str object as for any caller.
+/// the slot reads back: the maker the door registers (`crate::ffi::result_sink`); `None`
+/// (no error left set) when the interpreter refuses it, and the shim makes its Str object
+/// as for any caller.
 ///
 /// Runs in the shim, which the door called with the GIL held (it marks the slot only then).
-pub fn python_str(s: &str) -> Option<Any> {
+pub fn python_str(s: &str) -> Option<RawAny> {
     let api = api()?;
     // SAFETY: the GIL is held (the door marks the slot only when it keeps it for the call);
     // `s` is UTF-8 of its length.
@@ -58,15 +45,7 @@ pub fn python_str(s: &str) -> Option<Any> {
         unsafe { (api.err_clear)() };
         return None;
     }
-    // SAFETY: an opaque pointer owns nothing as an Any; the door takes the reference back.
-    Some(unsafe { Any::from_raw(RawAny::from_ptr(ti::OPAQUE_PTR, object.cast())) })
-}
-
-/// The Python `str` a shim made for the door ([`python_str`]), when the result is one: the
-/// call's `String` result in a slot marked by [`python_sink`].
-#[inline(always)]
-pub fn str_of_result(marked: bool, result: &RawAny) -> Option<*mut PyObject> {
-    (marked && result.type_index == ti::OPAQUE_PTR).then(|| result.ptr().cast())
+    Some(RawAny::from_ptr(ti::OPAQUE_PTR, object.cast()))
 }
 
 /// The Python object of the result `raw` (owned: released here), a new reference; null with

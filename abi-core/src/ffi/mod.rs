@@ -6,6 +6,7 @@
 mod dtype;
 mod env_api;
 mod layout;
+pub mod result_sink;
 mod runtime_table;
 pub mod type_index;
 pub mod type_table;
@@ -17,6 +18,7 @@ pub use layout::{
     SeqCell, BIG_INT_WORDS_OFFSET, CELL_OFFSET, DELETER_BOTH, DELETER_STRONG, DELETER_WEAK, INITIAL_REF_COUNT,
     STRONG_MASK, WEAK_UNIT,
 };
+pub use result_sink::ResultSink;
 pub use runtime_table::{
     HostApi, RuntimeTable, ATTACH_ALREADY_RUNNING, ATTACH_OK, ATTACH_VERSION_MISMATCH, RUNTIME_TABLE_BASE_SIZE,
 };

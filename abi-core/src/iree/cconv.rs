@@ -60,7 +60,7 @@ impl IreeKind {
 #[diagnostic::on_unimplemented(
     message = "`{Self}` cannot be a parameter of an `iree` export",
     label = "IREE's calling convention carries bool, i8, i16, i32, i64, f32, f64 and tensors (`HostTensor<T, N>`)",
-    note = "without linking IREE a module cannot take strings, structs or callbacks, the convention has no unsigned integers or half floats, and program tensors are read-only (`HostTensor`, not `HostTensorMut`)"
+    note = "without linking IREE a module cannot take strings (nor fieldless enums, which cross as strings), structs or callbacks, the convention has no unsigned integers or half floats, and program tensors are read-only (`HostTensor`, not `HostTensorMut`)"
 )]
 pub trait IreeArg<'a>: Sized {
     /// Its slot.
@@ -80,7 +80,7 @@ pub trait IreeArg<'a>: Sized {
 #[diagnostic::on_unimplemented(
     message = "`{Self}` cannot be a parameter of an `iree` export",
     label = "IREE's calling convention carries bool, i8, i16, i32, i64, f32, f64 and tensors (`HostTensor<T, N>`)",
-    note = "without linking IREE a module cannot take strings, structs or callbacks, the convention has no unsigned integers or half floats, and program tensors are read-only (`HostTensor`, not `HostTensorMut`)"
+    note = "without linking IREE a module cannot take strings (nor fieldless enums, which cross as strings), structs or callbacks, the convention has no unsigned integers or half floats, and program tensors are read-only (`HostTensor`, not `HostTensorMut`)"
 )]
 pub trait IreeScalar: Sized + Copy {
     /// Its slot.
@@ -130,7 +130,7 @@ pub trait IreeValue {
 #[diagnostic::on_unimplemented(
     message = "`{Self}` cannot be the result of an `iree` export",
     label = "IREE's calling convention carries bool, i8, i16, i32, i64, f32, f64 and tensors (`abi_core::Tensor`)",
-    note = "results are a scalar, a `Tensor`, a tuple of those, `()`, or a `Result` of one of those whose error converts to `abi_core::Error`"
+    note = "results are a scalar, a `Tensor`, a tuple of those, `()`, or a `Result` of one of those whose error converts to `abi_core::Error`; strings and fieldless enums (which cross as strings) are not"
 )]
 pub trait IreeReturn {
     /// The result slots.

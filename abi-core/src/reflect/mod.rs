@@ -21,7 +21,7 @@ use render::{fn_metadata_json, fn_signature_text, type_display, type_schema};
 use writer::Writer;
 
 pub use op::{OpDesc, OpDevice, OpDim, OpOutput, OpRule};
-pub use type_desc::{FieldDesc, StructDesc, TypeDesc};
+pub use type_desc::{EnumDesc, FieldDesc, StructDesc, TypeDesc};
 
 /// What a parameter may do to tensor memory it borrows, for the shim's overlap check: a
 /// [`HostTensorMut`](crate::HostTensorMut) may overlap no other tensor argument, and a
@@ -154,6 +154,9 @@ pub struct FnDesc {
     /// while it runs (`true`), published in the metadata as `abi.gil`; `None` for the
     /// default choice.
     pub release_gil: Option<bool>,
+    /// The Rust name of the error type it returns (`Result<T, KernelError>`), published as
+    /// `abi.error`; `None` for `abi_core::Error` and for no `Result`.
+    pub error: Option<&'static str>,
 }
 
 impl FnDesc {
@@ -164,12 +167,17 @@ impl FnDesc {
         ret: &'static TypeDesc,
         doc: &'static str,
     ) -> FnDesc {
-        FnDesc { name, params, ret, doc, global: None, op: None, release_gil: None }
+        FnDesc { name, params, ret, doc, global: None, op: None, release_gil: None, error: None }
     }
 
     /// The same function, also registered as the global function `name`.
     pub const fn with_global(self, name: &'static str) -> FnDesc {
         FnDesc { global: Some(name), ..self }
+    }
+
+    /// The same function, returning errors of the type named `name`.
+    pub const fn with_error(self, name: &'static str) -> FnDesc {
+        FnDesc { error: Some(name), ..self }
     }
 
     /// The same function, with its GIL choice (`#[export_fn(gil = ...)]`: `true` for
@@ -350,7 +358,7 @@ impl TypeDesc {
             TypeDesc::Bool => Kind::Bool,
             TypeDesc::Int { .. } => Kind::Int,
             TypeDesc::Float { .. } => Kind::Float,
-            TypeDesc::Str => Kind::Str,
+            TypeDesc::Str | TypeDesc::Enum(_) => Kind::Str,
             TypeDesc::Bytes => Kind::Bytes,
             TypeDesc::Any => Kind::Any,
             TypeDesc::OpaquePtr => Kind::OpaquePtr,

@@ -5,6 +5,7 @@
 //! checks below are what generated code asserts at compile time about an op's rules (its
 //! backward's are in `op_backward.rs`).
 
+use super::type_desc::str_eq;
 use super::{FnDesc, TypeDesc};
 
 /// One dimension of an output's shape rule.
@@ -88,22 +89,6 @@ pub(crate) const fn param_ty(f: &FnDesc, name: &str) -> &'static TypeDesc {
         i += 1;
     }
     &TypeDesc::None
-}
-
-/// `a == b` in const evaluation.
-pub(crate) const fn str_eq(a: &str, b: &str) -> bool {
-    let (a, b) = (a.as_bytes(), b.as_bytes());
-    if a.len() != b.len() {
-        return false;
-    }
-    let mut i = 0;
-    while i < a.len() {
-        if a[i] != b[i] {
-            return false;
-        }
-        i += 1;
-    }
-    true
 }
 
 /// Whether two element types are the same.

@@ -1,8 +1,9 @@
 //! The compile-time check that `backward = path` names a backward of the op
 //! ([`check_backward`]), whose errors name the parameter at fault and what it must be.
 
-use super::op::{param_ty, same_tensor_type, same_type, str_eq, OpOutput, OpRule};
+use super::op::{param_ty, same_tensor_type, same_type, OpOutput, OpRule};
 use super::render::type_display;
+use super::type_desc::str_eq;
 use super::writer::Writer;
 use super::{FnDesc, TypeDesc};
 

@@ -129,6 +129,18 @@ pub const fn type_iree_record(w: &mut Writer, ty: &TypeDesc) {
     }
 }
 
+// `"a","b"`.
+const fn json_list(w: &mut Writer, items: &[&str]) {
+    let mut i = 0;
+    while i < items.len() {
+        if i > 0 {
+            w.byte(b',');
+        }
+        w.json_string(items[i]);
+        i += 1;
+    }
+}
+
 const fn schema_leaf(w: &mut Writer, key: &str) {
     w.lit(lit!("{\"type\":\""));
     w.name(key);
@@ -241,6 +253,25 @@ pub const fn type_schema(w: &mut Writer, ty: &TypeDesc) {
             }
             w.byte(b'}');
         }
+        // A fieldless enum is the string it crosses as, with its name and names (tvm-ffi
+        // skips the keys).
+        TypeDesc::Enum(e) => {
+            w.lit(lit!("{\"type\":\""));
+            w.name(Kind::Str.key());
+            w.lit(lit!("\",\""));
+            w.name(abi_shared::ENUM_NAME_KEY);
+            w.lit(lit!("\":"));
+            w.json_string(e.name);
+            w.lit(lit!(",\""));
+            w.name(abi_shared::ENUM_NAMES_KEY);
+            w.lit(lit!("\":["));
+            json_list(w, e.names);
+            w.lit(lit!("],\""));
+            w.name(abi_shared::ENUM_VARIANTS_KEY);
+            w.lit(lit!("\":["));
+            json_list(w, e.variants);
+            w.lit(lit!("]}"));
+        }
         // The remaining kinds take no type arguments (widths, dtype and rank are not
         // published in `type_schema`).
         leaf => {
@@ -328,6 +359,7 @@ impl TypeDesc {
         match self {
             TypeDesc::Struct(s) if s.tuple_like => None,
             TypeDesc::Struct(s) => Some(s.name),
+            TypeDesc::Enum(e) => Some(e.name),
             TypeDesc::Class { key } => Some(key),
             TypeDesc::Callable { .. }
             | TypeDesc::Tensor { elem: Some(_), .. }
@@ -812,6 +844,12 @@ pub const fn fn_metadata_json(w: &mut Writer, f: &FnDesc) {
         w.str("\":\"");
         w.str(if release { abi_shared::GIL_RELEASE } else { abi_shared::GIL_KEEP });
         w.byte(b'"');
+    }
+    if let Some(error) = f.error {
+        w.str(",\"");
+        w.str(abi_shared::ERROR_KEY);
+        w.str("\":");
+        w.json_string(error);
     }
     fn_op(w, f);
     fn_metadata_tail(w);

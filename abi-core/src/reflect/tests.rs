@@ -268,6 +268,7 @@ static WARP: FnDesc = FnDesc {
     global: None,
     op: None,
     release_gil: None,
+    error: None,
 };
 
 const WARP_SCHEMA: &str = r#"{"type":"ffi.Function","named_args":{"return":[{"type":"Optional","args":[{"type":"ffi.String"}]}],"params":[{"type":"int"},{"type":"float"},{"type":"float"},{"type":"ffi.Tensor","dtype":"float32","ndim":2}]}}"#;
@@ -321,10 +322,26 @@ static SEG_PARAMS: [ParamDesc; 2] = [
     },
     ParamDesc { name: "flag", ty: &TypeDesc::Bool, expand: false, exact: None, access: Access::None, default: None },
 ];
-static SEG_FN: FnDesc =
-    FnDesc { name: "length", params: &SEG_PARAMS, ret: &F32, doc: "", global: None, op: None, release_gil: None };
-static NOTHING: FnDesc =
-    FnDesc { name: "nothing", params: &[], ret: &TypeDesc::None, doc: "", global: None, op: None, release_gil: None };
+static SEG_FN: FnDesc = FnDesc {
+    name: "length",
+    params: &SEG_PARAMS,
+    ret: &F32,
+    doc: "",
+    global: None,
+    op: None,
+    release_gil: None,
+    error: None,
+};
+static NOTHING: FnDesc = FnDesc {
+    name: "nothing",
+    params: &[],
+    ret: &TypeDesc::None,
+    doc: "",
+    global: None,
+    op: None,
+    release_gil: None,
+    error: None,
+};
 
 #[test]
 fn nested_expansion_and_empty_functions() {

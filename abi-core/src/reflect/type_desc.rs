@@ -75,6 +75,8 @@ pub enum TypeDesc {
     FfiDict(&'static TypeDesc, &'static TypeDesc),
     /// A derived struct.
     Struct(&'static StructDesc),
+    /// A derived fieldless enum: crosses as the name of its variant, a string.
+    Enum(&'static EnumDesc),
     /// An object type deriving `abi_core::Object`, named by its unique type key.
     Class {
         /// The type key, e.g. `mylib.Counter`.
@@ -91,6 +93,49 @@ pub struct StructDesc {
     pub fields: &'static [FieldDesc],
     /// A tuple struct (`stuple`) rather than a named one (`sdict`).
     pub tuple_like: bool,
+}
+
+/// A derived fieldless enum: its Rust name, and its variants' names (after its case rule
+/// and renames) and Rust identifiers, in declaration order.
+#[derive(Debug)]
+pub struct EnumDesc {
+    /// The Rust name.
+    pub name: &'static str,
+    /// The names the variants cross as, in declaration order.
+    pub names: &'static [&'static str],
+    /// The variants' Rust identifiers, in the same order (what Python's enum members and
+    /// generated Rust enums are called).
+    pub variants: &'static [&'static str],
+}
+
+impl EnumDesc {
+    /// The position of `name` among [`EnumDesc::names`].
+    pub const fn position(&self, name: &str) -> Option<usize> {
+        let mut i = 0;
+        while i < self.names.len() {
+            if str_eq(self.names[i], name) {
+                return Some(i);
+            }
+            i += 1;
+        }
+        None
+    }
+}
+
+/// `a == b` in const evaluation.
+pub(crate) const fn str_eq(a: &str, b: &str) -> bool {
+    let (a, b) = (a.as_bytes(), b.as_bytes());
+    if a.len() != b.len() {
+        return false;
+    }
+    let mut i = 0;
+    while i < a.len() {
+        if a[i] != b[i] {
+            return false;
+        }
+        i += 1;
+    }
+    true
 }
 
 /// One field of a [`StructDesc`].

@@ -129,7 +129,12 @@ const META_TAIL: Fixed = {
 /// Whether `f`'s texts can be assembled from `params` and `ret` (its parameter and result
 /// types' pieces, in order).
 pub const fn assembles(f: &FnDesc, params: &[TypeTexts], ret: &TypeTexts) -> bool {
-    if f.global.is_some() || f.op.is_some() || f.release_gil.is_some() || !ret.usable || params.len() != f.params.len()
+    if f.global.is_some()
+        || f.op.is_some()
+        || f.release_gil.is_some()
+        || f.error.is_some()
+        || !ret.usable
+        || params.len() != f.params.len()
     {
         return false;
     }

@@ -116,6 +116,8 @@ fn parse(data: &[u8]) -> Result<Vec<Class>, String> {
                     Method { name, is_static, doc: string(&record, key::DOC).unwrap_or_default(), metadata },
                 ));
             }
+            // Error types are read by `parse_error_records`.
+            Some(key::ERROR) => {}
             _ => return Err(bad("kind (\"record\")")),
         }
     }

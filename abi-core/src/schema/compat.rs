@@ -13,8 +13,9 @@ impl TypeSchema {
     /// `ffi.Function` any function, a typed one a function whose parameters accept its
     /// parameters (contravariant) and whose result it accepts (covariant); containers
     /// compare element-wise; `ffi.Object` accepts every object type; a typed tensor a
-    /// tensor whose dtype and rank agree where both sides name them; other types only
-    /// their own kind (number widths are checked per call). Nothing but `Any` accepts `Any`.
+    /// tensor whose dtype and rank agree where both sides name them; a fieldless enum the
+    /// names it lists (and a string every name); other types only their own kind (number
+    /// widths are checked per call). Nothing but `Any` accepts `Any`.
     pub fn accepts(&self, source: &TypeSchema) -> bool {
         use TypeSchema as T;
         match (self, source) {
@@ -35,6 +36,10 @@ impl TypeSchema {
             (T::Named { key: a, args: x }, T::Named { key: b, args: y }) => a == b && all_accept(x, y),
             (T::Object, s) => s.is_object(),
             (T::Tensor(t), T::Tensor(s)) => t.accepts(s),
+            // A fieldless enum takes its own names: every name of the source, whatever the
+            // Rust names; a plain string may be none of them (a string takes every name).
+            (T::Enum { names: t, .. }, T::Enum { names: s, .. }) => s.iter().all(|n| t.contains(n)),
+            (T::Enum { .. }, _) => false,
             // Tuples and structs by their items; other kinds by kind alone: number widths
             // are checked per call (docs/ABI.md section 11).
             (t, s) if t.kind() == Some(Kind::Tuple) && s.kind() == Some(Kind::Tuple) => {

@@ -34,6 +34,9 @@ pub struct Metadata {
     pub release_gil: Option<bool>,
     /// The op description (`abi.op`) of an `#[export_fn(op)]` export.
     pub op: Option<OpInfo>,
+    /// The Rust name of the error type it raises (`abi.error`), when it returns one of its
+    /// own.
+    pub error: Option<String>,
     /// The abi metadata format version; `None` for metadata not written by abi.
     pub version: Option<u32>,
 }
@@ -126,6 +129,7 @@ impl Metadata {
             read_only,
             release_gil,
             op: map.get(abi_shared::OP_KEY).map(OpInfo::from_value).transpose()?,
+            error: string(abi_shared::ERROR_KEY)?.map(str::to_owned),
             version,
         })
     }
@@ -144,6 +148,7 @@ impl Metadata {
             read_only: desc.params.iter().filter(|p| p.reads_tensor_only()).map(|p| p.name.to_owned()).collect(),
             release_gil: desc.release_gil,
             op: desc.op.map(OpInfo::from),
+            error: desc.error.map(str::to_owned),
             version: Some(abi_shared::METADATA_VERSION),
         }
     }
@@ -179,6 +184,9 @@ impl Metadata {
             let value = if release { abi_shared::GIL_RELEASE } else { abi_shared::GIL_KEEP };
             parts.push(format!("\"{}\":\"{value}\"", abi_shared::GIL_KEY));
         }
+        if let Some(e) = &self.error {
+            parts.push(format!("\"{}\":{}", abi_shared::ERROR_KEY, Value::String(e.clone())));
+        }
         if let Some(op) = &self.op {
             parts.push(format!("\"{}\":{}", abi_shared::OP_KEY, op.to_json()));
         }
@@ -190,14 +198,14 @@ impl Metadata {
 
     /// Whether a Python caller releases the GIL while the export runs: as `abi.gil` says
     /// when it says; else not for an export whose parameters are all numbers, `bool`,
-    /// `str`, `bytes` or `None` (or `Option`s of them: calls too short to pay for the
-    /// release), and for every other (tensors, callbacks, objects: kernels, and bodies that
+    /// `str`, `bytes`, fieldless enums or `None` (or `Option`s of them: calls too short to
+    /// pay for the release), and for every other (tensors, callbacks, objects: kernels, and bodies that
     /// may wait on other threads), as `tvm_ffi` does for every call.
     pub fn releases_gil(&self) -> bool {
         fn short(t: &TypeSchema) -> bool {
             match t {
                 TypeSchema::None | TypeSchema::Bool | TypeSchema::Int(_) | TypeSchema::Float(_) => true,
-                TypeSchema::Str | TypeSchema::Bytes => true,
+                TypeSchema::Str | TypeSchema::Bytes | TypeSchema::Enum { .. } => true,
                 TypeSchema::Optional(inner) => short(inner),
                 _ => false,
             }

@@ -5,6 +5,7 @@
 
 mod classes;
 mod compat;
+mod errors;
 mod export_records;
 mod iree_record;
 mod iree_records;
@@ -14,6 +15,7 @@ mod types;
 
 pub use classes::{parse_class_records, Class, Field, Method};
 pub use compat::{check_binding, Mismatch};
+pub use errors::{parse_error_records, ErrorKind, ErrorType};
 pub use export_records::{parse_export_records, ExportRecord};
 pub use iree_record::{IreeArg, IreeFn, IreeType};
 pub use iree_records::{parse_iree_records, IreeFunctionRecord, IreeModule, IreeRecords};

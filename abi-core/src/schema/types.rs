@@ -68,6 +68,17 @@ pub enum TypeSchema {
         /// The fields.
         fields: Vec<(String, TypeSchema)>,
     },
+    /// A fieldless enum: published as the `ffi.String` it crosses as, with its name and the
+    /// names its variants cross as (`abi.enum`, `abi.names`).
+    Enum {
+        /// The Rust name.
+        name: String,
+        /// The names, in declaration order.
+        names: Vec<String>,
+        /// The variants' Rust identifiers, in the same order (`abi.variants`; the names when
+        /// not published).
+        variants: Vec<String>,
+    },
     /// `Variant[...]`: any one of its members.
     Variant(Vec<TypeSchema>),
     /// Any other key: an object class (`mylib.Counter`) or a type this build does not know,
@@ -374,6 +385,7 @@ impl TypeSchema {
                 }
             }
             Kind::Tuple => read_struct(key, map, args)?,
+            Kind::Str if args.is_empty() => read_enum(key, map)?,
             Kind::Variant => TypeSchema::Variant(args),
             Kind::Tensor if args.is_empty() => TypeSchema::Tensor(TensorType::read(key, map)?),
             other => match leaf(other) {
@@ -391,7 +403,7 @@ impl TypeSchema {
             TypeSchema::Bool => Kind::Bool,
             TypeSchema::Int(_) => Kind::Int,
             TypeSchema::Float(_) => Kind::Float,
-            TypeSchema::Str => Kind::Str,
+            TypeSchema::Str | TypeSchema::Enum { .. } => Kind::Str,
             TypeSchema::Bytes => Kind::Bytes,
             TypeSchema::OpaquePtr => Kind::OpaquePtr,
             TypeSchema::DataType => Kind::DataType,
@@ -423,6 +435,18 @@ impl TypeSchema {
             }
             TypeSchema::Struct { fields, .. } => fields.iter().map(|(_, t)| t).collect(),
             _ => Vec::new(),
+        }
+    }
+
+    /// Calls `f` on this type and on every type inside it, outermost first: type arguments,
+    /// struct fields, a typed function's parameters and result.
+    pub fn walk<'a>(&'a self, f: &mut impl FnMut(&'a TypeSchema)) {
+        f(self);
+        if let TypeSchema::Function(Some(sig)) = self {
+            sig.params.iter().chain([&sig.ret]).for_each(|t| t.walk(f));
+        }
+        for t in self.args() {
+            t.walk(f);
         }
     }
 
@@ -494,6 +518,18 @@ impl TypeSchema {
             }
             out.push(']');
         }
+        if let TypeSchema::Enum { name, names, variants } = self {
+            let list = |items: &[String]| Value::Array(items.iter().map(|n| Value::String(n.clone())).collect());
+            out.push_str(&format!(
+                ",\"{}\":{},\"{}\":{},\"{}\":{}",
+                abi_shared::ENUM_NAME_KEY,
+                Value::String(name.clone()),
+                abi_shared::ENUM_NAMES_KEY,
+                list(names),
+                abi_shared::ENUM_VARIANTS_KEY,
+                list(variants)
+            ));
+        }
         if let TypeSchema::Struct { name: Some(name), fields } = self {
             let names: Vec<Value> = fields.iter().map(|(n, _)| Value::String(n.clone())).collect();
             out.push_str(&format!(
@@ -515,8 +551,9 @@ impl TypeSchema {
     }
 
     /// [`TypeSchema::python`] with each struct spelled as the tuple of its fields' types
-    /// (`tuple[float, float]`, how it crosses), for reports about layouts, where two versions
-    /// of one struct share its name.
+    /// (`tuple[float, float]`, how it crosses) and each fieldless enum as the `Literal` of
+    /// its names (`Literal["nearest", "cubic"]`), for reports about layouts, where two
+    /// versions of one type share its name.
     pub fn python_layout(&self) -> String {
         self.python_as(false)
     }
@@ -535,6 +572,11 @@ impl TypeSchema {
             }
             (TypeSchema::Tensor(t), _) => t.python(),
             (TypeSchema::Struct { name: Some(name), .. }, _) if struct_names => name.clone(),
+            (TypeSchema::Enum { name, .. }, _) if struct_names => name.clone(),
+            (TypeSchema::Enum { names, .. }, _) => {
+                let names: Vec<String> = names.iter().map(|n| Value::String(n.clone()).to_string()).collect();
+                format!("Literal[{}]", names.join(", "))
+            }
             (TypeSchema::Named { key, args }, _) if args.is_empty() => key.clone(),
             (TypeSchema::Named { key, .. }, _) => format!("{key}[{}]", list(&self.args())),
             (_, Some(kind)) if self.has_arg_list() => format!("{}[{}]", kind.python(), list(&self.args())),
@@ -542,6 +584,36 @@ impl TypeSchema {
             (_, None) => unreachable!("only Named has no kind"),
         }
     }
+}
+
+/// An `ffi.String`, or the fieldless enum it is when `abi.enum` and `abi.names` name it and
+/// its variants' names (distinct strings), with `abi.variants` their Rust identifiers.
+fn read_enum(key: &str, map: &Map<String, Value>) -> Result<TypeSchema, SchemaError> {
+    let (name, names) = match (map.get(abi_shared::ENUM_NAME_KEY), map.get(abi_shared::ENUM_NAMES_KEY)) {
+        (None, None) => return Ok(TypeSchema::Str),
+        (Some(Value::String(name)), Some(names)) => (name, names),
+        _ => {
+            return Err(SchemaError::new(format!(
+                "`{key}` names an enum with a string `{}` and a list `{}`, or neither",
+                abi_shared::ENUM_NAME_KEY,
+                abi_shared::ENUM_NAMES_KEY
+            )))
+        }
+    };
+    let strings = |v: &Value| -> Option<Vec<String>> {
+        let items = v.as_array()?;
+        let items: Option<Vec<String>> = items.iter().map(|n| n.as_str().map(str::to_owned)).collect();
+        items.filter(|items| (1..items.len()).all(|i| !items[..i].contains(&items[i])))
+    };
+    let names = strings(names)
+        .ok_or_else(|| SchemaError::new(format!("enum `{name}` lists names that are not distinct strings")))?;
+    let variants = match map.get(abi_shared::ENUM_VARIANTS_KEY) {
+        None => names.clone(),
+        Some(v) => strings(v).filter(|v| v.len() == names.len()).ok_or_else(|| {
+            SchemaError::new(format!("enum `{name}` lists variants that are not one distinct string per name"))
+        })?,
+    };
+    Ok(TypeSchema::Enum { name: name.clone(), names, variants })
 }
 
 /// A `Tuple`, or the named struct it is when `abi.struct` and `abi.fields` name it and its
@@ -685,6 +757,11 @@ impl From<&TypeDesc> for TypeSchema {
                 fields: s.fields.iter().map(|f| (f.name.to_owned(), f.ty.into())).collect(),
             },
             TypeDesc::Class { key } => TypeSchema::Named { key: (*key).to_owned(), args: Vec::new() },
+            TypeDesc::Enum(e) => TypeSchema::Enum {
+                name: e.name.to_owned(),
+                names: e.names.iter().map(|n| (*n).to_owned()).collect(),
+                variants: e.variants.iter().map(|n| (*n).to_owned()).collect(),
+            },
             TypeDesc::None => TypeSchema::None,
             TypeDesc::Bool => TypeSchema::Bool,
             TypeDesc::Str => TypeSchema::Str,

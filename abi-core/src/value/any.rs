@@ -261,7 +261,7 @@ pub trait IntoAny: AbiType {
     /// door, a Python `str`).
     #[doc(hidden)]
     #[inline(always)]
-    fn into_result_any(self, sink: crate::convert::export_call::ResultSink) -> Result<Any, ConvError>
+    fn into_result_any(self, sink: crate::ffi::ResultSink) -> Result<Any, ConvError>
     where
         Self: Sized,
     {

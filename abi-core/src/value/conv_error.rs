@@ -5,7 +5,7 @@ use core::fmt;
 
 use crate::ffi::type_index as ti;
 use crate::ffi::RawAny;
-use crate::reflect::type_desc::TypeDesc;
+use crate::reflect::type_desc::{EnumDesc, TypeDesc};
 use crate::value::error::{kind, Error};
 
 /// A conversion failure. Formatting is deferred until the message is read.
@@ -59,6 +59,13 @@ pub enum ConvError {
         /// The failure.
         inner: Box<ConvError>,
     },
+    /// A string that names no variant of the fieldless enum `expected`.
+    UnknownName {
+        /// The enum.
+        expected: &'static EnumDesc,
+        /// The string given (lossily decoded).
+        given: Box<str>,
+    },
     /// Any other failure, with its own kind and message.
     Other(Box<Error>),
 }
@@ -103,12 +110,28 @@ impl ConvError {
         }
     }
 
+    /// A string `given` that names no variant of `expected`.
+    #[cold]
+    #[inline(never)]
+    pub fn unknown_name(expected: &'static EnumDesc, given: &[u8]) -> ConvError {
+        // A name is short: the message quotes at most the first 80 bytes of what was given.
+        const SHOWN: usize = 80;
+        let mut text: String = String::from_utf8_lossy(&given[..given.len().min(SHOWN)]).into();
+        if given.len() > SHOWN {
+            text.push_str(&format!("... ({} bytes)", given.len()));
+        }
+        ConvError::UnknownName { expected, given: text.into() }
+    }
+
     /// The error kind this failure raises as: `TypeError` for wrong types and shapes,
     /// `ValueError` for values out of range or malformed.
     pub fn kind(&self) -> &str {
         match self {
             ConvError::Mismatch { .. } | ConvError::Length { .. } => kind::TYPE_ERROR,
-            ConvError::OutOfRange { .. } | ConvError::InvalidUtf8 | ConvError::NullObject { .. } => kind::VALUE_ERROR,
+            ConvError::OutOfRange { .. }
+            | ConvError::InvalidUtf8
+            | ConvError::NullObject { .. }
+            | ConvError::UnknownName { .. } => kind::VALUE_ERROR,
             ConvError::Element { inner, .. } | ConvError::Field { inner, .. } => inner.kind(),
             ConvError::Other(e) => e.kind(),
         }
@@ -151,6 +174,13 @@ impl fmt::Display for ConvError {
                 write!(f, "{value} is out of range for {target}")
             }
             ConvError::InvalidUtf8 => f.write_str("invalid UTF-8 in string"),
+            ConvError::UnknownName { expected, given } => {
+                write!(f, "{given:?} is not a name of {}; it takes ", expected.name)?;
+                for (i, name) in expected.names.iter().enumerate() {
+                    write!(f, "{}{name:?}", if i > 0 { ", " } else { "" })?;
+                }
+                Ok(())
+            }
             ConvError::Length { what, expected, got } => {
                 write!(f, "expected {what} of length {expected}, got length {got}")
             }

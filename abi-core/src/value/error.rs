@@ -174,6 +174,15 @@ impl Error {
         Error::from_texts(Text::kind(kind), Text::owned(message.into().into_bytes()), NO_BACKTRACE)
     }
 
+    /// An error of a kind known at compile time, `kind_with_nul` being its text then one NUL
+    /// (a derived error type's kinds): the kind is not copied, so making one costs what a
+    /// standard kind's does.
+    #[doc(hidden)]
+    pub fn with_static_kind(kind_with_nul: &'static str, message: String) -> Error {
+        debug_assert!(kind_with_nul.ends_with('\0'));
+        Error::from_texts(Text::Static(kind_with_nul.as_bytes()), Text::owned(message.into_bytes()), NO_BACKTRACE)
+    }
+
     /// An error with an explicit backtrace text.
     pub fn with_backtrace(kind: &str, message: &str, backtrace: &str) -> Error {
         let backtrace = if backtrace.is_empty() { NO_BACKTRACE } else { Text::copied(backtrace.as_bytes()) };

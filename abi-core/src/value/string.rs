@@ -33,6 +33,7 @@ unsafe impl Sync for AdoptedCell {}
 
 /// The start of a Str/Bytes object whose bytes follow it in the same allocation.
 #[repr(C)]
+#[derive(Debug)]
 struct InlineHead {
     header: ObjectHeader,
     array: ByteArray,
@@ -54,6 +55,61 @@ unsafe extern "C" fn inline_deleter(obj: *mut c_void, flags: i32) {
         unsafe { dealloc(obj.cast(), inline_layout((*head).array.size)) };
     }
 }
+
+/// A Str object in static memory, for a name known at compile time (a fieldless enum's):
+/// a result or argument made from it takes a reference and allocates nothing. It holds one
+/// strong reference of its own that is never released, so no host's release ever reaches
+/// its deleter.
+#[repr(C)]
+#[derive(Debug)]
+pub struct StaticStr(InlineHead);
+
+// SAFETY: the byte array points to static text and never changes; the header's count is
+// atomic.
+unsafe impl Sync for StaticStr {}
+
+impl StaticStr {
+    /// The object for `with_nul`: the text then one NUL (`"nearest\0"`), as a Str object's
+    /// bytes end.
+    pub const fn new(with_nul: &'static str) -> StaticStr {
+        let bytes = with_nul.as_bytes();
+        assert!(!bytes.is_empty() && bytes[bytes.len() - 1] == 0, "a StaticStr's text ends with a NUL");
+        StaticStr(InlineHead {
+            header: ObjectHeader {
+                combined_ref_count: AtomicU64::new(INITIAL_REF_COUNT),
+                type_index: ti::STR,
+                padding: 0,
+                deleter: Some(static_deleter),
+            },
+            array: ByteArray { data: bytes.as_ptr(), size: bytes.len() - 1 },
+        })
+    }
+
+    /// A string value of the text: the inline form up to 7 bytes, else this object, with a
+    /// new reference.
+    #[inline]
+    pub fn any(&'static self) -> Any {
+        // SAFETY: the array points to static text of its size.
+        let text = unsafe { core::slice::from_raw_parts(self.0.array.data, self.0.array.size) };
+        if text.len() <= ti::SMALL_STR_MAX_LEN {
+            // SAFETY: an inline value owns nothing.
+            return unsafe { Any::from_raw(small(ti::SMALL_STR, text)) };
+        }
+        // The whole object's pointer (the header is at offset 0): hosts read the cell after
+        // the header through it.
+        let header = (self as *const StaticStr).cast_mut().cast::<ObjectHeader>();
+        // SAFETY: a live object for the life of the process; the new reference is the
+        // value's.
+        unsafe {
+            inc_ref(header);
+            Any::from_raw(RawAny::from_ptr(ti::STR, header.cast()))
+        }
+    }
+}
+
+/// The deleter of static Str objects: never reached (each holds a reference of its own), and
+/// nothing to free if it were.
+unsafe extern "C" fn static_deleter(_: *mut c_void, _: i32) {}
 
 /// A Str/Bytes object holding a copy of `bytes` and a NUL, in one allocation.
 fn new_bytes_object(type_index: i32, bytes: &[u8]) -> ObjectRef {

@@ -16,6 +16,10 @@ extern "C" {
     /// Counts a call, and returns `text` repeated `times` times (a new string each call);
     /// raises `ValueError` for `times` outside `0..=1000`.
     fn count_call(text: &str, times: i64) -> String;
+    /// How many times each interpolation occurs in `modes`, and the border each would pick.
+    fn count_interps(modes: Vec<Interp>) -> (std::collections::HashMap<Interp, i64>, Vec<Border>);
+    /// The sampling `mode` and `border` describe, with the `fallback` interpolation if any.
+    fn describe_sampling(mode: Interp, border: Border, fallback: Option<Interp>) -> String;
     fn echo_any(x: abi_core::Any) -> abi_core::Any;
     fn echo_bf16(x: abi_core::half::bf16) -> abi_core::half::bf16;
     fn echo_bool(x: bool) -> bool;
@@ -49,6 +53,8 @@ extern "C" {
     fn greet(name: &str) -> String;
     /// A new shape from `dims`.
     fn make_shape(dims: Vec<i64>) -> abi_core::Shape;
+    /// The interpolation after `mode`, wrapping round.
+    fn next_interp(mode: Interp) -> Interp;
     /// Panics with `message`; Python raises `RuntimeError`.
     fn panics(message: &str) -> i64;
     /// Raises an error of `kind` with `message`: a Python `Exception` of the class registered
@@ -61,6 +67,9 @@ extern "C" {
     fn rendezvous(x: abi_core::Tensor, parties: i64) -> f64;
     /// A salutation for `name`, or None when it is empty.
     fn salute(name: &str) -> Option<String>;
+    /// Twice `index`, an index into an image of `len` samples: refuses a size of zero or less,
+    /// an index outside it, and the index -7 (an internal error).
+    fn sample_at(index: i64, len: i64) -> i64;
     /// The number of elements of a tensor object (a `Tensor` parameter takes only an object:
     /// hosts passing a bare `DLTensor*` are refused).
     fn tensor_numel(x: abi_core::Tensor) -> i64;
@@ -77,9 +86,64 @@ extern "C" {
     /// thread that holds the lock inside a Python callback, which needs the GIL to finish: so
     /// Python callers release the GIL while it runs (`gil = "release"`).
     fn wait_for_lock() -> i64;
+    /// The total weight `weights` gives the interpolations of `modes` (0 for one it leaves out).
+    fn weigh_interps(modes: Vec<Interp>, weights: std::collections::HashMap<Interp, f64>) -> f64;
     /// Holds the library's lock while it calls `f()` (a Python callback, say); returns how many
     /// holds the lock has seen, this one included.
     fn with_lock_held(f: abi_core::Function) -> i64;
     /// Takes no arguments.
     fn zero_args() -> i64;
+}
+
+/// The enum `Border`, as the library declares it: each value crosses as its name.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, abi_core::AbiEnum)]
+pub enum Border {
+    /// "clamp-to-edge".
+    #[abi(rename = "clamp-to-edge")]
+    ClampToEdge,
+    /// "mirrored-repeat".
+    #[abi(rename = "mirrored-repeat")]
+    MirroredRepeat,
+}
+
+/// The enum `Interp`, as the library declares it: each value crosses as its name.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, abi_core::AbiEnum)]
+pub enum Interp {
+    /// "nearest".
+    #[abi(rename = "nearest")]
+    Nearest,
+    /// "bilinear".
+    #[abi(rename = "bilinear")]
+    Bilinear,
+    /// "cubic".
+    #[abi(rename = "cubic")]
+    Bicubic,
+}
+
+/// The error kinds of `SamplingError`, as the library declares them.
+///
+/// What the sampling functions refuse.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub enum SamplingError {
+    /// "abi_interop_lib.SamplingError.BadSize".
+    /// A size of zero or less.
+    BadSize,
+    /// "abi_interop_lib.SamplingError.OutOfRange".
+    /// An index outside the image.
+    OutOfRange,
+    /// "abi_interop_lib.SamplingError.Internal".
+    /// Anything else.
+    Internal,
+}
+
+impl SamplingError {
+    /// The kind of `error`, when it is one of these.
+    pub fn of(error: &abi_core::Error) -> Option<SamplingError> {
+        match error.kind() {
+            "abi_interop_lib.SamplingError.BadSize" => Some(SamplingError::BadSize),
+            "abi_interop_lib.SamplingError.OutOfRange" => Some(SamplingError::OutOfRange),
+            "abi_interop_lib.SamplingError.Internal" => Some(SamplingError::Internal),
+            _ => None,
+        }
+    }
 }

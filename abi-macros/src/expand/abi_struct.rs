@@ -126,30 +126,15 @@ fn fallback(s: &StructDef) -> TokenStream {
     with_a.params.insert(0, syn::parse_quote!('__abi));
     let (impl_a, _, _) = with_a.split_for_impl();
     let unreachable = quote!(::core::unreachable!("#[derive(AbiStruct)] failed to compile"));
+    let values = super::fallback_impls::value_traits(ident, &s.generics, &unreachable);
     quote! {
         const _: () = {
             use #krate::__private as __abi;
             impl #impl_g __abi::AbiType for #ident #ty_g #where_c {
                 const DESC: &'static __abi::TypeDesc = &__abi::TypeDesc::Any;
             }
-            impl #impl_g __abi::ListItem for #ident #ty_g #where_c {}
             impl #impl_g __abi::AbiStruct for #ident #ty_g #where_c {}
-            impl #impl_a __abi::FromArg<'__abi> for #ident #ty_g #where_c {
-                fn from_arg(_: &'__abi __abi::AnyView<'__abi>) -> ::core::result::Result<Self, __abi::ConvError> {
-                    #unreachable
-                }
-            }
-            impl #impl_g __abi::IntoAny for #ident #ty_g #where_c {
-                fn into_any(self) -> ::core::result::Result<__abi::Any, __abi::ConvError> {
-                    #unreachable
-                }
-            }
-            impl #impl_g __abi::IntoArg for #ident #ty_g #where_c {
-                type Slot = __abi::Any;
-                fn into_slot(self) -> ::core::result::Result<__abi::Any, __abi::ConvError> {
-                    #unreachable
-                }
-            }
+            #values
             impl #impl_a __abi::Expand<'__abi> for #ident #ty_g #where_c {
                 const LEAVES: usize = 1;
                 fn from_slots(_: &'__abi [__abi::AnyView<'__abi>]) -> ::core::result::Result<Self, (u32, __abi::ConvError)> {

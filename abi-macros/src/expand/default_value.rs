@@ -4,6 +4,7 @@
 
 use proc_macro2::TokenStream;
 use quote::{quote, quote_spanned};
+use syn::spanned::Spanned;
 use syn::Type;
 
 use crate::model::{DefaultLit, ParamDefault};
@@ -30,14 +31,30 @@ fn literal(ty: &Type, lit: &DefaultLit) -> TokenStream {
         DefaultLit::Float(l, false) => quote!(#l),
         DefaultLit::Bool(b) => quote!(#b),
         DefaultLit::Str(s) if matches!(ty, Type::Reference(_)) => quote!(#s),
-        DefaultLit::Str(s) => quote_spanned!(s.span()=> ::core::convert::From::from(#s)),
+        // Converted as an argument holding the string would be: a `String`, or the variant
+        // of a fieldless enum the string names.
+        DefaultLit::Str(s) => {
+            let ty = super::packed::strip_lifetimes(ty);
+            quote_spanned!(s.span()=> __abi::default_from_str::<#ty>(::core::concat!(#s, "\0")))
+        }
         DefaultLit::None(span) => quote_spanned!(*span=> ::core::option::Option::None),
+        DefaultLit::Variant(path) => quote!(#path),
     }
 }
 
 /// For an integer default, a constant asserting the value fits the parameter's type (the
-/// `T` of an `Option<T>`), spanned on the literal; nothing for other literals.
+/// `T` of an `Option<T>`), for a string default one asserting it names a variant when the
+/// type is a fieldless enum, spanned on the literal; nothing for other literals.
 pub fn range_check(ty: &Type, default: &ParamDefault) -> TokenStream {
+    if let Some(DefaultLit::Str(lit)) = &default.value {
+        let ty = super::packed::strip_lifetimes(ty);
+        let suits = format!("a string default is for a string, bytes or fieldless enum parameter, not `{ty}`");
+        let names = format!("the default {:?} is not one of the names of `{ty}`", lit.value());
+        return quote_spanned! {lit.span()=>
+            const _: () = ::core::assert!(__abi::str_default_suits(<#ty as __abi::AbiType>::DESC), #suits);
+            const _: () = ::core::assert!(__abi::str_default_names(<#ty as __abi::AbiType>::DESC, #lit), #names);
+        };
+    }
     let Some(DefaultLit::Int(lit, negated)) = &default.value else { return TokenStream::new() };
     let ty = super::packed::strip_lifetimes(option_inner(ty).unwrap_or(ty));
     let text = format!("{}{}", if *negated { "-" } else { "" }, lit.base10_digits());
@@ -64,8 +81,19 @@ fn option_inner(ty: &Type) -> Option<&Type> {
     }
 }
 
-/// The JSON the metadata publishes under `abi.defaults`.
-pub fn json(default: &ParamDefault) -> String {
+/// The JSON the metadata publishes under `abi.defaults`, as an expression of a
+/// `&'static str`: a literal's text, or for a variant's path the quoted name it crosses as
+/// (the enum's table, indexed by the variant: an `AbiEnum` has no discriminants).
+pub fn json(ty: &Type, default: &ParamDefault) -> TokenStream {
+    if let Some(DefaultLit::Variant(path)) = &default.value {
+        let ty = super::packed::strip_lifetimes(option_inner(ty).unwrap_or(ty));
+        return quote_spanned!(path.span()=> __abi::enum_json_name(<#ty as __abi::AbiEnum>::JSON_NAMES, #path as usize));
+    }
+    let text = literal_json(default);
+    quote!(#text)
+}
+
+fn literal_json(default: &ParamDefault) -> String {
     let sign = |negated: bool| if negated { "-" } else { "" };
     match &default.value {
         None | Some(DefaultLit::None(_)) => "null".into(),
@@ -76,10 +104,12 @@ pub fn json(default: &ParamDefault) -> String {
         }
         Some(DefaultLit::Bool(b)) => b.value.to_string(),
         Some(DefaultLit::Str(s)) => json_string(&s.value()),
+        Some(DefaultLit::Variant(_)) => unreachable!("a variant's JSON is the enum's"),
     }
 }
 
-fn json_string(s: &str) -> String {
+/// `s` as a JSON string.
+pub fn json_string(s: &str) -> String {
     let mut out = String::from("\"");
     for c in s.chars() {
         match c {

@@ -117,6 +117,15 @@ impl<'f> Op<'f> {
             false => quote!(__abi::OpDevice::Cpu),
         };
         let desc = packed::fn_desc(entry, quote!(.with_op(&OP)));
+        // A scalar named by a plain path must be a fieldless enum (a string to torch and JAX).
+        let enum_checks = self.f.params.iter().filter(|p| p.op_type() == OpType::Named).map(|p| {
+            let ty = strip_lifetimes(&p.ty);
+            let message = format!(
+                "`{}` cannot be a parameter of an op: ops carry only tensors, int/float/bool scalars (i64, i32, f64, f32, bool) and fieldless enums (`#[derive(AbiEnum)]`)",
+                quote!(#ty).to_string().replace(' ', "")
+            );
+            quote_spanned!(p.ty.span()=> const _: () = ::core::assert!(__abi::op_scalar_is_enum(<#ty as __abi::AbiType>::DESC), #message);)
+        });
         quote! {
             #[doc(hidden)]
             #[allow(non_upper_case_globals)]
@@ -134,6 +143,7 @@ impl<'f> Op<'f> {
                 };
                 const DESC: __abi::FnDesc = #desc;
                 #bwd_check
+                #(#enum_checks)*
                 &DESC
             };
         }

@@ -89,10 +89,28 @@ fn desc_expr(e: &Entry, parts: &Parts) -> TokenStream {
     let (name, doc) = (e.name, e.doc);
     let global = e.global.map(|g| quote!(.with_global(#g)));
     let gil = e.release_gil.map(|release| quote!(.with_gil(#release)));
+    let error = e.ret.and_then(error_type_name).map(|name| quote!(.with_error(#name)));
     let descs = &parts.descs;
     let (ret_ty, ret_span) = ret(e);
     let ret_desc = quote_spanned!(ret_span=> <#ret_ty as __abi::ReturnValue>::DESC);
-    quote!(__abi::FnDesc::new(#name, &[#(#descs),*], #ret_desc, #doc)#global #gil)
+    quote!(__abi::FnDesc::new(#name, &[#(#descs),*], #ret_desc, #doc)#global #gil #error)
+}
+
+/// The name of `E` in a result written `Result<T, E>`, unless it is abi_core's `Error`: the
+/// error type the export raises, which the metadata names (a derived one's kinds are in its
+/// record; the macro sees only how the type is spelled).
+fn error_type_name(ret: &syn::Type) -> Option<String> {
+    let syn::Type::Path(p) = ret else { return None };
+    let last = p.path.segments.last().filter(|s| s.ident == "Result")?;
+    let syn::PathArguments::AngleBracketed(args) = &last.arguments else { return None };
+    let mut types = args.args.iter().filter_map(|a| match a {
+        syn::GenericArgument::Type(t) => Some(t),
+        _ => None,
+    });
+    let (_, Some(syn::Type::Path(e))) = (types.next(), types.next()) else { return None };
+    let name = e.path.segments.last()?.ident.to_string();
+    // abi_core's own `Error` (its Python name is its Rust name).
+    (name != abi_shared::vocab::Kind::Error.python()).then_some(name)
 }
 
 /// Each parameter's description, texts, conversion and compile-time checks.
@@ -130,7 +148,7 @@ fn parts(e: &Entry) -> Parts {
                     // An omitted trailing argument takes the default.
                     Some(default) => {
                         let (json, value) =
-                            (default_value::json(default), default_value::rust_value(&param.ty, default));
+                            (default_value::json(&param.ty, default), default_value::rust_value(&param.ty, default));
                         checks.push(default_value::range_check(&param.ty, default));
                         descs.push(quote!(#desc.with_default(#json)));
                         args.push(quote!(if s.passed() > #offset { #arg } else { #value }));

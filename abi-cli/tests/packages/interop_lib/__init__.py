@@ -46,6 +46,55 @@ def _doc(text):
 
 _lib = tvm_ffi.load_module(str(_library_path()))
 
+import enum as _enum
+from typing import Union as _Union
+
+
+class Border(str, _enum.Enum):
+    """The names Border crosses as: "clamp-to-edge", "mirrored-repeat"."""
+
+    ClampToEdge = "clamp-to-edge"
+    MirroredRepeat = "mirrored-repeat"
+
+
+BorderLike = _Union[Border, str]
+
+
+class Interp(str, _enum.Enum):
+    """The names Interp crosses as: "nearest", "bilinear", "cubic"."""
+
+    Nearest = "nearest"
+    Bilinear = "bilinear"
+    Bicubic = "cubic"
+
+
+InterpLike = _Union[Interp, str]
+
+
+def _error_class(bases, name, kind, doc):
+    """The class `bases[0].<name>`, a subclass of `bases`, of the errors of `kind`: registered
+    with tvm_ffi, which raises it for every error of that kind in the process (the class of
+    the package imported last)."""
+    parent = bases[0]
+    qualname = f"{parent.__qualname__}.{name}"
+    cls = type(name, bases, {"__module__": __name__, "__qualname__": qualname, "__doc__": doc})
+    if issubclass(cls, KeyError):
+        # The message as it is: KeyError's str() quotes it, as a key.
+        cls.__str__ = BaseException.__str__
+    setattr(parent, name, cls)
+    tvm_ffi.register_error(kind, cls)
+    return cls
+
+
+@_doc("""What the sampling functions refuse.""")
+class SamplingError(RuntimeError):
+    pass
+
+
+BadSize = _error_class((SamplingError, ValueError), "BadSize", "abi_interop_lib.SamplingError.BadSize", """A size of zero or less.""")
+OutOfRange = _error_class((SamplingError, IndexError), "OutOfRange", "abi_interop_lib.SamplingError.OutOfRange", """An index outside the image.""")
+Internal = _error_class((SamplingError,), "Internal", "abi_interop_lib.SamplingError.Internal", """Anything else.""")
+
 
 _native_add = _lib["add"]
 _native_add.release_gil = False
@@ -100,6 +149,27 @@ Counts a call, and returns `text` repeated `times` times (a new string each call
 raises `ValueError` for `times` outside `0..=1000`.""")
 def count_call(text, times):
     return _native_count_call(text, times)
+
+
+_native_count_interps = _lib["count_interps"]
+
+
+@_doc("""count_interps(modes: list[Interp]) -> tuple[dict[Interp, int], list[Border]]
+
+How many times each interpolation occurs in `modes`, and the border each would pick.""")
+def count_interps(modes):
+    return _as_4(_native_count_interps(modes))
+
+
+_native_describe_sampling = _lib["describe_sampling"]
+_native_describe_sampling.release_gil = False
+
+
+@_doc("""describe_sampling(mode: Interp, border: Border = "clamp-to-edge", fallback: Optional[Interp] = None) -> str
+
+The sampling `mode` and `border` describe, with the `fallback` interpolation if any.""")
+def describe_sampling(mode, border=Border.ClampToEdge, fallback=None):
+    return _native_describe_sampling(mode, border, fallback)
 
 
 _native_echo_any = _lib["echo_any"]
@@ -259,7 +329,7 @@ _native_echo_pair = _lib["echo_pair"]
 
 @_doc("""echo_pair(x: tuple[int, str]) -> tuple[int, str]""")
 def echo_pair(x):
-    return _as_0(_native_echo_pair(x))
+    return _as_5(_native_echo_pair(x))
 
 
 _native_echo_shape = _lib["echo_shape"]
@@ -367,6 +437,17 @@ def make_shape(dims):
     return _native_make_shape(dims)
 
 
+_native_next_interp = _lib["next_interp"]
+_native_next_interp.release_gil = False
+
+
+@_doc("""next_interp(mode: Interp = "nearest") -> Interp
+
+The interpolation after `mode`, wrapping round.""")
+def next_interp(mode=Interp.Nearest):
+    return _as_0(_native_next_interp(mode))
+
+
 _native_panics = _lib["panics"]
 _native_panics.release_gil = False
 
@@ -424,6 +505,20 @@ _native_salute.release_gil = False
 A salutation for `name`, or None when it is empty.""")
 def salute(name):
     return _native_salute(name)
+
+
+_native_sample_at = _lib["sample_at"]
+_native_sample_at.release_gil = False
+
+
+@_doc("""sample_at(index: int, len: int) -> int
+
+Twice `index`, an index into an image of `len` samples: refuses a size of zero or less,
+an index outside it, and the index -7 (an internal error).
+
+Raises: SamplingError.""")
+def sample_at(index, len):
+    return _native_sample_at(index, len)
 
 
 _native_tensor_numel = _lib["tensor_numel"]
@@ -509,6 +604,16 @@ def wait_for_lock():
     return _native_wait_for_lock()
 
 
+_native_weigh_interps = _lib["weigh_interps"]
+
+
+@_doc("""weigh_interps(modes: list[Interp], weights: dict[Interp, float]) -> float
+
+The total weight `weights` gives the interpolations of `modes` (0 for one it leaves out).""")
+def weigh_interps(modes, weights):
+    return _native_weigh_interps(modes, weights)
+
+
 _native_with_lock_held = _lib["with_lock_held"]
 
 
@@ -535,6 +640,26 @@ _size = tvm_ffi.get_global_func("ffi.ArraySize")
 
 
 def _as_0(v):
+    return Interp(v)
+
+
+def _as_1(v):
+    return {_as_0(k): x for k, x in v.items()}
+
+
+def _as_2(v):
+    return Border(v)
+
+
+def _as_3(v):
+    return [_as_2(_item(v, i)) for i in range(_size(v))]
+
+
+def _as_4(v):
+    return (_as_1(_item(v, 0)), _as_3(_item(v, 1)),)
+
+
+def _as_5(v):
     return (_item(v, 0), _item(v, 1),)
 
 
@@ -592,9 +717,9 @@ def _for_numpy(result, arrays):
     return result
 
 
-__all__ = ["add", "byte_len", "call_fn", "calls_counted", "count_call", "echo_any", "echo_bf16", "echo_bool", "echo_bytes", "echo_device", "echo_dtype", "echo_f16", "echo_f32", "echo_f64", "echo_i16", "echo_i32", "echo_i64", "echo_i8", "echo_ints", "echo_map", "echo_opt", "echo_opt_u64", "echo_pair", "echo_shape", "echo_string", "echo_strs", "echo_tensor", "echo_u16", "echo_u32", "echo_u64", "echo_u64s", "echo_u8", "greet", "make_shape", "panics", "raise_kind", "rendezvous", "salute", "tensor_numel", "tensor_sum", "to_bf16", "u64_max", "wait_for_lock", "with_lock_held", "zero_args"]
+__all__ = ["add", "byte_len", "call_fn", "calls_counted", "count_call", "count_interps", "describe_sampling", "echo_any", "echo_bf16", "echo_bool", "echo_bytes", "echo_device", "echo_dtype", "echo_f16", "echo_f32", "echo_f64", "echo_i16", "echo_i32", "echo_i64", "echo_i8", "echo_ints", "echo_map", "echo_opt", "echo_opt_u64", "echo_pair", "echo_shape", "echo_string", "echo_strs", "echo_tensor", "echo_u16", "echo_u32", "echo_u64", "echo_u64s", "echo_u8", "greet", "make_shape", "next_interp", "panics", "raise_kind", "rendezvous", "salute", "sample_at", "tensor_numel", "tensor_sum", "to_bf16", "u64_max", "wait_for_lock", "weigh_interps", "with_lock_held", "zero_args", "Border", "BorderLike", "Interp", "InterpLike", "SamplingError", "BadSize", "OutOfRange", "Internal"]
 
 
 from . import _abi_door
 
-_abi_door.bind(globals(), _library_path(), ["add", "byte_len", "call_fn", "calls_counted", "count_call", "echo_any", "echo_bf16", "echo_bool", "echo_bytes", "echo_device", "echo_dtype", "echo_f16", "echo_f32", "echo_f64", "echo_i16", "echo_i32", "echo_i64", "echo_i8", "echo_ints", "echo_map", "echo_opt", "echo_opt_u64", "echo_shape", "echo_string", "echo_strs", "echo_tensor", "echo_u16", "echo_u32", "echo_u64", "echo_u64s", "echo_u8", "greet", "make_shape", "panics", "raise_kind", "rendezvous", "salute", "tensor_numel", "tensor_sum", "to_bf16", "u64_max", "wait_for_lock", "with_lock_held", "zero_args"], arrays=True)
+_abi_door.bind(globals(), _library_path(), ["add", "byte_len", "call_fn", "calls_counted", "count_call", "describe_sampling", "echo_any", "echo_bf16", "echo_bool", "echo_bytes", "echo_device", "echo_dtype", "echo_f16", "echo_f32", "echo_f64", "echo_i16", "echo_i32", "echo_i64", "echo_i8", "echo_ints", "echo_map", "echo_opt", "echo_opt_u64", "echo_shape", "echo_string", "echo_strs", "echo_tensor", "echo_u16", "echo_u32", "echo_u64", "echo_u64s", "echo_u8", "greet", "make_shape", "panics", "raise_kind", "rendezvous", "salute", "sample_at", "tensor_numel", "tensor_sum", "to_bf16", "u64_max", "wait_for_lock", "weigh_interps", "with_lock_held", "zero_args"], arrays=True)

@@ -106,8 +106,8 @@ impl Export {
     }
 
     /// Whether Python callers release the GIL while it runs: as its `abi.gil` says, else
-    /// not when every parameter is a number, `bool`, `None`, a string or bytes (or an
-    /// `Option` of one), and yes otherwise: the rule `Metadata::releases_gil` states, here
+    /// not when every parameter is a number, `bool`, `None`, a string, bytes or a fieldless
+    /// enum (or an `Option` of one), and yes otherwise: the rule `Metadata::releases_gil` states, here
     /// on the export's own descriptions (the Python door asks it; parsing the metadata would
     /// link the JSON reader into every library).
     pub fn releases_gil(&self) -> bool {
@@ -171,6 +171,7 @@ impl Export {
 fn short_call_type(ty: &TypeDesc) -> bool {
     match ty {
         TypeDesc::Optional(inner) => short_call_type(inner),
+        TypeDesc::Enum(_) => true,
         ty => ty.is_plain(),
     }
 }

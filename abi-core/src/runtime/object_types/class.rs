@@ -13,7 +13,7 @@ use std::sync::{Mutex, OnceLock};
 use crate::ffi::type_index as ti;
 use crate::ffi::type_table::{field_flags, FieldGetter, FieldInfo, MethodInfo, TypeApi, TypeMetadata};
 use crate::ffi::{ByteArray, RawAny, CELL_OFFSET};
-use crate::reflect::op::str_eq;
+use crate::reflect::type_desc::str_eq;
 use crate::reflect::writer::Writer;
 use crate::reflect::TypeDesc;
 use crate::runtime::calls::error_slot::take_raised_after;

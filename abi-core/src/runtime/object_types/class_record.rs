@@ -1,11 +1,12 @@
-//! The reflection records of object types, rendered at compile time into the section
-//! `abi_shared::CLASS_RECORDS_SECTION` (docs/ABI.md section 10), so tools such as
-//! `abi stubs` read a library's classes, fields and methods from the file without running
-//! it. One NUL-terminated JSON text per class and per method; the format version is
-//! `abi_shared::METADATA_VERSION`.
+//! The reflection records of object types and error types, rendered at compile time into
+//! the section `abi_shared::CLASS_RECORDS_SECTION` (docs/ABI.md section 10), so tools such
+//! as `abi stubs` read a library's classes, fields, methods and error kinds from the file
+//! without running it. One NUL-terminated JSON text per class, per method and per error
+//! type; the format version is `abi_shared::METADATA_VERSION`.
 
 use abi_shared::class_record as key;
 
+use crate::convert::errors::ErrorDesc;
 use crate::reflect::render::{fn_metadata_json, type_schema};
 use crate::reflect::writer::Writer;
 use crate::reflect::FnDesc;
@@ -84,6 +85,55 @@ pub const fn method_record(w: &mut Writer, class_key: &str, method: &str, is_sta
     fn_metadata_json(w, f);
     w.byte(b',');
     version(w);
+}
+
+/// Writes `{"record":"error","name":..,"doc":..,"kinds":[{"variant":..,"kind":..,"base":..,"doc":..}],"abi.version":1}`:
+/// a derived error type's kinds in declaration order.
+pub const fn error_record(w: &mut Writer, e: &ErrorDesc) {
+    w.byte(b'{');
+    string_entry(w, key::RECORD, key::ERROR);
+    w.byte(b',');
+    string_entry(w, key::NAME, e.name);
+    w.byte(b',');
+    string_entry(w, key::DOC, e.doc);
+    w.byte(b',');
+    name(w, key::KINDS);
+    w.byte(b'[');
+    let mut i = 0;
+    while i < e.kinds.len() {
+        let k = &e.kinds[i];
+        if i > 0 {
+            w.byte(b',');
+        }
+        w.byte(b'{');
+        string_entry(w, key::VARIANT, k.variant);
+        w.byte(b',');
+        string_entry(w, key::KIND, k.kind());
+        w.byte(b',');
+        string_entry(w, key::BASE, k.base);
+        w.byte(b',');
+        string_entry(w, key::DOC, k.doc);
+        w.byte(b'}');
+        i += 1;
+    }
+    w.str("],");
+    version(w);
+}
+
+/// Length of an error type's record with its terminating NUL.
+pub const fn error_record_len(e: &ErrorDesc) -> usize {
+    let mut count = Writer::new(&mut []);
+    error_record(&mut count, e);
+    count.len() + 1
+}
+
+/// An error type's record rendered at compile time into [`error_record_len`] bytes.
+pub const fn error_record_bytes<const N: usize>(e: &ErrorDesc) -> [u8; N] {
+    let mut buf = [0u8; N];
+    let mut w = Writer::new(&mut buf);
+    error_record(&mut w, e);
+    assert!(w.len() + 1 == N, "record length changed between passes");
+    buf
 }
 
 const fn version(w: &mut Writer) {
