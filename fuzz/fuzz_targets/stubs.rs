@@ -11,7 +11,7 @@ use std::process::{Child, ChildStdin, ChildStdout, Command, Stdio};
 use std::sync::{Mutex, OnceLock};
 
 use abi_cli::read::{Export, Listing, Source};
-use abi_core::schema::{parse_class_records, parse_export_records, parse_iree_records, Metadata};
+use abi_core::schema::{parse_class_records, parse_error_records, parse_export_records, parse_iree_records, Metadata};
 use libfuzzer_sys::fuzz_target;
 
 /// Reads a 4-byte little-endian length and that many bytes of source, answers `ok` or the
@@ -74,6 +74,7 @@ fn sections(data: &[u8]) -> [&[u8]; 3] {
 fuzz_target!(|data: &[u8]| {
     let [exports, classes, iree] = sections(data);
     let Ok(records) = parse_export_records(exports) else { return };
+    let Ok(errors) = parse_error_records(classes) else { return };
     let Ok(classes) = parse_class_records(classes) else { return };
     let Ok(iree) = parse_iree_records(iree) else { return };
     let exports = records
@@ -84,7 +85,7 @@ fuzz_target!(|data: &[u8]| {
             doc: Some(r.doc).filter(|d| !d.is_empty()),
         })
         .collect();
-    let listing = Listing { path: PathBuf::from("libfuzzed.so"), source: Source::Data, exports, classes, iree };
+    let listing = Listing { path: PathBuf::from("libfuzzed.so"), source: Source::Data, exports, classes, errors, iree };
     for (name, source) in abi_cli::stubs::files(&listing, "pkg").expect("a valid package name") {
         if name.ends_with(".py") || name.ends_with(".pyi") {
             assert_parses(name, &source);
