@@ -31,6 +31,29 @@ fn inspect_reads_signatures_docs_and_records_from_the_file() {
     assert_eq!(stdout.matches("    global: ").count(), 2, "gcd and clamp only:\n{stdout}");
 }
 
+/// A library's fieldless enums and error types, and the error type each export names, read
+/// from the file (docs/guide/enums.md says `abi inspect` lists them).
+#[test]
+fn inspect_lists_enums_error_types_and_what_an_export_raises() {
+    let lib = fixture_library("abi-interop-lib", "abi_interop_lib");
+    let out = abi(&["inspect", path(&lib)]);
+    let (stdout, stderr) = text(&out);
+    assert!(out.status.success(), "{stderr}");
+    for part in [
+        "next_interp(mode: Interp = \"nearest\") -> Interp\n",
+        "    signature: I11!S3!t7S3!t7R6!S3!t7\n    raises: SamplingError\n",
+        "\nenum Interp (crosses as a string)\n    Nearest = \"nearest\"\n    Bilinear = \"bilinear\"\n    Bicubic = \"cubic\"\n",
+        "\nerror type SamplingError\n    What the sampling functions refuse.\n",
+        "    BadSize = \"abi_interop_lib.SamplingError.BadSize\" (Python base ValueError)\n",
+    ] {
+        assert!(stdout.contains(part), "{part:?} not in\n{stdout}");
+    }
+    let out = abi(&["inspect", "--json", path(&lib)]);
+    let json: serde_json::Value = serde_json::from_str(&text(&out).0).unwrap();
+    assert_eq!(json["enums"][1]["variants"], serde_json::json!(["Nearest", "Bilinear", "Bicubic"]), "{json}");
+    assert_eq!(json["errors"][0]["kinds"][1]["base"], "IndexError", "{json}");
+}
+
 #[test]
 fn inspect_json_is_the_model_and_matches_what_the_library_returns() {
     let lib = fixture_library("abi-mathlib", "mathlib");
