@@ -116,7 +116,16 @@ def cpu_seconds():
     return (sum(ticks[:8]) - ticks[3] - ticks[4]) / os.sysconf("SC_CLK_TCK")
 
 
-def table(steps, began, failed, busy_at_start):
+def free_gib(path):
+    """Free space where the build outputs go, in GiB: a run that fills the disk fails in
+    whatever step writes next, so the table says how much there was."""
+    try:
+        return shutil.disk_usage(path).free / 2**30
+    except OSError:
+        return None
+
+
+def table(steps, began, failed, busy_at_start, free_at_start, target):
     wall = time.monotonic() - began
     print("\nstep times (start, seconds, budget, CPU seconds):")
     over = []
@@ -135,6 +144,9 @@ def table(steps, began, failed, busy_at_start):
     cores = f", {(busy - busy_at_start) / wall:.2f} of {os.cpu_count()} cores busy" if busy is not None and busy_at_start is not None else ""
     print(f"  {wall:6.0f} s  total wall time ({sum(s.seconds for s in ran):.0f} s of steps, "
           f"budgets {sum(s.budget for s in steps)} s{cores})")
+    free_now = free_gib(target)
+    if free_at_start is not None and free_now is not None:
+        print(f"  disk where the build outputs go: {free_at_start:.1f} GiB free at the start, {free_now:.1f} GiB at the end")
     if over:
         print(f"WARNING: over budget (not a failure; these machines are noisy): {', '.join(over)}")
     if wall > WHOLE_RUN_WARNING_S and not failed:
@@ -195,7 +207,7 @@ def main(argv):
     logs.mkdir(parents=True)
     slots = int(os.environ.get("ABI_TEST_SLOTS") or (os.cpu_count() or 2) + 1)
     pending, running, passed = list(steps), [], set()
-    began, busy_at_start = time.monotonic(), cpu_seconds()
+    began, busy_at_start, free_at_start = time.monotonic(), cpu_seconds(), free_gib(target)
     failed = None
 
     def start_ready():
@@ -250,7 +262,7 @@ def main(argv):
     for s in running:
         stop(s.process)
         s.seconds = None
-    table(steps, began, failed, busy_at_start)
+    table(steps, began, failed, busy_at_start, free_at_start, target)
     if failed:
         code = failed.process.returncode if failed.process else "-"
         if failed.log:
