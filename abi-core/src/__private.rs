@@ -8,6 +8,7 @@ pub use crate::convert::enums::{
     str_default_names, str_default_suits, StaticStr,
 };
 pub use crate::convert::export_call::{export, Fallback, Fast, Full, Mode, Outcome, Pass, Passes, Slots};
+pub use crate::convert::tagged::tagged_items;
 pub use crate::convert::{
     AbiEnum, AbiStruct, AbiType, Expand, FromAny, FromArg, IgnoredArg, IntoAny, ListItem, ReturnValue, SliceElement,
     SliceParam, StructField,
@@ -29,7 +30,7 @@ pub use crate::reflect::type_texts::TypeTexts;
 pub use crate::reflect::writer::Writer;
 pub use crate::reflect::{
     leaf_count, Access, EnumDesc, ExactSlot, FieldDesc, FnDesc, OpDesc, OpDevice, OpDim, OpOutput, OpRule, ParamDesc,
-    StructDesc, TypeDesc,
+    StructDesc, TaggedDesc, TypeDesc,
 };
 pub use crate::runtime::calls::boundary::{ffi_boundary, retry_exact, CallError};
 pub use crate::runtime::calls::export_entry::{ExportText, TextOffsets, BODY_LENGTH_BYTES};

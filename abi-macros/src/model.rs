@@ -107,6 +107,11 @@ pub struct EnumDef {
 }
 
 impl EnumDef {
+    /// Whether a variant holds fields: the enum crosses as tagged tuples, not names.
+    pub fn has_data(&self) -> bool {
+        self.variants.iter().any(|v| v.shape != VariantShape::Unit)
+    }
+
     /// Each variant's name and the span to report it at: its rename, else its identifier
     /// after `rename_all` (as written when the rule is unknown, which validation reports).
     pub fn names(&self) -> Vec<(String, Span)> {
@@ -130,10 +135,23 @@ pub struct EnumVariant {
     pub ident: syn::Ident,
     /// `#[abi(rename = "...")]`, as written.
     pub rename: Option<syn::LitStr>,
-    /// Its fields, when it has any (refused).
-    pub fields: Option<syn::Fields>,
+    /// Its fields (none for a unit variant).
+    pub fields: Vec<Field>,
+    /// How its fields are written.
+    pub shape: VariantShape,
     /// Its explicit discriminant (refused).
     pub discriminant: Option<syn::Expr>,
+}
+
+/// How a variant's fields are written.
+#[derive(Clone, Copy, PartialEq, Eq)]
+pub enum VariantShape {
+    /// `Empty`.
+    Unit,
+    /// `Pair(f64, f64)`.
+    Tuple,
+    /// `Circle { r: f64 }`.
+    Named,
 }
 
 /// An enum deriving `AbiError`.

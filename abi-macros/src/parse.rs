@@ -9,7 +9,7 @@ use crate::attr;
 use crate::errors::Errors;
 use crate::model::{
     Access, EnumDef, EnumVariant, ErrorDef, ErrorVariant, ExportFn, Field, ImportFn, ImportSet, Method, MethodKind,
-    MethodsBlock, ObjectDef, ObjectField, Param, StructDef,
+    MethodsBlock, ObjectDef, ObjectField, Param, StructDef, VariantShape,
 };
 
 /// The exported name: the `name = "..."` option, else the Rust name, with its span.
@@ -102,8 +102,13 @@ pub fn abi_struct(input: TokenStream, errors: &mut Errors) -> Result<StructDef, 
         }
     };
     let tuple_like = matches!(data.fields, syn::Fields::Unnamed(_));
-    let fields = data
-        .fields
+    let fields = fields(&data.fields, errors);
+    Ok(StructDef { ident, generics, krate, fields, tuple_like })
+}
+
+/// The fields of a struct or of an enum's variant, with their `#[abi(rename)]`.
+fn fields(fields: &syn::Fields, errors: &mut Errors) -> Vec<Field> {
+    fields
         .iter()
         .enumerate()
         .map(|(i, f)| {
@@ -119,8 +124,7 @@ pub fn abi_struct(input: TokenStream, errors: &mut Errors) -> Result<StructDef, 
             };
             Field { member, key, key_span, renamed, ty: f.ty.clone() }
         })
-        .collect();
-    Ok(StructDef { ident, generics, krate, fields, tuple_like })
+        .collect()
 }
 
 /// Parses an enum deriving `AbiEnum`; a struct or union is kept as an enum of no variants
@@ -145,7 +149,12 @@ pub fn abi_enum(input: TokenStream, errors: &mut Errors) -> Result<EnumDef, Toke
                 .into_iter()
                 .map(|v| EnumVariant {
                     rename: attr::variant_options(&v.attrs, errors),
-                    fields: (!matches!(v.fields, syn::Fields::Unit)).then_some(v.fields),
+                    fields: fields(&v.fields, errors),
+                    shape: match v.fields {
+                        syn::Fields::Unit => VariantShape::Unit,
+                        syn::Fields::Unnamed(_) => VariantShape::Tuple,
+                        syn::Fields::Named(_) => VariantShape::Named,
+                    },
                     discriminant: v.discriminant.map(|(_, expr)| expr),
                     ident: v.ident,
                 })

@@ -443,7 +443,7 @@ fn return_type_is_owned(ty: &Type, role: Role, errors: &mut Errors) {
     Check { errors, verb: role.verb() }.visit_type(ty);
 }
 
-/// Checks every rule of a derived struct, recording all violations.
+/// Checks every rule of a derived enum, recording all violations.
 pub fn abi_enum(e: &crate::model::EnumDef, errors: &mut Errors) {
     if let Some((span, message)) = e.not_an_enum {
         errors.error_at(span, message);
@@ -461,13 +461,9 @@ pub fn abi_enum(e: &crate::model::EnumDef, errors: &mut Errors) {
         }
     }
     for v in &e.variants {
-        if let Some(fields) = &v.fields {
-            errors.error(
-                fields,
-                "a variant with fields cannot derive AbiEnum yet: each variant crosses as its name; \
-                 pass the data as separate parameters or a struct",
-            );
-        }
+        fields_own_their_data(&v.fields, "AbiEnum: a variant owns its data", errors);
+        keys_are_valid(&v.fields, errors);
+        keys_are_unique(&v.fields, errors);
         if let Some(expr) = &v.discriminant {
             errors.error(expr, "an AbiEnum crosses as the names of its variants, not numbers: remove the discriminant");
         }
@@ -535,10 +531,10 @@ pub fn abi_error(e: &crate::model::ErrorDef, errors: &mut Errors) {
 }
 
 pub fn abi_struct(s: &crate::model::StructDef, errors: &mut Errors) {
-    let borrows = fields_own_their_data(s, errors);
+    let borrows = fields_own_their_data(&s.fields, "AbiStruct: a struct owns its data", errors);
     struct_not_generic(&s.generics, borrows, errors);
-    keys_are_valid(s, errors);
-    keys_are_unique(s, errors);
+    keys_are_valid(&s.fields, errors);
+    keys_are_unique(&s.fields, errors);
 }
 
 // One concrete layout per struct, as for exported functions. A lifetime parameter that only
@@ -555,25 +551,25 @@ fn struct_not_generic(generics: &syn::Generics, borrows: bool, errors: &mut Erro
 
 // A struct is converted from a call's arguments and outlives them. Returns whether any
 // field borrows.
-fn fields_own_their_data(s: &crate::model::StructDef, errors: &mut Errors) -> bool {
-    struct Check<'e>(&'e mut Errors, bool);
+fn fields_own_their_data(fields: &[crate::model::Field], owner: &str, errors: &mut Errors) -> bool {
+    struct Check<'e>(&'e mut Errors, bool, &'e str);
     impl<'ast> Visit<'ast> for Check<'_> {
         fn visit_type_reference(&mut self, r: &'ast syn::TypeReference) {
-            self.0
-                .error(r, "borrowed fields cannot derive AbiStruct: a struct owns its data; use `String` or `Vec<u8>`");
+            let msg = format!("borrowed fields cannot derive {}; use `String` or `Vec<u8>`", self.2);
+            self.0.error(r, msg);
             self.1 = true;
         }
     }
-    let mut check = Check(errors, false);
-    for f in &s.fields {
+    let mut check = Check(errors, false, owner);
+    for f in fields {
         check.visit_type(&f.ty);
     }
     check.1
 }
 
 // Keys appear in JSON and in dotted argument names (`p.x`).
-fn keys_are_valid(s: &crate::model::StructDef, errors: &mut Errors) {
-    for f in s.fields.iter().filter(|f| f.renamed) {
+fn keys_are_valid(fields: &[crate::model::Field], errors: &mut Errors) {
+    for f in fields.iter().filter(|f| f.renamed) {
         let ok = !f.key.is_empty() && f.key.chars().all(|c| c == '_' || c.is_ascii_alphanumeric());
         if !ok {
             errors.error_at(f.key_span, format!("invalid key `{}`: use letters, digits and `_`", f.key));
@@ -582,9 +578,9 @@ fn keys_are_valid(s: &crate::model::StructDef, errors: &mut Errors) {
 }
 
 // Renames may not collide with each other or with field names.
-fn keys_are_unique(s: &crate::model::StructDef, errors: &mut Errors) {
-    for (i, f) in s.fields.iter().enumerate() {
-        if s.fields[..i].iter().any(|g| g.key == f.key) {
+fn keys_are_unique(fields: &[crate::model::Field], errors: &mut Errors) {
+    for (i, f) in fields.iter().enumerate() {
+        if fields[..i].iter().any(|g| g.key == f.key) {
             errors.error_at(f.key_span, format!("duplicate key `{}`: every field needs its own reflected key", f.key));
         }
     }

@@ -221,6 +221,11 @@ pub const ENUM_NAMES_KEY: &str = "abi.names";
 /// The key beside [`ENUM_NAME_KEY`] listing its variants' Rust identifiers, in the same
 /// order (Python's enum members and generated Rust enums take them).
 pub const ENUM_VARIANTS_KEY: &str = "abi.variants";
+/// The key an enum with data adds beside [`ENUM_NAME_KEY`], [`ENUM_NAMES_KEY`] and
+/// [`ENUM_VARIANTS_KEY`] to its `type_schema` (`{"type":"Variant","args":[...]}`, one
+/// `Tuple` per variant: its name, a string, then its fields): each variant's field names,
+/// a list per variant in order (`"0"`, `"1"`... for a tuple variant's).
+pub const TAGGED_FIELDS_KEY: &str = "abi.variant_fields";
 
 /// The error kinds `tvm_ffi` maps to Python's builtin exceptions of the same name: the
 /// bases a derived error kind may name, and the names it may not take.

@@ -13,6 +13,7 @@ pub mod objects;
 mod overlap;
 mod scalars;
 mod strings;
+pub mod tagged;
 mod tensors;
 pub mod typed;
 pub mod variant;
@@ -150,10 +151,10 @@ impl<T: for<'a> FromArg<'a>> FromAny for T {
 /// A field of a derived struct: converts both ways. Generated code reaches every field
 /// conversion through this one trait, so an unsupported field type is one error.
 #[diagnostic::on_unimplemented(
-    message = "`{Self}` cannot be a field of an `AbiStruct`",
+    message = "`{Self}` cannot be a field of an `AbiStruct` or of an `AbiEnum`'s variant",
     label = "unsupported field type",
-    note = "a field converts both ways: supported are (), bool, integers, floats, String, Vec<u8>, Option<T>, Vec<T>, tuples, maps, Any, Tensor, Function and derived structs",
-    note = "borrowed types (`&str`, `&[u8]`, views) cannot be fields: a struct owns its data"
+    note = "a field converts both ways: supported are (), bool, integers, floats, String, Vec<u8>, Option<T>, Vec<T>, tuples, maps, Any, Tensor, Function, derived structs and derived enums",
+    note = "borrowed types (`&str`, `&[u8]`, views) cannot be fields: a struct or variant owns its data"
 )]
 #[doc(hidden)]
 pub trait StructField: Sized {

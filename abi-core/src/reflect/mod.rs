@@ -21,7 +21,7 @@ use render::{fn_metadata_json, fn_signature_text, type_display, type_schema};
 use writer::Writer;
 
 pub use op::{OpDesc, OpDevice, OpDim, OpOutput, OpRule};
-pub use type_desc::{EnumDesc, FieldDesc, StructDesc, TypeDesc};
+pub use type_desc::{EnumDesc, FieldDesc, StructDesc, TaggedDesc, TypeDesc};
 
 /// What a parameter may do to tensor memory it borrows, for the shim's overlap check: a
 /// [`HostTensorMut`](crate::HostTensorMut) may overlap no other tensor argument, and a
@@ -374,7 +374,7 @@ impl TypeDesc {
             TypeDesc::List(_) => Kind::Array,
             TypeDesc::Tuple(_) | TypeDesc::Struct(_) => Kind::Tuple,
             TypeDesc::Map(..) => Kind::Map,
-            TypeDesc::Variant(_) => Kind::Variant,
+            TypeDesc::Variant(_) | TypeDesc::Tagged(_) => Kind::Variant,
             TypeDesc::FfiList(_) => Kind::List,
             TypeDesc::FfiDict(..) => Kind::Dict,
             TypeDesc::Class { .. } => return None,

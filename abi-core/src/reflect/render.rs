@@ -6,7 +6,7 @@ use abi_shared::vocab::{iree, Kind};
 
 use crate::ffi::{code, code_name};
 
-use super::{FnDesc, OpDim, OpRule, ParamDesc, TypeDesc};
+use super::{EnumDesc, FnDesc, OpDim, OpRule, ParamDesc, TypeDesc};
 
 // `"name"`.
 const fn quoted(w: &mut Writer, name: &str) {
@@ -259,17 +259,57 @@ pub const fn type_schema(w: &mut Writer, ty: &TypeDesc) {
             w.lit(lit!("{\"type\":\""));
             w.name(Kind::Str.key());
             w.lit(lit!("\",\""));
-            w.name(abi_shared::ENUM_NAME_KEY);
-            w.lit(lit!("\":"));
-            w.json_string(e.name);
-            w.lit(lit!(",\""));
-            w.name(abi_shared::ENUM_NAMES_KEY);
-            w.lit(lit!("\":["));
-            json_list(w, e.names);
+            enum_keys(w, e);
+            w.byte(b'}');
+        }
+        // An enum with data is the `Variant` of its variants' tuples (each its name, a
+        // string, then its fields), with its names and field names (tvm-ffi skips the keys).
+        TypeDesc::Tagged(t) => {
+            w.lit(lit!("{\"type\":\""));
+            w.name(Kind::Variant.key());
+            w.lit(lit!("\",\"args\":["));
+            let mut i = 0;
+            while i < t.variants.len() {
+                if i > 0 {
+                    w.byte(b',');
+                }
+                w.lit(lit!("{\"type\":\""));
+                w.name(Kind::Tuple.key());
+                w.lit(lit!("\",\"args\":["));
+                schema_leaf(w, Kind::Str.key());
+                let fields = t.variants[i].fields;
+                let mut j = 0;
+                while j < fields.len() {
+                    w.byte(b',');
+                    type_schema(w, fields[j].ty);
+                    j += 1;
+                }
+                w.lit(lit!("]}"));
+                i += 1;
+            }
             w.lit(lit!("],\""));
-            w.name(abi_shared::ENUM_VARIANTS_KEY);
+            enum_keys(w, &t.tags);
+            w.lit(lit!(",\""));
+            w.name(abi_shared::TAGGED_FIELDS_KEY);
             w.lit(lit!("\":["));
-            json_list(w, e.variants);
+            let mut i = 0;
+            while i < t.variants.len() {
+                if i > 0 {
+                    w.byte(b',');
+                }
+                w.byte(b'[');
+                let fields = t.variants[i].fields;
+                let mut j = 0;
+                while j < fields.len() {
+                    if j > 0 {
+                        w.byte(b',');
+                    }
+                    w.json_string(fields[j].name);
+                    j += 1;
+                }
+                w.byte(b']');
+                i += 1;
+            }
             w.lit(lit!("]}"));
         }
         // The remaining kinds take no type arguments (widths, dtype and rank are not
@@ -280,6 +320,23 @@ pub const fn type_schema(w: &mut Writer, ty: &TypeDesc) {
             }
         }
     }
+}
+
+// `abi.enum":"Name","abi.names":[...],"abi.variants":[...]`: an enum's keys, after an
+// opening quote.
+const fn enum_keys(w: &mut Writer, e: &EnumDesc) {
+    w.name(abi_shared::ENUM_NAME_KEY);
+    w.lit(lit!("\":"));
+    w.json_string(e.name);
+    w.lit(lit!(",\""));
+    w.name(abi_shared::ENUM_NAMES_KEY);
+    w.lit(lit!("\":["));
+    json_list(w, e.names);
+    w.lit(lit!("],\""));
+    w.name(abi_shared::ENUM_VARIANTS_KEY);
+    w.lit(lit!("\":["));
+    json_list(w, e.variants);
+    w.byte(b']');
 }
 
 // `head[a, b]`.
@@ -360,6 +417,7 @@ impl TypeDesc {
             TypeDesc::Struct(s) if s.tuple_like => None,
             TypeDesc::Struct(s) => Some(s.name),
             TypeDesc::Enum(e) => Some(e.name),
+            TypeDesc::Tagged(t) => Some(t.tags.name),
             TypeDesc::Class { key } => Some(key),
             TypeDesc::Callable { .. }
             | TypeDesc::Tensor { elem: Some(_), .. }

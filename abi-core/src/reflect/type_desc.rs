@@ -77,6 +77,9 @@ pub enum TypeDesc {
     Struct(&'static StructDesc),
     /// A derived fieldless enum: crosses as the name of its variant, a string.
     Enum(&'static EnumDesc),
+    /// A derived enum whose variants hold fields: crosses as a tagged tuple, the variant's
+    /// name then its fields in declaration order.
+    Tagged(&'static TaggedDesc),
     /// An object type deriving `abi_core::Object`, named by its unique type key.
     Class {
         /// The type key, e.g. `mylib.Counter`.
@@ -106,6 +109,18 @@ pub struct EnumDesc {
     /// The variants' Rust identifiers, in the same order (what Python's enum members and
     /// generated Rust enums are called).
     pub variants: &'static [&'static str],
+}
+
+/// A derived enum whose variants hold fields: its names as an [`EnumDesc`], and each
+/// variant's fields as a [`StructDesc`] named by the variant's Rust identifier, in
+/// declaration order. A value crosses as the tuple (an Array) of its variant's name and then
+/// that variant's fields: `Shape::Circle { r: 2.0 }` is `("Circle", 2.0)`.
+#[derive(Debug)]
+pub struct TaggedDesc {
+    /// The enum's name, and its variants' names and identifiers.
+    pub tags: EnumDesc,
+    /// Each variant's fields, in the same order as the names.
+    pub variants: &'static [StructDesc],
 }
 
 impl EnumDesc {

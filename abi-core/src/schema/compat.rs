@@ -14,7 +14,8 @@ impl TypeSchema {
     /// parameters (contravariant) and whose result it accepts (covariant); containers
     /// compare element-wise; `ffi.Object` accepts every object type; a typed tensor a
     /// tensor whose dtype and rank agree where both sides name them; a fieldless enum the
-    /// names it lists (and a string every name); other types only their own kind (number
+    /// names it lists (and a string every name); an enum with data the variants it has
+    /// (by name, field by field); other types only their own kind (number
     /// widths are checked per call). Nothing but `Any` accepts `Any`.
     pub fn accepts(&self, source: &TypeSchema) -> bool {
         use TypeSchema as T;
@@ -40,6 +41,16 @@ impl TypeSchema {
             // Rust names; a plain string may be none of them (a string takes every name).
             (T::Enum { names: t, .. }, T::Enum { names: s, .. }) => s.iter().all(|n| t.contains(n)),
             (T::Enum { .. }, _) => false,
+            // An enum with data takes each variant of the source that it has under the same
+            // name, with as many fields, each taking the source's.
+            (T::Tagged { variants: t, .. }, T::Tagged { variants: s, .. }) => s.iter().all(|s| {
+                t.iter().any(|t| {
+                    t.name == s.name
+                        && t.fields.len() == s.fields.len()
+                        && t.fields.iter().zip(&s.fields).all(|((_, t), (_, s))| t.accepts(s))
+                })
+            }),
+            (T::Tagged { .. }, _) => false,
             // Tuples and structs by their items; other kinds by kind alone: number widths
             // are checked per call (docs/ABI.md section 11).
             (t, s) if t.kind() == Some(Kind::Tuple) && s.kind() == Some(Kind::Tuple) => {
@@ -58,6 +69,7 @@ impl TypeSchema {
                 | TypeSchema::Error
                 | TypeSchema::Function(_)
                 | TypeSchema::Array(_)
+                | TypeSchema::Tagged { .. }
                 | TypeSchema::Map(..)
                 | TypeSchema::List(_)
                 | TypeSchema::Dict(..)

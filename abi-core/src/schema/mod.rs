@@ -21,7 +21,7 @@ pub use iree_record::{IreeArg, IreeFn, IreeType};
 pub use iree_records::{parse_iree_records, IreeFunctionRecord, IreeModule, IreeRecords};
 pub use metadata::{parse_listing, python_literal, Metadata, VERSION_KEY};
 pub use op::{OpInfo, OpOutputInfo, ShapeDim, ShapeRule};
-pub use types::{FloatWidth, FnForm, FnType, IntWidth, TensorType, TypeSchema, Width};
+pub use types::{FloatWidth, FnForm, FnType, IntWidth, TaggedVariant, TensorType, TypeSchema, Width};
 
 /// The most a reader of a library's record sections accepts. The file may be hostile (a
 /// wheel or library downloaded from elsewhere, read by `abi inspect --no-load`): these

@@ -79,6 +79,16 @@ pub enum TypeSchema {
         /// not published).
         variants: Vec<String>,
     },
+    /// An enum whose variants hold fields: published as the `Variant` of one `Tuple` per
+    /// variant (its name, a string, then its fields), with its name, the names, the
+    /// variants' Rust identifiers and their field names (`abi.enum`, `abi.names`,
+    /// `abi.variants`, `abi.variant_fields`).
+    Tagged {
+        /// The Rust name.
+        name: String,
+        /// The variants, in declaration order.
+        variants: Vec<TaggedVariant>,
+    },
     /// `Variant[...]`: any one of its members.
     Variant(Vec<TypeSchema>),
     /// Any other key: an object class (`mylib.Counter`) or a type this build does not know,
@@ -89,6 +99,24 @@ pub enum TypeSchema {
         /// Its type arguments.
         args: Vec<TypeSchema>,
     },
+}
+
+/// One variant of a [`TypeSchema::Tagged`] enum.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct TaggedVariant {
+    /// The name it crosses as (the tuple's first item).
+    pub name: String,
+    /// Its Rust identifier.
+    pub ident: String,
+    /// Its fields, in declaration order (`"0"`, `"1"`... for a tuple variant's).
+    pub fields: Vec<(String, TypeSchema)>,
+}
+
+impl TaggedVariant {
+    /// Whether its fields are positional (`Circle(f64)`): named `"0"`, `"1"`...
+    pub fn tuple_like(&self) -> bool {
+        !self.fields.is_empty() && self.fields.iter().enumerate().all(|(i, (n, _))| *n == i.to_string())
+    }
 }
 
 /// The width of an integer: 8, 16, 32 or 64 bits, signed or not.
@@ -386,7 +414,7 @@ impl TypeSchema {
             }
             Kind::Tuple => read_struct(key, map, args)?,
             Kind::Str if args.is_empty() => read_enum(key, map)?,
-            Kind::Variant => TypeSchema::Variant(args),
+            Kind::Variant => read_tagged(key, map, args)?,
             Kind::Tensor if args.is_empty() => TypeSchema::Tensor(TensorType::read(key, map)?),
             other => match leaf(other) {
                 Some(t) if args.is_empty() => t,
@@ -420,12 +448,13 @@ impl TypeSchema {
             TypeSchema::List(_) => Kind::List,
             TypeSchema::Dict(..) => Kind::Dict,
             TypeSchema::Tuple(_) | TypeSchema::Struct { .. } => Kind::Tuple,
-            TypeSchema::Variant(_) => Kind::Variant,
+            TypeSchema::Variant(_) | TypeSchema::Tagged { .. } => Kind::Variant,
             TypeSchema::Named { .. } => return None,
         })
     }
 
-    /// The type arguments, as `type_schema` lists them (a struct's field types).
+    /// The type arguments, as `type_schema` lists them (a struct's field types; an enum
+    /// with data's field types, every variant's in turn).
     pub fn args(&self) -> Vec<&TypeSchema> {
         match self {
             TypeSchema::Optional(t) | TypeSchema::Array(t) | TypeSchema::List(t) => vec![t],
@@ -434,6 +463,9 @@ impl TypeSchema {
                 items.iter().collect()
             }
             TypeSchema::Struct { fields, .. } => fields.iter().map(|(_, t)| t).collect(),
+            TypeSchema::Tagged { variants, .. } => {
+                variants.iter().flat_map(|v| v.fields.iter().map(|(_, t)| t)).collect()
+            }
             _ => Vec::new(),
         }
     }
@@ -501,6 +533,7 @@ impl TypeSchema {
     fn write_json(&self, out: &mut String) {
         let key = match (self, self.kind()) {
             (TypeSchema::Function(Some(f)), _) => return f.write_json(out),
+            (TypeSchema::Tagged { name, variants }, _) => return write_tagged(name, variants, out),
             (TypeSchema::Tensor(t), _) => return t.write_json(out),
             (TypeSchema::Named { key, .. }, _) => key.as_str(),
             (_, Some(kind)) => kind.key(),
@@ -572,10 +605,25 @@ impl TypeSchema {
             }
             (TypeSchema::Tensor(t), _) => t.python(),
             (TypeSchema::Struct { name: Some(name), .. }, _) if struct_names => name.clone(),
-            (TypeSchema::Enum { name, .. }, _) if struct_names => name.clone(),
+            (TypeSchema::Enum { name, .. } | TypeSchema::Tagged { name, .. }, _) if struct_names => name.clone(),
             (TypeSchema::Enum { names, .. }, _) => {
                 let names: Vec<String> = names.iter().map(|n| Value::String(n.clone()).to_string()).collect();
                 format!("Literal[{}]", names.join(", "))
+            }
+            (TypeSchema::Tagged { variants, .. }, _) => {
+                let tuples: Vec<String> = variants
+                    .iter()
+                    .map(|v| {
+                        let tag = format!("Literal[{}]", Value::String(v.name.clone()));
+                        let fields = v.fields.iter().map(|(_, t)| t.python_as(struct_names));
+                        format!(
+                            "{}[{}]",
+                            Kind::Tuple.python(),
+                            [tag].into_iter().chain(fields).collect::<Vec<_>>().join(", ")
+                        )
+                    })
+                    .collect();
+                format!("{}[{}]", Kind::Variant.python(), tuples.join(", "))
             }
             (TypeSchema::Named { key, args }, _) if args.is_empty() => key.clone(),
             (TypeSchema::Named { key, .. }, _) => format!("{key}[{}]", list(&self.args())),
@@ -614,6 +662,84 @@ fn read_enum(key: &str, map: &Map<String, Value>) -> Result<TypeSchema, SchemaEr
         })?,
     };
     Ok(TypeSchema::Enum { name: name.clone(), names, variants })
+}
+
+fn string_list(v: &Value) -> Option<Vec<String>> {
+    v.as_array()?.iter().map(|n| n.as_str().map(str::to_owned)).collect()
+}
+
+/// A `Variant`, or the enum with data it is when `abi.enum` names it: one `Tuple` member
+/// per variant whose first item is a string, with `abi.names`, `abi.variants` and
+/// `abi.variant_fields` (one list of field names per variant, one per remaining item).
+fn read_tagged(key: &str, map: &Map<String, Value>, args: Vec<TypeSchema>) -> Result<TypeSchema, SchemaError> {
+    let Some(name) = map.get(abi_shared::ENUM_NAME_KEY) else {
+        return Ok(TypeSchema::Variant(args));
+    };
+    let bad = |what: &str| SchemaError::new(format!("`{key}` names an enum with data, but {what}"));
+    let name = name.as_str().ok_or_else(|| bad(&format!("`{}` is not a string", abi_shared::ENUM_NAME_KEY)))?;
+    let list =
+        |k: &str| map.get(k).and_then(string_list).ok_or_else(|| bad(&format!("`{k}` is not a list of strings")));
+    let (names, idents) = (list(abi_shared::ENUM_NAMES_KEY)?, list(abi_shared::ENUM_VARIANTS_KEY)?);
+    let fields = map
+        .get(abi_shared::TAGGED_FIELDS_KEY)
+        .and_then(Value::as_array)
+        .and_then(|lists| lists.iter().map(string_list).collect::<Option<Vec<_>>>())
+        .ok_or_else(|| bad(&format!("`{}` is not a list of lists of strings", abi_shared::TAGGED_FIELDS_KEY)))?;
+    if names.len() != args.len() || idents.len() != args.len() || fields.len() != args.len() {
+        return Err(bad("its names, variants and field lists are not one per member"));
+    }
+    if (1..names.len()).any(|i| names[..i].contains(&names[i])) {
+        return Err(bad("its names are not distinct"));
+    }
+    let variants = args
+        .into_iter()
+        .zip(names.into_iter().zip(idents).zip(fields))
+        .map(|(member, ((name, ident), field_names))| {
+            let items = match member {
+                TypeSchema::Tuple(items) if items.first() == Some(&TypeSchema::Str) => items,
+                _ => return Err(bad(&format!("variant `{ident}` is not a tuple starting with a string"))),
+            };
+            if items.len() != field_names.len() + 1 {
+                return Err(bad(&format!(
+                    "variant `{ident}` names {} fields for {} items",
+                    field_names.len(),
+                    items.len() - 1
+                )));
+            }
+            Ok(TaggedVariant { name, ident, fields: field_names.into_iter().zip(items.into_iter().skip(1)).collect() })
+        })
+        .collect::<Result<_, _>>()?;
+    Ok(TypeSchema::Tagged { name: name.to_owned(), variants })
+}
+
+/// An enum with data's `type_schema` ([`read_tagged`] reads it back).
+fn write_tagged(name: &str, variants: &[TaggedVariant], out: &mut String) {
+    let quoted = |s: &str| Value::String(s.to_owned()).to_string();
+    let list = |items: Vec<String>| format!("[{}]", items.join(","));
+    out.push_str(&format!("{{\"type\":{},\"args\":[", quoted(Kind::Variant.key())));
+    for (i, v) in variants.iter().enumerate() {
+        if i > 0 {
+            out.push(',');
+        }
+        out.push_str(&format!("{{\"type\":{},\"args\":[", quoted(Kind::Tuple.key())));
+        TypeSchema::Str.write_json(out);
+        for (_, t) in &v.fields {
+            out.push(',');
+            t.write_json(out);
+        }
+        out.push_str("]}");
+    }
+    let names = list(variants.iter().map(|v| quoted(&v.name)).collect());
+    let idents = list(variants.iter().map(|v| quoted(&v.ident)).collect());
+    let fields = list(variants.iter().map(|v| list(v.fields.iter().map(|(n, _)| quoted(n)).collect())).collect());
+    out.push_str(&format!(
+        "],{}:{},{}:{names},{}:{idents},{}:{fields}}}",
+        quoted(abi_shared::ENUM_NAME_KEY),
+        quoted(name),
+        quoted(abi_shared::ENUM_NAMES_KEY),
+        quoted(abi_shared::ENUM_VARIANTS_KEY),
+        quoted(abi_shared::TAGGED_FIELDS_KEY),
+    ));
 }
 
 /// A `Tuple`, or the named struct it is when `abi.struct` and `abi.fields` name it and its
@@ -761,6 +887,19 @@ impl From<&TypeDesc> for TypeSchema {
                 name: e.name.to_owned(),
                 names: e.names.iter().map(|n| (*n).to_owned()).collect(),
                 variants: e.variants.iter().map(|n| (*n).to_owned()).collect(),
+            },
+            TypeDesc::Tagged(t) => TypeSchema::Tagged {
+                name: t.tags.name.to_owned(),
+                variants: t
+                    .variants
+                    .iter()
+                    .enumerate()
+                    .map(|(i, v)| TaggedVariant {
+                        name: t.tags.names[i].to_owned(),
+                        ident: t.tags.variants[i].to_owned(),
+                        fields: v.fields.iter().map(|f| (f.name.to_owned(), f.ty.into())).collect(),
+                    })
+                    .collect(),
             },
             TypeDesc::None => TypeSchema::None,
             TypeDesc::Bool => TypeSchema::Bool,
