@@ -6,7 +6,9 @@
 
 use std::path::{Path, PathBuf};
 
-use abi_core::schema::{parse_export_records, parse_iree_records, ExportRecord, IreeRecords, Metadata, TypeSchema};
+use abi_core::schema::{
+    parse_export_records, parse_iree_records, ExportRecord, IreeRecords, Metadata, TaggedVariant, TypeSchema,
+};
 use abi_core::Library;
 
 use crate::classes;
@@ -85,28 +87,56 @@ pub struct EnumType {
     pub variants: Vec<String>,
 }
 
+/// An enum with data some signature of a listing names: its Rust name and its variants
+/// (the names they cross as, their Rust identifiers, their fields).
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct DataEnumType {
+    /// The Rust name.
+    pub name: String,
+    /// The variants, in declaration order.
+    pub variants: Vec<TaggedVariant>,
+}
+
 impl Listing {
     /// The fieldless enums the exports' and classes' signatures name, sorted, each once
     /// (two enums of one name with other names are two).
     pub fn enums(&self) -> Vec<EnumType> {
         let mut found = std::collections::BTreeSet::new();
-        let mut visit = |t: &TypeSchema| {
+        self.walk_types(&mut |t| {
             if let TypeSchema::Enum { name, names, variants } = t {
                 found.insert(EnumType { name: name.clone(), names: names.clone(), variants: variants.clone() });
             }
-        };
+        });
+        found.into_iter().collect()
+    }
+
+    /// The enums with data the exports' and classes' signatures name, sorted by name, each
+    /// once (two enums of one name with other variants are two).
+    pub fn data_enums(&self) -> Vec<DataEnumType> {
+        let mut found = std::collections::BTreeMap::new();
+        self.walk_types(&mut |t| {
+            if let TypeSchema::Tagged { name, variants } = t {
+                let found_type = DataEnumType { name: name.clone(), variants: variants.clone() };
+                found.entry((name.clone(), t.to_json())).or_insert(found_type);
+            }
+        });
+        found.into_values().collect()
+    }
+
+    // Every type the exports' and classes' signatures and the classes' fields name, and
+    // every type inside each.
+    fn walk_types<'a>(&'a self, visit: &mut impl FnMut(&'a TypeSchema)) {
         let signatures = self
             .exports
             .iter()
             .filter_map(|e| e.metadata.as_ref())
             .chain(self.classes.iter().flat_map(|c| c.methods.iter().map(|m| &m.metadata)));
         for f in signatures.filter_map(|m| m.type_schema.as_ref()) {
-            f.params.iter().chain([&f.ret]).for_each(|t| t.walk(&mut visit));
+            f.params.iter().chain([&f.ret]).for_each(|t| t.walk(visit));
         }
         for field in self.classes.iter().flat_map(|c| &c.fields) {
-            field.ty.walk(&mut visit);
+            field.ty.walk(visit);
         }
-        found.into_iter().collect()
     }
 
     /// The warning a library with `#[export_fn(iree)]` functions and no module earns: IREE

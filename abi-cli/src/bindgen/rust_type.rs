@@ -109,6 +109,7 @@ impl Types {
                 self.structs.insert(rust.clone(), fields.clone());
                 rust
             }
+            T::Tagged { .. } => self.any(t, "enums with data are not generated yet"),
             T::Enum { name, names, variants } => {
                 let key = (name.clone(), names.clone());
                 if let Some(rust) = self.enum_names.get(&key) {
