@@ -14,7 +14,7 @@
 use std::collections::{BTreeSet, HashMap, HashSet};
 
 use abi_cli::push_line;
-use abi_core::schema::{python_literal, Metadata, OpInfo, ShapeRule, TypeSchema, Width};
+use abi_core::schema::{python_literal, Metadata, OpInfo, ShapeRule, TaggedVariant, TypeSchema, Width};
 use serde_json::{json, Value};
 
 use crate::read::{Export, Listing};
@@ -400,14 +400,17 @@ fn result(d: &mut Diff<'_>, or: &TypeSchema, nr: &TypeSchema) {
         return;
     }
     let sides = (Some(or.python_layout()), Some(nr.python_layout()));
-    let (o, n) = (or.python_layout(), nr.python_layout());
+    let (o, n) = match variants_changed(or, nr) {
+        Some(what) => (what, String::new()),
+        None => (or.python_layout(), format!(" -> {}", nr.python_layout())),
+    };
     if or.accepts(nr) {
-        let message = format!("result narrowed: {o} -> {n} (every new result is an old one)");
+        let message = format!("result narrowed: {o}{n} (every new result is an old one)");
         d.push(ChangeKind::ResultNarrowed, None, sides, message);
     } else if matches!((or, nr), (TypeSchema::Function(Some(_)), TypeSchema::Function(Some(_)))) {
-        d.push(ChangeKind::CallbackChanged, None, sides, format!("result callback signature changed: {o} -> {n}"));
+        d.push(ChangeKind::CallbackChanged, None, sides, format!("result callback signature changed: {o}{n}"));
     } else {
-        d.push(ChangeKind::ResultChanged, None, sides, format!("result changed: {o} -> {n}"));
+        d.push(ChangeKind::ResultChanged, None, sides, format!("result changed: {o}{n}"));
     }
 }
 
@@ -718,18 +721,23 @@ fn global_name(d: &mut Diff<'_>, old: Option<&str>, new: Option<&str>) {
 fn param_type(d: &mut Diff<'_>, at: &str, name: &str, old: &TypeSchema, new: &TypeSchema) {
     let sides = (Some(old.python_layout()), Some(new.python_layout()));
     let (o, n) = (old.python_layout(), new.python_layout());
+    // An enum with data's change says which variants and fields changed.
+    let (o, n) = match variants_changed(old, new) {
+        Some(what) => (what, String::new()),
+        None => (o, format!(" -> {n}")),
+    };
     let p = Some(name.to_owned());
     if new.accepts(old) {
-        d.push(ChangeKind::ParamWidened, p, sides, format!("parameter {at} widened: {o} -> {n}"));
+        d.push(ChangeKind::ParamWidened, p, sides, format!("parameter {at} widened: {o}{n}"));
     } else if matches!(old, TypeSchema::Optional(inner) if inner.same_as(new)) {
         d.push(
             ChangeKind::OptionalMadeRequired,
             p,
             sides,
-            format!("parameter {at} was optional, now required: {o} -> {n} (None is refused)"),
+            format!("parameter {at} was optional, now required: {o}{n} (None is refused)"),
         );
     } else if matches!((old, new), (TypeSchema::Function(_), TypeSchema::Function(_))) {
-        d.push(ChangeKind::CallbackChanged, p, sides, format!("parameter {at} callback signature changed: {o} -> {n}"));
+        d.push(ChangeKind::CallbackChanged, p, sides, format!("parameter {at} callback signature changed: {o}{n}"));
     } else if !old.accepts(new) {
         // Neither side takes the other's values (`int -> str`): a change of kind, not of
         // width, whatever the old arguments were.
@@ -737,14 +745,14 @@ fn param_type(d: &mut Diff<'_>, at: &str, name: &str, old: &TypeSchema, new: &Ty
             ChangeKind::ParamRetyped,
             p,
             sides,
-            format!("parameter {at} type changed: {o} -> {n} (old arguments are refused)"),
+            format!("parameter {at} type changed: {o}{n} (old arguments are refused)"),
         );
     } else {
         d.push(
             ChangeKind::ParamNarrowed,
             p,
             sides,
-            format!("parameter {at} narrowed: {o} -> {n} (old arguments may be refused)"),
+            format!("parameter {at} narrowed: {o}{n} (old arguments may be refused)"),
         );
     }
 }
@@ -824,6 +832,34 @@ fn numeric_leaves(old: &TypeSchema, new: &TypeSchema, out: &mut Vec<(Width, Widt
     }
 }
 
+/// How an enum with data changed, variant by variant (added, removed, fields changed), when
+/// both sides are one of that name: `enum Figure: variant Hex added; Rect fields added d:
+/// (w, h) -> (w, h, d)`.
+fn variants_changed(old: &TypeSchema, new: &TypeSchema) -> Option<String> {
+    let (TypeSchema::Tagged { name, variants: ov }, TypeSchema::Tagged { variants: nv, .. }) = (old, new) else {
+        return None;
+    };
+    let mut parts = Vec::new();
+    let find = |vs: &'_ [TaggedVariant], name: &str| vs.iter().position(|v| v.name == name);
+    let added: Vec<String> =
+        nv.iter().filter(|v| find(ov, &v.name).is_none()).map(|v| format!("{:?}", v.name)).collect();
+    let removed: Vec<String> =
+        ov.iter().filter(|v| find(nv, &v.name).is_none()).map(|v| format!("{:?}", v.name)).collect();
+    if !added.is_empty() {
+        parts.push(format!("variant {} added", added.join(", ")));
+    }
+    if !removed.is_empty() {
+        parts.push(format!("variant {} removed", removed.join(", ")));
+    }
+    for o in ov {
+        let Some(n) = find(nv, &o.name).map(|i| &nv[i]) else { continue };
+        if let Some(what) = fields_changed(&o.fields, &n.fields) {
+            parts.push(format!("variant {:?} fields {what}", o.name));
+        }
+    }
+    (!parts.is_empty()).then(|| format!("enum {name}: {}", parts.join("; ")))
+}
+
 fn field_list(fields: &[(String, TypeSchema)]) -> String {
     fields.iter().map(|(n, _)| n.as_str()).collect::<Vec<_>>().join(", ")
 }
@@ -849,8 +885,15 @@ fn fields_changed(old: &[(String, TypeSchema)], new: &[(String, TypeSchema)]) ->
     if kept_old != kept_new {
         parts.push("reordered".to_owned());
     }
-    if parts.is_empty() {
-        parts.push("retyped".to_owned());
+    let retyped: Vec<String> = old
+        .iter()
+        .filter_map(|(n, t)| {
+            let (_, u) = new.iter().find(|(m, _)| m == n)?;
+            (t != u).then(|| format!("{n} ({} -> {})", t.python_layout(), u.python_layout()))
+        })
+        .collect();
+    if !retyped.is_empty() {
+        parts.push(format!("retyped {}", retyped.join(", ")));
     }
     Some(format!("{}: ({}) -> ({})", parts.join("; "), on.join(", "), nn.join(", ")))
 }
@@ -1020,6 +1063,65 @@ mod tests {
             "{}",
             report.changes[0].message
         );
+    }
+
+    #[test]
+    fn enum_variants_and_fields_added_removed_and_changed_say_which_by_side() {
+        let figure = |variants: &[(&str, &[&str])]| {
+            let args: Vec<String> = variants
+                .iter()
+                .map(|(_, fields)| {
+                    let items: Vec<&str> = std::iter::once(r#"{"type":"ffi.String"}"#)
+                        .chain(fields.iter().map(|_| r#"{"type":"float"}"#))
+                        .collect();
+                    format!(r#"{{"type":"Tuple","args":[{}]}}"#, items.join(","))
+                })
+                .collect();
+            let names: Vec<&str> = variants.iter().map(|(n, _)| *n).collect();
+            let fields: Vec<Vec<&str>> = variants.iter().map(|(_, f)| f.to_vec()).collect();
+            format!(
+                r#"{{"type":"Variant","args":[{}],"abi.enum":"Figure","abi.names":{},"abi.variants":{},"abi.variant_fields":{}}}"#,
+                args.join(","),
+                serde_json::json!(names),
+                serde_json::json!(names),
+                serde_json::json!(fields)
+            )
+        };
+        let listing = |param: &str, ret: &str| {
+            let schema = format!(r#"{{"type":"ffi.Function","named_args":{{"return":[{ret}],"params":[{param}]}}}}"#);
+            one_export(serde_json::json!({ "type_schema": schema, "arg_names": ["s"] }), Vec::new())
+        };
+        let two = figure(&[("Circle", &["r"]), ("Empty", &[])]);
+        let three = figure(&[("Circle", &["r"]), ("Empty", &[]), ("Rect", &["w", "h"])]);
+        let wider_circle = figure(&[("Circle", &["r", "cx"]), ("Empty", &[])]);
+        let changes = |old: &Listing, new: &Listing| {
+            diff(old, new)
+                .changes
+                .iter()
+                .map(|c| (c.kind.name(), c.kind.severity(), c.message.clone()))
+                .collect::<Vec<_>>()
+        };
+        let f = r#"{"type":"float"}"#;
+        use Severity::*;
+        let one = |old: &Listing, new: &Listing| {
+            let c = changes(old, new);
+            assert_eq!(c.len(), 1, "{c:?}");
+            c.into_iter().next().unwrap()
+        };
+        let (kind, severity, message) = one(&listing(&two, f), &listing(&three, f));
+        assert_eq!((kind, severity), ("param_widened", Compatible));
+        assert!(message.contains(r#"enum Figure: variant "Rect" added"#), "{message}");
+        let (kind, severity, message) = one(&listing(&three, f), &listing(&two, f));
+        assert_eq!((kind, severity), ("param_narrowed", Breaking));
+        assert!(message.contains(r#"variant "Rect" removed"#), "{message}");
+        assert_eq!(one(&listing(f, &three), &listing(f, &two)).0, "result_narrowed");
+        let (kind, severity, message) = one(&listing(f, &two), &listing(f, &three));
+        assert_eq!((kind, severity), ("result_changed", Breaking));
+        assert!(message.contains(r#"result changed: enum Figure: variant "Rect" added"#), "{message}");
+        let (kind, severity, message) = one(&listing(&two, f), &listing(&wider_circle, f));
+        assert_eq!((kind, severity), ("param_retyped", Breaking));
+        assert!(message.contains(r#"variant "Circle" fields added cx: (r) -> (r, cx)"#), "{message}");
+        assert!(changes(&listing(&two, &two), &listing(&two, &two)).is_empty());
     }
 
     /// An error kind removed, or its Python base changed, is breaking; one added is

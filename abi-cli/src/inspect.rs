@@ -63,6 +63,18 @@ pub fn text(listing: &Listing) -> String {
             push_line(&mut out, &format!("    {variant} = {}", Value::String(name.clone())));
         }
     }
+    for e in listing.data_enums() {
+        push_line(&mut out, "");
+        push_line(&mut out, &format!("enum {} (crosses as a tuple: its variant's name, then its fields)", e.name));
+        for v in &e.variants {
+            let fields: Vec<String> = match v.tuple_like() {
+                true => v.fields.iter().map(|(_, t)| t.python()).collect(),
+                false => v.fields.iter().map(|(n, t)| format!("{n}: {}", t.python())).collect(),
+            };
+            let fields = if fields.is_empty() { String::new() } else { format!(" ({})", fields.join(", ")) };
+            push_line(&mut out, &format!("    {} = {}{fields}", v.ident, Value::String(v.name.clone())));
+        }
+    }
     for e in &listing.errors {
         push_line(&mut out, "");
         push_line(&mut out, &format!("error type {}", e.name));
@@ -236,6 +248,7 @@ fn exports_json(listing: &Listing) -> Value {
         "exports": exports,
         "classes": classes(listing),
         "enums": enums(listing),
+        "data_enums": data_enums(listing),
         "errors": errors(listing),
         "iree": iree_json(listing),
     })
@@ -258,6 +271,28 @@ fn enums(listing: &Listing) -> Value {
         .enums()
         .into_iter()
         .map(|e| json!({ "name": e.name, "names": e.names, "variants": e.variants }))
+        .collect();
+    Value::Array(enums)
+}
+
+/// Each enum with data: its name, and its variants (Rust identifier, the name it crosses
+/// as, its fields with their Python types).
+fn data_enums(listing: &Listing) -> Value {
+    let enums: Vec<Value> = listing
+        .data_enums()
+        .into_iter()
+        .map(|e| {
+            let variants: Vec<Value> = e
+                .variants
+                .iter()
+                .map(|v| {
+                    let fields: Vec<Value> =
+                        v.fields.iter().map(|(n, t)| json!({ "name": n, "type": t.python() })).collect();
+                    json!({ "variant": v.ident, "name": v.name, "fields": fields })
+                })
+                .collect();
+            json!({ "name": e.name, "variants": variants })
+        })
         .collect();
     Value::Array(enums)
 }
