@@ -98,7 +98,9 @@ fn bad_values_are_errors_naming_the_function_the_argument_and_what_was_wrong() {
     assert!(m.contains(r#""square" is not a name of Shape; it takes "circle", "rect", "polygon", "empty""#), "{m}");
     let (kind, m) = message(&[tuple(vec![v("circle")])]);
     assert_eq!(kind, "TypeError");
-    assert!(m.contains("expected Shape.Circle of length 2, got length 1"), "{m}");
+    assert!(m.contains("expected Shape.Circle: its name then 1 field (r), got a tuple of 1 item"), "{m}");
+    let (_, m) = message(&[tuple(vec![v("empty"), v(1.0), v(2.0)])]);
+    assert!(m.contains("expected Shape.Empty: its name then no fields, got a tuple of 3 items"), "{m}");
     let (kind, m) = message(&[tuple(vec![v("circle"), v("wide")])]);
     assert_eq!(kind, "TypeError");
     assert!(m.contains("Shape.Circle.r: expected float, got str"), "{m}");

@@ -5,7 +5,7 @@
 //! fieldless enum's is. The generated code converts the fields; this reads the tag.
 
 use crate::ffi::type_index as ti;
-use crate::reflect::{TaggedDesc, TypeDesc};
+use crate::reflect::{StructDesc, TaggedDesc, TypeDesc};
 use crate::value::any::AnyView;
 use crate::value::array::seq_slice;
 use crate::value::conv_error::ConvError;
@@ -36,9 +36,26 @@ pub fn tagged_items<'a>(v: &'a AnyView<'a>, desc: &'static TypeDesc) -> Result<(
         .ok_or_else(|| ConvError::unknown_name(&tagged.tags, name))?;
     let variant = &tagged.variants[position];
     if fields.len() != variant.fields.len() {
-        return Err(ConvError::Length { what: variant.name, expected: variant.fields.len() + 1, got: items.len() });
+        return Err(wrong_length(variant, items.len()));
     }
     Ok((position, fields))
+}
+
+// A variant's name with too few or too many fields.
+#[cold]
+fn wrong_length(variant: &StructDesc, items: usize) -> ConvError {
+    let n = variant.fields.len();
+    let names: Vec<&str> = variant.fields.iter().map(|f| f.name).collect();
+    let fields = match n {
+        0 => "no fields".to_owned(),
+        1 => format!("1 field ({})", names[0]),
+        _ => format!("{n} fields ({})", names.join(", ")),
+    };
+    ConvError::Other(Box::new(Error::type_error(format!(
+        "expected {}: its name then {fields}, got a tuple of {items} item{}",
+        variant.name,
+        if items == 1 { "" } else { "s" }
+    ))))
 }
 
 // An Array whose first item is not a string: no variant named.
