@@ -25,7 +25,8 @@
 #                                      tables must be what benches/gpu-check.json gives
 # Exit status: 0 when no check failed or erred (skips allowed), 1 otherwise, 2 on misuse.
 # Settings: GPU_CHECK_PYTHON (python3), GPU_CHECK_BUDGET (540 s for all checks),
-# GPU_CHECK_LIMIT (one limit for every check), GPU_CHECK_KEEP=1 (--self-test keeps its files).
+# GPU_CHECK_LIMIT (one limit for every check), GPU_CHECK_KEEP=1 (keeps the temporary folder
+# of the install and --self-test; otherwise it is removed on any exit, a failing one too).
 set -euo pipefail
 root=$(cd "$(dirname "$0")/.." && pwd)
 cd "$root"
@@ -38,6 +39,10 @@ declare -A limit=([env]=180 [torch_results]=90 [torch_stream]=60 [torch_allocato
 # All checks together stop within GPU_CHECK_BUDGET seconds (a device command may run 600):
 # a check gets what is left when less than its own limit, and none once it is spent.
 budget=${GPU_CHECK_BUDGET:-540}
+# The temporary folder of a run (the install, --self-test's kit), removed when the script
+# exits however it exits (a RETURN trap would not run when `set -e` ends the script).
+scratch=
+trap '[ -z "$scratch" ] || [ -n "${GPU_CHECK_KEEP:-}" ] || rm -rf "$scratch"' EXIT
 
 usage() {
   awk 'NR > 1 && /^#/ { sub(/^# ?/, ""); print; next } NR > 1 { exit }' "$0" >&2
@@ -163,8 +168,8 @@ gpu() {
     exit 2
   fi
   (cd "$kit" && sed -n '3,$p' MANIFEST | sha256sum --check --quiet) || { echo "error: $kit differs from its MANIFEST" >&2; exit 2; }
-  local site
-  site=$(mktemp -d)/site
+  scratch=$(mktemp -d)
+  local site=$scratch/site
   install "$site" apache-tvm-ffi jax-tvm-ffi
   # torch 2.10 and later give tvm_ffi their stream and allocator themselves; older ones
   # need torch-c-dlpack-ext (whose prebuilt addons stop at torch 2.9: beyond that tvm_ffi
@@ -180,9 +185,7 @@ gpu() {
 
 self_test() {
   python=${GPU_CHECK_PYTHON:-.venv-cuda/bin/python} # tvm_ffi and numpy; no torch, CuPy or JAX
-  local scratch
   scratch=$(mktemp -d)
-  [ -n "${GPU_CHECK_KEEP:-}" ] || trap 'rm -rf "$scratch"' RETURN
   # A kit of its own, with the debug library (.gpu-check/ is left as it is).
   kit=$scratch/kit
   download_wheels

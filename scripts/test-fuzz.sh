@@ -29,6 +29,10 @@ case ${1:-} in
 esac
 scripts/fuzz-seeds.sh "$target/fuzz/seeds" >/dev/null
 bin=$(scripts/fuzz-build.sh)
+# Each target's corpus is a temporary folder, removed after its run and on any exit (a
+# failing target, or the test command stopping this step), so none is left in /tmp.
+corpus=
+trap '[ -z "$corpus" ] || rm -rf "$corpus" "$corpus.log"' EXIT
 # The seeds' size (whole libraries are megabytes), not libFuzzer's 1 MiB cap.
 max_len() { if [ "$1" = library_file ]; then echo 4194304; else echo 1048576; fi; }
 for source in fuzz/fuzz_targets/*.rs; do

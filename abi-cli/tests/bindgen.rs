@@ -7,16 +7,15 @@
 use std::path::PathBuf;
 
 use abi_derive_tests::fixture_library;
+use tempfile::TempDir;
 
 mod support;
 
 use support::{abi, path, text};
 
-fn out_dir(name: &str) -> PathBuf {
-    let dir = std::env::temp_dir().join(format!("abi-bindgen-{}-{name}", std::process::id()));
-    let _ = std::fs::remove_dir_all(&dir);
-    std::fs::create_dir_all(&dir).unwrap();
-    dir
+/// A fresh, empty folder, removed with what it holds when dropped (a failing test's too).
+fn out_dir(name: &str) -> TempDir {
+    tempfile::Builder::new().prefix(&format!("abi-bindgen-{name}-")).tempdir().unwrap()
 }
 
 fn generate(lib: &std::path::Path, out: &std::path::Path) -> String {
@@ -30,9 +29,11 @@ fn generate(lib: &std::path::Path, out: &std::path::Path) -> String {
 #[test]
 fn a_module_declares_every_export_with_its_types_and_is_the_same_every_time() {
     let lib = fixture_library("abi-mathlib", "mathlib");
-    let dir = out_dir("module");
+    let tmp = out_dir("module");
+    let dir = tmp.path();
     let first = generate(&lib, &dir.join("a.rs"));
-    let second = generate(&lib, &out_dir("module-again").join("a.rs"));
+    let again = out_dir("module-again");
+    let second = generate(&lib, &again.path().join("a.rs"));
     assert_eq!(first, second, "deterministic");
     for part in [
         "//! Rust bindings to `libmathlib.so`, written by `abi bindgen`",
@@ -57,10 +58,10 @@ fn a_module_declares_every_export_with_its_types_and_is_the_same_every_time() {
 #[test]
 fn a_crate_names_abi_core_as_the_user_says() {
     let lib = fixture_library("abi-mathlib", "mathlib");
-    let dir = out_dir("crate");
+    let tmp = out_dir("crate");
+    let dir = tmp.path();
     let spec = r#"{ path = "../abi/abi-core" }"#;
-    let run =
-        abi(&["bindgen", path(&lib), "--no-load", "--crate", "mathlib-sys", "--abi-core", spec, "-o", path(&dir)]);
+    let run = abi(&["bindgen", path(&lib), "--no-load", "--crate", "mathlib-sys", "--abi-core", spec, "-o", path(dir)]);
     assert!(run.status.success(), "{}", text(&run).1);
     let manifest = std::fs::read_to_string(dir.join("Cargo.toml")).unwrap();
     assert!(manifest.contains("name = \"mathlib-sys\"\n"), "{manifest}");
@@ -68,19 +69,20 @@ fn a_crate_names_abi_core_as_the_user_says() {
     let lib_rs = std::fs::read_to_string(dir.join("src/lib.rs")).unwrap();
     assert!(lib_rs.contains("fn add(a: i64, b: i64) -> i64;"), "{lib_rs}");
 
-    let run = abi(&["bindgen", path(&lib), "--no-load", "--crate", "x", "--abi-core", "0.3", "-o", path(&dir)]);
+    let run = abi(&["bindgen", path(&lib), "--no-load", "--crate", "x", "--abi-core", "0.3", "-o", path(dir)]);
     assert!(run.status.success(), "{}", text(&run).1);
     assert!(std::fs::read_to_string(dir.join("Cargo.toml")).unwrap().contains("\nabi-core = \"0.3\"\n"));
 
     // A crate needs the dependency spelled.
-    let run = abi(&["bindgen", path(&lib), "--crate", "x", "-o", path(&dir)]);
+    let run = abi(&["bindgen", path(&lib), "--crate", "x", "-o", path(dir)]);
     assert_eq!(run.status.code(), Some(2));
     assert!(text(&run).1.contains("--abi-core"), "{}", text(&run).1);
 }
 
 #[test]
 fn bad_input_is_one_line_and_exit_2() {
-    let dir = out_dir("bad");
+    let tmp = out_dir("bad");
+    let dir = tmp.path();
     let not_a_library = dir.join("notes.txt");
     std::fs::write(&not_a_library, "hello").unwrap();
     let run = abi(&["bindgen", path(&not_a_library), "-o", path(&dir.join("x.rs"))]);
@@ -111,7 +113,8 @@ fn checked_in(name: &str) -> String {
 #[cfg(target_os = "linux")]
 #[test]
 fn the_checked_in_bindings_of_abi_libraries_are_what_bindgen_writes() {
-    let dir = out_dir("checked-in");
+    let tmp = out_dir("checked-in");
+    let dir = tmp.path();
     for (package, lib, file) in
         [("abi-interop-lib", "abi_interop_lib", "interop_lib.rs"), ("abi-api-v1", "api_v1", "api_v1.rs")]
     {
@@ -124,7 +127,8 @@ fn the_checked_in_bindings_of_abi_libraries_are_what_bindgen_writes() {
 #[ignore = "needs the C++ library: scripts/test-cpp-library.sh builds it and runs this"]
 fn the_example_bindings_of_the_cpp_library_are_what_bindgen_writes() {
     let lib = PathBuf::from(std::env::var_os("ABI_CPP_LIBRARY").expect("ABI_CPP_LIBRARY names the C++ library"));
-    let out = out_dir("cpp").join("cpplib.rs");
+    let tmp = out_dir("cpp");
+    let out = tmp.path().join("cpplib.rs");
     let run = abi(&["bindgen", path(&lib), "--globals", "cpplib.", "-o", path(&out)]);
     assert!(run.status.success(), "{}", text(&run).1);
     let example = PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("../examples/generated/cpplib.rs");
@@ -136,7 +140,7 @@ fn the_example_bindings_of_the_cpp_library_are_what_bindgen_writes() {
 fn abi_without_tvm_ffi(libdir: Option<&str>, args: &[&str]) -> std::process::Output {
     let empty = out_dir("empty-path");
     let mut cmd = std::process::Command::new(env!("CARGO_BIN_EXE_abi"));
-    cmd.args(args).env("PATH", &empty).env_remove("ABI_TVM_FFI_LIBDIR");
+    cmd.args(args).env("PATH", empty.path()).env_remove("ABI_TVM_FFI_LIBDIR");
     if let Some(dir) = libdir {
         cmd.env("ABI_TVM_FFI_LIBDIR", dir);
     }
@@ -145,7 +149,8 @@ fn abi_without_tvm_ffi(libdir: Option<&str>, args: &[&str]) -> std::process::Out
 
 #[test]
 fn globals_without_libtvm_ffi_are_refused_saying_how_to_name_it() {
-    let dir = out_dir("no-tvm-ffi");
+    let tmp = out_dir("no-tvm-ffi");
+    let dir = tmp.path();
     let out = dir.join("ffi.rs");
     for libdir in [None, Some("/nonexistent-abi-libdir")] {
         for args in [vec!["inspect", "--globals", "ffi."], vec!["bindgen", "--globals", "ffi.", "-o", path(&out)]] {
@@ -192,15 +197,16 @@ fn abi_in(cwd: &std::path::Path, args: &[&str]) -> std::process::Output {
 #[cfg(target_os = "linux")]
 #[test]
 fn a_bare_file_name_is_the_file_here_and_the_header_repeats_a_command_that_works() {
-    let dir = out_dir("bare");
-    mathlib_read_by_loading(&dir, "libbare.so");
-    let run = abi_in(&dir, &["inspect", "libbare.so"]);
+    let tmp = out_dir("bare");
+    let dir = tmp.path();
+    mathlib_read_by_loading(dir, "libbare.so");
+    let run = abi_in(dir, &["inspect", "libbare.so"]);
     let (stdout, stderr) = text(&run);
     assert!(run.status.success(), "{stderr}");
     assert!(stdout.contains("(the library was loaded)"), "read by loading it:\n{stdout}");
 
     let spec = r#"{ path = "../abi/abi-core" }"#;
-    let run = abi_in(&dir, &["bindgen", "libbare.so", "--crate", "bare-sys", "--abi-core", spec, "-o", "out"]);
+    let run = abi_in(dir, &["bindgen", "libbare.so", "--crate", "bare-sys", "--abi-core", spec, "-o", "out"]);
     assert!(run.status.success(), "{}", text(&run).1);
     let lib_rs = std::fs::read_to_string(dir.join("out/src/lib.rs")).unwrap();
     let command = r#"abi bindgen libbare.so --crate bare-sys --abi-core '{ path = "../abi/abi-core" }' -o out"#;
@@ -208,7 +214,7 @@ fn a_bare_file_name_is_the_file_here_and_the_header_repeats_a_command_that_works
     // The command it names writes the same files again.
     let rerun = std::process::Command::new("sh")
         .args(["-c", &command.replacen("abi", env!("CARGO_BIN_EXE_abi"), 1)])
-        .current_dir(&dir)
+        .current_dir(dir)
         .output()
         .unwrap();
     assert!(rerun.status.success(), "{}", text(&rerun).1);
@@ -226,14 +232,15 @@ fn a_bare_file_name_is_the_file_here_and_the_header_repeats_a_command_that_works
 #[test]
 fn a_crate_name_or_dependency_cargo_would_refuse_is_one_line_and_exit_2() {
     let lib = fixture_library("abi-mathlib", "mathlib");
-    let dir = out_dir("crate-refused");
+    let tmp = out_dir("crate-refused");
+    let dir = tmp.path();
     for (name, spec, says) in [
         ("bad name!", "0.1", "--crate \"bad name!\" is not a name the crate can have"),
         ("abi-core", "0.1", "it is the name of its dependency, abi-core"),
         ("x", "garbage {", "--abi-core \"garbage {\" is not a dependency"),
         ("x", "{ path = ", "not a TOML table"),
     ] {
-        let run = abi(&["bindgen", path(&lib), "--no-load", "--crate", name, "--abi-core", spec, "-o", path(&dir)]);
+        let run = abi(&["bindgen", path(&lib), "--no-load", "--crate", name, "--abi-core", spec, "-o", path(dir)]);
         let (_, stderr) = text(&run);
         assert_eq!(run.status.code(), Some(2), "{name} {spec}: {stderr}");
         assert!(stderr.starts_with("abi: error: ") && stderr.lines().count() == 1, "{stderr}");

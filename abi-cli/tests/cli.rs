@@ -5,6 +5,7 @@
 use std::path::PathBuf;
 
 use abi_derive_tests::fixture_library;
+use tempfile::{TempDir, TempPath};
 
 mod support;
 
@@ -226,13 +227,12 @@ fn diff_of_compatible_builds_exits_0() {
 
 #[test]
 fn bad_input_is_a_message_and_exit_2() {
-    let dir = std::env::temp_dir().join(format!("abi-cli-bad-{}", std::process::id()));
-    std::fs::create_dir_all(&dir).unwrap();
-    let not_lib = dir.join("notes.txt");
+    let dir = temp_dir("abi-cli-bad-");
+    let not_lib = dir.path().join("notes.txt");
     std::fs::write(&not_lib, "hello").unwrap();
     let cases: [(Vec<String>, &str); 4] = [
         (vec!["inspect".into(), path(&not_lib).into()], "is not a shared library"),
-        (vec!["inspect".into(), dir.join("absent.so").display().to_string()], "cannot read"),
+        (vec!["inspect".into(), dir.path().join("absent.so").display().to_string()], "cannot read"),
         // A shared library with no packed exports: the C runtime's.
         (vec!["inspect".into(), libc_path()], "exports no packed functions"),
         (
@@ -242,7 +242,7 @@ fn bad_input_is_a_message_and_exit_2() {
                 "--package".into(),
                 "not-a-name".into(),
                 "-o".into(),
-                path(&dir).into(),
+                path(dir.path()).into(),
             ],
             "is not a Python package name",
         ),
@@ -257,6 +257,12 @@ fn bad_input_is_a_message_and_exit_2() {
     }
 }
 
+/// A fresh, empty folder named `prefix...`, removed with what it holds when dropped (a
+/// failing test's too).
+fn temp_dir(prefix: &str) -> TempDir {
+    tempfile::Builder::new().prefix(prefix).tempdir().unwrap()
+}
+
 /// The path of the C runtime this test links (a shared library without packed exports).
 fn libc_path() -> String {
     let maps = std::fs::read_to_string("/proc/self/maps").unwrap();
@@ -268,12 +274,13 @@ fn libc_path() -> String {
 }
 
 /// A copy of mathlib with every `from` in its bytes replaced by `to` (same length).
-fn patched(from: &str, to: &str, name: &str) -> PathBuf {
+fn patched(from: &str, to: &str, name: &str) -> TempPath {
     patched_library(fixture_library("abi-mathlib", "mathlib"), from, to, name)
 }
 
-/// A copy of `lib` with every `from` in its bytes replaced by `to` (same length).
-fn patched_library(lib: PathBuf, from: &str, to: &str, name: &str) -> PathBuf {
+/// A copy of `lib` with every `from` in its bytes replaced by `to` (same length), as a
+/// temporary file removed when dropped.
+fn patched_library(lib: PathBuf, from: &str, to: &str, name: &str) -> TempPath {
     assert_eq!(from.len(), to.len());
     let bytes = std::fs::read(lib).unwrap();
     let text = bytes.windows(from.len()).filter(|w| *w == from.as_bytes()).count();
@@ -289,9 +296,9 @@ fn patched_library(lib: PathBuf, from: &str, to: &str, name: &str) -> PathBuf {
             i += 1;
         }
     }
-    let path = std::env::temp_dir().join(format!("abi-cli-{name}-{}.so", std::process::id()));
-    std::fs::write(&path, out).unwrap();
-    path
+    let file = tempfile::Builder::new().prefix(&format!("abi-cli-{name}-")).suffix(".so").tempfile().unwrap();
+    std::fs::write(file.path(), out).unwrap();
+    file.into_temp_path()
 }
 
 #[test]
@@ -345,6 +352,8 @@ fn malformed_and_future_class_records_are_refused() {
     let lib = || fixture_library("abi-objects-lib", "abi_objects_lib");
     let current = format!("}}],\"abi.version\":{}}}", abi_shared::METADATA_VERSION);
     let future = format!("}}],\"abi.version\":{}}}", abi_shared::METADATA_VERSION + 1);
+    // Where stubs would write, were the records read.
+    let out_dir = temp_dir("abi-cli-class-stubs-");
     for (lib, says) in [
         (
             patched_library(lib(), &current, &future, "class-future"),
@@ -360,7 +369,7 @@ fn malformed_and_future_class_records_are_refused() {
         ),
     ] {
         for command in ["inspect", "stubs"] {
-            let out = abi(&[command, "--no-load", path(&lib), "--package", "p", "-o", "/tmp"]
+            let out = abi(&[command, "--no-load", path(&lib), "--package", "p", "-o", path(out_dir.path())]
                 [..if command == "inspect" { 3 } else { 7 }]);
             let (_, stderr) = text(&out);
             assert_eq!(out.status.code(), Some(2), "{command}: {stderr}");
@@ -390,10 +399,10 @@ fn inspect_and_diff_read_a_cpp_library_by_loading_it() {
     assert!(text(&refused).1.contains("publishes its metadata only as functions"));
     let same = abi(&["diff", &lib, &lib]);
     assert_eq!(same.status.code(), Some(0), "{}", text(&same).1);
-    let dir = std::env::temp_dir().join(format!("abi-cli-cpp-stubs-{}", std::process::id()));
-    let out = abi(&["stubs", &lib, "--package", "cpplib", "-o", path(&dir)]);
+    let dir = temp_dir("abi-cli-cpp-stubs-");
+    let out = abi(&["stubs", &lib, "--package", "cpplib", "-o", path(dir.path())]);
     assert!(out.status.success(), "{}", text(&out).1);
-    let stub = std::fs::read_to_string(dir.join("cpplib/__init__.pyi")).unwrap();
+    let stub = std::fs::read_to_string(dir.path().join("cpplib/__init__.pyi")).unwrap();
     for part in [
         "def apply_twice(_0: Callable[..., Any], _1: int, /) -> int:\n    \"\"\"Calls f on x, then on the result.\"\"\"\n",
         "def label(_0: str, _1: Optional[int], /) -> str: ...\n",
@@ -447,12 +456,11 @@ fn iree_functions_without_a_module_are_a_warning_naming_the_macro() {
     let v: serde_json::Value = serde_json::from_slice(&out.stdout).unwrap();
     assert!(v["iree"]["warning"].as_str().is_some_and(|w| w.contains(warning)), "{}", v["iree"]);
     // `abi wheel` builds the wheel and warns the same way.
-    let dir = std::env::temp_dir().join(format!("abi-cli-trial-wheel-{}", std::process::id()));
-    let out = abi(&["wheel", path(&lib), "--package", "trial", "--version", "1.0", "-o", path(&dir)]);
+    let dir = temp_dir("abi-cli-trial-wheel-");
+    let out = abi(&["wheel", path(&lib), "--package", "trial", "--version", "1.0", "-o", path(dir.path())]);
     let (stdout, stderr) = text(&out);
     assert!(out.status.success(), "{stderr}");
     assert!(stdout.starts_with("wrote ") && stderr.contains(warning), "{stdout}\n{stderr}");
-    let _ = std::fs::remove_dir_all(&dir);
 }
 
 /// The ```text block after `<!-- excerpt of: COMMAND -->` in the guide's chapter on the

@@ -4,9 +4,17 @@
 
 use std::path::PathBuf;
 
+use tempfile::TempDir;
+
 mod support;
 
 use support::{abi, path, text};
+
+/// A fresh, empty folder named `prefix...`, removed with what it holds when dropped (a
+/// failing test's too).
+fn temp_dir(prefix: &str) -> TempDir {
+    tempfile::Builder::new().prefix(prefix).tempdir().unwrap()
+}
 
 fn libdir() -> PathBuf {
     PathBuf::from(std::env::var_os("ABI_TVM_FFI_LIBDIR").expect("ABI_TVM_FFI_LIBDIR names the wheel's lib folder"))
@@ -52,14 +60,13 @@ fn a_prefix_with_no_globals_is_one_line_and_exit_2() {
 #[test]
 #[ignore = "needs the wheel's libtvm_ffi: run by scripts/test-bindgen.sh"]
 fn the_checked_in_bindings_of_tvm_ffi_are_what_bindgen_writes() {
-    let dir = std::env::temp_dir().join(format!("abi-globals-{}", std::process::id()));
-    std::fs::create_dir_all(&dir).unwrap();
+    let dir = temp_dir("abi-globals-");
     let testing = libdir().join("libtvm_ffi_testing.so");
     let checked_in = PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("../abi-derive-tests/tests/bindgen");
     for (args, file) in
         [(vec!["--load", path(&testing), "--globals", "testing."], "testing.rs"), (vec!["--globals", "ffi."], "ffi.rs")]
     {
-        let out = dir.join(file);
+        let out = dir.path().join(file);
         let run = abi(&[&["bindgen"][..], &args, &["-o", path(&out)]].concat());
         assert!(run.status.success(), "{}", text(&run).1);
         let fresh = std::fs::read_to_string(&out).unwrap();
@@ -75,7 +82,9 @@ fn the_checked_in_bindings_of_tvm_ffi_are_what_bindgen_writes() {
 #[ignore = "needs the wheel's libtvm_ffi: run by scripts/test-bindgen.sh"]
 fn a_library_that_only_registers_globals_named_to_bind_says_to_load_it() {
     let runtime = libdir().join("libtvm_ffi.so");
-    let out = std::env::temp_dir().join(format!("abi-globals-load-{}.rs", std::process::id()));
+    // Not written; if it were, it goes with the folder.
+    let dir = temp_dir("abi-globals-load-");
+    let out = dir.path().join("load.rs");
     for cmd in ["inspect", "bindgen"] {
         let run =
             abi(&[cmd, path(&runtime), "--globals", "ffi.", "-o", path(&out)][..if cmd == "inspect" { 4 } else { 6 }]);
@@ -98,14 +107,13 @@ fn a_library_that_only_registers_globals_named_to_bind_says_to_load_it() {
 #[ignore = "needs the wheel's libtvm_ffi: run by scripts/test-bindgen.sh"]
 fn any_prefix_gives_identifiers_clippy_accepts() {
     let testing = libdir().join("libtvm_ffi_testing.so");
-    let dir = std::env::temp_dir().join(format!("abi-globals-prefix-{}", std::process::id()));
-    std::fs::create_dir_all(&dir).unwrap();
+    let dir = temp_dir("abi-globals-prefix-");
     for (prefix, wanted) in [
         ("", "    #[abi(name = \"ffi._RegisterFFIInit\")]\n    fn ffi_register_ffi_init("),
         ("testing", "    #[abi(name = \"testing.add_one\")]\n    fn add_one("),
         ("testing.schema_id_int", "    #[abi(name = \"testing.schema_id_int\")]\n    fn schema_id_int("),
     ] {
-        let out = dir.join("g.rs");
+        let out = dir.path().join("g.rs");
         let run = abi(&["bindgen", "--load", path(&testing), "--globals", prefix, "-o", path(&out)]);
         assert!(run.status.success(), "{prefix:?}: {}", text(&run).1);
         let source = std::fs::read_to_string(&out).unwrap();
@@ -123,9 +131,8 @@ fn any_prefix_gives_identifiers_clippy_accepts() {
 #[ignore = "needs the wheel's libtvm_ffi: run by scripts/test-bindgen.sh"]
 fn a_global_registered_twice_keeps_the_first_and_names_both_libraries() {
     let first = abi_derive_tests::fixture_library("abi-mathlib", "mathlib");
-    let dir = std::env::temp_dir().join(format!("abi-globals-twice-{}", std::process::id()));
-    std::fs::create_dir_all(&dir).unwrap();
-    let second = dir.join("libmathlib.so");
+    let dir = temp_dir("abi-globals-twice-");
+    let second = dir.path().join("libmathlib.so");
     std::fs::copy(&first, &second).unwrap();
     let run = abi(&["inspect", "--load", path(&first), "--load", path(&second), "--globals", "mathlib.", "--json"]);
     let (stdout, stderr) = text(&run);

@@ -9,6 +9,7 @@ use std::path::{Path, PathBuf};
 
 use abi_derive_tests::fixture_library;
 use support::{abi, path, text};
+use tempfile::TempDir;
 
 /// `(cargo package, library name, Python package)` of every library with exports.
 const LIBRARIES: &[(&str, &str, &str)] = &[
@@ -58,10 +59,10 @@ fn the_generated_packages_match_the_kept_ones() {
     for &(crate_name, lib, package) in LIBRARIES {
         let library = fixture_library(crate_name, lib);
         let out = tempdir(package);
-        let run = abi(&["stubs", path(&library), "--package", package, "-o", path(&out)]);
+        let run = abi(&["stubs", path(&library), "--package", package, "-o", path(out.path())]);
         let (stdout, stderr) = text(&run);
         assert!(run.status.success(), "abi stubs {package}: {stdout}{stderr}");
-        let dir = out.join(package);
+        let dir = out.path().join(package);
         let mut names: Vec<String> =
             std::fs::read_dir(&dir).unwrap().map(|e| e.unwrap().file_name().to_string_lossy().into_owned()).collect();
         names.sort();
@@ -89,7 +90,6 @@ fn the_generated_packages_match_the_kept_ones() {
         for kept_name in KEPT {
             assert!(names.iter().any(|n| n == kept_name), "{package}: no {kept_name} written");
         }
-        std::fs::remove_dir_all(&out).ok();
     }
     assert!(
         stale.is_empty(),
@@ -98,10 +98,8 @@ fn the_generated_packages_match_the_kept_ones() {
     );
 }
 
-/// A fresh folder for one package's files.
-fn tempdir(package: &str) -> PathBuf {
-    let dir = std::env::temp_dir().join(format!("abi-packages-{}-{package}", std::process::id()));
-    std::fs::remove_dir_all(&dir).ok();
-    std::fs::create_dir_all(&dir).unwrap();
-    dir
+/// A fresh folder for one package's files, removed with them when dropped (at the end of
+/// the package's turn, or when a failing test unwinds).
+fn tempdir(package: &str) -> TempDir {
+    tempfile::Builder::new().prefix(&format!("abi-packages-{package}-")).tempdir().unwrap()
 }

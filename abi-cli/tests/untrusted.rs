@@ -12,6 +12,13 @@ use abi_cli::read::{read_bytes, Listing};
 use abi_derive_tests::{fixture_library, SplitMix64};
 use object::{Object, ObjectSection};
 use support::{abi, path, text};
+use tempfile::TempDir;
+
+/// A fresh, empty folder named `prefix...`, removed with what it holds when dropped (a
+/// failing test's too).
+fn temp_dir(prefix: &str) -> TempDir {
+    tempfile::Builder::new().prefix(prefix).tempdir().unwrap()
+}
 
 /// Libraries with every record section: exports, classes, IREE records.
 fn libraries() -> Vec<PathBuf> {
@@ -149,12 +156,11 @@ fn symbols_sharing_one_name(good: &[u8], count: usize, len: usize) -> Vec<u8> {
 
 #[test]
 fn hostile_files_are_one_line_and_exit_2_for_every_command() {
-    let dir = std::env::temp_dir().join(format!("abi-untrusted-{}", std::process::id()));
-    std::fs::create_dir_all(&dir).unwrap();
+    let dir = temp_dir("abi-untrusted-");
     let good = fixture_library("abi-mathlib", "mathlib");
-    for (file, what) in hostile_files(&std::fs::read(&good).unwrap(), &dir) {
+    for (file, what) in hostile_files(&std::fs::read(&good).unwrap(), dir.path()) {
         let f = path(&file);
-        let out_dir = path(&dir);
+        let out_dir = path(dir.path());
         let rs = format!("{out_dir}/bindings.rs");
         for args in [
             vec!["inspect", "--no-load", f],
@@ -178,7 +184,7 @@ fn hostile_files_are_one_line_and_exit_2_for_every_command() {
             }
         }
     }
-    std::fs::remove_dir_all(&dir).unwrap();
+    dir.close().unwrap();
 }
 
 #[test]
@@ -576,13 +582,12 @@ fn hostile_names(dir: &Path) -> Vec<PathBuf> {
 
 #[test]
 fn names_from_the_file_print_escaped_on_one_line_each() {
-    let dir = std::env::temp_dir().join(format!("abi-hostile-names-{}", std::process::id()));
-    std::fs::create_dir_all(&dir).unwrap();
+    let dir = temp_dir("abi-hostile-names-");
     let good = fixture_library("abi-mathlib", "mathlib");
-    let out_dir = path(&dir);
+    let out_dir = path(dir.path());
     let rs = format!("{out_dir}/bindings.rs");
     let longest_warning = "abi: warning: ".len() + abi_cli::MESSAGE_CHARS + "...".len();
-    for file in hostile_names(&dir) {
+    for file in hostile_names(dir.path()) {
         let f = path(&file);
         for args in [
             vec!["inspect", "--no-load", f],
@@ -630,7 +635,7 @@ fn names_from_the_file_print_escaped_on_one_line_each() {
             }
         }
     }
-    std::fs::remove_dir_all(&dir).unwrap();
+    dir.close().unwrap();
 }
 
 /// Output that cannot be written (a full disk; `| head`, which closes the pipe) is one
@@ -665,17 +670,17 @@ fn a_failing_run_says_one_line_even_with_a_warning() {
     let mut bad = no_module.clone();
     let at = shoff + 64 * dynamic + 0x18; // sh_offset
     bad[at..at + 8].copy_from_slice(&(1u64 << 40).to_le_bytes());
-    let dir = std::env::temp_dir().join(format!("abi-warning-then-error-{}", std::process::id()));
-    std::fs::create_dir_all(&dir).unwrap();
-    let (warned, failing) = (dir.join("warned.so"), dir.join("failing.so"));
+    let dir = temp_dir("abi-warning-then-error-");
+    let (warned, failing) = (dir.path().join("warned.so"), dir.path().join("failing.so"));
     std::fs::write(&warned, &no_module).unwrap();
     std::fs::write(&failing, &bad).unwrap();
     let inspect = abi(&["inspect", "--no-load", path(&warned)]);
     assert!(text(&inspect).1.starts_with("abi: warning: "), "the file earns the warning: {}", text(&inspect).1);
-    let out = abi(&["wheel", "--no-load", path(&failing), "--package", "p", "--version", "1.0", "-o", path(&dir)]);
+    let out =
+        abi(&["wheel", "--no-load", path(&failing), "--package", "p", "--version", "1.0", "-o", path(dir.path())]);
     let (_, stderr) = text(&out);
     assert_eq!(out.status.code(), Some(2), "{stderr}");
     assert_eq!(stderr.lines().count(), 1, "{stderr}");
     assert!(stderr.starts_with("abi: error: "), "{stderr}");
-    std::fs::remove_dir_all(&dir).unwrap();
+    dir.close().unwrap();
 }

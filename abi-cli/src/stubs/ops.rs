@@ -427,9 +427,9 @@ mod tests {
 
     /// `text` parsed by Python (`python3` on PATH, which the test suite needs anyway).
     fn assert_python(name: &str, text: &str) {
-        let dir = std::env::temp_dir().join(format!("abi-ops-{}-{name}", std::process::id()));
-        std::fs::create_dir_all(&dir).unwrap();
-        let path = dir.join(name);
+        // Removed when dropped, whether the assertion below holds or panics.
+        let dir = tempfile::Builder::new().prefix("abi-ops-").tempdir().unwrap();
+        let path = dir.path().join(name);
         std::fs::write(&path, text).unwrap();
         let run = std::process::Command::new("python3")
             .args(["-c", "import ast, sys; ast.parse(open(sys.argv[1]).read(), sys.argv[1])"])
