@@ -1,11 +1,12 @@
 // A C++ tvm-ffi host for the Rust example libraries: compiled against the apache-tvm-ffi
 // wheel's headers and libtvm_ffi, it loads each library with Module::LoadFromFile and
-// calls its exports as any C++ user would: typed calls, strings, bytes, optionals, arrays
-// and maps both ways, Rust-made functions, tensors both ways, callbacks (one that throws),
-// errors with kinds, metadata and docs. scripts/test-cpp-host.sh runs it under valgrind
-// too: every object either side made is released by the other without a leak. Rust object
-// types (libabi_objects_lib.so) are read through tvm-ffi's reflection API, passed back and
-// forth, held weakly here, and released by C++ and Rust holders in both orders.
+// calls its exports as any C++ user would: typed calls, strings, bytes, enums (names, and
+// tagged Arrays for enums with data), optionals, arrays and maps both ways, Rust-made
+// functions, tensors both ways, callbacks (one that throws), errors with kinds, metadata and
+// docs. scripts/test-cpp-host.sh runs it under valgrind too: every object either side made
+// is released by the other without a leak. Rust object types (libabi_objects_lib.so) are
+// read through tvm-ffi's reflection API, passed back and forth, held weakly here, and
+// released by C++ and Rust holders in both orders.
 //
 // The environment API (c_env_api.h) is exercised as a C++ framework would: a stream set with
 // TVMFFIEnvSetStream and an allocator lent with TVMFFIEnvSetDLPackManagedTensorAllocator are
@@ -149,6 +150,56 @@ void Enums(const ffi::Module& lib) {
                                   [&] { Get(lib, "sample_at")(9, 5); });
   CHECK_EQ(range, "9 is outside 0..5");
   ExpectError("abi_interop_lib.SamplingError.BadSize", [&] { Get(lib, "sample_at")(0, 0); });
+}
+
+// An enum with data crosses as a tagged tuple: an Array of its variant's name then its fields
+// in declaration order, which C++ builds and reads as any Array (nothing registered for it);
+// an unknown name is a ValueError listing the names, a field of the wrong type a TypeError.
+void EnumsWithData(const ffi::Module& lib) {
+  using Tagged = ffi::Array<ffi::Any>;
+  ffi::Function area = Get(lib, "figure_area");
+  ffi::Function scale = Get(lib, "scale_figure");
+  CHECK_EQ(area(Tagged{ffi::String("Rect"), 2.0, 3.0}).cast<double>(), 6.0);
+  CHECK(std::abs(area(Tagged{ffi::String("Circle"), 1.0}).cast<double>() - 3.141592653589793) < 1e-12);
+  CHECK_EQ(area(Tagged{ffi::String("Empty")}).cast<double>(), 0.0);
+  ffi::Array<ffi::Array<double>> corners{ffi::Array<double>{0.0, 0.0}, ffi::Array<double>{2.0, 0.0},
+                                         ffi::Array<double>{2.0, 2.0}, ffi::Array<double>{0.0, 2.0}};
+  Tagged square{ffi::String("Polygon"), corners, ffi::String("sq")};
+  CHECK_EQ(area(square).cast<double>(), 4.0);
+  // A result is read the same way: the name at [0], the fields after it.
+  Tagged rect = scale(Tagged{ffi::String("Rect"), 1.0, 2.0}, 1.5).cast<Tagged>();
+  CHECK_EQ(rect.size(), 3u);
+  CHECK_EQ(rect[0].cast<std::string>(), "Rect");
+  CHECK_EQ(rect[1].cast<double>(), 1.5);
+  CHECK_EQ(rect[2].cast<double>(), 3.0);
+  Tagged half = scale(square, 0.5).cast<Tagged>();
+  CHECK_EQ(half[0].cast<std::string>(), "Polygon");
+  auto points = half[1].cast<ffi::Array<ffi::Array<double>>>();
+  CHECK_EQ(points.size(), 4u);
+  CHECK_EQ(points[2][0], 1.0);
+  CHECK_EQ(points[2][1], 1.0);
+  CHECK_EQ(half[2].cast<std::string>(), "sq*0.5");
+  Tagged empty = scale(Tagged{ffi::String("Empty")}, 2.0).cast<Tagged>();
+  CHECK_EQ(empty.size(), 1u);
+  CHECK_EQ(empty[0].cast<std::string>(), "Empty");
+  // Inside containers: an Optional and a Map of Arrays of them.
+  ffi::Array<Tagged> figures{Tagged{ffi::String("Rect"), 1.0, 1.0}, Tagged{ffi::String("Circle"), 2.0}};
+  auto largest = Get(lib, "largest_figure")(figures).cast<ffi::Array<ffi::Any>>();
+  Tagged best = largest[0].cast<Tagged>();
+  CHECK_EQ(best[0].cast<std::string>(), "Circle");
+  CHECK_EQ(best[1].cast<double>(), 2.0);
+  auto by_kind = largest[1].cast<ffi::Map<ffi::String, ffi::Array<Tagged>>>();
+  CHECK_EQ(by_kind.size(), 2u);
+  CHECK_EQ(by_kind["Rect"][0][0].cast<std::string>(), "Rect");
+  std::string unknown = ExpectError("ValueError", [&] { area(Tagged{ffi::String("Square"), 1.0}); });
+  CHECK(unknown.find("figure_area") != std::string::npos);
+  CHECK(unknown.find(R"("Square" is not a name of Figure; it takes "Circle", "Rect", "Polygon", "Empty")") !=
+        std::string::npos);
+  std::string wrong =
+      ExpectError("TypeError", [&] { area(Tagged{ffi::String("Circle"), ffi::String("wide")}); });
+  CHECK(wrong.find("Figure.Circle.r: expected float, got str") != std::string::npos);
+  ExpectError("TypeError", [&] { area(ffi::String("Circle")); });
+  std::cout << "ok  enums with data: tagged Arrays built and read here, an unknown name refused" << std::endl;
 }
 
 void OptionalsAndContainers(const ffi::Module& lib) {
@@ -418,6 +469,7 @@ int main(int argc, char** argv) {
     Scalars(lib);
     StringsAndBytes(lib);
     Enums(lib);
+    EnumsWithData(lib);
     OptionalsAndContainers(lib);
     MapsAndFunctions(lib, math);
     Tensors(lib, kit);
