@@ -46,6 +46,8 @@ fn inspect_lists_enums_error_types_and_what_an_export_raises() {
         "\nenum Interp (crosses as a string)\n    Nearest = \"nearest\"\n    Bilinear = \"bilinear\"\n    Bicubic = \"cubic\"\n",
         "\nerror type SamplingError\n    What the sampling functions refuse.\n",
         "    BadSize = \"abi_interop_lib.SamplingError.BadSize\" (Python base ValueError)\n",
+        "\nenum Figure (crosses as a tuple: its variant's name, then its fields)\n    Circle = \"Circle\" (r: float)\n",
+        "    Polygon = \"Polygon\" (list[tuple[float, float]], str)\n    Empty = \"Empty\"\n",
     ] {
         assert!(stdout.contains(part), "{part:?} not in\n{stdout}");
     }
@@ -53,6 +55,12 @@ fn inspect_lists_enums_error_types_and_what_an_export_raises() {
     let json: serde_json::Value = serde_json::from_str(&text(&out).0).unwrap();
     assert_eq!(json["enums"][1]["variants"], serde_json::json!(["Nearest", "Bilinear", "Bicubic"]), "{json}");
     assert_eq!(json["errors"][0]["kinds"][1]["base"], "IndexError", "{json}");
+    let figure = &json["data_enums"][0];
+    assert_eq!(figure["name"], "Figure", "{json}");
+    assert_eq!(
+        figure["variants"][1]["fields"],
+        serde_json::json!([{"name": "w", "type": "float"}, {"name": "h", "type": "float"}])
+    );
 }
 
 #[test]
