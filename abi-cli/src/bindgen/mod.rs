@@ -1,7 +1,8 @@
 //! `abi bindgen`: Rust bindings to a library's exports and, with `--globals`, to the global
 //! functions its loading registers: `#[abi_core::import]` declarations (bind-checked
 //! against the same metadata they were written from), typed handles for the object classes
-//! their signatures name (fields and methods from reflection), and derived structs. The
+//! their signatures name (fields and methods from reflection), and derived structs and
+//! enums (fieldless, and with data: tagged tuples, which register nothing). The
 //! output is deterministic (items sorted by name) and, where `rustfmt` is on PATH,
 //! formatted by it.
 
@@ -18,7 +19,7 @@ use abi_core::schema::{Class, Metadata, TypeSchema};
 use crate::globals::Global;
 use crate::read::Listing;
 use names::{after_prefix, ident, unique, Role};
-use rust_type::{Side, Types};
+use rust_type::{Field, Fields, Side, Types, Variant};
 
 /// What to write.
 pub struct Request<'a> {
@@ -98,12 +99,22 @@ pub fn module(req: &Request<'_>) -> Result<String, String> {
             handle(&mut handles_text, &mut types, &key, &name, (req.classes)(&key));
         }
     }
+    // Structs and enums map their fields when first named, so every type they hold is
+    // named by now (handles included: a struct's object field is written above).
     let mut structs_text = String::new();
-    for (name, fields) in types.structs.clone() {
-        derived_struct(&mut structs_text, &mut types, &name, &fields);
+    for (name, fields) in &types.structs {
+        derived_struct(&mut structs_text, name, fields, derives(&types, fields.items.iter()));
     }
     for (name, (names, variants)) in &types.enums {
         derived_enum(&mut structs_text, name, names, variants);
+    }
+    for (name, variants) in &types.tagged {
+        derived_tagged(
+            &mut structs_text,
+            name,
+            variants,
+            derives(&types, variants.items.iter().flat_map(|v| &v.fields)),
+        );
     }
     for error in req.listing.map_or(&[][..], |l| &l.errors) {
         let name = types.error_kinds_name(&error.name);
@@ -333,26 +344,55 @@ fn is_self(t: &TypeSchema, key: &str) -> bool {
 }
 
 fn notes(out: &mut String, types: &Types) {
-    for note in &types.notes {
-        writeln!(out, "    // abi bindgen: {}", printable(note)).unwrap();
+    note_lines(out, "    ", &types.notes);
+}
+
+fn note_lines(out: &mut String, indent: &str, notes: &[String]) {
+    for note in notes {
+        writeln!(out, "{indent}// abi bindgen: {}", printable(note)).unwrap();
+    }
+}
+
+/// The traits a derived struct or enum with data `fields` derives besides its own: `PartialEq`
+/// only when every field has it.
+fn derives<'a>(types: &Types, mut fields: impl Iterator<Item = &'a Field>) -> &'static str {
+    match fields.all(|f| types.comparable(&f.rust)) {
+        true => "Clone, Debug, PartialEq",
+        false => "Clone, Debug",
     }
 }
 
 /// A derived struct of an abi library, with its field names.
-fn derived_struct(out: &mut String, types: &mut Types, name: &str, fields: &[(String, TypeSchema)]) {
-    types.notes.clear();
-    let names = unique(fields.iter().map(|(n, _)| ident(n, Role::Field)).collect());
-    let fields: Vec<String> =
-        names.iter().zip(fields).map(|(n, (_, t))| format!("    pub {n}: {},", types.rust(t, Side::Owned))).collect();
+fn derived_struct(out: &mut String, name: &str, fields: &Fields<Field>, derives: &str) {
+    let names = unique(fields.items.iter().map(|f| ident(&f.key, Role::Field)).collect());
     writeln!(out, "\n/// The struct `{name}`, as the library declares it.").unwrap();
-    notes(out, types);
-    writeln!(out, "#[derive(Clone, Debug, PartialEq, abi_core::AbiStruct)]\npub struct {name} {{").unwrap();
-    for (f, n) in fields.iter().zip(&names) {
+    note_lines(out, "", &fields.notes);
+    writeln!(out, "#[derive({derives}, abi_core::AbiStruct)]\npub struct {name} {{").unwrap();
+    for (f, n) in fields.items.iter().zip(&names) {
         writeln!(out, "    /// `{n}`.").unwrap();
-        out.push_str(f);
-        out.push('\n');
+        field_rename(out, "    ", f, n);
+        writeln!(out, "    pub {n}: {},", f.rust).unwrap();
     }
     out.push_str("}\n");
+}
+
+/// `#[abi(rename = "...")]` above the field `rust` when its key is another name, so that it
+/// keeps the library's key; a key the derives refuse (only letters, digits and `_` make one)
+/// is noted instead, the field keeping its Rust name.
+fn field_rename(out: &mut String, indent: &str, field: &Field, rust: &str) {
+    if field.key == rust {
+        return;
+    }
+    if !field.key.is_empty() && field.key.chars().all(|c| c == '_' || c.is_ascii_alphanumeric()) {
+        writeln!(out, "{indent}#[abi(rename = {})]", rust_string(&field.key)).unwrap();
+    } else {
+        let key = printable(&rust_string(&field.key));
+        writeln!(
+            out,
+            "{indent}// abi bindgen: the key {key} is no key a derive takes (letters, digits, `_`): keyed `{rust}`"
+        )
+        .unwrap();
+    }
 }
 
 /// Writes a fieldless enum: each variant by its Rust identifier, renamed to the name it
@@ -364,6 +404,37 @@ fn derived_enum(out: &mut String, name: &str, names: &[String], variants: &[Stri
     for (variant, wire) in idents.iter().zip(names) {
         writeln!(out, "    /// {}.", printable(&rust_string(wire))).unwrap();
         writeln!(out, "    #[abi(rename = {})]\n    {variant},", rust_string(wire)).unwrap();
+    }
+    out.push_str("}\n");
+}
+
+/// Writes an enum with data: each variant by its Rust identifier, renamed to the name it
+/// crosses as, with its fields (named, positional, or none) keeping their keys.
+fn derived_tagged(out: &mut String, name: &str, variants: &Fields<Variant>, derives: &str) {
+    let idents = unique(variants.items.iter().map(|v| ident(&v.ident, Role::Type)).collect());
+    writeln!(out, "\n/// The enum with data `{name}`, as the library declares it: a value crosses as a tuple of its")
+        .unwrap();
+    writeln!(out, "/// variant's name then its fields, and registers nothing in the process (no type keys).").unwrap();
+    note_lines(out, "", &variants.notes);
+    writeln!(out, "#[derive({derives}, abi_core::AbiEnum)]\npub enum {name} {{").unwrap();
+    for (variant, v) in idents.iter().zip(&variants.items) {
+        writeln!(out, "    /// {}.", printable(&rust_string(&v.name))).unwrap();
+        writeln!(out, "    #[abi(rename = {})]", rust_string(&v.name)).unwrap();
+        if v.fields.is_empty() {
+            writeln!(out, "    {variant},").unwrap();
+        } else if v.tuple_like {
+            let types: Vec<&str> = v.fields.iter().map(|f| f.rust.as_str()).collect();
+            writeln!(out, "    {variant}({}),", types.join(", ")).unwrap();
+        } else {
+            writeln!(out, "    {variant} {{").unwrap();
+            let names = unique(v.fields.iter().map(|f| ident(&f.key, Role::Field)).collect());
+            for (f, n) in v.fields.iter().zip(&names) {
+                writeln!(out, "        /// `{}`.", printable(&f.key)).unwrap();
+                field_rename(out, "        ", f, n);
+                writeln!(out, "        {n}: {},", f.rust).unwrap();
+            }
+            writeln!(out, "    }},").unwrap();
+        }
     }
     out.push_str("}\n");
 }
@@ -497,6 +568,67 @@ mod tests {
             out,
             "    // abi bindgen: `Union[int, int, int, int, int]` is declared `Any` (checked per call): abi_core's \
              Variant types hold 2 to 4 members\n    fn pick(arg0: abi_core::Any) -> i64;\n"
+        );
+    }
+
+    /// An enum with data is written with its variants renamed to their names, named fields
+    /// keeping their keys (a key that is no Rust identifier renamed back), positional fields
+    /// and bare unit variants; a field with no Rust type is `Any`, noted above the enum.
+    #[test]
+    fn an_enum_with_data_is_written_with_the_names_and_keys_the_library_publishes() {
+        use abi_core::schema::TaggedVariant;
+        let variant = |name: &str, ident: &str, fields: Vec<(&str, TypeSchema)>| TaggedVariant {
+            name: name.to_owned(),
+            ident: ident.to_owned(),
+            fields: fields.into_iter().map(|(k, t)| (k.to_owned(), t)).collect(),
+        };
+        let five = TypeSchema::Variant(vec![TypeSchema::Int(None); 5]);
+        let e = TypeSchema::Tagged {
+            name: "Token".into(),
+            variants: vec![
+                variant(
+                    "word",
+                    "Word",
+                    vec![("type", TypeSchema::Str), ("textLen", TypeSchema::Int(None)), ("a-b", TypeSchema::Bool)],
+                ),
+                variant("pair", "Pair", vec![("0", TypeSchema::Float(None)), ("1", five)]),
+                variant("end-of-input", "EndOfInput", vec![]),
+            ],
+        };
+        let mut types = Types::default();
+        assert_eq!(types.rust(&e, Side::Param), "Token");
+        let mut out = String::new();
+        let token = &types.tagged["Token"];
+        derived_tagged(&mut out, "Token", token, derives(&types, token.items.iter().flat_map(|v| &v.fields)));
+        assert_eq!(
+            out,
+            r#"
+/// The enum with data `Token`, as the library declares it: a value crosses as a tuple of its
+/// variant's name then its fields, and registers nothing in the process (no type keys).
+// abi bindgen: `Union[int, int, int, int, int]` is declared `Any` (checked per call): abi_core's Variant types hold 2 to 4 members
+#[derive(Clone, Debug, abi_core::AbiEnum)]
+pub enum Token {
+    /// "word".
+    #[abi(rename = "word")]
+    Word {
+        /// `type`.
+        #[abi(rename = "type")]
+        type_: String,
+        /// `textLen`.
+        #[abi(rename = "textLen")]
+        text_len: i64,
+        /// `a-b`.
+        // abi bindgen: the key "a-b" is no key a derive takes (letters, digits, `_`): keyed `a_b`
+        a_b: bool,
+    },
+    /// "pair".
+    #[abi(rename = "pair")]
+    Pair(f64, abi_core::Any),
+    /// "end-of-input".
+    #[abi(rename = "end-of-input")]
+    EndOfInput,
+}
+"#
         );
     }
 

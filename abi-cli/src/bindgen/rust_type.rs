@@ -1,12 +1,13 @@
 //! The Rust type of a type in the model, as a generated declaration spells it: widths
 //! where the metadata has them, kinds otherwise (`int` is `i64`, `float` `f64`); strings
 //! and bytes borrowed as parameters and owned as results; tensors as `Tensor` objects;
-//! object classes by the typed handle written for them. A type with no Rust
-//! spelling here is `abi_core::Any` (checked per call), with the reason noted.
+//! object classes by the typed handle written for them; an abi library's structs and enums
+//! by the Rust types written for them. A type with no Rust spelling here is `abi_core::Any`
+//! (checked per call), with the reason noted.
 
 use std::collections::{BTreeMap, BTreeSet};
 
-use abi_core::schema::{FloatWidth, IntWidth, TypeSchema};
+use abi_core::schema::{FloatWidth, IntWidth, TaggedVariant, TypeSchema};
 
 use super::names::{ident, Role};
 
@@ -19,16 +20,58 @@ pub enum Side {
     Owned,
 }
 
-/// The types one output names, collected while mapping: object classes (by key) and
-/// derived structs (by name), with the notes of what became `Any`.
+/// One field of a derived struct or of a variant of an enum with data: its key in the
+/// metadata and its Rust type (owned).
+#[derive(Clone, Debug, PartialEq)]
+pub struct Field {
+    /// The key the library publishes (`"0"`, `"1"`... for a tuple variant's fields).
+    pub key: String,
+    /// Its Rust type.
+    pub rust: String,
+}
+
+/// A derived struct or an enum with data, its field types mapped when it is first named
+/// (so that the types inside it are named, and written, too), with the notes of what
+/// became `Any` in it.
+#[derive(Clone, Debug, PartialEq)]
+pub struct Fields<T> {
+    /// The struct's fields, or the enum's variants.
+    pub items: Vec<T>,
+    /// Why a field became `Any`, one line each.
+    pub notes: Vec<String>,
+}
+
+impl<T> Default for Fields<T> {
+    fn default() -> Self {
+        Fields { items: Vec::new(), notes: Vec::new() }
+    }
+}
+
+/// One variant of an enum with data, as written.
+#[derive(Clone, Debug, PartialEq)]
+pub struct Variant {
+    /// The name it crosses as.
+    pub name: String,
+    /// Its Rust identifier in the library.
+    pub ident: String,
+    /// Whether its fields are positional (`Polygon(Vec<(f64, f64)>, String)`).
+    pub tuple_like: bool,
+    /// Its fields, in order.
+    pub fields: Vec<Field>,
+}
+
+/// The types one output names, collected while mapping: object classes (by key), derived
+/// structs and enums (by name), with the notes of what became `Any`.
 #[derive(Default)]
 pub struct Types {
     /// Object class key -> the handle's Rust name.
     pub handles: BTreeMap<String, String>,
-    /// Struct Rust name -> its fields (name, type).
-    pub structs: BTreeMap<String, Vec<(String, TypeSchema)>>,
+    /// Struct Rust name -> its fields.
+    pub structs: BTreeMap<String, Fields<Field>>,
     /// Fieldless enum Rust name -> its names and its variants' identifiers.
     pub enums: BTreeMap<String, (Vec<String>, Vec<String>)>,
+    /// Enum with data Rust name -> its variants.
+    pub tagged: BTreeMap<String, Fields<Variant>>,
     /// Why a type became `Any`, one line each, for the current item.
     pub notes: Vec<String>,
     /// Struct name in the metadata -> its Rust name.
@@ -36,6 +79,9 @@ pub struct Types {
     /// Enum name and names in the metadata -> its Rust name (two enums of one name with
     /// other names are two types).
     enum_names: BTreeMap<(String, Vec<String>), String>,
+    /// Enum with data in the metadata (its name and variants) -> its Rust name (two enums of
+    /// one name with other variants, or other fields, are two types).
+    tagged_names: Vec<((String, Vec<TaggedVariant>), String)>,
     /// Type names the module defines otherwise (its import sets) or uses unqualified (the
     /// prelude's): no handle or struct may take one.
     pub reserved: BTreeSet<String>,
@@ -45,6 +91,18 @@ pub struct Types {
 const PRELUDE: &[&str] = &["Option", "Vec", "String", "Box", "Result", "Self"];
 
 const ANY: &str = "abi_core::Any";
+
+/// The types [`Types::rust`] writes that have no `PartialEq` (object handles).
+const NOT_COMPARABLE: &[&str] = &[
+    ANY,
+    "abi_core::Reflected",
+    "abi_core::Function",
+    "abi_core::TypedFunction",
+    "abi_core::Tensor",
+    "abi_core::Error",
+    "abi_core::Map",
+    "abi_core::Shape",
+];
 
 impl Types {
     /// The Rust spelling of `t` on `side`.
@@ -106,10 +164,41 @@ impl Types {
                 }
                 let rust = self.fresh(ident(name, Role::Type));
                 self.struct_names.insert(name.clone(), rust.clone());
-                self.structs.insert(rust.clone(), fields.clone());
+                // Named (and so taken) before its fields are mapped: a field's struct gets
+                // another name.
+                self.structs.insert(rust.clone(), Fields::default());
+                let mapped = self.mapped(|types| {
+                    fields.iter().map(|(key, t)| Field { key: key.clone(), rust: types.rust(t, owned) }).collect()
+                });
+                self.structs.insert(rust.clone(), mapped);
                 rust
             }
-            T::Tagged { .. } => self.any(t, "enums with data are not generated yet"),
+            T::Tagged { name, variants } => {
+                let key = (name.clone(), variants.clone());
+                if let Some((_, rust)) = self.tagged_names.iter().find(|(k, _)| *k == key) {
+                    return rust.clone();
+                }
+                let rust = self.fresh(ident(name, Role::Type));
+                self.tagged_names.push((key, rust.clone()));
+                self.tagged.insert(rust.clone(), Fields::default());
+                let mapped = self.mapped(|types| {
+                    variants
+                        .iter()
+                        .map(|v| Variant {
+                            name: v.name.clone(),
+                            ident: v.ident.clone(),
+                            tuple_like: v.tuple_like(),
+                            fields: v
+                                .fields
+                                .iter()
+                                .map(|(key, t)| Field { key: key.clone(), rust: types.rust(t, owned) })
+                                .collect(),
+                        })
+                        .collect()
+                });
+                self.tagged.insert(rust.clone(), mapped);
+                rust
+            }
             T::Enum { name, names, variants } => {
                 let key = (name.clone(), names.clone());
                 if let Some(rust) = self.enum_names.get(&key) {
@@ -133,11 +222,45 @@ impl Types {
         }
     }
 
+    /// Whether the Rust type `rust` (as [`Types::rust`] spelled it) implements `PartialEq`,
+    /// so that a struct or an enum holding it may derive it: object handles (`Any`, tensors,
+    /// functions, maps, the typed handles) compare by nothing and have none.
+    pub fn comparable(&self, rust: &str) -> bool {
+        self.comparable_within(rust, &mut Vec::new())
+    }
+
+    fn comparable_within<'a>(&'a self, rust: &'a str, seen: &mut Vec<&'a str>) -> bool {
+        let paths =
+            rust.split(|c: char| !(c.is_ascii_alphanumeric() || c == '_' || c == ':')).filter(|p| !p.is_empty());
+        paths.into_iter().all(|path| {
+            if NOT_COMPARABLE.contains(&path) || self.handles.values().any(|h| h == path) {
+                return false;
+            }
+            if seen.contains(&path) {
+                return true;
+            }
+            let inner: Vec<&str> = match (self.structs.get(path), self.tagged.get(path)) {
+                (Some(s), _) => s.items.iter().map(|f| f.rust.as_str()).collect(),
+                (_, Some(t)) => t.items.iter().flat_map(|v| v.fields.iter().map(|f| f.rust.as_str())).collect(),
+                _ => return true,
+            };
+            seen.push(path);
+            inner.into_iter().all(|t| self.comparable_within(t, seen))
+        })
+    }
+
     /// A Rust name for the kinds of the error type `name`, taken from here on.
     pub fn error_kinds_name(&mut self, name: &str) -> String {
         let rust = self.fresh(ident(name, Role::Type));
         self.reserved.insert(rust.clone());
         rust
+    }
+
+    /// The items `map` gives, with the notes it made, apart from the current item's.
+    fn mapped<I>(&mut self, map: impl FnOnce(&mut Self) -> Vec<I>) -> Fields<I> {
+        let outer = std::mem::take(&mut self.notes);
+        let items = map(self);
+        Fields { items, notes: std::mem::replace(&mut self.notes, outer) }
     }
 
     /// `Any`, noting why.
@@ -166,6 +289,7 @@ impl Types {
             self.handles.values().any(|v| v == n)
                 || self.structs.contains_key(n)
                 || self.enums.contains_key(n)
+                || self.tagged.contains_key(n)
                 || self.reserved.contains(n)
                 || PRELUDE.contains(&n.as_str())
         };
@@ -241,6 +365,98 @@ mod tests {
                 "`my.Box[int]` is declared `Any` (checked per call): `my.Box` takes type arguments",
             ]
         );
+    }
+}
+
+#[cfg(test)]
+mod tagged_tests {
+    use super::*;
+
+    fn variant(name: &str, fields: &[(&str, TypeSchema)]) -> TaggedVariant {
+        TaggedVariant {
+            name: name.to_lowercase(),
+            ident: name.to_owned(),
+            fields: fields.iter().map(|(k, t)| ((*k).to_owned(), t.clone())).collect(),
+        }
+    }
+
+    fn tagged(name: &str, variants: Vec<TaggedVariant>) -> TypeSchema {
+        TypeSchema::Tagged { name: name.to_owned(), variants }
+    }
+
+    /// An enum with data is one Rust type per name and variants: the same one named twice
+    /// is one type, another of that name with other variants another; its fields map as a
+    /// struct's (owned), and what they name is named with it.
+    #[test]
+    fn an_enum_with_data_is_one_type_per_name_and_variants_with_its_fields_mapped_owned() {
+        let mut types = Types::default();
+        let pt = TypeSchema::Struct { name: Some("Pt".into()), fields: vec![("x".into(), TypeSchema::Float(None))] };
+        let shape = tagged(
+            "Shape",
+            vec![
+                variant("Circle", &[("r", TypeSchema::Float(None))]),
+                variant("At", &[("0", pt), ("1", TypeSchema::Str)]),
+                variant("Empty", &[]),
+            ],
+        );
+        assert_eq!(types.rust(&shape, Side::Param), "Shape");
+        assert_eq!(types.rust(&TypeSchema::Array(Box::new(shape.clone())), Side::Param), "Vec<Shape>");
+        let other = tagged("Shape", vec![variant("Square", &[("side", TypeSchema::Int(None))])]);
+        assert_eq!(types.rust(&other, Side::Owned), "Shape2");
+        assert_eq!(types.rust(&shape, Side::Owned), "Shape");
+        let items = &types.tagged["Shape"].items;
+        assert_eq!(items.len(), 3);
+        assert_eq!((items[0].name.as_str(), items[0].ident.as_str(), items[0].tuple_like), ("circle", "Circle", false));
+        assert_eq!(items[0].fields, [Field { key: "r".into(), rust: "f64".into() }]);
+        assert!(items[1].tuple_like);
+        let at: Vec<&str> = items[1].fields.iter().map(|f| f.rust.as_str()).collect();
+        assert_eq!(at, ["Pt", "String"], "owned: a String, not a &str");
+        assert!(items[2].fields.is_empty() && !items[2].tuple_like);
+        assert!(types.structs.contains_key("Pt"), "the struct a variant holds is named with it");
+        assert_eq!(types.tagged["Shape2"].items[0].fields[0].rust, "i64");
+        // A map keyed by one has no hashable Rust type.
+        let keyed = TypeSchema::Map(Box::new(shape), Box::new(TypeSchema::Int(None)));
+        assert_eq!(types.rust(&keyed, Side::Owned), "abi_core::Any");
+    }
+
+    /// What holds an object handle, however deep, has no `PartialEq` to derive.
+    #[test]
+    fn what_holds_an_object_handle_is_not_comparable() {
+        let mut types = Types::default();
+        let tensor = TypeSchema::Tensor(Default::default());
+        let inner =
+            tagged("Inner", vec![variant("T", &[("0", tensor)]), variant("N", &[("0", TypeSchema::Int(None))])]);
+        let outer = TypeSchema::Struct {
+            name: Some("Outer".into()),
+            fields: vec![("i".into(), TypeSchema::Optional(Box::new(inner)))],
+        };
+        let plain = tagged("Plain", vec![variant("P", &[("0", TypeSchema::Array(Box::new(TypeSchema::Str)))])]);
+        let handle = TypeSchema::Named { key: "my.Obj".into(), args: Vec::new() };
+        let rust: Vec<String> = [outer, plain, handle].iter().map(|t| types.rust(t, Side::Owned)).collect();
+        assert_eq!(rust, ["Outer", "Plain", "Obj"]);
+        let comparable: Vec<bool> =
+            ["Outer", "Inner", "Vec<Plain>", "Option<Obj>", "(i64, abi_core::Any)", "abi_core::List<String>"]
+                .iter()
+                .map(|t| types.comparable(t))
+                .collect();
+        assert_eq!(comparable, [false, false, true, false, false, true]);
+    }
+
+    /// A field with no Rust type is `Any`, noted on the enum, not on the declaration that
+    /// named the enum first.
+    #[test]
+    fn a_field_with_no_rust_type_is_any_noted_on_the_enum() {
+        let mut types = Types::default();
+        let generic = TypeSchema::Named { key: "my.Box".into(), args: vec![TypeSchema::Int(None)] };
+        let e = tagged(
+            "Holder",
+            vec![variant("Boxed", &[("b", generic)]), variant("Plain", &[("n", TypeSchema::Int(None))])],
+        );
+        assert_eq!(types.rust(&e, Side::Param), "Holder");
+        assert!(types.notes.is_empty(), "{:?}", types.notes);
+        let holder = &types.tagged["Holder"];
+        assert_eq!(holder.items[0].fields[0].rust, "abi_core::Any");
+        assert_eq!(holder.notes, ["`my.Box[int]` is declared `Any` (checked per call): `my.Box` takes type arguments"]);
     }
 }
 

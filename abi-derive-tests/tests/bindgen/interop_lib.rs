@@ -49,8 +49,17 @@ extern "C" {
     fn echo_u64(x: u64) -> u64;
     fn echo_u64s(x: Vec<u64>) -> Vec<u64>;
     fn echo_u8(x: u8) -> u8;
+    /// The area of `s` (a polygon's by the shoelace formula).
+    fn figure_area(s: Figure) -> f64;
     /// Greets `name` (borrowed, zero-copy).
     fn greet(name: &str) -> String;
+    /// The largest of `figures` by area, if any, and every figure by its variant's name.
+    fn largest_figure(
+        figures: Vec<Figure>,
+    ) -> (
+        Option<Figure>,
+        std::collections::HashMap<String, Vec<Figure>>,
+    );
     /// A new shape from `dims`.
     fn make_shape(dims: Vec<i64>) -> abi_core::Shape;
     /// The interpolation after `mode`, wrapping round.
@@ -70,6 +79,8 @@ extern "C" {
     /// Twice `index`, an index into an image of `len` samples: refuses a size of zero or less,
     /// an index outside it, and the index -7 (an internal error).
     fn sample_at(index: i64, len: i64) -> i64;
+    /// `s` scaled by `k` (a polygon's label gets `*k`); `None` scales nothing.
+    fn scale_figure(s: Figure, k: f64) -> Figure;
     /// The number of elements of a tensor object (a `Tensor` parameter takes only an object:
     /// hosts passing a bare `DLTensor*` are refused).
     fn tensor_numel(x: abi_core::Tensor) -> i64;
@@ -118,6 +129,32 @@ pub enum Interp {
     /// "cubic".
     #[abi(rename = "cubic")]
     Bicubic,
+}
+
+/// The enum with data `Figure`, as the library declares it: a value crosses as a tuple of its
+/// variant's name then its fields, and registers nothing in the process (no type keys).
+#[derive(Clone, Debug, PartialEq, abi_core::AbiEnum)]
+pub enum Figure {
+    /// "Circle".
+    #[abi(rename = "Circle")]
+    Circle {
+        /// `r`.
+        r: f64,
+    },
+    /// "Rect".
+    #[abi(rename = "Rect")]
+    Rect {
+        /// `w`.
+        w: f64,
+        /// `h`.
+        h: f64,
+    },
+    /// "Polygon".
+    #[abi(rename = "Polygon")]
+    Polygon(Vec<(f64, f64)>, String),
+    /// "Empty".
+    #[abi(rename = "Empty")]
+    Empty,
 }
 
 /// The error kinds of `SamplingError`, as the library declares them.
