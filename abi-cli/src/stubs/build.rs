@@ -9,7 +9,8 @@ use abi_shared::vocab::Kind;
 
 use super::errors::Errors;
 use super::model::{
-    ClassItem, FieldItem, Function, Method, MethodCall, Package, Param, Receiver, Record, Route, StubDef,
+    ClassItem, FieldItem, Function, Method, MethodCall, Package, Param, Receiver, Record, Route, StubDef, TaggedItem,
+    VariantItem,
 };
 use super::op_stubs;
 use super::ops::{self, Op};
@@ -88,6 +89,7 @@ pub fn package(listing: &Listing, package: &str, lib_name: &str) -> Package {
         name: package.to_owned(),
         lib_name: lib_name.to_owned(),
         enums: records.enums().iter().cloned().collect(),
+        tagged: tagged_items(&records, &class_names),
         records: record_items(&records, &class_names),
         errors: errors.into_classes(),
         classes,
@@ -171,6 +173,36 @@ fn record_items(records: &Records, classes: &ClassNames) -> Vec<Record> {
                         annotation(t, classes, records, Flow::Result),
                         annotation(t, classes, records, Flow::In),
                     )
+                })
+                .collect(),
+        })
+        .collect()
+}
+
+/// The classes of the enums with data, their fields annotated as a wrapper's result gives
+/// them (a sequence for a list, a mapping for a map), which the constructor takes too, as a
+/// named tuple's fields are.
+fn tagged_items(records: &Records, classes: &ClassNames) -> Vec<TaggedItem> {
+    records
+        .tagged()
+        .iter()
+        .map(|class| TaggedItem {
+            name: class.name.clone(),
+            like: class.like.clone(),
+            doc: class.doc.clone(),
+            variants: class
+                .variants
+                .iter()
+                .map(|v| VariantItem {
+                    name: v.name.clone(),
+                    tag: v.tag.clone(),
+                    doc: v.doc.clone(),
+                    positional: v.positional,
+                    fields: v
+                        .fields
+                        .iter()
+                        .map(|(field, t)| (field.clone(), annotation(t, classes, records, Flow::Result)))
+                        .collect(),
                 })
                 .collect(),
         })

@@ -15,6 +15,7 @@ mod records;
 mod runtime;
 mod signature;
 mod stub;
+mod tagged;
 
 use std::collections::{BTreeMap, BTreeSet, HashMap, HashSet};
 use std::path::{Path, PathBuf};

@@ -1,8 +1,11 @@
-//! One model of the generated package: its enum classes, named tuples, exception classes,
+//! One model of the generated package: its enum classes, classes of enums with data, named
+//! tuples, exception classes,
 //! classes and functions, each function with its Python parameters, its type signatures
 //! (one per array type for ops), its docs and the route a call takes. `build.rs` makes it
 //! from a listing; the runtime module (`runtime.rs`) and the stub file (`stub.rs`) are
 //! rendered from it and read nothing else.
+
+pub use super::records::Converter;
 
 /// How a signature's first parameter is treated.
 #[derive(Clone, Copy, PartialEq, Eq, Debug)]
@@ -33,6 +36,8 @@ pub struct Package {
     pub lib_name: String,
     /// Enum classes for the library's fieldless enums.
     pub enums: Vec<EnumClass>,
+    /// Classes for the library's enums with data.
+    pub tagged: Vec<TaggedItem>,
     /// Named tuples for the library's structs.
     pub records: Vec<Record>,
     /// Exception classes for the library's error types.
@@ -45,9 +50,36 @@ pub struct Package {
     pub has_ops: bool,
     /// `__all__`.
     pub all: Vec<String>,
-    /// The functions converting results into what the stubs promise: `(name, expression
-    /// of v)`.
-    pub converters: Vec<(String, String)>,
+    /// The functions converting results into what the stubs promise, each after those it
+    /// calls.
+    pub converters: Vec<(String, Converter)>,
+}
+
+/// The base class of an enum with data, and its variants' classes beneath it.
+#[derive(Debug)]
+pub struct TaggedItem {
+    /// Its name: the enum's, or `Figure_2` for a second enum called `Figure`.
+    pub name: String,
+    /// The alias of what an argument may be (`FigureLike`).
+    pub like: String,
+    pub doc: String,
+    /// Its variants' classes, in declaration order.
+    pub variants: Vec<VariantItem>,
+}
+
+/// The class of one variant of an enum with data (`Figure.Circle`): the tuple of its name
+/// and its fields.
+#[derive(Debug)]
+pub struct VariantItem {
+    /// Its Python name (`Circle`).
+    pub name: String,
+    /// The name it crosses as, the tuple's first item.
+    pub tag: String,
+    pub doc: String,
+    /// Whether its constructor takes the fields by position only (a tuple variant's).
+    pub positional: bool,
+    /// Its fields: `(attribute, annotation)`.
+    pub fields: Vec<(String, String)>,
 }
 
 /// A named tuple for a struct.

@@ -2,8 +2,9 @@
 //! fields (a `tvm_ffi.Array` in Python), so the package defines a `NamedTuple` per named
 //! struct its signatures mention (`Point(x, y)`) and its wrappers convert results into it,
 //! through optionals, lists, maps and tuples; as arguments, any tuple (a `Point` too) is
-//! accepted, as before. The enum classes of its fieldless enums (`enums.rs`) are kept
-//! here too: their results are converted the same way.
+//! accepted, as before. The enum classes of its fieldless enums (`enums.rs`) and the
+//! classes of its enums with data (`tagged.rs`) are kept here too: their results are
+//! converted the same way.
 
 use std::collections::BTreeMap;
 
@@ -11,15 +12,17 @@ use abi_core::schema::{Metadata, TypeSchema};
 use abi_shared::vocab::Kind;
 
 use super::enums::Enums;
-use super::{is_public_name, is_python_name, ClassNames};
+use super::tagged::Tagged;
+use super::{is_public_name, is_python_name, py_str, py_tuple, ClassNames};
 use crate::read::Listing;
 
 /// The structs that get a named tuple, by name, with their fields; and the enums that get
-/// a class.
+/// classes.
 #[derive(Debug, Default)]
 pub struct Records {
     structs: BTreeMap<String, Vec<(String, TypeSchema)>>,
     enums: Enums,
+    tagged: Tagged,
 }
 
 impl Records {
@@ -53,10 +56,11 @@ impl Records {
             .filter(|(name, fields)| !taken(name) && usable(fields))
             .collect();
         // An enum takes no name of an export, a class, a named tuple or its alias.
-        let enums = Enums::new(listing, |name| {
-            taken(name) || structs.contains_key(name) || structs.keys().any(|s| like(s) == name)
-        });
-        Records { structs, enums }
+        let taken = |name: &str| taken(name) || structs.contains_key(name) || structs.keys().any(|s| like(s) == name);
+        let enums = Enums::new(listing, taken);
+        // An enum with data takes none of those, nor a fieldless enum's class or alias.
+        let tagged = Tagged::new(listing, |name| taken(name) || enums.iter().any(|e| e.name == name || e.like == name));
+        Records { structs, enums, tagged }
     }
 
     /// The enum classes.
@@ -64,16 +68,22 @@ impl Records {
         &self.enums
     }
 
+    /// The classes of the enums with data.
+    pub fn tagged(&self) -> &Tagged {
+        &self.tagged
+    }
+
     /// Whether struct `name` has a named tuple.
     pub fn has(&self, name: &str) -> bool {
         self.structs.contains_key(name)
     }
 
-    /// The names, for `__all__`: each named tuple's and enum class's, and its argument
-    /// alias's.
+    /// The names, for `__all__`: each named tuple's, enum class's and enum with data's base
+    /// class's, and its argument alias's.
     pub fn names(&self) -> impl Iterator<Item = String> + '_ {
         let structs = self.structs.keys().flat_map(|name| [name.clone(), like(name)]);
-        structs.chain(self.enums.iter().flat_map(|e| [e.name.clone(), e.like.clone()]))
+        let enums = self.enums.iter().flat_map(|e| [e.name.clone(), e.like.clone()]);
+        structs.chain(enums).chain(self.tagged.iter().flat_map(|e| [e.name.clone(), e.like.clone()]))
     }
 
     /// The annotation of a struct argument: its alias (`PointLike`).
@@ -88,8 +98,9 @@ impl Records {
 
     /// The name of a function converting a value of type `t` as `tvm_ffi` returns it into
     /// what the stubs promise (named tuples for structs, tuples for tuples, members for
-    /// enums' names, through optionals, lists and maps' keys and values), defining it in
-    /// `helpers`; `None` when the value is that already.
+    /// enums' names, variants' classes for enums with data, through optionals, lists and
+    /// maps' keys and values), defining it in `helpers`; `None` when the value is that
+    /// already.
     pub fn converter(&self, t: &TypeSchema, helpers: &mut Helpers) -> Option<String> {
         let key = t.to_json();
         if let Some(name) = helpers.names.get(&key) {
@@ -108,21 +119,21 @@ impl Records {
                         None => format!("_item(v, {i})"),
                     })
                     .collect();
-                match t {
+                Converter::Returns(match t {
                     TypeSchema::Struct { name: Some(name), .. } if self.has(name) => {
                         format!("{name}({})", items.join(", "))
                     }
                     _ if items.is_empty() => "()".to_owned(),
                     _ => format!("({},)", items.join(", ")),
-                }
+                })
             }
             TypeSchema::Optional(inner) => {
                 let f = self.converter(inner, helpers)?;
-                format!("None if v is None else {f}(v)")
+                Converter::Returns(format!("None if v is None else {f}(v)"))
             }
             TypeSchema::Array(inner) => {
                 let f = self.converter(inner, helpers)?;
-                format!("[{f}(_item(v, i)) for i in range(_size(v))]")
+                Converter::Returns(format!("[{f}(_item(v, i)) for i in range(_size(v))]"))
             }
             TypeSchema::Map(key, value) => {
                 let applied = |f: Option<String>, x: &str| f.map_or_else(|| x.to_owned(), |f| format!("{f}({x})"));
@@ -130,9 +141,27 @@ impl Records {
                 if k.is_none() && x.is_none() {
                     return None;
                 }
-                format!("{{{}: {} for k, x in v.items()}}", applied(k, "k"), applied(x, "x"))
+                Converter::Returns(format!("{{{}: {} for k, x in v.items()}}", applied(k, "k"), applied(x, "x")))
             }
-            TypeSchema::Enum { .. } => format!("{}(v)", self.enums.class(t)?.name),
+            TypeSchema::Enum { .. } => Converter::Returns(format!("{}(v)", self.enums.class(t)?.name)),
+            // `_tagged_converter(Figure, {"Polygon": (_as_0, None)})`: the converters of the
+            // fields of each variant with one to convert (a list of plain items too, which
+            // a variant holds as a `list`, as a wrapper returns it), made when the module
+            // runs from converters defined before it.
+            TypeSchema::Tagged { variants, .. } => {
+                let class = self.tagged.class(t)?;
+                let mut converted = Vec::new();
+                for (variant, tag) in variants.iter().zip(class.variants.iter().map(|c| &c.tag)) {
+                    let fields: Vec<Option<String>> =
+                        variant.fields.iter().map(|(_, f)| result_converter(self, f, helpers)).collect();
+                    if fields.iter().any(Option::is_some) {
+                        let fields: Vec<String> =
+                            fields.into_iter().map(|f| f.unwrap_or_else(|| Kind::None.python().to_owned())).collect();
+                        converted.push(format!("{}: {}", py_str(tag), py_tuple(&fields)));
+                    }
+                }
+                Converter::Made(format!("{TAGGED_CONVERTER}({}, {{{}}})", class.name, converted.join(", ")))
+            }
             _ => return None,
         };
         let name = format!("_as_{}", helpers.names.len());
@@ -140,6 +169,19 @@ impl Records {
         helpers.names.insert(key, name.clone());
         Some(name)
     }
+}
+
+/// The package's function making the converter of an enum with data (`__init__.py`).
+pub const TAGGED_CONVERTER: &str = "_tagged_converter";
+
+/// A converter's definition.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub enum Converter {
+    /// `def _as_0(v): return <expression of v>`.
+    Returns(String),
+    /// `_as_0 = <expression>`: a function made when the module runs, from the converters
+    /// defined before it.
+    Made(String),
 }
 
 /// How a result of type `t` becomes what Python gets: the converter [`Records::converter`]
@@ -178,13 +220,13 @@ fn like(name: &str) -> String {
 #[derive(Debug, Default)]
 pub struct Helpers {
     names: BTreeMap<String, String>,
-    /// Their definitions: `(name, expression of v)`, in the order made.
-    defs: Vec<(String, String)>,
+    /// Their definitions, in the order made: each after those it calls.
+    defs: Vec<(String, Converter)>,
 }
 
 impl Helpers {
-    /// The definitions, in the order made.
-    pub fn into_defs(self) -> Vec<(String, String)> {
+    /// The definitions, in the order made (each after those it calls).
+    pub fn into_defs(self) -> Vec<(String, Converter)> {
         self.defs
     }
 }
@@ -233,13 +275,13 @@ mod tests {
     #[test]
     fn converters_are_defined_once_per_type_and_only_where_needed() {
         let structs = [("P".to_owned(), vec![("x".to_owned(), TypeSchema::Float(None))])].into();
-        let records = Records { structs, enums: Enums::default() };
+        let records = Records { structs, ..Records::default() };
         let mut helpers = Helpers::default();
         let list = TypeSchema::Array(Box::new(point("P", &["x"])));
         assert_eq!(records.converter(&list, &mut helpers).as_deref(), Some("_as_1"));
         assert_eq!(records.converter(&list, &mut helpers).as_deref(), Some("_as_1"));
         assert_eq!(records.converter(&TypeSchema::Array(Box::new(TypeSchema::Str)), &mut helpers), None);
-        let pair = |a: &str, b: &str| (a.to_owned(), b.to_owned());
+        let pair = |a: &str, b: &str| (a.to_owned(), Converter::Returns(b.to_owned()));
         assert_eq!(
             helpers.defs,
             [pair("_as_0", "P(_item(v, 0))"), pair("_as_1", "[_as_0(_item(v, i)) for i in range(_size(v))]")]
@@ -248,5 +290,43 @@ mod tests {
         let tuple = TypeSchema::Tuple(vec![TypeSchema::Str, point("Other", &["z"])]);
         let f = records.converter(&tuple, &mut helpers).unwrap();
         assert_eq!(helpers.defs.last(), Some(&pair(&f, "(_item(v, 0), _as_2(_item(v, 1)),)")), "{:?}", helpers.defs);
+    }
+
+    #[test]
+    fn an_enum_with_data_is_made_by_its_variants_converting_the_fields_that_need_it() {
+        use super::super::tagged::tests::{figure, listing};
+        let listing =
+            listing(&[("f", [figure("Figure"), figure("Figure")]), ("Shape", [figure("Shape"), TypeSchema::Str])]);
+        let records = Records { tagged: Tagged::new(&listing, |name| name == "Shape"), ..Records::default() };
+        let mut helpers = Helpers::default();
+        let optional = TypeSchema::Optional(Box::new(figure("Figure")));
+        assert_eq!(records.converter(&optional, &mut helpers).as_deref(), Some("_as_3"));
+        let made = |s: &str| Converter::Made(s.to_owned());
+        let returns = |s: &str| Converter::Returns(s.to_owned());
+        // The polygon's corners are a list of tuples; its label, and the circle's radius,
+        // are kept as they are.
+        assert_eq!(
+            helpers.defs,
+            [
+                ("_as_0".to_owned(), returns("(_item(v, 0), _item(v, 1),)")),
+                ("_as_1".to_owned(), returns("[_as_0(_item(v, i)) for i in range(_size(v))]")),
+                ("_as_2".to_owned(), made(r#"_tagged_converter(Figure, {"Polygon": (_as_1, None)})"#)),
+                ("_as_3".to_owned(), returns("None if v is None else _as_2(v)")),
+            ]
+        );
+        // A list of plain items is a `list`; an enum with no classes is left as it is.
+        let floats = TypeSchema::Tagged {
+            name: "Fs".into(),
+            variants: vec![abi_core::schema::TaggedVariant {
+                name: "fs".into(),
+                ident: "Many".into(),
+                fields: vec![("xs".into(), TypeSchema::Array(Box::new(TypeSchema::Float(None))))],
+            }],
+        };
+        let listing = super::super::tagged::tests::listing(&[("g", [floats.clone(), TypeSchema::Str])]);
+        let records = Records { tagged: Tagged::new(&listing, |_| false), ..Records::default() };
+        let f = records.converter(&floats, &mut helpers).unwrap();
+        assert_eq!(helpers.defs.last(), Some(&(f, made(r#"_tagged_converter(Fs, {"fs": (list,)})"#))));
+        assert_eq!(records.converter(&figure("Shape"), &mut helpers), None);
     }
 }

@@ -7,7 +7,7 @@
 use abi_shared::vocab::Kind;
 
 use super::errors::RUNTIME_ERROR;
-use super::model::{params_text, ClassItem, Function, OpRoute, Package, Param, Receiver, Route};
+use super::model::{params_text, ClassItem, Converter, Function, OpRoute, Package, Param, Receiver, Route, TaggedItem};
 use super::ops;
 use super::records::PLAIN_LIST;
 use super::{py_list, py_str, py_triple, py_tuple};
@@ -88,7 +88,10 @@ _lib = tvm_ffi.load_module(str(_library_path()))
         );
     }
     for (name, body) in &package.converters {
-        out.push_str(&format!("\n\ndef {name}(v):\n    return {body}\n"));
+        out.push_str(&match body {
+            Converter::Returns(body) => format!("\n\ndef {name}(v):\n    return {body}\n"),
+            Converter::Made(made) => format!("\n\n{name} = {made}\n"),
+        });
     }
     if package.functions.iter().any(|f| matches!(f.route, Route::Packed { arrays: true, .. })) {
         out.push_str(REFUSE_DATALESS);
@@ -152,12 +155,13 @@ fn door_binding(package: &Package) -> String {
     )
 }
 
-/// The enum classes (`class Interp(str, _enum.Enum)`, whose members are the names) and
-/// the named tuples (`Point = _namedtuple("Point", ["x", "y"])`), each with the alias of
-/// what an argument may be, loose at run time (`InterpLike = _Union[Interp, str]`,
+/// The enum classes (`class Interp(str, _enum.Enum)`, whose members are the names), the
+/// classes of the enums with data ([`tagged_classes`]) and the named tuples (`Point =
+/// _namedtuple("Point", ["x", "y"])`), each with the alias of what an argument may be, loose
+/// at run time (`InterpLike = _Union[Interp, str]`, `FigureLike = _Union[Figure, tuple]`,
 /// `PointLike = _Union[Point, tuple, list]`; the stub's say the names and the field types).
 fn named_types(package: &Package) -> String {
-    if package.records.is_empty() && package.enums.is_empty() {
+    if package.records.is_empty() && package.enums.is_empty() && package.tagged.is_empty() {
         return String::new();
     }
     let union = Kind::Variant.python();
@@ -171,6 +175,7 @@ fn named_types(package: &Package) -> String {
         }
         out.push_str(&format!("\n\n{} = _{union}[{name}, {str}]\n", class.like));
     }
+    out.push_str(&tagged_classes(&package.tagged));
     if !package.records.is_empty() {
         out.push('\n');
     }
@@ -180,6 +185,156 @@ fn named_types(package: &Package) -> String {
         out.push_str(&format!("{name} = _namedtuple({}, [{}])\n", py_str(name), names.join(", ")));
         let (tuple, list) = (Kind::Tuple.python(), Kind::Array.python());
         out.push_str(&format!("{} = _{union}[{name}, {tuple}, {list}]\n", record.like));
+    }
+    out
+}
+
+/// What makes the classes of enums with data and converts results into them
+/// ([`tagged_classes`]).
+const TAGGED_HELPERS: &str = r#"
+import inspect as _inspect
+from operator import itemgetter as _itemgetter
+
+# The variants' classes of each enum with data, by the names they cross as.
+_VARIANTS = {}
+
+
+def _no_base_instances(cls, *args, **kwargs):
+    """An enum with data's base class makes no instances: its variants' classes do."""
+    variants = ", ".join(v.__qualname__ for v in _VARIANTS.get(cls, {}).values())
+    raise TypeError(f"{cls.__qualname__} is an enum with data: construct one of its variants ({variants})")
+
+
+def _variant_eq(self, other):
+    if isinstance(other, tuple):
+        return type(self) is type(other) and tuple.__eq__(self, other)
+    return NotImplemented
+
+
+def _variant_ne(self, other):
+    equal = _variant_eq(self, other)
+    return equal if equal is NotImplemented else not equal
+
+
+def _variant_reduce(self):
+    return type(self), self[1:]
+
+
+def _variant_fields(qualname, fields, keywords, args, kwargs):
+    """The fields of a variant given by position (`args`) and by name (`kwargs`, when
+    `keywords`), in order; a TypeError naming what is extra, unknown, given twice or missing."""
+    if len(args) > len(fields):
+        counted = f"{len(fields)} positional argument{'s' if len(fields) != 1 else ''}"
+        given = f"{len(args)} {'was' if len(args) == 1 else 'were'} given"
+        raise TypeError(f"{qualname}() takes {counted} but {given}")
+    for name in kwargs:
+        if not keywords:
+            raise TypeError(f"{qualname}() takes its fields by position only, got the keyword argument {name!r}")
+        if name not in fields:
+            raise TypeError(f"{qualname}() got an unexpected keyword argument {name!r}")
+        if fields.index(name) < len(args):
+            raise TypeError(f"{qualname}() got multiple values for argument {name!r}")
+    missing = [f for f in fields[len(args) :] if f not in kwargs]
+    if missing:
+        counted = f"{len(missing)} required argument{'s' if len(missing) != 1 else ''}"
+        raise TypeError(f"{qualname}() missing {counted}: {', '.join(map(repr, missing))}")
+    return (*args, *(kwargs[f] for f in fields[len(args) :]))
+
+
+def _variant(parent, ident, tag, fields, doc):
+    """Defines `parent.<ident>`, the class of one variant of the enum with data `parent`: a
+    tuple of `tag` (the name the variant crosses as) and its fields, so an instance is the
+    value the library takes and returns. The fields are given by position or by their names
+    `fields` (a tuple variant's, `_0`, `_1`..., by position only), read as properties of
+    those names and matched by them (`__match_args__`); an instance equals only an instance
+    of the same class with equal fields, hashes as its tuple, and sets no attributes."""
+    qualname = f"{parent.__qualname__}.{ident}"
+    keywords = fields[:1] != ("_0",)
+    kind = _inspect.Parameter.POSITIONAL_OR_KEYWORD if keywords else _inspect.Parameter.POSITIONAL_ONLY
+
+    def __new__(cls, *args, **kwargs):
+        if kwargs or len(args) != len(fields):
+            args = _variant_fields(qualname, fields, keywords, args, kwargs)
+        return tuple.__new__(cls, (tag, *args))
+
+    def __repr__(self):
+        values = [repr(x) for x in self[1:]]
+        if keywords:
+            values = [f"{f}={x}" for f, x in zip(fields, values)]
+        return f"{qualname}({', '.join(values)})"
+
+    namespace = {
+        "__slots__": (),
+        "__module__": __name__,
+        "__qualname__": qualname,
+        "__doc__": doc,
+        "__signature__": _inspect.Signature([_inspect.Parameter(f, kind) for f in fields]),
+        "__match_args__": fields,
+        "_fields": fields,
+        "__new__": __new__,
+        "__repr__": __repr__,
+        "__eq__": _variant_eq,
+        "__ne__": _variant_ne,
+        "__hash__": tuple.__hash__,
+        "__reduce__": _variant_reduce,
+    }
+    for i, f in enumerate(fields, 1):
+        namespace[f] = property(_itemgetter(i), doc=f"The field {f}.")
+    cls = type(ident, (parent,), namespace)
+    setattr(parent, ident, cls)
+    _VARIANTS.setdefault(parent, {})[tag] = cls
+
+
+def _tagged_converter(parent, converters):
+    """The function making an instance of one of `parent`'s variants' classes from a value
+    of the enum as tvm_ffi returns it (an Array of the variant's name and its fields), each
+    field converted by its function in `converters[name]` (None: kept as it is)."""
+    variants = {
+        tag: (cls, tag, converters.get(tag, (None,) * len(cls._fields))) for tag, cls in _VARIANTS[parent].items()
+    }
+
+    def convert(v):
+        name = _item(v, 0)
+        try:
+            cls, tag, fields = variants[name]
+        except KeyError:
+            raise ValueError(
+                f"{parent.__module__}.{parent.__qualname__} has no variant {name!r}, which the library returned: "
+                "this package was generated from another build of the library (run `abi stubs` on this one)"
+            ) from None
+        items = [_item(v, i) if f is None else f(_item(v, i)) for i, f in enumerate(fields, 1)]
+        return tuple.__new__(cls, (tag, *items))
+
+    return convert
+"#;
+
+/// The classes of the enums with data: the base class (`class Figure(tuple)`), which makes
+/// no instances, and a class per variant beneath it (`_variant(Figure, "Circle", "Circle",
+/// ("r",), ...)` defines `Figure.Circle`), with the alias of what an argument may be
+/// (`FigureLike = _Union[Figure, tuple]`).
+fn tagged_classes(classes: &[TaggedItem]) -> String {
+    if classes.is_empty() {
+        return String::new();
+    }
+    let (union, tuple) = (Kind::Variant.python(), Kind::Tuple.python());
+    let mut out = TAGGED_HELPERS.to_owned();
+    for class in classes {
+        let name = &class.name;
+        out.push_str(&format!(
+            "\n\nclass {name}({tuple}):\n    {}\n\n    __slots__ = ()\n    __new__ = _no_base_instances\n\n\n",
+            py_triple(&class.doc, "")
+        ));
+        for v in &class.variants {
+            let fields: Vec<String> = v.fields.iter().map(|(f, _)| py_str(f)).collect();
+            out.push_str(&format!(
+                "_variant({name}, {}, {}, {}, {})\n",
+                py_str(&v.name),
+                py_str(&v.tag),
+                py_tuple(&fields),
+                py_triple(&v.doc, "")
+            ));
+        }
+        out.push_str(&format!("\n{} = _{union}[{name}, {tuple}]\n", class.like));
     }
     out
 }
@@ -491,5 +646,58 @@ fn doc_decorator(doc: &str, indent: &str) -> String {
     match doc {
         "" => String::new(),
         doc => format!("{indent}@_doc({})\n", py_triple(doc, "")),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::super::model::VariantItem;
+    use super::super::records::TAGGED_CONVERTER;
+    use super::*;
+
+    /// `Figure`: `Circle { r }`, `Polygon(_, _)`, `Empty`.
+    fn figure() -> TaggedItem {
+        let variant = |name: &str, positional, fields: &[&str]| VariantItem {
+            name: name.into(),
+            tag: name.to_lowercase(),
+            doc: format!("The variant {name}."),
+            positional,
+            fields: fields.iter().map(|f| ((*f).to_owned(), "float".to_owned())).collect(),
+        };
+        TaggedItem {
+            name: "Figure".into(),
+            like: "FigureLike".into(),
+            doc: "A figure.".into(),
+            variants: vec![
+                variant("Circle", false, &["r"]),
+                variant("Polygon", true, &["_0", "_1"]),
+                variant("Empty", false, &[]),
+            ],
+        }
+    }
+
+    #[test]
+    fn each_variant_is_made_by_one_call_beneath_its_base_class() {
+        let text = tagged_classes(&[figure()]);
+        assert!(text.starts_with(TAGGED_HELPERS) && TAGGED_HELPERS.contains(&format!("\ndef {TAGGED_CONVERTER}(")));
+        assert_eq!(
+            &text[TAGGED_HELPERS.len()..],
+            r#"
+
+class Figure(tuple):
+    """A figure."""
+
+    __slots__ = ()
+    __new__ = _no_base_instances
+
+
+_variant(Figure, "Circle", "circle", ("r",), """The variant Circle.""")
+_variant(Figure, "Polygon", "polygon", ("_0", "_1"), """The variant Polygon.""")
+_variant(Figure, "Empty", "empty", (), """The variant Empty.""")
+
+FigureLike = _Union[Figure, tuple]
+"#
+        );
+        assert_eq!(tagged_classes(&[]), "");
     }
 }

@@ -176,9 +176,9 @@ pub fn with_tensor_notes(doc: &str, meta: Option<&Metadata>, receiver: Receiver)
 
 /// Which way a value crosses: into the library (an argument, a callback's result), where
 /// `tvm_ffi` converts any DLPack array to a tensor; out of it as `tvm_ffi` gives it (a
-/// field, a callback's argument), where it is a `tvm_ffi.Tensor`, a struct a sequence and
-/// an enum its name; or as a wrapper's result, which the wrapper converts (named tuples,
-/// tuples, enum members).
+/// field, a callback's argument), where it is a `tvm_ffi.Tensor`, a struct or an enum with
+/// data a sequence and an enum its name; or as a wrapper's result, which the wrapper
+/// converts (named tuples, tuples, enum members, variants' classes).
 #[derive(Clone, Copy, PartialEq, Debug)]
 pub enum Flow {
     In,
@@ -210,8 +210,9 @@ pub const DLPACK_ARRAY: &str = "_DLPackArray";
 /// The annotation of a type, as the values `tvm_ffi` accepts and returns (the stub
 /// spellings of `abi_shared::vocab`): sequences for arrays, mappings for maps, tuples for
 /// structs, `tvm_ffi` classes for tensors (or any DLPack array going in), the package's
-/// classes for the object types the library declares, `tvm_ffi.Object` for others, and its
-/// enum classes for enums (`str` where no wrapper converts the name).
+/// classes for the object types the library declares, `tvm_ffi.Object` for others, its
+/// enum classes for enums (`str` where no wrapper converts the name), and the classes of
+/// its enums with data (a sequence where no wrapper converts the tuple).
 pub fn annotation(t: &TypeSchema, classes: &ClassNames, records: &Records, flow: Flow) -> String {
     let list = |items: &[&TypeSchema], flow| {
         items.iter().map(|t| annotation(t, classes, records, flow)).collect::<Vec<_>>().join(", ")
@@ -227,6 +228,15 @@ pub fn annotation(t: &TypeSchema, classes: &ClassNames, records: &Records, flow:
             (Some(class), Flow::In) => class.like.clone(),
             (Some(class), Flow::Result) => class.name.clone(),
             _ => kind.stub().to_owned(),
+        },
+        // An instance of a variant's class or a plain tuple going in, an instance as a
+        // wrapper's result; elsewhere the Array `tvm_ffi` gives (a sequence of the name and
+        // the fields), and any tuple going in where the enum has no classes.
+        (TypeSchema::Tagged { .. }, _) => match (records.tagged().class(t), flow) {
+            (Some(class), Flow::In) => class.like.clone(),
+            (Some(class), Flow::Result) => class.name.clone(),
+            (None, Flow::In) => format!("{}[{}, ...]", Kind::Tuple.stub(), Kind::Any.stub()),
+            _ => format!("{}[{}]", Kind::Array.stub(), Kind::Any.stub()),
         },
         // A mapping is invariant in its key type: a dict keyed by members, or one keyed by
         // names (a mix is a dict of `str` keys), each type-checks.

@@ -8,11 +8,12 @@ use super::errors::RUNTIME_ERROR;
 use super::model::{params_text, ClassItem, Package, Receiver, Route, StubDef};
 use super::op_stubs;
 use super::signature::DLPACK_ARRAY;
-use super::{docstring, py_list, py_str, py_triple};
+use super::{docstring, py_list, py_str, py_triple, py_tuple};
 
 /// The stub file's text.
 pub fn init_pyi(package: &Package) -> String {
     let mut body = enum_classes(package);
+    body.push_str(&tagged_classes(package));
     body.push_str(&named_tuples(package));
     body.push_str(&error_classes(package));
     for class in &package.classes {
@@ -72,6 +73,41 @@ fn enum_classes(package: &Package) -> String {
             class.name,
             names.join(", ")
         ));
+    }
+    out
+}
+
+/// `class Figure(tuple[Any, ...]):` with a class per variant inside, derived from it (`class
+/// Circle(Figure):`): its constructor taking the fields (a tuple variant's by position only),
+/// a read-only property per field and `__match_args__`; and the alias of what an argument
+/// may be: an instance or any tuple, which the library checks (`FigureLike =
+/// Union[Figure, tuple[Any, ...]]`).
+fn tagged_classes(package: &Package) -> String {
+    let any_tuple = format!("{}[{}, ...]", Kind::Tuple.stub(), Kind::Any.stub());
+    let mut out = String::new();
+    for class in &package.tagged {
+        let name = &class.name;
+        out.push_str(&format!("\n\nclass {name}({any_tuple}):\n"));
+        out.push_str(&docstring(&class.doc, "    ").unwrap_or_default());
+        for v in &class.variants {
+            let qualname = format!("{name}.{}", v.name);
+            out.push_str(&format!("\n    class {}({name}):\n", v.name));
+            if let Some(doc) = docstring(&v.doc, "        ") {
+                out.push_str(&format!("{doc}\n"));
+            }
+            let matched: Vec<String> = v.fields.iter().map(|(f, _)| py_str(f)).collect();
+            out.push_str(&format!("        __match_args__ = {}\n", py_tuple(&matched)));
+            let mut params: Vec<String> = vec!["cls".into()];
+            params.extend(v.fields.iter().map(|(f, t)| format!("{f}: {t}")));
+            if v.positional {
+                params.push("/".into());
+            }
+            out.push_str(&format!("        def __new__({}) -> {qualname}: ...\n", params.join(", ")));
+            for (field, t) in &v.fields {
+                out.push_str(&format!("        @property\n        def {field}(self) -> {t}: ...\n"));
+            }
+        }
+        out.push_str(&format!("\n\n{} = {}[{name}, {any_tuple}]\n", class.like, Kind::Variant.stub()));
     }
     out
 }
@@ -213,4 +249,73 @@ fn dlpack_protocol(ops: bool) -> String {
         out.push_str(&op_stubs::prelude());
     }
     out
+}
+
+#[cfg(test)]
+mod tests {
+    use super::super::model::{Package, TaggedItem, VariantItem};
+    use super::*;
+
+    #[test]
+    fn variants_are_classes_inside_their_base_with_typed_constructors_and_properties() {
+        let variant = |name: &str, positional, fields: &[(&str, &str)]| VariantItem {
+            name: name.into(),
+            tag: name.into(),
+            doc: String::new(),
+            positional,
+            fields: fields.iter().map(|(f, t)| ((*f).to_owned(), (*t).to_owned())).collect(),
+        };
+        let figure = TaggedItem {
+            name: "Figure".into(),
+            like: "FigureLike".into(),
+            doc: "A figure.".into(),
+            variants: vec![
+                variant("Circle", false, &[("r", "float")]),
+                variant("Polygon", true, &[("_0", "Sequence[float]"), ("_1", "str")]),
+                variant("Empty", false, &[]),
+            ],
+        };
+        let package = Package {
+            name: "p".into(),
+            lib_name: "libp.so".into(),
+            enums: Vec::new(),
+            tagged: vec![figure],
+            records: Vec::new(),
+            errors: Vec::new(),
+            classes: Vec::new(),
+            functions: Vec::new(),
+            has_ops: false,
+            all: Vec::new(),
+            converters: Vec::new(),
+        };
+        assert_eq!(
+            tagged_classes(&package),
+            r#"
+
+class Figure(tuple[Any, ...]):
+    """A figure."""
+
+    class Circle(Figure):
+        __match_args__ = ("r",)
+        def __new__(cls, r: float) -> Figure.Circle: ...
+        @property
+        def r(self) -> float: ...
+
+    class Polygon(Figure):
+        __match_args__ = ("_0", "_1")
+        def __new__(cls, _0: Sequence[float], _1: str, /) -> Figure.Polygon: ...
+        @property
+        def _0(self) -> Sequence[float]: ...
+        @property
+        def _1(self) -> str: ...
+
+    class Empty(Figure):
+        __match_args__ = ()
+        def __new__(cls) -> Figure.Empty: ...
+
+
+FigureLike = Union[Figure, tuple[Any, ...]]
+"#
+        );
+    }
 }

@@ -70,6 +70,136 @@ class Interp(str, _enum.Enum):
 
 InterpLike = _Union[Interp, str]
 
+import inspect as _inspect
+from operator import itemgetter as _itemgetter
+
+# The variants' classes of each enum with data, by the names they cross as.
+_VARIANTS = {}
+
+
+def _no_base_instances(cls, *args, **kwargs):
+    """An enum with data's base class makes no instances: its variants' classes do."""
+    variants = ", ".join(v.__qualname__ for v in _VARIANTS.get(cls, {}).values())
+    raise TypeError(f"{cls.__qualname__} is an enum with data: construct one of its variants ({variants})")
+
+
+def _variant_eq(self, other):
+    if isinstance(other, tuple):
+        return type(self) is type(other) and tuple.__eq__(self, other)
+    return NotImplemented
+
+
+def _variant_ne(self, other):
+    equal = _variant_eq(self, other)
+    return equal if equal is NotImplemented else not equal
+
+
+def _variant_reduce(self):
+    return type(self), self[1:]
+
+
+def _variant_fields(qualname, fields, keywords, args, kwargs):
+    """The fields of a variant given by position (`args`) and by name (`kwargs`, when
+    `keywords`), in order; a TypeError naming what is extra, unknown, given twice or missing."""
+    if len(args) > len(fields):
+        counted = f"{len(fields)} positional argument{'s' if len(fields) != 1 else ''}"
+        given = f"{len(args)} {'was' if len(args) == 1 else 'were'} given"
+        raise TypeError(f"{qualname}() takes {counted} but {given}")
+    for name in kwargs:
+        if not keywords:
+            raise TypeError(f"{qualname}() takes its fields by position only, got the keyword argument {name!r}")
+        if name not in fields:
+            raise TypeError(f"{qualname}() got an unexpected keyword argument {name!r}")
+        if fields.index(name) < len(args):
+            raise TypeError(f"{qualname}() got multiple values for argument {name!r}")
+    missing = [f for f in fields[len(args) :] if f not in kwargs]
+    if missing:
+        counted = f"{len(missing)} required argument{'s' if len(missing) != 1 else ''}"
+        raise TypeError(f"{qualname}() missing {counted}: {', '.join(map(repr, missing))}")
+    return (*args, *(kwargs[f] for f in fields[len(args) :]))
+
+
+def _variant(parent, ident, tag, fields, doc):
+    """Defines `parent.<ident>`, the class of one variant of the enum with data `parent`: a
+    tuple of `tag` (the name the variant crosses as) and its fields, so an instance is the
+    value the library takes and returns. The fields are given by position or by their names
+    `fields` (a tuple variant's, `_0`, `_1`..., by position only), read as properties of
+    those names and matched by them (`__match_args__`); an instance equals only an instance
+    of the same class with equal fields, hashes as its tuple, and sets no attributes."""
+    qualname = f"{parent.__qualname__}.{ident}"
+    keywords = fields[:1] != ("_0",)
+    kind = _inspect.Parameter.POSITIONAL_OR_KEYWORD if keywords else _inspect.Parameter.POSITIONAL_ONLY
+
+    def __new__(cls, *args, **kwargs):
+        if kwargs or len(args) != len(fields):
+            args = _variant_fields(qualname, fields, keywords, args, kwargs)
+        return tuple.__new__(cls, (tag, *args))
+
+    def __repr__(self):
+        values = [repr(x) for x in self[1:]]
+        if keywords:
+            values = [f"{f}={x}" for f, x in zip(fields, values)]
+        return f"{qualname}({', '.join(values)})"
+
+    namespace = {
+        "__slots__": (),
+        "__module__": __name__,
+        "__qualname__": qualname,
+        "__doc__": doc,
+        "__signature__": _inspect.Signature([_inspect.Parameter(f, kind) for f in fields]),
+        "__match_args__": fields,
+        "_fields": fields,
+        "__new__": __new__,
+        "__repr__": __repr__,
+        "__eq__": _variant_eq,
+        "__ne__": _variant_ne,
+        "__hash__": tuple.__hash__,
+        "__reduce__": _variant_reduce,
+    }
+    for i, f in enumerate(fields, 1):
+        namespace[f] = property(_itemgetter(i), doc=f"The field {f}.")
+    cls = type(ident, (parent,), namespace)
+    setattr(parent, ident, cls)
+    _VARIANTS.setdefault(parent, {})[tag] = cls
+
+
+def _tagged_converter(parent, converters):
+    """The function making an instance of one of `parent`'s variants' classes from a value
+    of the enum as tvm_ffi returns it (an Array of the variant's name and its fields), each
+    field converted by its function in `converters[name]` (None: kept as it is)."""
+    variants = {
+        tag: (cls, tag, converters.get(tag, (None,) * len(cls._fields))) for tag, cls in _VARIANTS[parent].items()
+    }
+
+    def convert(v):
+        name = _item(v, 0)
+        try:
+            cls, tag, fields = variants[name]
+        except KeyError:
+            raise ValueError(
+                f"{parent.__module__}.{parent.__qualname__} has no variant {name!r}, which the library returned: "
+                "this package was generated from another build of the library (run `abi stubs` on this one)"
+            ) from None
+        items = [_item(v, i) if f is None else f(_item(v, i)) for i, f in enumerate(fields, 1)]
+        return tuple.__new__(cls, (tag, *items))
+
+    return convert
+
+
+class Figure(tuple):
+    """The enum with data Figure: a value is an instance of one of its variants' classes (Figure.Circle, Figure.Rect, Figure.Polygon, Figure.Empty), each a tuple of the variant's name and its fields, which is what crosses."""
+
+    __slots__ = ()
+    __new__ = _no_base_instances
+
+
+_variant(Figure, "Circle", "Circle", ("r",), """The variant Figure.Circle: the tuple ("Circle", r).""")
+_variant(Figure, "Rect", "Rect", ("w", "h"), """The variant Figure.Rect: the tuple ("Rect", w, h).""")
+_variant(Figure, "Polygon", "Polygon", ("_0", "_1"), """The variant Figure.Polygon: the tuple ("Polygon", _0, _1).""")
+_variant(Figure, "Empty", "Empty", (), """The variant Figure.Empty: the tuple ("Empty",).""")
+
+FigureLike = _Union[Figure, tuple]
+
 
 def _error_class(bases, name, kind, doc):
     """The class `bases[0].<name>`, a subclass of `bases`, of the errors of `kind`: registered
@@ -416,6 +546,16 @@ def echo_u8(x):
     return _native_echo_u8(x)
 
 
+_native_figure_area = _lib["figure_area"]
+
+
+@_doc("""figure_area(s: Figure) -> float
+
+The area of `s` (a polygon's by the shoelace formula).""")
+def figure_area(s):
+    return _native_figure_area(s)
+
+
 _native_greet = _lib["greet"]
 _native_greet.release_gil = False
 
@@ -425,6 +565,16 @@ _native_greet.release_gil = False
 Greets `name` (borrowed, zero-copy).""")
 def greet(name):
     return _native_greet(name)
+
+
+_native_largest_figure = _lib["largest_figure"]
+
+
+@_doc("""largest_figure(figures: list[Figure]) -> tuple[Optional[Figure], dict[str, list[Figure]]]
+
+The largest of `figures` by area, if any, and every figure by its variant's name.""")
+def largest_figure(figures):
+    return _as_12(_native_largest_figure(figures))
 
 
 _native_make_shape = _lib["make_shape"]
@@ -519,6 +669,16 @@ an index outside it, and the index -7 (an internal error).
 Raises: SamplingError.""")
 def sample_at(index, len):
     return _native_sample_at(index, len)
+
+
+_native_scale_figure = _lib["scale_figure"]
+
+
+@_doc("""scale_figure(s: Figure, k: float) -> Figure
+
+`s` scaled by `k` (a polygon's label gets `*k`); `None` scales nothing.""")
+def scale_figure(s, k):
+    return _as_8(_native_scale_figure(s, k))
 
 
 _native_tensor_numel = _lib["tensor_numel"]
@@ -663,6 +823,33 @@ def _as_5(v):
     return (_item(v, 0), _item(v, 1),)
 
 
+def _as_6(v):
+    return (_item(v, 0), _item(v, 1),)
+
+
+def _as_7(v):
+    return [_as_6(_item(v, i)) for i in range(_size(v))]
+
+
+_as_8 = _tagged_converter(Figure, {"Polygon": (_as_7, None)})
+
+
+def _as_9(v):
+    return None if v is None else _as_8(v)
+
+
+def _as_10(v):
+    return [_as_8(_item(v, i)) for i in range(_size(v))]
+
+
+def _as_11(v):
+    return {k: _as_10(x) for k, x in v.items()}
+
+
+def _as_12(v):
+    return (_as_9(_item(v, 0)), _as_11(_item(v, 1)),)
+
+
 def _refuse_dataless(name, args):
     """Raises a TypeError saying why when one of `args` holds no data to hand over: a
     traced JAX array (under jax.jit, jax.vmap or jax.grad), or a torch tensor on the meta
@@ -717,9 +904,9 @@ def _for_numpy(result, arrays):
     return result
 
 
-__all__ = ["add", "byte_len", "call_fn", "calls_counted", "count_call", "count_interps", "describe_sampling", "echo_any", "echo_bf16", "echo_bool", "echo_bytes", "echo_device", "echo_dtype", "echo_f16", "echo_f32", "echo_f64", "echo_i16", "echo_i32", "echo_i64", "echo_i8", "echo_ints", "echo_map", "echo_opt", "echo_opt_u64", "echo_pair", "echo_shape", "echo_string", "echo_strs", "echo_tensor", "echo_u16", "echo_u32", "echo_u64", "echo_u64s", "echo_u8", "greet", "make_shape", "next_interp", "panics", "raise_kind", "rendezvous", "salute", "sample_at", "tensor_numel", "tensor_sum", "to_bf16", "u64_max", "wait_for_lock", "weigh_interps", "with_lock_held", "zero_args", "Border", "BorderLike", "Interp", "InterpLike", "SamplingError", "BadSize", "OutOfRange", "Internal"]
+__all__ = ["add", "byte_len", "call_fn", "calls_counted", "count_call", "count_interps", "describe_sampling", "echo_any", "echo_bf16", "echo_bool", "echo_bytes", "echo_device", "echo_dtype", "echo_f16", "echo_f32", "echo_f64", "echo_i16", "echo_i32", "echo_i64", "echo_i8", "echo_ints", "echo_map", "echo_opt", "echo_opt_u64", "echo_pair", "echo_shape", "echo_string", "echo_strs", "echo_tensor", "echo_u16", "echo_u32", "echo_u64", "echo_u64s", "echo_u8", "figure_area", "greet", "largest_figure", "make_shape", "next_interp", "panics", "raise_kind", "rendezvous", "salute", "sample_at", "scale_figure", "tensor_numel", "tensor_sum", "to_bf16", "u64_max", "wait_for_lock", "weigh_interps", "with_lock_held", "zero_args", "Border", "BorderLike", "Interp", "InterpLike", "Figure", "FigureLike", "SamplingError", "BadSize", "OutOfRange", "Internal"]
 
 
 from . import _abi_door
 
-_abi_door.bind(globals(), _library_path(), ["add", "byte_len", "call_fn", "calls_counted", "count_call", "describe_sampling", "echo_any", "echo_bf16", "echo_bool", "echo_bytes", "echo_device", "echo_dtype", "echo_f16", "echo_f32", "echo_f64", "echo_i16", "echo_i32", "echo_i64", "echo_i8", "echo_ints", "echo_map", "echo_opt", "echo_opt_u64", "echo_shape", "echo_string", "echo_strs", "echo_tensor", "echo_u16", "echo_u32", "echo_u64", "echo_u64s", "echo_u8", "greet", "make_shape", "panics", "raise_kind", "rendezvous", "salute", "sample_at", "tensor_numel", "tensor_sum", "to_bf16", "u64_max", "wait_for_lock", "weigh_interps", "with_lock_held", "zero_args"], arrays=True)
+_abi_door.bind(globals(), _library_path(), ["add", "byte_len", "call_fn", "calls_counted", "count_call", "describe_sampling", "echo_any", "echo_bf16", "echo_bool", "echo_bytes", "echo_device", "echo_dtype", "echo_f16", "echo_f32", "echo_f64", "echo_i16", "echo_i32", "echo_i64", "echo_i8", "echo_ints", "echo_map", "echo_opt", "echo_opt_u64", "echo_shape", "echo_string", "echo_strs", "echo_tensor", "echo_u16", "echo_u32", "echo_u64", "echo_u64s", "echo_u8", "figure_area", "greet", "make_shape", "panics", "raise_kind", "rendezvous", "salute", "sample_at", "tensor_numel", "tensor_sum", "to_bf16", "u64_max", "wait_for_lock", "weigh_interps", "with_lock_held", "zero_args"], arrays=True)

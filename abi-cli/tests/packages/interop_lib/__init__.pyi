@@ -6,7 +6,7 @@ from typing import Any, Callable, Literal, Mapping, NamedTuple, Optional, Protoc
 
 import tvm_ffi
 
-__all__ = ["add", "byte_len", "call_fn", "calls_counted", "count_call", "count_interps", "describe_sampling", "echo_any", "echo_bf16", "echo_bool", "echo_bytes", "echo_device", "echo_dtype", "echo_f16", "echo_f32", "echo_f64", "echo_i16", "echo_i32", "echo_i64", "echo_i8", "echo_ints", "echo_map", "echo_opt", "echo_opt_u64", "echo_pair", "echo_shape", "echo_string", "echo_strs", "echo_tensor", "echo_u16", "echo_u32", "echo_u64", "echo_u64s", "echo_u8", "greet", "make_shape", "next_interp", "panics", "raise_kind", "rendezvous", "salute", "sample_at", "tensor_numel", "tensor_sum", "to_bf16", "u64_max", "wait_for_lock", "weigh_interps", "with_lock_held", "zero_args", "Border", "BorderLike", "Interp", "InterpLike", "SamplingError", "BadSize", "OutOfRange", "Internal"]
+__all__ = ["add", "byte_len", "call_fn", "calls_counted", "count_call", "count_interps", "describe_sampling", "echo_any", "echo_bf16", "echo_bool", "echo_bytes", "echo_device", "echo_dtype", "echo_f16", "echo_f32", "echo_f64", "echo_i16", "echo_i32", "echo_i64", "echo_i8", "echo_ints", "echo_map", "echo_opt", "echo_opt_u64", "echo_pair", "echo_shape", "echo_string", "echo_strs", "echo_tensor", "echo_u16", "echo_u32", "echo_u64", "echo_u64s", "echo_u8", "figure_area", "greet", "largest_figure", "make_shape", "next_interp", "panics", "raise_kind", "rendezvous", "salute", "sample_at", "scale_figure", "tensor_numel", "tensor_sum", "to_bf16", "u64_max", "wait_for_lock", "weigh_interps", "with_lock_held", "zero_args", "Border", "BorderLike", "Interp", "InterpLike", "Figure", "FigureLike", "SamplingError", "BadSize", "OutOfRange", "Internal"]
 
 
 class _DLPackArray(Protocol):
@@ -38,6 +38,47 @@ class Interp(str, enum.Enum):
 
 
 InterpLike = Union[Interp, Literal["nearest", "bilinear", "cubic"]]
+
+
+class Figure(tuple[Any, ...]):
+    """The enum with data Figure: a value is an instance of one of its variants' classes (Figure.Circle, Figure.Rect, Figure.Polygon, Figure.Empty), each a tuple of the variant's name and its fields, which is what crosses."""
+
+    class Circle(Figure):
+        """The variant Figure.Circle: the tuple ("Circle", r)."""
+
+        __match_args__ = ("r",)
+        def __new__(cls, r: float) -> Figure.Circle: ...
+        @property
+        def r(self) -> float: ...
+
+    class Rect(Figure):
+        """The variant Figure.Rect: the tuple ("Rect", w, h)."""
+
+        __match_args__ = ("w", "h")
+        def __new__(cls, w: float, h: float) -> Figure.Rect: ...
+        @property
+        def w(self) -> float: ...
+        @property
+        def h(self) -> float: ...
+
+    class Polygon(Figure):
+        """The variant Figure.Polygon: the tuple ("Polygon", _0, _1)."""
+
+        __match_args__ = ("_0", "_1")
+        def __new__(cls, _0: Sequence[tuple[float, float]], _1: str, /) -> Figure.Polygon: ...
+        @property
+        def _0(self) -> Sequence[tuple[float, float]]: ...
+        @property
+        def _1(self) -> str: ...
+
+    class Empty(Figure):
+        """The variant Figure.Empty: the tuple ("Empty",)."""
+
+        __match_args__ = ()
+        def __new__(cls) -> Figure.Empty: ...
+
+
+FigureLike = Union[Figure, tuple[Any, ...]]
 
 
 class SamplingError(RuntimeError):
@@ -175,8 +216,18 @@ def echo_u64s(x: Sequence[int]) -> list[int]: ...
 def echo_u8(x: int) -> int: ...
 
 
+def figure_area(s: FigureLike) -> float:
+    """The area of `s` (a polygon's by the shoelace formula)."""
+    ...
+
+
 def greet(name: str) -> str:
     """Greets `name` (borrowed, zero-copy)."""
+    ...
+
+
+def largest_figure(figures: Sequence[FigureLike]) -> tuple[Optional[Figure], Mapping[str, Sequence[Figure]]]:
+    """The largest of `figures` by area, if any, and every figure by its variant's name."""
     ...
 
 
@@ -221,6 +272,11 @@ def sample_at(index: int, len: int) -> int:
     an index outside it, and the index -7 (an internal error).
 
     Raises: SamplingError."""
+    ...
+
+
+def scale_figure(s: FigureLike, k: float) -> Figure:
+    """`s` scaled by `k` (a polygon's label gets `*k`); `None` scales nothing."""
     ...
 
 
