@@ -121,10 +121,23 @@ pub const fn same_tensor_type(a: &TypeDesc, b: &TypeDesc) -> bool {
 }
 
 /// Whether two parameter types are the same (tensors by element type and rank, scalars by
-/// kind and width).
+/// kind and width, fieldless enums by name and the names they cross as).
 pub(crate) const fn same_type(a: &TypeDesc, b: &TypeDesc) -> bool {
     match (a, b) {
         (TypeDesc::Tensor { .. }, _) => same_tensor_type(a, b),
+        (TypeDesc::Enum(x), TypeDesc::Enum(y)) => {
+            if !str_eq(x.name, y.name) || x.names.len() != y.names.len() {
+                return false;
+            }
+            let mut i = 0;
+            while i < x.names.len() {
+                if !str_eq(x.names[i], y.names[i]) {
+                    return false;
+                }
+                i += 1;
+            }
+            true
+        }
         _ => same_elem(Some(a), Some(b)),
     }
 }
