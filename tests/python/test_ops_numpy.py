@@ -182,6 +182,41 @@ def test_an_input_of_another_rank_reaches_the_kernel_not_an_index_error(ops):
     assert seen == [((4,), (0,), (3,))]
 
 
+def test_an_enum_scalar_is_a_str_in_the_schema_an_attribute_and_a_plain_name(ops):
+    """An enum scalar ("str", with its names): torch's schema says `str`, JAX's arg_spec makes
+    it an attribute, a member of an enum class is handed on as its plain name (`str(member)`
+    would be `Kind.Tanh`), and only the names fit (the export refuses the rest)."""
+    import enum
+
+    class Kind(str, enum.Enum):
+        Relu = "relu"
+        Tanh = "tanh"
+
+    seen = []
+
+    @tvm_ffi.convert
+    def kernel(x, kind, y):
+        seen.append(kind)
+
+    params = [("x", "in", "float32", 2), ("kind", "str", ["relu", "tanh"]), ("y", "out", "float32", 2, "x")]
+    op = ops.module.Ops("k").op("activate", kernel, params)
+    assert op._torch_schema(out_variant=False) == "(Tensor x, str kind) -> Tensor"
+    assert op._torch_schema(out_variant=True) == "(Tensor x, str kind, Tensor(a!) y) -> ()"
+    assert op._arg_spec() == ["args", "attrs.kind", "rets"]
+    assert op._traced_message("kind").endswith("(`kind`) each set an attribute of the call (or an output's shape): pass them as static arguments (jax.jit(f, static_argnums=(1,))), and leave them unmapped under jax.vmap (in_axes None)")
+    plain = op._plain_names((np.ones((1, 1), np.float32), Kind.Tanh))
+    assert type(plain[1]) is str and plain[1] == "tanh"
+    assert op._plain_names(("x", "relu")) == ("x", "relu")
+    assert type(ops.module._name(Kind.Relu)) is str and ops.module._name(Kind.Relu) == "relu" and str(Kind.Relu) != "relu"
+    kind = op.args[1]
+    assert kind.names == ("relu", "tanh") and not kind.tensor and kind.dtype is None
+    fits = ops.module._scalar_fits
+    assert fits(kind, "tanh") and fits(kind, Kind.Relu)
+    assert not fits(kind, "gelu") and not fits(kind, 1) and not fits(kind, b"relu")
+    op.call((np.ones((1, 1), np.float32), Kind.Tanh), (None,))
+    assert seen == ["tanh"]
+
+
 def test_the_module_imports_neither_torch_nor_jax():
     # (tvm_ffi imports numpy itself; where torch is not installed, an import would fail.)
     code = (

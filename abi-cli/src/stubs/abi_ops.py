@@ -3,7 +3,8 @@ verbatim by `abi stubs` into the package as `_abi_ops.py`.
 
 Each op is described once, as data: its parameters in the export's order, each an input
 tensor ("in"), an output ("out", with the rule its shape follows), an in-place tensor
-("inout") or a scalar ("int", "float", "bool"); the op's backward; the JAX-order entry
+("inout") or a scalar ("int", "float", "bool", or "str" for a fieldless enum, with the
+names it takes); the op's backward; the JAX-order entry
 point; the device. From that description an `Op` is called three ways:
 
 - `pkg.op(...)`: on the caller's arrays, numpy, torch or JAX, its outputs allocated by the
@@ -18,12 +19,14 @@ allocates a numpy array.
 """
 
 import array
+import enum
 import sys
 
 import tvm_ffi
 
-# Scalar kinds, as the package's data names them.
-_SCALARS = ("int", "float", "bool")
+# Scalar kinds, as the package's data names them: "str" is a fieldless enum, which crosses
+# as the name of its variant (a torch schema's `str`, a JAX string attribute).
+_SCALARS = ("int", "float", "bool", "str")
 
 # The buffer objects a tensor argument may be (as the Python door takes them for a plain
 # export): a numpy array over their memory.
@@ -85,9 +88,13 @@ def _readable(value):
 
 
 class _Param:
-    __slots__ = ("name", "role", "dtype", "ndim", "rule")
+    __slots__ = ("name", "role", "dtype", "ndim", "rule", "names")
 
     def __init__(self, name, role, dtype=None, ndim=None, rule=None):
+        # An enum scalar ("str") is described by the names it takes, in the dtype's place.
+        self.names = tuple(dtype) if role == "str" else ()
+        if role == "str":
+            dtype = None
         self.name, self.role, self.dtype, self.ndim, self.rule = name, role, dtype, ndim, rule
 
     @property
@@ -179,6 +186,8 @@ class Op:
         # Input tensors needing compact data: a torch view of another layout is copied.
         self._compact = [i for i in tensors if self.args[i].role == "in" and self.args[i].name not in strided]
         self._first = tensors[0] if tensors else None
+        # The enum scalars, whose members are handed to torch and JAX as their names.
+        self._names = [i for i, p in enumerate(self.args) if p.role == "str"]
         # The tensors after the first, which the numpy paths check are numpy arrays too.
         self._others = tuple(tensors[1:])
         self._shapes = [self._shape_rule(p, position) for p in self.outs]
@@ -279,6 +288,19 @@ class Op:
             raise TypeError(f"{self.name}: takes torch or JAX arrays on the GPU, got {type(first).__name__}")
         _numpy()
         return self._call_numpy(args, given)
+
+    def _plain_names(self, args):
+        """`args` with each enum scalar given as a member of an enum class (the package's
+        `class Activation(str, enum.Enum)`) as its name, a plain `str`, which torch's schema
+        and JAX's attribute carry as they are (`str(member)` would be `Activation.Relu`). A
+        plain name is passed as it is."""
+        fixed = None
+        for i in self._names:
+            if isinstance(args[i], enum.Enum):
+                if fixed is None:
+                    fixed = list(args)
+                fixed[i] = args[i].value
+        return args if fixed is None else fixed
 
     def _arrays(self, args):
         """`args` with each input tensor given as a list or tuple made a numpy array of the
@@ -562,9 +584,11 @@ class Op:
         if self.backward is not None:
             self._register_autograd(torch, op)
 
-        outs = self.outs
+        outs, named = self.outs, self._names
 
         def call(*args, **given):
+            if named:
+                args = self._plain_names(args)
             unknown = set(given) - {p.name for p in outs}
             if unknown:
                 raise TypeError(f"{name}() got an unexpected keyword argument {sorted(unknown)[0]!r}")
@@ -618,7 +642,7 @@ class Op:
         """The op's schema: `(Tensor x, int n, Tensor(a!) z) -> Tensor`."""
         names = iter("abcdefghijklmnopqrstuvwxyz")
         items = []
-        kinds = {"in": "Tensor", "int": "int", "float": "float", "bool": "bool"}
+        kinds = {"in": "Tensor", "int": "int", "float": "float", "bool": "bool", "str": "str"}
         for p in self.args:
             items.append(f"Tensor({next(names)}!) {p.name}" if p.role == "inout" else f"{kinds[p.role]} {p.name}")
         if out_variant:
@@ -690,13 +714,14 @@ class Op:
         arrays (as the functional call makes them), output keywords refused as the
         functional call refuses them."""
         outs = {p.name for p in self.outs}
+        named = self._names
 
         def call(*args, **given):
             for key in given:
                 if key not in outs:
                     raise TypeError(f"{self.name}() got an unexpected keyword argument {key!r}")
             self._refuse_buffers([key for key, g in given.items() if g is not None])
-            return inner(*self._arrays(args))
+            return inner(*self._arrays(self._plain_names(args) if named else args))
 
         call.__name__ = call.__qualname__ = self.name
         call.__doc__ = f"{self.ops.package}.{self.name} through jax-tvm-ffi (XLA's FFI target {self.ops.package}.{self.name})."
@@ -725,7 +750,8 @@ class Op:
         )
         tensors = self._tensors
         scalars = [(i, p) for i, p in enumerate(self.args) if not p.tensor]
-        attr_type = {"int": numpy.int64, "float": numpy.float64, "bool": numpy.bool_}
+        # A Python str becomes a string attribute, which jax-tvm-ffi hands the export as a String.
+        attr_type = {"int": numpy.int64, "float": numpy.float64, "bool": numpy.bool_, "str": _name}
         # Operands: the input tensors, then the in-place ones (aliased to their results).
         operands = [i for i in tensors if self.args[i].role == "in"] + list(self.inout)
         aliases = {}
@@ -821,7 +847,7 @@ class Op:
             return str(a.dtype) == self.args[i].dtype and a.ndim == self.args[i].ndim
 
         scalars = [i for i, p in enumerate(self.args) if not p.tensor]
-        if all(matches(i, a) for i, a in arrays.items()) and all(_scalar_fits(self.args[i].role, args[i]) for i in scalars):
+        if all(matches(i, a) for i, a in arrays.items()) and all(_scalar_fits(self.args[i], args[i]) for i in scalars):
             self._check_x64_outputs()
             return
         np = _numpy()
@@ -832,7 +858,7 @@ class Op:
             return np.lib.stride_tricks.as_strided(np.empty(1, a.dtype), a.shape, (0,) * a.ndim)
 
         def scalar(i, v):
-            if not _scalar_fits(self.args[i].role, v) and getattr(v, "ndim", None) == 0:
+            if not _scalar_fits(self.args[i], v) and getattr(v, "ndim", None) == 0:
                 return v.item()
             return v
 
@@ -901,9 +927,13 @@ def _require(package, extra, module, project):
 _SCALAR_TYPES = {"int": "iub", "float": "iufb", "bool": "iub"}
 
 
-def _scalar_fits(kind, value):
-    """Whether a scalar argument converts to `kind` as the export converts it (a 0-d array,
-    JAX's included, of a dtype of that kind too)."""
+def _scalar_fits(p, value):
+    """Whether a scalar argument converts to the kind of scalar parameter `p` as the export
+    converts it (a 0-d array, JAX's included, of a dtype of that kind too; for an enum, one
+    of its names, or a member of its class, a str equal to its name)."""
+    kind = p.role
+    if kind == "str":
+        return isinstance(value, str) and value in p.names
     if isinstance(value, str):
         return False
     dtype = getattr(value, "dtype", None)
@@ -912,6 +942,14 @@ def _scalar_fits(kind, value):
     if isinstance(value, bool) or isinstance(value, int):
         return True
     return kind == "float" and isinstance(value, float)
+
+
+def _name(value):
+    """An enum scalar as the plain `str` of its name: a member's value (`str(member)` is
+    `Activation.Relu`), a name as it is."""
+    if isinstance(value, enum.Enum):
+        value = value.value
+    return str.__str__(value)
 
 
 def _is_traced(value):

@@ -28,7 +28,8 @@ pub enum Role {
     Out(ShapeRule),
     /// An in-place tensor.
     InOut,
-    /// A scalar of this kind: `int`, `float` or `bool`.
+    /// A scalar of this kind: `int`, `float`, `bool`, or `str` for a fieldless enum (which
+    /// crosses as its name; [`OpParam::names`] holds the names).
     Scalar(&'static str),
 }
 
@@ -44,6 +45,8 @@ pub struct OpParam {
     pub rank: Option<u32>,
     /// Whether a tensor parameter converts other dtypes (`HostTensorAs`).
     pub cast: bool,
+    /// An enum scalar's names: the strings it takes (empty for every other parameter).
+    pub names: Vec<String>,
 }
 
 /// An op, read from an export's metadata: every parameter with its role, and for tensors
@@ -84,23 +87,32 @@ impl<'a> Op<'a> {
             if matches!(role, Role::Out(_)) && dtype.is_none() {
                 return None;
             }
-            params.push(OpParam { name, role, dtype, rank, cast });
+            let names = match (&role, &t) {
+                (Role::Scalar(_), TypeSchema::Enum { names, .. }) => names.clone(),
+                _ => Vec::new(),
+            };
+            params.push(OpParam { name, role, dtype, rank, cast, names });
         }
         Some(Op { info, params })
     }
 
     /// The Python expression describing the parameters, for `Ops.op`:
-    /// `[("x", "in", "float64", 2), ("y", "out", "float64", 2, "x")]`.
+    /// `[("x", "in", "float64", 2), ("kind", "str", ["relu", "tanh"]), ("y", "out", "float64", 2, "x")]`
+    /// (an enum scalar with the names it takes).
     fn params_literal(&self) -> String {
         let items: Vec<String> = self
             .params
             .iter()
-            .map(|OpParam { name, role, dtype, rank, .. }| {
+            .map(|OpParam { name, role, dtype, rank, names, .. }| {
                 let dtype = dtype.as_deref().map_or(Kind::None.stub().to_owned(), py_str);
                 let rank = rank.map_or(Kind::None.stub().to_owned(), |r| r.to_string());
                 match role {
                     Role::In => format!("({}, \"in\", {dtype}, {rank})", py_str(name)),
                     Role::InOut => format!("({}, \"inout\", {dtype}, {rank})", py_str(name)),
+                    Role::Scalar(kind) if *kind == Kind::Str.python() => {
+                        let names: Vec<String> = names.iter().map(|n| py_str(n)).collect();
+                        format!("({}, \"{kind}\", [{}])", py_str(name), names.join(", "))
+                    }
                     Role::Scalar(kind) => format!("({}, \"{kind}\")", py_str(name)),
                     Role::Out(rule) => format!("({}, \"out\", {dtype}, {rank}, {})", py_str(name), rule_literal(rule)),
                 }
@@ -126,13 +138,15 @@ impl<'a> Op<'a> {
     }
 }
 
-/// `int`, `float` or `bool` (the Python names, which the support module reads) for a
-/// scalar type an op may take.
+/// `int`, `float`, `bool` or `str` (the Python names, which the support module reads) for
+/// a scalar type an op may take: a fieldless enum crosses as its name, a string, which torch
+/// schemas (`str`) and JAX attributes (a Python `str`, a String to the export) carry.
 fn scalar_kind(t: &TypeSchema) -> Option<&'static str> {
     match t {
         TypeSchema::Int(_) => Some(Kind::Int.python()),
         TypeSchema::Float(_) => Some(Kind::Float.python()),
         TypeSchema::Bool => Some(Kind::Bool.python()),
+        TypeSchema::Enum { .. } => Some(Kind::Str.python()),
         _ => None,
     }
 }
@@ -343,6 +357,28 @@ mod tests {
             Op::of(&ramp).unwrap().params_literal(),
             r#"[("n", "int"), ("step", "float"), ("y", "out", "float64", 1, ["n", 2, "a.1"])]"#
         );
+        // A fieldless enum scalar is a string, described with the names it takes.
+        let activate = op_metadata(
+            &[
+                ("x", F64_2),
+                (
+                    "kind",
+                    r#"{"type":"ffi.String","abi.enum":"Activation","abi.names":["relu","tanh"],"abi.variants":["Relu","Tanh"]}"#,
+                ),
+                ("y", F64_2),
+            ],
+            r#"{"inputs":["x"],"scalars":["kind"],"outputs":[{"name":"y","like":"x"}],"inout":[],"backward":null,"jax":null,"device":"cpu"}"#,
+        );
+        assert_eq!(
+            Op::of(&activate).unwrap().params_literal(),
+            r#"[("x", "in", "float64", 2), ("kind", "str", ["relu", "tanh"]), ("y", "out", "float64", 2, "x")]"#
+        );
+        // A plain string is no op scalar: the package leaves such an export a plain function.
+        let plain = op_metadata(
+            &[("x", F64_2), ("kind", r#"{"type":"ffi.String"}"#), ("y", F64_2)],
+            r#"{"inputs":["x"],"scalars":["kind"],"outputs":[{"name":"y","like":"x"}],"inout":[],"backward":null,"jax":null,"device":"cpu"}"#,
+        );
+        assert!(Op::of(&plain).is_none());
     }
 
     /// A listing with op-kit's kinds of ops: a backward, in place (with its JAX entry), a
