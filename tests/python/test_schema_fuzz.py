@@ -99,7 +99,31 @@ def value(schema, iree, rng, depth=0, doc=""):
         return tvm_ffi.dtype(rng.choice(["float32", "int8", "bfloat16", "bool"]))
     if t == "Any":
         return rng.choice([1, 2.5, "any", None, [1, "two"], b"b"])
+    if t == "Variant" and "abi.enum" in schema:
+        # An enum with data: one variant's name, then its fields (iree.abi says nothing of
+        # them, so each gets its type's widest record).
+        k = rng.randrange(len(args))
+        fields = args[k]["args"][1:]
+        return (schema["abi.names"][k], *(value(f, widest(f), rng, depth + 1, doc) for f in fields))
+    if t == "Variant":
+        member = rng.choice(args)
+        return value(member, widest(member), rng, depth + 1, doc)
     raise AssertionError(f"the fuzzer has no values for schema type {t!r}: teach it")
+
+
+def widest(schema):
+    """The iree.abi record of the widest values of `schema`, for a type iree.abi does not
+    describe (a field of an enum with data, a member of a Variant)."""
+    t, args = schema["type"], schema.get("args", [])
+    if t in ("int", "float", "bool"):
+        return {"int": "i64", "float": "f64", "bool": "i1"}[t]
+    if t in ("Optional", "ffi.Array"):
+        return ["optional" if t == "Optional" else "py_homogeneous_list", widest(args[0])]
+    if t == "ffi.Map":
+        return ["py_homogeneous_dict", widest(args[0]), widest(args[1])]
+    if t == "Tuple":
+        return ["stuple", *(widest(a) for a in args)]
+    return "unknown"
 
 
 def tensor(doc, rng):
@@ -132,6 +156,8 @@ def wrong_value(schema, rng):
         return rng.choice([12345, "text"]) if t != "DataType" else rng.choice([12345, [1]])
     if t == "Optional":
         return wrong_value(schema["args"][0], rng)
+    if t == "Variant" and "abi.enum" in schema:
+        return rng.choice([12345, "text", ()])  # an unknown name is a ValueError
     return None
 
 
