@@ -206,10 +206,13 @@ fn inspect_shows_an_ops_rules_in_place_params_backward_and_jax_entry() {
         "    op (cpu): inputs -; scalars -\n        x: inout\n        in place: x\n        jax entry: relu___jax\n",
         "relu___jax(x__in: Any, x: Tensor[f32, 2]) -> None\n",
         "    op (cpu): inputs labels; scalars n_classes\n        y: out = [labels.0, n_classes]\n",
+        // A fieldless enum scalar.
+        "activate(x: Tensor[f32, 2], kind: Activation, y: Tensor[f32, 2]) -> None\n",
+        "    op (cpu): inputs x; scalars kind\n        y: out = x\n        backward: activate_bwd\n",
     ] {
         assert!(stdout.contains(part), "{part:?} not in\n{stdout}");
     }
-    assert_eq!(stdout.matches("    op (cpu)").count(), 13, "every op, and not the JAX entries:\n{stdout}");
+    assert_eq!(stdout.matches("    op (cpu)").count(), 15, "every op, and not the JAX entries:\n{stdout}");
 
     let out = abi(&["inspect", "--json", path(&lib)]);
     let v: serde_json::Value = serde_json::from_slice(&out.stdout).unwrap();

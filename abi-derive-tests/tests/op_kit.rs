@@ -155,3 +155,28 @@ fn every_op_publishes_its_rules() {
         "{text}"
     );
 }
+
+#[test]
+fn an_enum_scalar_crosses_as_its_name_and_the_backward_takes_it_too() {
+    let x = Any::from(tensor(vec![-1.0f32, 0.0, 2.0, -3.0], &[2, 2]));
+    let y = tensor(vec![9.0f32; 4], &[2, 2]);
+    call("activate", &[x.view(), scalar("relu").view(), Any::from(y.clone()).view()]).expect("a call");
+    assert_eq!(values::<f32>(&y), [0.0, 0.0, 2.0, 0.0]);
+    let dx = tensor(vec![9.0f32; 4], &[2, 2]);
+    let dy = Any::from(tensor(vec![1.0f32, 1.0, 2.0, 2.0], &[2, 2]));
+    call("activate_bwd", &[x.view(), dy.view(), scalar("relu").view(), Any::from(dx.clone()).view()]).expect("a call");
+    assert_eq!(values::<f32>(&dx), [0.0, 0.0, 2.0, 0.0]);
+    let e = call("activate", &[x.view(), scalar("gelu").view(), Any::from(y).view()]).expect_err("no such name");
+    assert_eq!(e.kind(), "ValueError");
+    assert!(
+        e.message().ends_with(r#""gelu" is not a name of Activation; it takes "relu", "tanh", "sigmoid""#),
+        "{}",
+        e.message()
+    );
+    let activate = op("activate");
+    assert_eq!(
+        (activate.scalars.as_slice(), activate.backward.as_deref()),
+        (&["kind".to_owned()][..], Some("activate_bwd"))
+    );
+    assert_eq!(op("activate_bwd").scalars, ["kind"]);
+}

@@ -47,7 +47,9 @@ def torch_calls() -> list[object]:
     hot: torch.Tensor = op_kit.one_hot(torch.arange(3), 4)
     ramp_into: torch.Tensor = op_kit.ramp(3, 0.5, y=torch.empty(3, dtype=torch.float64))
     not_numpy: npt.NDArray[np.float32] = op_kit.one_hot(torch.arange(3), 4)  # type: ignore[assignment]
-    return [y, z, given, c, *grads, ramp, wrong, hot, ramp_into, not_numpy]
+    # An enum scalar: a member of the package's class, or its name.
+    act: torch.Tensor = op_kit.torch.activate(torch.ones(2, 2), op_kit.Activation.Tanh)
+    return [y, z, given, c, *grads, ramp, wrong, hot, ramp_into, not_numpy, act, op_kit.activate(r, "relu")]
 
 
 def jax_calls() -> list[object]:
@@ -64,7 +66,8 @@ def jax_calls() -> list[object]:
     in_place: jax.Array = op_kit.relu_(jnp.ones((2, 2), jnp.float32))
     from_numpy = op_kit.jax.scale_rows(np.ones((2, 3)), np.ones(3))
     not_torch: torch.Tensor = op_kit.one_hot(jnp.arange(3), 4)  # type: ignore[assignment]
-    return [y, z, r, *pair, jitted, wrong, hot, in_place, from_numpy, not_torch]
+    act: jax.Array = op_kit.jax.activate(jnp.ones((2, 2), jnp.float32), "sigmoid")
+    return [y, z, r, *pair, jitted, wrong, hot, in_place, from_numpy, not_torch, act]
 
 
 def refused_calls() -> None:
@@ -73,6 +76,7 @@ def refused_calls() -> None:
     op_kit.torch.scale_rows(np.ones((2, 3)), np.ones(3))  # type: ignore[type-var, arg-type]
     op_kit.scale_rows(jnp.ones((2, 3)), jnp.ones(3), y=jnp.empty((2, 3)))  # type: ignore[call-overload]
     op_kit.scale_rows(torch.ones(2, 3), "k")  # type: ignore[arg-type]
+    op_kit.torch.activate(torch.ones(2, 2), "gelu")  # type: ignore[arg-type]
 
 
 if __name__ == "__main__":  # with JAX_ENABLE_X64=1 (scale_rows is float64)

@@ -40,6 +40,6 @@ def test_the_client_runs_and_gets_what_the_stubs_say(op_kit_package_dir):
     )
     assert out.stdout == (
         "[['ndarray', 'ndarray', 'ndarray', 'ndarray', 'NoneType', 'ndarray', 'ndarray', 'ndarray', 'ndarray', 'ndarray'],"
-        " ['Tensor', 'Tensor', 'Tensor', 'Tensor', 'Tensor', 'Tensor', 'Tensor', 'Tensor', 'Tensor', 'Tensor', 'Tensor'],"
+        " ['Tensor', 'Tensor', 'Tensor', 'Tensor', 'Tensor', 'Tensor', 'Tensor', 'Tensor', 'Tensor', 'Tensor', 'Tensor', 'Tensor', 'Tensor'],"
         " [True]]\n"
     ), out.stderr

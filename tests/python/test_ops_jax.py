@@ -69,6 +69,62 @@ def test_each_op_eagerly_from_jax(op_kit, entry):
     close(ops.axpy_(xs, 0.25, acc), np.asarray(acc) + 0.25 * np.asarray(xs))
 
 
+# What each activation computes, in jax.numpy.
+ACTIVATIONS = {"relu": lambda x: jnp.maximum(x, 0), "tanh": jnp.tanh, "sigmoid": jax.nn.sigmoid}
+
+# The export's refusal of a name that is none of Activation's.
+NOT_A_NAME = (
+    "activate(x: Tensor[f32, 2], kind: Activation, y: Tensor[f32, 2]) -> None: argument `kind` (#1) "
+    '"gelu" is not a name of Activation; it takes "relu", "tanh", "sigmoid"'
+)
+
+
+@pytest.mark.parametrize("entry", ["functional", "jax"])
+def test_an_enum_scalar_as_a_member_or_its_name(op_kit, entry):
+    """`activate(x, kind)`: the name is a string attribute of the call (a member of the
+    package's class as its plain name), eagerly and under jax.jit, where it is static."""
+    ops = op_kit if entry == "functional" else op_kit.jax
+    x = jnp.asarray(rand(3, 4, dtype=np.float32))
+    jitted = jax.jit(ops.activate, static_argnums=(1,))
+    for member in op_kit.Activation:
+        want = np.asarray(ACTIVATIONS[member.value](x))
+        for kind in (member, member.value):
+            close(ops.activate(x, kind), want)
+            close(jitted(x, kind), want)
+    text = jax.jit(op_kit.jax.activate, static_argnums=(1,)).lower(x, op_kit.Activation.Tanh).as_text()
+    assert "op_kit.activate" in text and '"tanh"' in text, text
+    xs = jnp.asarray(rand(2, 3, 4, dtype=np.float32))
+    close(jax.vmap(lambda a: ops.activate(a, "tanh"))(xs), np.tanh(np.asarray(xs)))
+
+
+@pytest.mark.parametrize("jit", [False, True], ids=["eager", "jit"])
+def test_an_unknown_name_is_refused_while_tracing_with_the_exports_message(op_kit, jit):
+    """Refused before XLA runs (where it would be INTERNAL), with the error numpy's call gets:
+    the export's ValueError listing the names, or its TypeError for what is no string."""
+    x = jnp.asarray(rand(2, 2, dtype=np.float32))
+    fn = jax.jit(op_kit.jax.activate, static_argnums=(1,)) if jit else op_kit.jax.activate
+    with pytest.raises(ValueError) as caught:
+        fn(x, "gelu")
+    assert str(caught.value) == NOT_A_NAME
+    with pytest.raises(TypeError) as caught:
+        fn(x, 1)
+    assert str(caught.value) == numpy_message(op_kit, "activate", np.asarray(x), 1)
+    assert "argument `kind` (#1) expected Activation, got int" in str(caught.value)
+
+
+def test_grad_through_an_enum_scalar_matches_jax(op_kit):
+    """The custom_vjp keeps the name as a non-differentiable argument, and activate_bwd gets
+    it where its own scalar stands."""
+    x = jnp.asarray(rand(3, 4, dtype=np.float32))
+    for member in op_kit.Activation:
+        want = jax.grad(lambda a: ACTIVATIONS[member.value](a).sum())(x)
+        for kind in (member, member.value):
+            got = jax.grad(lambda a: op_kit.jax.activate(a, kind).sum())(x)
+            np.testing.assert_allclose(np.asarray(got), np.asarray(want), rtol=1e-5, atol=1e-6)
+    got = jax.jit(jax.grad(lambda a: op_kit.activate(a, op_kit.Activation.Sigmoid).sum()))(x)
+    np.testing.assert_allclose(np.asarray(got), np.asarray(jax.grad(lambda a: jax.nn.sigmoid(a).sum())(x)), rtol=1e-5, atol=1e-6)
+
+
 def test_a_shape_from_scalars_under_jax(op_kit):
     close(op_kit.jax.ramp(5, 0.5), np.arange(5) * 0.5, exact=True)
     close(jax.jit(op_kit.jax.ramp, static_argnums=(0, 1))(3, 2.0), np.arange(3) * 2.0, exact=True)

@@ -269,6 +269,30 @@ def test_op_kit_from_numpy(op_kit):
     np.testing.assert_array_equal(dk, x.sum(axis=0))
 
 
+def test_op_kit_takes_an_enum_scalar_as_a_member_or_its_name(op_kit):
+    """`activate(x, kind)`: `kind` is op-kit's `Activation`, a fieldless enum that crosses as
+    its name; a member of the package's class or the name itself, and an unknown name is
+    the export's ValueError listing the names."""
+    x = np.array([[-1.0, 0.5], [2.0, -3.0]], np.float32)
+    assert op_kit.Activation.Tanh == "tanh" and issubclass(op_kit.Activation, str)
+    want = {"relu": np.maximum(x, 0), "tanh": np.tanh(x), "sigmoid": 1 / (1 + np.exp(-x))}
+    for member in op_kit.Activation:
+        for kind in (member, member.value):
+            y = op_kit.activate(x, kind)
+            assert y.dtype == np.float32
+            np.testing.assert_allclose(y, want[member.value], rtol=1e-6)
+    np.testing.assert_allclose(op_kit.activate_bwd(x, np.ones_like(x), "tanh"), 1 - np.tanh(x) ** 2, rtol=1e-5)
+    message = (
+        "activate(x: Tensor[f32, 2], kind: Activation, y: Tensor[f32, 2]) -> None: argument `kind` (#1) "
+        '"gelu" is not a name of Activation; it takes "relu", "tanh", "sigmoid"'
+    )
+    with pytest.raises(ValueError) as caught:
+        op_kit.activate(x, "gelu")
+    assert str(caught.value) == message
+    with pytest.raises(TypeError, match=r"^activate\(.*argument `kind` \(#1\) expected Activation, got int$"):
+        op_kit.activate(x, 1)
+
+
 def test_op_kit_in_place_and_given_outputs(op_kit):
     x = np.array([[-1.0, 2.0]], np.float32)
     assert op_kit.relu_(x) is None
@@ -313,7 +337,7 @@ def test_op_kit_hides_the_jax_entry_points_and_imports_no_framework(op_kit_dir):
         [sys.executable, "-c", code], check=True, capture_output=True, text=True, env={"PYTHONPATH": str(op_kit_dir)}
     )
     assert out.stdout == (
-        "['axpy_', 'matmul', 'minmax', 'one_hot', 'power', 'power_bwd', 'quad', 'quad_bwd', 'ramp', 'relu_', 'scale_rows', 'scale_rows_bwd', 'strides_of']\n"
+        "['Activation', 'ActivationLike', 'activate', 'activate_bwd', 'axpy_', 'matmul', 'minmax', 'one_hot', 'power', 'power_bwd', 'quad', 'quad_bwd', 'ramp', 'relu_', 'scale_rows', 'scale_rows_bwd', 'strides_of']\n"
         "False _Namespace\n"
         "[]\n"
     )
@@ -349,6 +373,8 @@ def test_op_kit_stubs_under_mypy_strict(op_kit_dir, tmp_path):
         "s: npt.NDArray[np.int64] = op_kit.strides_of(x.T)\n"
         "listed: npt.NDArray[np.float64] = op_kit.scale_rows([[1.0, 2.0, 3.0]], [1, 2, 3])\n"
         "labels: npt.NDArray[np.float32] = op_kit.one_hot([0, 2], 3)\n"
+        "a: npt.NDArray[np.float32] = op_kit.activate(np.ones((2, 2), np.float32), op_kit.Activation.Tanh)\n"
+        "b: npt.NDArray[np.float32] = op_kit.activate([[1.0]], 'sigmoid')\n"
     )
     bad = [
         "x: npt.NDArray[np.int64] = op_kit.one_hot(np.arange(3), 4)",  # the result is float32
@@ -363,6 +389,8 @@ def test_op_kit_stubs_under_mypy_strict(op_kit_dir, tmp_path):
         "op_kit.one_hot(np.arange(3), 4.5)",
         "op_kit.torch.scale_rows(np.ones((2, 3)), np.ones(3))",  # the torch namespace takes tensors
         "s: str = op_kit.ramp(3, 1.0)",
+        "op_kit.activate(np.ones((2, 2), np.float32), 'gelu')",  # an enum scalar takes its names
+        "op_kit.activate(np.ones((2, 2), np.float32), 1)",
     ]
     (tmp_path / "bad.py").write_text("import numpy as np\nimport numpy.typing as npt\nimport op_kit\n\n" + "\n".join(bad) + "\n")
     out = subprocess.run(

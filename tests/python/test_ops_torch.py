@@ -29,12 +29,14 @@ def rand(*shape, dtype=torch.float64, seed=0):
 
 def test_the_torch_namespace_defines_every_op_once(op_kit):
     ops = op_kit.torch
-    for name in ["scale_rows", "scale_rows_bwd", "relu_", "axpy_", "matmul", "ramp", "minmax"]:
+    for name in ["scale_rows", "scale_rows_bwd", "relu_", "axpy_", "matmul", "ramp", "minmax", "activate"]:
         assert hasattr(torch.ops.op_kit, name), name
     # Outputs given under torch are a second op (custom_op defines one overload).
     assert hasattr(torch.ops.op_kit, "scale_rows_out") and not hasattr(torch.ops.op_kit, "relu__out")
     assert op_kit.torch is ops and op_kit.torch.scale_rows is ops.scale_rows
     assert "Tensor(a!) x" in str(torch.ops.op_kit.relu_.default._schema)
+    # An enum scalar is a string in the schema.
+    assert str(torch.ops.op_kit.activate.default._schema) == "op_kit::activate(Tensor x, str kind) -> Tensor"
 
 
 # -- Each op eagerly, functional call and custom op ------------------------------------------
@@ -71,6 +73,75 @@ def test_each_op_eagerly_from_torch(op_kit, entry):
     want = acc + 0.25 * xs
     assert ops.axpy_(xs, 0.25, acc) is None
     torch.testing.assert_close(acc, want)
+
+
+# What each activation computes, in torch.
+ACTIVATIONS = {"relu": torch.relu, "tanh": torch.tanh, "sigmoid": torch.sigmoid}
+
+# The export's refusal of a name that is none of Activation's.
+NOT_A_NAME = (
+    "activate(x: Tensor[f32, 2], kind: Activation, y: Tensor[f32, 2]) -> None: argument `kind` (#1) "
+    '"gelu" is not a name of Activation; it takes "relu", "tanh", "sigmoid"'
+)
+
+
+@pytest.mark.parametrize("entry", ["functional", "custom_op"])
+def test_an_enum_scalar_as_a_member_or_its_name(op_kit, entry):
+    """`activate(x, kind)`: the custom op's `str` carries the name, a member of the package's
+    class handed on as its plain name; an unknown name is the export's ValueError."""
+    ops = op_kit if entry == "functional" else op_kit.torch
+    x = rand(3, 4, dtype=torch.float32)
+    for member in op_kit.Activation:
+        want = ACTIVATIONS[member.value](x)
+        for kind in (member, member.value):
+            y = ops.activate(x, kind)
+            assert type(y) is torch.Tensor and y.dtype == torch.float32
+            torch.testing.assert_close(y, want)
+    with pytest.raises(ValueError) as caught:
+        ops.activate(x, "gelu")
+    assert str(caught.value) == NOT_A_NAME
+    with pytest.raises(ValueError) as caught:
+        ops.activate(x.requires_grad_(), "gelu")  # through the custom op, for autograd
+    assert str(caught.value) == NOT_A_NAME
+
+
+@pytest.mark.parametrize("backend", ["aot_eager", "inductor"])
+def test_an_enum_scalar_under_torch_compile(op_kit, backend):
+    """One graph with the op in it, the name a constant of the call; an unknown name is the
+    export's ValueError when the compiled function runs."""
+    torch._dynamo.reset()
+    graphs = []
+
+    def count(gm, example_inputs):
+        graphs.append(gm)
+        return torch._dynamo.backends.registry.lookup_backend(backend)(gm, example_inputs)
+
+    def f(x):
+        return op_kit.torch.activate(x, op_kit.Activation.Tanh) + op_kit.activate(x, "sigmoid")
+
+    x = rand(3, 4, dtype=torch.float32)
+    got = torch.compile(f, fullgraph=True, backend=count)(x)
+    torch.testing.assert_close(got, torch.tanh(x) + torch.sigmoid(x))
+    assert len(graphs) == 1
+    called = [str(n.target) for n in graphs[0].graph.nodes if n.op == "call_function"]
+    assert called.count("op_kit.activate.default") == 2, called
+    with pytest.raises(ValueError) as caught:
+        torch.compile(lambda x: op_kit.torch.activate(x, "gelu"), fullgraph=True, backend=backend)(x)
+    assert str(caught.value) == NOT_A_NAME
+
+
+def test_gradients_through_an_enum_scalar_match_torch(op_kit):
+    """activate_bwd gets the forward's name (its scalar), eagerly and under torch.compile."""
+    torch._dynamo.reset()
+    x = rand(3, 4, dtype=torch.float32).requires_grad_()
+    w = rand(3, 4, dtype=torch.float32, seed=1)
+    for member in op_kit.Activation:
+        for kind in (member, member.value):
+            want = torch.autograd.grad((ACTIVATIONS[member.value](x) * w).sum(), x)[0]
+            got = torch.autograd.grad((op_kit.activate(x, kind) * w).sum(), x)[0]
+            torch.testing.assert_close(got, want)
+    compiled = torch.compile(lambda x: (op_kit.torch.activate(x, op_kit.Activation.Sigmoid) * w).sum(), fullgraph=True, backend="aot_eager")
+    torch.testing.assert_close(torch.autograd.grad(compiled(x), x)[0], torch.autograd.grad((torch.sigmoid(x) * w).sum(), x)[0])
 
 
 def test_a_shape_from_scalars_under_torch(op_kit):
@@ -218,6 +289,8 @@ def opcheck_cases():
         ("ramp", (6, 0.25)),
         ("relu_", (rand(3, 3, dtype=torch.float32),)),
         ("axpy_", (rand(4), -1.5, rand(4, seed=3))),
+        ("activate", (rand(3, 4, dtype=torch.float32).requires_grad_(), "tanh")),
+        ("activate_out", (a, "sigmoid", torch.empty(2, 3))),
     ]
 
 

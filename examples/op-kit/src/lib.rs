@@ -4,7 +4,9 @@
 //! `scale_rows` has a backward (`scale_rows_bwd`), `relu_` and `axpy_` work in place, `matmul`
 //! and `minmax` take their output shapes from input axes, `ramp` from a scalar; `quad` and
 //! `power` have backwards and scalars between their inputs and outputs, and after the outputs;
-//! `strides_of` takes a `StridedTensor` (any layout, never copied).
+//! `strides_of` takes a `StridedTensor` (any layout, never copied); `activate` (with a
+//! backward) takes a fieldless enum as its scalar, which crosses as its name: a string to
+//! torch schemas and JAX attributes.
 
 use abi_core::{Error, HostTensor, HostTensorMut, Result, StridedTensor};
 
@@ -229,6 +231,61 @@ pub fn one_hot(
             .filter(|&c| c < classes)
             .ok_or_else(|| Error::value_error(format!("`labels[{i}]` = {label} is outside 0..{n_classes}")))?;
         y[i * classes + class] = 1.0;
+    }
+    Ok(())
+}
+
+/// The activation [`activate`] applies.
+#[derive(abi_core::AbiEnum, Debug, Clone, Copy, PartialEq, Eq)]
+#[abi(rename_all = "lowercase")]
+pub enum Activation {
+    /// `max(x, 0)`.
+    Relu,
+    /// `tanh(x)`.
+    Tanh,
+    /// `1 / (1 + exp(-x))`.
+    Sigmoid,
+}
+
+/// `y = f(x)`, element by element, `f` the activation `kind`: an enum scalar, which torch
+/// and JAX carry as its name (a string).
+#[abi_core::export_fn(op, backward = activate_bwd)]
+pub fn activate(
+    x: HostTensor<'_, f32, 2>,
+    kind: Activation,
+    #[abi(out = x)] mut y: HostTensorMut<'_, f32, 2>,
+) -> Result<()> {
+    check_shape("y", y.shape(), &x.dims())?;
+    for (o, &v) in y.as_mut_slice().iter_mut().zip(x.as_slice()) {
+        *o = match kind {
+            Activation::Relu => v.max(0.0),
+            Activation::Tanh => v.tanh(),
+            Activation::Sigmoid => 1.0 / (1.0 + (-v).exp()),
+        };
+    }
+    Ok(())
+}
+
+/// The gradient of [`activate`]: `dx = f'(x) * dy` (`f'` taken as 0 at 0 for `relu`).
+#[abi_core::export_fn(op)]
+pub fn activate_bwd(
+    x: HostTensor<'_, f32, 2>,
+    dy: HostTensor<'_, f32, 2>,
+    kind: Activation,
+    #[abi(out = x)] mut dx: HostTensorMut<'_, f32, 2>,
+) -> Result<()> {
+    check_shape("dy", dy.shape(), &x.dims())?;
+    check_shape("dx", dx.shape(), &x.dims())?;
+    for ((o, &v), &g) in dx.as_mut_slice().iter_mut().zip(x.as_slice()).zip(dy.as_slice()) {
+        let slope = match kind {
+            Activation::Relu => f32::from(u8::from(v > 0.0)),
+            Activation::Tanh => 1.0 - v.tanh() * v.tanh(),
+            Activation::Sigmoid => {
+                let s = 1.0 / (1.0 + (-v).exp());
+                s * (1.0 - s)
+            }
+        };
+        *o = slope * g;
     }
     Ok(())
 }

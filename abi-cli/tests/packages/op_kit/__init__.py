@@ -57,6 +57,53 @@ def __getattr__(name):
         return _OPS.namespace(name)
     raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
 
+import enum as _enum
+from typing import Union as _Union
+
+
+class Activation(str, _enum.Enum):
+    """The names Activation crosses as: "relu", "tanh", "sigmoid"."""
+
+    Relu = "relu"
+    Tanh = "tanh"
+    Sigmoid = "sigmoid"
+
+
+ActivationLike = _Union[Activation, str]
+
+
+_native_activate = _OPS.op("activate", _lib["activate"], [("x", "in", "float32", 2), ("kind", "str", ["relu", "tanh", "sigmoid"]), ("y", "out", "float32", 2, "x")], backward="activate_bwd")
+
+
+@_doc("""activate(x, kind, *, y=None) -> y
+
+The op on numpy, torch or JAX arrays: allocates each output not given by its shape rule, and returns the outputs, in the arrays' framework.
+
+The export: activate(x: Tensor[f32, 2], kind: Activation, y: Tensor[f32, 2]) -> None
+
+`y = f(x)`, element by element, `f` the activation `kind`: an enum scalar, which torch
+and JAX carry as its name (a string).
+
+Tensors: x is Tensor[f32, 2]; y is Tensor[f32, 2].""")
+def activate(x, kind, *, y=None):
+    return _native_activate.call((x, kind), (y,))
+
+
+_native_activate_bwd = _OPS.op("activate_bwd", _lib["activate_bwd"], [("x", "in", "float32", 2), ("dy", "in", "float32", 2), ("kind", "str", ["relu", "tanh", "sigmoid"]), ("dx", "out", "float32", 2, "x")])
+
+
+@_doc("""activate_bwd(x, dy, kind, *, dx=None) -> dx
+
+The op on numpy, torch or JAX arrays: allocates each output not given by its shape rule, and returns the outputs, in the arrays' framework.
+
+The export: activate_bwd(x: Tensor[f32, 2], dy: Tensor[f32, 2], kind: Activation, dx: Tensor[f32, 2]) -> None
+
+The gradient of [`activate`]: `dx = f'(x) * dy` (`f'` taken as 0 at 0 for `relu`).
+
+Tensors: x is Tensor[f32, 2]; dy is Tensor[f32, 2]; dx is Tensor[f32, 2].""")
+def activate_bwd(x, dy, kind, *, dx=None):
+    return _native_activate_bwd.call((x, dy, kind), (dx,))
+
 
 _native_axpy_ = _OPS.op("axpy_", _lib["axpy_"], [("x", "in", "float64", 1), ("alpha", "float"), ("y", "inout", "float64", 1)], jax=_lib["axpy___jax"], jax_params=[("x", "t"), ("y__in", "t"), ("alpha", "float"), ("y", "t")])
 
@@ -268,7 +315,7 @@ def strides_of(x, *, s=None):
     return _native_strides_of.call((x,), (s,))
 
 
-__all__ = ["axpy_", "matmul", "minmax", "one_hot", "power", "power_bwd", "quad", "quad_bwd", "ramp", "relu_", "scale_rows", "scale_rows_bwd", "strides_of"]
+__all__ = ["activate", "activate_bwd", "axpy_", "matmul", "minmax", "one_hot", "power", "power_bwd", "quad", "quad_bwd", "ramp", "relu_", "scale_rows", "scale_rows_bwd", "strides_of", "Activation", "ActivationLike"]
 
 
 _OPS.torch_if_imported()
@@ -276,4 +323,4 @@ _OPS.torch_if_imported()
 
 from . import _abi_door
 
-_abi_door.bind(globals(), _library_path(), ["axpy_", "matmul", "minmax", "one_hot", "power", "power_bwd", "quad", "quad_bwd", "ramp", "relu_", "scale_rows", "scale_rows_bwd", "strides_of"], arrays=True)
+_abi_door.bind(globals(), _library_path(), ["activate", "activate_bwd", "axpy_", "matmul", "minmax", "one_hot", "power", "power_bwd", "quad", "quad_bwd", "ramp", "relu_", "scale_rows", "scale_rows_bwd", "strides_of"], arrays=True)
