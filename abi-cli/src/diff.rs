@@ -14,7 +14,7 @@
 use std::collections::{BTreeSet, HashMap, HashSet};
 
 use abi_cli::push_line;
-use abi_core::schema::{python_literal, Metadata, OpInfo, ShapeRule, TaggedVariant, TypeSchema, Width};
+use abi_core::schema::{python_literal, Metadata, OpInfo, ShapeRule, TypeSchema, Width};
 use serde_json::{json, Value};
 
 use crate::read::{Export, Listing};
@@ -400,7 +400,7 @@ fn result(d: &mut Diff<'_>, or: &TypeSchema, nr: &TypeSchema) {
         return;
     }
     let sides = (Some(or.python_layout()), Some(nr.python_layout()));
-    let (o, n) = match variants_changed(or, nr) {
+    let (o, n) = match or.enum_difference(nr) {
         Some(what) => (what, String::new()),
         None => (or.python_layout(), format!(" -> {}", nr.python_layout())),
     };
@@ -722,7 +722,7 @@ fn param_type(d: &mut Diff<'_>, at: &str, name: &str, old: &TypeSchema, new: &Ty
     let sides = (Some(old.python_layout()), Some(new.python_layout()));
     let (o, n) = (old.python_layout(), new.python_layout());
     // An enum with data's change says which variants and fields changed.
-    let (o, n) = match variants_changed(old, new) {
+    let (o, n) = match old.enum_difference(new) {
         Some(what) => (what, String::new()),
         None => (o, format!(" -> {n}")),
     };
@@ -830,34 +830,6 @@ fn numeric_leaves(old: &TypeSchema, new: &TypeSchema, out: &mut Vec<(Width, Widt
             }
         }
     }
-}
-
-/// How an enum with data changed, variant by variant (added, removed, fields changed), when
-/// both sides are one of that name: `enum Figure: variant Hex added; Rect fields added d:
-/// (w, h) -> (w, h, d)`.
-fn variants_changed(old: &TypeSchema, new: &TypeSchema) -> Option<String> {
-    let (TypeSchema::Tagged { name, variants: ov }, TypeSchema::Tagged { variants: nv, .. }) = (old, new) else {
-        return None;
-    };
-    let mut parts = Vec::new();
-    let find = |vs: &'_ [TaggedVariant], name: &str| vs.iter().position(|v| v.name == name);
-    let added: Vec<String> =
-        nv.iter().filter(|v| find(ov, &v.name).is_none()).map(|v| format!("{:?}", v.name)).collect();
-    let removed: Vec<String> =
-        ov.iter().filter(|v| find(nv, &v.name).is_none()).map(|v| format!("{:?}", v.name)).collect();
-    if !added.is_empty() {
-        parts.push(format!("variant {} added", added.join(", ")));
-    }
-    if !removed.is_empty() {
-        parts.push(format!("variant {} removed", removed.join(", ")));
-    }
-    for o in ov {
-        let Some(n) = find(nv, &o.name).map(|i| &nv[i]) else { continue };
-        if let Some(what) = fields_changed(&o.fields, &n.fields) {
-            parts.push(format!("variant {:?} fields {what}", o.name));
-        }
-    }
-    (!parts.is_empty()).then(|| format!("enum {name}: {}", parts.join("; ")))
 }
 
 fn field_list(fields: &[(String, TypeSchema)]) -> String {
@@ -1058,11 +1030,10 @@ mod tests {
         let reordered = interp(&["cubic", "nearest"], "Mode");
         assert!(kinds_of(&listing(&two, &two), &listing(&reordered, &reordered)).is_empty());
         let report = diff(&listing(&three, s), &listing(&two, s));
-        assert!(
-            report.changes[0].message.contains(r#"Literal["nearest", "cubic", "area"] -> Literal["nearest", "cubic"]"#),
-            "{}",
-            report.changes[0].message
-        );
+        // The message names the change; the sides keep both layouts.
+        let change = &report.changes[0];
+        assert!(change.message.contains(r#"narrowed: enum Interp: name "area" removed"#), "{}", change.message);
+        assert_eq!(change.old.as_deref(), Some(r#"Literal["nearest", "cubic", "area"]"#));
     }
 
     #[test]
@@ -1120,7 +1091,12 @@ mod tests {
         assert!(message.contains(r#"result changed: enum Figure: variant "Rect" added"#), "{message}");
         let (kind, severity, message) = one(&listing(&two, f), &listing(&wider_circle, f));
         assert_eq!((kind, severity), ("param_retyped", Breaking));
-        assert!(message.contains(r#"variant "Circle" fields added cx: (r) -> (r, cx)"#), "{message}");
+        assert!(message.contains(r#"variant "Circle" fields (r) -> (r, cx)"#), "{message}");
+        // Nested in a list, the message still names the enum's change, not both layouts.
+        let list = |t: &str| format!(r#"{{"type":"ffi.Array","args":[{t}]}}"#);
+        let (kind, _, message) = one(&listing(&list(&two), f), &listing(&list(&three), f));
+        assert_eq!(kind, "param_widened");
+        assert!(message.ends_with(r#"widened: enum Figure: variant "Rect" added"#), "{message}");
         assert!(changes(&listing(&two, &two), &listing(&two, &two)).is_empty());
     }
 

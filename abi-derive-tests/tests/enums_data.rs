@@ -195,3 +195,29 @@ fn an_enum_with_data_accepts_the_variants_it_has_field_by_field() {
     let malformed = r#"{"type":"Variant","args":[{"type":"int"}],"abi.enum":"E","abi.names":["a"],"abi.variants":["A"],"abi.variant_fields":[[]]}"#;
     assert!(TypeSchema::parse(malformed).is_err());
 }
+
+/// interop-lib's `Figure` as an older build declared it: no `Polygon`.
+mod older {
+    #[derive(abi_core::AbiEnum, Debug, Clone, PartialEq)]
+    pub enum Figure {
+        Circle { r: f64 },
+        Rect { w: f64, h: f64 },
+        Empty,
+    }
+
+    #[abi_core::import(OlderFigures)]
+    extern "C" {
+        pub fn scale_figure(s: Figure, k: f64) -> Figure;
+        pub fn figure_area(s: Figure) -> f64;
+    }
+}
+
+#[test]
+fn binding_an_older_declaration_names_the_variant_the_callee_added() {
+    let lib = abi_core::Library::open(abi_derive_tests::fixture_library("abi-interop-lib", "abi_interop_lib")).unwrap();
+    let e = older::OlderFigures::bind(&lib).unwrap_err();
+    let m = e.message();
+    // The parameters take what the declaration passes; the result may be a variant it lacks.
+    assert!(m.contains(r#"the result differs in the callee: enum Figure: variant "Polygon" added"#), "{m}");
+    assert!(!m.contains("figure_area") && !m.contains("Literal"), "{m}");
+}

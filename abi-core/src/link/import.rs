@@ -107,16 +107,22 @@ impl Binder {
                 }
                 Mismatch::Arity { ours, theirs, .. } => format!("it takes {theirs} arguments, not {ours}"),
                 Mismatch::Param { index, ours, theirs } => {
-                    let (ours, theirs) = told_apart(ours, theirs);
-                    format!(
-                        "argument `{}` (#{index}) is declared {ours} but the callee takes {theirs}",
-                        names.get(*index).map_or("?", |(n, _)| n.as_str()),
-                    )
+                    let name = names.get(*index).map_or("?", |(n, _)| n.as_str());
+                    match ours.enum_difference(theirs) {
+                        Some(d) => format!("argument `{name}` (#{index}) differs in the callee: {d}"),
+                        None => {
+                            let (ours, theirs) = told_apart(ours, theirs);
+                            format!("argument `{name}` (#{index}) is declared {ours} but the callee takes {theirs}")
+                        }
+                    }
                 }
-                Mismatch::Return { ours, theirs } => {
-                    let (ours, theirs) = told_apart(ours, theirs);
-                    format!("the result is declared {ours} but the callee returns {theirs}")
-                }
+                Mismatch::Return { ours, theirs } => match ours.enum_difference(theirs) {
+                    Some(d) => format!("the result differs in the callee: {d}"),
+                    None => {
+                        let (ours, theirs) = told_apart(ours, theirs);
+                        format!("the result is declared {ours} but the callee returns {theirs}")
+                    }
+                },
             })
             .chain(fields)
             .collect();

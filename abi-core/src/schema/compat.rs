@@ -5,7 +5,7 @@
 
 use abi_shared::vocab::Kind;
 
-use super::types::{FnType, TypeSchema};
+use super::types::{FnType, TaggedVariant, TypeSchema};
 
 impl TypeSchema {
     /// Whether every value of type `source` is a value of `self`: `Any` accepts
@@ -83,6 +83,86 @@ impl TypeSchema {
     pub fn same_as(&self, other: &TypeSchema) -> bool {
         self.accepts(other) && other.accepts(self)
     }
+}
+
+impl TypeSchema {
+    /// Where an enum inside this type differs from the one at the same place in `new`, said
+    /// in words (`enum Figure: variant "Ellipse" added`, `enum Interp: name "area"
+    /// removed`), for messages that would otherwise print both whole types; `None` when no
+    /// enum of one name differs, or the two types differ in shape first.
+    pub fn enum_difference(&self, new: &TypeSchema) -> Option<String> {
+        use TypeSchema as T;
+        match (self, new) {
+            (T::Enum { name, names: o, .. }, T::Enum { name: n2, names: n, .. }) if name == n2 => {
+                let quoted = |v: Vec<&String>| v.iter().map(|s| format!("{s:?}")).collect::<Vec<_>>().join(", ");
+                let added: Vec<&String> = n.iter().filter(|x| !o.contains(x)).collect();
+                let removed: Vec<&String> = o.iter().filter(|x| !n.contains(x)).collect();
+                let mut parts = Vec::new();
+                if !added.is_empty() {
+                    parts.push(format!("name {} added", quoted(added)));
+                }
+                if !removed.is_empty() {
+                    parts.push(format!("name {} removed", quoted(removed)));
+                }
+                (!parts.is_empty()).then(|| format!("enum {name}: {}", parts.join("; ")))
+            }
+            (T::Tagged { name, variants: ov }, T::Tagged { name: n2, variants: nv }) if name == n2 => {
+                tagged_difference(name, ov, nv)
+            }
+            (T::Function(Some(o)), T::Function(Some(n))) if o.params.len() == n.params.len() => o
+                .params
+                .iter()
+                .chain([&o.ret])
+                .zip(n.params.iter().chain([&n.ret]))
+                .find_map(|(o, n)| o.enum_difference(n)),
+            (o, n) if o.kind() == n.kind() && o.kind().is_some() => {
+                let (oa, na) = (o.args(), n.args());
+                match oa.len() == na.len() {
+                    true => oa.iter().zip(na).find_map(|(o, n)| o.enum_difference(n)),
+                    false => None,
+                }
+            }
+            _ => None,
+        }
+    }
+}
+
+// How an enum with data changed: its variants added and removed, each kept one's fields
+// added, removed, reordered or retyped (an enum inside a field is described instead).
+fn tagged_difference(name: &str, ov: &[TaggedVariant], nv: &[TaggedVariant]) -> Option<String> {
+    let find = |vs: &[TaggedVariant], name: &str| vs.iter().find(|v| v.name == name).cloned();
+    let names = |vs: Vec<&TaggedVariant>| vs.iter().map(|v| format!("{:?}", v.name)).collect::<Vec<_>>().join(", ");
+    let added: Vec<&TaggedVariant> = nv.iter().filter(|v| find(ov, &v.name).is_none()).collect();
+    let removed: Vec<&TaggedVariant> = ov.iter().filter(|v| find(nv, &v.name).is_none()).collect();
+    let mut parts = Vec::new();
+    if !added.is_empty() {
+        parts.push(format!("variant {} added", names(added)));
+    }
+    if !removed.is_empty() {
+        parts.push(format!("variant {} removed", names(removed)));
+    }
+    for o in ov {
+        let Some(n) = find(nv, &o.name) else { continue };
+        if o.fields == n.fields {
+            continue;
+        }
+        let field_names = |v: &TaggedVariant| v.fields.iter().map(|(f, _)| f.as_str()).collect::<Vec<_>>().join(", ");
+        let same_names = o.fields.iter().map(|(f, _)| f).eq(n.fields.iter().map(|(f, _)| f));
+        let retyped = o.fields.iter().zip(&n.fields).find(|((_, ot), (_, nt))| ot != nt);
+        match retyped.filter(|_| same_names) {
+            Some(((f, ot), (_, nt))) => match ot.enum_difference(nt) {
+                Some(d) => parts.push(format!("variant {:?} field {f}: {d}", o.name)),
+                None => parts.push(format!(
+                    "variant {:?} field {f} retyped: {} -> {}",
+                    o.name,
+                    ot.python_layout(),
+                    nt.python_layout()
+                )),
+            },
+            None => parts.push(format!("variant {:?} fields ({}) -> ({})", o.name, field_names(o), field_names(&n))),
+        }
+    }
+    (!parts.is_empty()).then(|| format!("enum {name}: {}", parts.join("; ")))
 }
 
 fn all_accept(targets: &[TypeSchema], sources: &[TypeSchema]) -> bool {
