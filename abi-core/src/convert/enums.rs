@@ -14,7 +14,13 @@ use crate::value::string::{is_str_form, view_bytes};
 pub use crate::value::string::StaticStr;
 
 /// A fieldless enum that crosses as the names of its variants: what
-/// `#[derive(abi_core::AbiEnum)]` implements.
+/// `#[derive(abi_core::AbiEnum)]` implements for an enum whose variants hold no fields (an
+/// enum with data crosses as tagged tuples and has no such names).
+#[diagnostic::on_unimplemented(
+    message = "`{Self}` is not a fieldless enum deriving `AbiEnum`",
+    label = "not a fieldless enum",
+    note = "names, `name()` and defaults naming a variant (`default = Enum::Variant`) are for enums whose variants hold no fields; an enum with data takes no default"
+)]
 pub trait AbiEnum: AbiType + Sized {
     /// The enum's name and its variants' names, in declaration order.
     const ENUM: &'static EnumDesc;
