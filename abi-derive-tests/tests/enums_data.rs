@@ -108,12 +108,13 @@ fn bad_values_are_errors_naming_the_function_the_argument_and_what_was_wrong() {
     assert_eq!(kind, "TypeError");
     assert!(
         m.contains(
-            r#"expected Shape: a tuple of a variant's name ("circle", "rect", "polygon", "empty") then its fields"#
+            r#"expected Shape: a tuple of a variant's name ("circle", "rect", "polygon", "empty") then its fields, got a tuple starting with float"#
         ),
         "{m}"
     );
     let (kind, m) = message(&[tuple(Vec::new())]);
     assert_eq!(kind, "TypeError", "{m}");
+    assert!(m.ends_with("then its fields, got an empty tuple"), "{m}");
     let (kind, m) = message(&[v("circle")]);
     assert_eq!(kind, "TypeError");
     assert!(m.contains("expected Shape, got str"), "{m}");

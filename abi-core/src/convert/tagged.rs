@@ -25,7 +25,7 @@ pub fn tagged_items<'a>(v: &'a AnyView<'a>, desc: &'static TypeDesc) -> Result<(
     // SAFETY: an Array/List object borrowed by the view for 'a.
     let items = unsafe { seq_slice(v.raw().ptr().cast()) };
     let Some((tag, fields)) = items.split_first().filter(|(tag, _)| is_str_form(tag.type_index())) else {
-        return Err(no_tag(tagged));
+        return Err(no_tag(tagged, items.first()));
     };
     let name = view_bytes(tag)?;
     let position = tagged
@@ -60,10 +60,14 @@ fn wrong_length(variant: &StructDesc, items: usize) -> ConvError {
 
 // An Array whose first item is not a string: no variant named.
 #[cold]
-fn no_tag(tagged: &TaggedDesc) -> ConvError {
+fn no_tag(tagged: &TaggedDesc, first: Option<&AnyView<'_>>) -> ConvError {
     let names: Vec<String> = tagged.tags.names.iter().map(|n| format!("{n:?}")).collect();
+    let got = match first {
+        Some(item) => format!("a tuple starting with {}", ti::display_name(item.type_index())),
+        None => "an empty tuple".to_owned(),
+    };
     ConvError::Other(Box::new(Error::type_error(format!(
-        "expected {}: a tuple of a variant's name ({}) then its fields",
+        "expected {}: a tuple of a variant's name ({}) then its fields, got {got}",
         tagged.tags.name,
         names.join(", ")
     ))))
