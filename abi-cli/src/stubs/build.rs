@@ -203,6 +203,7 @@ fn tagged_items(records: &Records, classes: &ClassNames) -> Vec<TaggedItem> {
                         .iter()
                         .map(|(field, t)| (field.clone(), annotation(t, classes, records, Flow::Result)))
                         .collect(),
+                    params: v.fields.iter().map(|(_, t)| annotation(t, classes, records, Flow::In)).collect(),
                 })
                 .collect(),
         })

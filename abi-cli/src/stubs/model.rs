@@ -78,8 +78,11 @@ pub struct VariantItem {
     pub doc: String,
     /// Whether its constructor takes the fields by position only (a tuple variant's).
     pub positional: bool,
-    /// Its fields: `(attribute, annotation)`.
+    /// Its fields: `(attribute, annotation)`, as results have them.
     pub fields: Vec<(String, String)>,
+    /// The annotations its constructor takes them with, as arguments have them (an enum
+    /// field takes its `...Like` alias), in the same order.
+    pub params: Vec<String>,
 }
 
 /// A named tuple for a struct.

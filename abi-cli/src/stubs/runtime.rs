@@ -663,6 +663,7 @@ mod tests {
             doc: format!("The variant {name}."),
             positional,
             fields: fields.iter().map(|f| ((*f).to_owned(), "float".to_owned())).collect(),
+            params: fields.iter().map(|_| "float".to_owned()).collect(),
         };
         TaggedItem {
             name: "Figure".into(),

@@ -98,7 +98,7 @@ fn tagged_classes(package: &Package) -> String {
             let matched: Vec<String> = v.fields.iter().map(|(f, _)| py_str(f)).collect();
             out.push_str(&format!("        __match_args__ = {}\n", py_tuple(&matched)));
             let mut params: Vec<String> = vec!["cls".into()];
-            params.extend(v.fields.iter().map(|(f, t)| format!("{f}: {t}")));
+            params.extend(v.fields.iter().zip(&v.params).map(|((f, _), t)| format!("{f}: {t}")));
             if v.positional {
                 params.push("/".into());
             }
@@ -264,6 +264,7 @@ mod tests {
             doc: String::new(),
             positional,
             fields: fields.iter().map(|(f, t)| ((*f).to_owned(), (*t).to_owned())).collect(),
+            params: fields.iter().map(|(_, t)| (*t).to_owned()).collect(),
         };
         let figure = TaggedItem {
             name: "Figure".into(),
@@ -275,6 +276,10 @@ mod tests {
                 variant("Empty", false, &[]),
             ],
         };
+        // A constructor takes an argument's annotation (an enum's alias), a property is the
+        // result's.
+        let mut figure = figure;
+        figure.variants[0].params = vec!["InterpLike".into()];
         let package = Package {
             name: "p".into(),
             lib_name: "libp.so".into(),
@@ -297,7 +302,7 @@ class Figure(tuple[Any, ...]):
 
     class Circle(Figure):
         __match_args__ = ("r",)
-        def __new__(cls, r: float) -> Figure.Circle: ...
+        def __new__(cls, r: InterpLike) -> Figure.Circle: ...
         @property
         def r(self) -> float: ...
 
