@@ -25,6 +25,7 @@ use abi_shared::vocab::Kind;
 
 use crate::read::Listing;
 use literal::{py_str, py_triple};
+pub use runtime::EDITABLE_FILE;
 
 /// The package's files, by name inside the package folder: `__init__.py`, `__init__.pyi`
 /// and `py.typed`; `_abi_ops.py` when the library has ops, `_abi_door.py` when it has plain
