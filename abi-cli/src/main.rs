@@ -104,6 +104,11 @@ enum Command {
         /// The folder to write the wheel into.
         #[arg(short, long)]
         out: PathBuf,
+        /// Write the wheel of an editable install (`pip install -e`, PEP 660) of the crate in
+        /// CRATE: it holds the package but not the library, which is loaded from LIB's
+        /// absolute path (after `cargo build` in CRATE, a new process runs the new library).
+        #[arg(long, value_name = "CRATE")]
+        editable: Option<PathBuf>,
         /// Never load the library; fail if its metadata is only reachable by calling it. See LOADING.
         #[arg(long)]
         no_load: bool,
@@ -206,7 +211,7 @@ fn run(cli: Cli) -> Result<ExitCode, String> {
             }
             Ok(ExitCode::SUCCESS)
         }
-        Command::Wheel { lib, package, version, dist_name, requires, platform_tag, out, no_load } => {
+        Command::Wheel { lib, package, version, dist_name, requires, platform_tag, out, editable, no_load } => {
             let listing = read::read(&lib, !no_load)?;
             let request = wheel::Request {
                 package: &package,
@@ -214,6 +219,7 @@ fn run(cli: Cli) -> Result<ExitCode, String> {
                 dist_name: dist_name.as_deref(),
                 requires: &requires,
                 platform: &platform_tag.parse()?,
+                editable: editable.as_deref(),
             };
             let written = wheel::write(&listing, &request, &out)?;
             // After the wheel is written: a run that fails says one line, its error.

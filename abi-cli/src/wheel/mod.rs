@@ -1,7 +1,9 @@
 //! `abi wheel`: a `py3-none-<platform>` wheel (PEP 427) holding the package `abi stubs`
 //! writes and the library itself, under its own file name, so one wheel serves every
 //! Python version (the library is not a CPython extension) and
-//! `tvm_ffi.libinfo.load_lib_module` finds the library through RECORD. The same input gives
+//! `tvm_ffi.libinfo.load_lib_module` finds the library through RECORD. With `--editable`
+//! (the wheel of `pip install -e`, PEP 660) the library stays where cargo built it: the
+//! wheel holds the package and a file naming the library's path. The same input gives
 //! the same bytes: entries sorted (the `.dist-info` folder last), every timestamp
 //! 1980-01-01, fixed permissions.
 
@@ -31,6 +33,9 @@ pub struct Request<'a> {
     pub requires: &'a [String],
     /// The platform tag.
     pub platform: &'a Requested,
+    /// For an editable install (PEP 660), the crate folder: the wheel then holds no library
+    /// but [`crate::stubs::EDITABLE_FILE`], naming the library where cargo builds it.
+    pub editable: Option<&'a Path>,
 }
 
 /// A wheel written: its path, and what its platform tag cannot say about where it works.
@@ -63,7 +68,13 @@ pub fn write(listing: &Listing, request: &Request<'_>, out: &Path) -> Result<Wri
         .into_iter()
         .map(|(name, text)| Entry::file(format!("{package}/{name}"), text.into_bytes()))
         .collect();
-    entries.push(Entry::executable(format!("{package}/{lib_name}"), library));
+    match request.editable {
+        None => entries.push(Entry::executable(format!("{package}/{lib_name}"), library)),
+        Some(crate_dir) => entries.push(Entry::file(
+            format!("{package}/{}", crate::stubs::EDITABLE_FILE),
+            editable_file(&listing.path, crate_dir)?.into_bytes(),
+        )),
+    }
     entries.sort_by(|a, b| a.path.cmp(&b.path));
 
     let stem = format!("{}-{}", names::normalised_dist_name(dist_name), request.version);
@@ -78,6 +89,22 @@ pub fn write(listing: &Listing, request: &Request<'_>, out: &Path) -> Result<Wri
     let path = out.join(format!("{stem}-{tag}.whl"));
     archive::write(&path, &entries)?;
     Ok(Written { path, warnings })
+}
+
+/// The text of [`crate::stubs::EDITABLE_FILE`]: the library's and the crate folder's
+/// absolute paths (symbolic links kept: the package loads whatever they point at then).
+fn editable_file(library: &Path, crate_dir: &Path) -> Result<String, String> {
+    if !crate_dir.join("Cargo.toml").is_file() {
+        return Err(format!("--editable {}: no Cargo.toml there (name the crate folder)", crate_dir.display()));
+    }
+    let absolute = |path: &Path| {
+        let full = std::path::absolute(path).map_err(|e| format!("cannot make {} absolute: {e}", path.display()))?;
+        full.to_str()
+            .map(str::to_owned)
+            .ok_or_else(|| format!("{} is not UTF-8: an editable install cannot name it", full.display()))
+    };
+    let text = serde_json::json!({ "library": absolute(library)?, "crate": absolute(crate_dir)? });
+    Ok(format!("{text}\n"))
 }
 
 /// The extras of a package with ops, `pkg[torch]` and `pkg[jax]`, with their requirements:
@@ -125,8 +152,14 @@ mod tests {
     fn a_library_with_ops_declares_the_torch_and_jax_extras() {
         fn request(listing: &Listing) -> String {
             let platform = Requested::Auto;
-            let request =
-                Request { package: "op_kit", version: "0.1.0", dist_name: None, requires: &[], platform: &platform };
+            let request = Request {
+                package: "op_kit",
+                version: "0.1.0",
+                dist_name: None,
+                requires: &[],
+                platform: &platform,
+                editable: None,
+            };
             metadata(listing, "op-kit", &request)
         }
         let op = r#"{"type_schema":"{\"type\":\"ffi.Function\",\"named_args\":{\"return\":[{\"type\":\"None\"}],\"params\":[{\"type\":\"ffi.Tensor\",\"dtype\":\"float32\",\"ndim\":1}]}}","arg_names":["x"],"abi.op":{"inputs":[],"scalars":[],"outputs":[{"name":"x","inout":true}],"inout":["x"],"backward":null,"jax":null,"device":"cpu"}}"#;
