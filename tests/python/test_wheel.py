@@ -381,6 +381,75 @@ def test_a_crate_folder_installs_with_pip_into_a_clean_venv(tmp_path, clean_venv
     assert ran.stdout == "13.5 6.0 (3,)\n", ran.stderr
 
 
+def test_an_editable_install_loads_what_cargo_build_writes(tmp_path):
+    """`pip install -e` (PEP 660): the package loads the debug profile's library from cargo's
+    target folder, so a function body changed in src/lib.rs reaches a new process after
+    `cargo build` alone, with no pip; with the library gone (`cargo clean`), the import
+    says to run `cargo build` in the crate, and doing so mends it."""
+    crate = make_crate(tmp_path)
+    assert abi("init-python", crate).returncode == 0
+    where = tmp_path / "venv"
+    venv.create(where, with_pip=True)
+    env = dict(os.environ, ABI=str(ABI), CARGO_TARGET_DIR=str(target_dir()))
+    # Without build isolation: an editable build needs nothing beyond this Python (no zig;
+    # tomllib is in 3.11), and pip's isolated route, which installs [build-system]
+    # requires (zig, 400 MB unpacked), is the one test_a_crate_folder_installs_with_pip_...
+    # takes through the same backend.
+    installed = pip(where, "install", "--no-build-isolation", "-e", str(crate), env=env)
+    assert installed.returncode == 0, installed.stdout + installed.stderr
+    python = str(where / "bin" / "python")
+
+    def area():
+        probe = "import geokit; print(geokit.area(3.0, 4.5))"
+        return subprocess.run([python, "-c", probe], capture_output=True, text=True, cwd=tmp_path)
+
+    assert area().stdout == "13.5\n", area().stderr
+    # The wheel held the package and the library's path, not the library.
+    (package,) = (where / "lib").glob("python3*/site-packages/geokit")
+    library = target_dir() / "debug" / "libgeokit.so"
+    assert json.loads((package / "_abi_editable.json").read_text()) == {"library": str(library), "crate": str(crate)}
+    assert not list(package.glob("*.so"))
+    record = next((where / "lib").glob("python3*/site-packages/geokit-0.1.0.dist-info/RECORD")).read_text()
+    assert "geokit/_abi_editable.json,sha256=" in record and ".so," not in record
+    # A new body, `cargo build` as a user types it (the debug profile, the same target
+    # folder), and a new process runs it.
+    (crate / "src" / "lib.rs").write_text(LIB_RS.replace("    w * h\n", "    w * h + 1.0\n"))
+    built = subprocess.run(["cargo", "build", "--quiet"], cwd=crate, env=env, capture_output=True, text=True, timeout=900)
+    assert built.returncode == 0, built.stderr
+    assert area().stdout == "14.5\n", area().stderr
+    # The library gone, as after `cargo clean` (only this crate's: the target folder is shared).
+    library.unlink()
+    failed = area()
+    assert failed.returncode != 0
+    said = f"ImportError: geokit: {library} is missing (this editable install loads the library cargo builds there): run `cargo build` in {crate}\n"
+    assert failed.stderr.endswith(said), failed.stderr
+    built = subprocess.run(["cargo", "build", "--quiet"], cwd=crate, env=env, capture_output=True, text=True, timeout=900)
+    assert built.returncode == 0, built.stderr
+    assert area().stdout == "14.5\n", area().stderr
+
+
+def test_an_editable_wheel_names_the_library_and_records_its_files(tmp_path):
+    """`abi wheel --editable CRATE` (the backend's build_editable): the package and a file
+    naming the library's absolute path, every entry in RECORD (`wheel unpack` checks the
+    hashes); a folder without Cargo.toml is refused in one line."""
+    lib = target_dir() / "debug" / "libtensor_kit.so"
+    crate = ROOT / "examples" / "tensor-kit"
+    made = abi("wheel", lib, "--package", "tensor_kit", "--version", "1.2.3", "--editable", crate, "-o", tmp_path)
+    assert made.returncode == 0, made.stderr
+    wheel = Path(made.stdout.strip().removeprefix("wrote "))
+    with zipfile.ZipFile(wheel) as z:
+        names = z.namelist()
+        where = json.loads(z.read("tensor_kit/_abi_editable.json"))
+    assert "tensor_kit/_abi_editable.json" in names and "tensor_kit/__init__.py" in names
+    assert not [n for n in names if n.endswith(".so")], names
+    assert where == {"library": str(lib), "crate": str(crate)}
+    unpacked = subprocess.run([tool("wheel"), "unpack", "-d", str(tmp_path / "ok"), str(wheel)], capture_output=True, text=True)
+    assert unpacked.returncode == 0, unpacked.stdout + unpacked.stderr
+    refused = abi("wheel", lib, "--package", "p", "--version", "1.0", "--editable", tmp_path, "-o", tmp_path / "out")
+    assert refused.returncode == 2 and f"--editable {tmp_path}: no Cargo.toml there" in refused.stderr, refused.stderr
+    assert len(refused.stderr.strip().splitlines()) == 1 and not (tmp_path / "out").exists()
+
+
 def test_pip_wheel_and_build_make_the_same_wheel_and_no_sdist(tmp_path):
     crate = make_crate(tmp_path)
     assert abi("init-python", crate).returncode == 0

@@ -7,6 +7,12 @@ library must load on, on Linux x86_64 and aarch64: `cargo zigbuild` links agains
 glibc's symbol versions and the wheel is tagged `manylinux_2_<minor>`; "native", or no
 key, links against this machine's glibc with `cargo build`); the version is the crate's,
 from Cargo.toml. There is no source distribution: a wheel is built from this folder only.
+
+`pip install -e .` (PEP 660, `build_editable`) builds the debug profile with a plain
+`cargo build`, as a user types it, and installs the package without the library: the
+package loads it from cargo's target folder (its absolute path is written beside
+`__init__.py`), so after `cargo build` a new Python process runs the new code. The Python
+wrappers are written at install time: a changed signature needs `pip install -e .` again.
 """
 
 import json
@@ -38,10 +44,26 @@ def get_requires_for_build_wheel(config_settings=None):
 
 
 def build_wheel(wheel_directory, config_settings=None, metadata_directory=None):
+    return _build(wheel_directory, editable=False)
+
+
+def get_requires_for_build_editable(config_settings=None):
+    return []
+
+
+def build_editable(wheel_directory, config_settings=None, metadata_directory=None):
+    """The wheel of `pip install -e .`: the debug profile's library stays in cargo's target
+    folder, where `cargo build` replaces it; the wheel names its path (`abi wheel
+    --editable`)."""
+    return _build(wheel_directory, editable=True)
+
+
+def _build(wheel_directory, editable):
     settings = _settings()
     abi = _abi()
-    target = _zig_target(settings["glibc"])
-    library, version = _build_library(target)
+    # An editable install loads what a plain `cargo build` writes: no zig, this machine's glibc.
+    target = None if editable else _zig_target(settings["glibc"])
+    library, version = _build_library(target, release=not editable)
     command = [
         abi,
         "wheel",
@@ -59,6 +81,8 @@ def build_wheel(wheel_directory, config_settings=None, metadata_directory=None):
         command += ["--requires", requirement]
     if target:  # the glibc asked for is checked: a library that needs more is refused, naming the symbol
         command += ["--platform-tag", "manylinux_" + settings["glibc"].replace(".", "_")]
+    if editable:
+        command += ["--editable", str(HERE)]
     run = subprocess.run(command, stdout=subprocess.PIPE, text=True)
     if run.returncode != 0:
         raise SystemExit(f"abi_build: `abi wheel` failed (exit {run.returncode}); its message is above")
@@ -195,15 +219,17 @@ def _abi():
     )
 
 
-def _build_library(target):
-    """Runs `cargo build --release` for this crate, or `cargo zigbuild --release --target
-    TARGET`; returns its cdylib's path and version."""
+def _build_library(target, release=True):
+    """Runs `cargo build --release` for this crate (`cargo build`, the debug profile, unless
+    `release`), or `cargo zigbuild --release --target TARGET`; returns its cdylib's path and
+    version."""
     cargo = os.environ.get("CARGO", "cargo")
     manifest = HERE / "Cargo.toml"
     build, env = (["zigbuild", "--target", target], _zigbuild_env(target, cargo, manifest)) if target else (["build"], None)
-    what = f"cargo {' '.join(build)} --release"
-    command = [cargo, *build, "--release", "--lib", "--manifest-path", str(manifest), "--message-format=json-render-diagnostics"]
-    print(f"abi_build: {what}", file=sys.stderr)
+    profile = ["--release"] if release else []
+    what = " ".join(["cargo", *build, *profile])
+    command = [cargo, *build, *profile, "--lib", "--manifest-path", str(manifest), "--message-format=json-render-diagnostics"]
+    print(f"abi_build: {what}" + ("" if release else " (the debug profile: the editable install loads its library from there)"), file=sys.stderr)
     libraries, version = _cdylibs(_run_cargo(command, what, env), manifest)
     if len(libraries) != 1:
         raise SystemExit(

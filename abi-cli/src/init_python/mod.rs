@@ -1,7 +1,8 @@
 //! `abi init-python`: makes a crate folder pip-installable. It writes `pyproject.toml`,
 //! naming the build backend, and the backend itself, `abi_build.py` (a PEP 517 backend
 //! that runs `cargo build --release`, or on Linux x86_64 and aarch64 `cargo zigbuild`
-//! against glibc 2.17, and `abi wheel`), beside `Cargo.toml`.
+//! against glibc 2.17, and `abi wheel`; for `pip install -e`, PEP 660's `build_editable`,
+//! a debug `cargo build` and `abi wheel --editable`), beside `Cargo.toml`.
 
 use std::path::{Path, PathBuf};
 
@@ -56,6 +57,9 @@ fn pyproject(package: &str, dist_name: &str) -> String {
     format!(
         r#"# Written by `abi init-python`: `pip install .` builds this crate with cargo and
 # packages its library as a wheel with `abi wheel` (abi_build.py). No sdist is built.
+# `pip install -e .` builds the debug profile and loads the library from cargo's target
+# folder: after `cargo build`, a new Python process runs the new code (reinstall after
+# changing a signature).
 
 [build-system]
 # On Linux x86_64 and aarch64 the library is built with `cargo zigbuild`, which links it
