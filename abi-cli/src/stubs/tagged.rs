@@ -161,6 +161,7 @@ pub(super) mod tests {
     use super::*;
     use crate::read::{Export, Source};
     use abi_core::schema::Metadata;
+    use abi_shared::vocab::Kind;
 
     /// `Figure`: `Circle { r: f64 }`, `Polygon(Vec<(f64, f64)>, String)`, `Empty`; named
     /// `name`.
@@ -191,7 +192,7 @@ pub(super) mod tests {
             .iter()
             .map(|(name, [param, ret])| {
                 let parse = |t: &TypeSchema| serde_json::from_str::<serde_json::Value>(&t.to_json()).unwrap();
-                let schema = serde_json::json!({"type": "ffi.Function", "named_args": {
+                let schema = serde_json::json!({"type": Kind::Callable.key(), "named_args": {
                     "return": [parse(ret)], "params": [parse(param)],
                 }});
                 let metadata = serde_json::json!({
@@ -259,7 +260,8 @@ pub(super) mod tests {
             &[
                 variant("circle", "Circle", &["r"]),
                 variant("poly", "Polygon", &["0", "1"]),
-                variant("none", "None", &[]),
+                // A Python keyword: the class is `None_`.
+                variant("none", Kind::None.python(), &[]),
             ],
         )
         .unwrap();
