@@ -450,7 +450,7 @@ def test_an_editable_wheel_names_the_library_and_records_its_files(tmp_path):
     assert len(refused.stderr.strip().splitlines()) == 1 and not (tmp_path / "out").exists()
 
 
-def test_pip_wheel_and_build_make_the_same_wheel_and_no_sdist(tmp_path):
+def test_pip_wheel_and_build_make_the_same_wheel(tmp_path):
     crate = make_crate(tmp_path)
     assert abi("init-python", crate).returncode == 0
     env = dict(os.environ, ABI=str(ABI), CARGO_TARGET_DIR=str(target_dir()))
@@ -474,9 +474,81 @@ def test_pip_wheel_and_build_make_the_same_wheel_and_no_sdist(tmp_path):
     shown = subprocess.run([tool("auditwheel"), "show", str(by_pip)], capture_output=True, text=True)
     said = re.search(r'consistent with the\s+following platform tag:\s*"([^"]+)"', shown.stdout)
     assert said and said.group(1) == "manylinux_2_17_x86_64", shown.stdout + shown.stderr
-    sdist = subprocess.run([sys.executable, "-m", "build", "--sdist", str(crate)], capture_output=True, text=True, env=env)
-    assert sdist.returncode != 0
-    assert "abi_build builds wheels only" in sdist.stdout + sdist.stderr
+
+
+def test_an_sdist_holds_what_cargo_needs_and_pip_installs_it(tmp_path):
+    """`python -m build --sdist` (the backend's build_sdist): the crate, its pyproject.toml
+    and backend, PKG-INFO, a Cargo.lock, and abi-core with the crates it depends on by path
+    (abi-macros, abi-shared) under local_dependencies/, their manifests normalized (no
+    `workspace = true`) and their paths pointing there; the same bytes again; then `pip
+    install <sdist>` in a clean venv builds it with `--locked` and a new process calls it."""
+    import tarfile
+    import tomllib
+
+    crate = make_crate(tmp_path)
+    assert abi("init-python", crate).returncode == 0
+    venv_bin = os.path.dirname(sys.executable)
+    env = dict(os.environ, ABI=str(ABI), CARGO_TARGET_DIR=str(target_dir()), PATH=f"{venv_bin}:{os.environ['PATH']}")
+
+    def build_sdist(out):
+        made = subprocess.run(
+            [sys.executable, "-m", "build", "--sdist", "--no-isolation", "-o", str(out), str(crate)],
+            capture_output=True, text=True, env=env, timeout=300,
+        )
+        assert made.returncode == 0, made.stdout + made.stderr
+        (sdist,) = out.iterdir()
+        return sdist
+
+    sdist = build_sdist(tmp_path / "dist")
+    assert sdist.name == "geokit-0.1.0.tar.gz"
+    with tarfile.open(sdist) as tar:
+        names = tar.getnames()
+        text = {n.removeprefix("geokit-0.1.0/"): tar.extractfile(n).read().decode() for n in names if n.endswith((".toml", ".lock", "PKG-INFO"))}
+    assert names == sorted(names) and all(n.startswith("geokit-0.1.0/") for n in names), names
+    inside = {n.removeprefix("geokit-0.1.0/") for n in names}
+    crates = ["abi-core", "abi-macros", "abi-shared"]
+    wanted = {"PKG-INFO", "Cargo.toml", "Cargo.lock", "src/lib.rs", "pyproject.toml", "abi_build.py"}
+    wanted |= {f"local_dependencies/{c}/{f}" for c in crates for f in ["Cargo.toml", "src/lib.rs"]}
+    assert wanted <= inside, sorted(wanted - inside)
+    assert text["PKG-INFO"].startswith("Metadata-Version: 2.1\nName: geokit\nVersion: 0.1.0\n")
+    assert tomllib.loads(text["Cargo.toml"])["dependencies"] == {"abi-core": {"path": "local_dependencies/abi-core"}}
+    core = tomllib.loads(text["local_dependencies/abi-core/Cargo.toml"])
+    for name in crates:
+        written = text[f"local_dependencies/{name}/Cargo.toml"]
+        assert "workspace = true" not in written and "workspace" not in tomllib.loads(written), name
+    assert core["package"]["version"] == "0.1.0" and core["package"]["edition"] == "2021"
+    assert core["dependencies"]["abi-macros"] == {"path": "../abi-macros", "version": "=0.1.0"}
+    assert core["dependencies"]["ndarray"]["features"] == ["std"] and core["lints"]["rust"]["unsafe_op_in_unsafe_fn"] == "deny"
+    assert 'name = "abi-core"' in text["Cargo.lock"] and 'name = "syn"' in text["Cargo.lock"]
+    assert build_sdist(tmp_path / "again").read_bytes() == sdist.read_bytes()
+    # Without build isolation, the zig tools of this venv (as in the editable test: the
+    # isolated route, which installs [build-system] requires, zig 400 MB unpacked, is the
+    # one test_a_crate_folder_installs_with_pip_... takes, with the same pyproject.toml).
+    where = tmp_path / "venv"
+    venv.create(where, with_pip=True)
+    installed = pip(where, "install", "-v", "--no-build-isolation", str(sdist), env=dict(env, CARGO_ZIGBUILD_PYTHON_PATH=sys.executable))
+    assert installed.returncode == 0, installed.stdout + installed.stderr
+    assert "abi_build: cargo zigbuild --target x86_64-unknown-linux-gnu.2.17 --release --locked" in installed.stdout + installed.stderr
+    probe = "import geokit; print(geokit.area(3.0, 4.5))"
+    called = subprocess.run([str(where / "bin" / "python"), "-c", probe], capture_output=True, text=True, cwd=tmp_path)
+    assert called.stdout == "13.5\n", called.stderr
+
+
+def test_a_path_dependency_the_sdist_cannot_hold_is_refused_in_one_line(tmp_path):
+    crate = make_crate(tmp_path)
+    assert abi("init-python", crate).returncode == 0
+    (tmp_path / "helper").mkdir()  # no Cargo.toml
+    manifest = crate / "Cargo.toml"
+    manifest.write_text(manifest.read_text() + 'helper = { path = "../helper" }\n')
+    made = subprocess.run(
+        [sys.executable, "-c", f"import abi_build; abi_build.build_sdist({str(tmp_path / 'out')!r})"],
+        capture_output=True, text=True, cwd=crate,
+    )
+    assert made.returncode == 1
+    root = crate.resolve()
+    said = f"abi_build: cannot bring the path dependency `helper` of {root / 'Cargo.toml'} into the sdist: {root.parent / 'helper'} has no Cargo.toml\n"
+    assert made.stderr == said
+    assert not (tmp_path / "out").exists()
 
 
 def test_the_build_requirements_hold_the_pinned_zig_tools(tmp_path):

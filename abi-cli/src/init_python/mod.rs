@@ -2,7 +2,9 @@
 //! naming the build backend, and the backend itself, `abi_build.py` (a PEP 517 backend
 //! that runs `cargo build --release`, or on Linux x86_64 and aarch64 `cargo zigbuild`
 //! against glibc 2.17, and `abi wheel`; for `pip install -e`, PEP 660's `build_editable`,
-//! a debug `cargo build` and `abi wheel --editable`), beside `Cargo.toml`.
+//! a debug `cargo build` and `abi wheel --editable`; for an sdist, `build_sdist`, the crate
+//! and its path dependencies with normalized manifests and a Cargo.lock), beside
+//! `Cargo.toml`.
 
 use std::path::{Path, PathBuf};
 
@@ -56,7 +58,9 @@ const GLIBC: &str = "2.17";
 fn pyproject(package: &str, dist_name: &str) -> String {
     format!(
         r#"# Written by `abi init-python`: `pip install .` builds this crate with cargo and
-# packages its library as a wheel with `abi wheel` (abi_build.py). No sdist is built.
+# packages its library as a wheel with `abi wheel` (abi_build.py). `python -m build
+# --sdist` writes an sdist holding the crate and the crates it depends on by path, which
+# `pip install <sdist>` builds with `cargo --locked`.
 # `pip install -e .` builds the debug profile and loads the library from cargo's target
 # folder: after `cargo build`, a new Python process runs the new code (reinstall after
 # changing a signature).
