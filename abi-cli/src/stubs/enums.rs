@@ -10,8 +10,8 @@ use std::collections::{BTreeMap, HashSet};
 use abi_core::schema::TypeSchema;
 use serde_json::Value;
 
-use super::is_python_name;
 use super::model::EnumClass;
+use super::{class_name, is_python_name, like};
 use crate::read::{EnumType, Listing};
 
 /// The enums that get a class.
@@ -30,17 +30,7 @@ impl Enums {
         let mut classes = BTreeMap::new();
         for e in listing.enums() {
             let Some(members) = member_names(&e.variants) else { continue };
-            if taken(&e.name) || taken(&like(&e.name)) {
-                continue;
-            }
-            let mut name = e.name.clone();
-            for n in 2.. {
-                if !used.contains(&name) && !taken(&name) && !taken(&like(&name)) {
-                    break;
-                }
-                name = format!("{}_{n}", e.name);
-            }
-            used.insert(name.clone());
+            let Some(name) = class_name(&e.name, &mut used, &taken) else { continue };
             let quoted: Vec<String> = e.names.iter().map(|n| format!("{n:?}")).collect();
             let doc = format!("The names {} crosses as: {}.", e.name, quoted.join(", "));
             let members = members.into_iter().zip(e.names.iter().cloned()).collect();
@@ -73,11 +63,6 @@ impl Enums {
         let (member, _) = class.members.iter().find(|(_, n)| Some(n.as_str()) == value.as_str())?;
         Some(format!("{}.{member}", class.name))
     }
-}
-
-/// The alias of what an argument of enum class `name` may be.
-fn like(name: &str) -> String {
-    format!("{name}Like")
 }
 
 /// What every member has already, which a member of that name would hide: `str`'s methods,

@@ -100,6 +100,30 @@ fn exposed(listing: &Listing) -> impl Iterator<Item = &crate::read::Export> {
     })
 }
 
+/// The alias of what an argument of the named tuple or class `name` may be (`PointLike`).
+fn like(name: &str) -> String {
+    format!("{name}Like")
+}
+
+/// The Python name of a class for Rust type `rust`: its own name, else `Name_2`, `Name_3`...
+/// (two types of one name with other contents), never one in `used` or that `taken` takes,
+/// nor one whose alias (`NameLike`) it takes; `None` when `taken` takes the name itself or
+/// its alias. The name returned is added to `used`.
+fn class_name(rust: &str, used: &mut HashSet<String>, taken: impl Fn(&str) -> bool) -> Option<String> {
+    if taken(rust) || taken(&like(rust)) {
+        return None;
+    }
+    let mut name = rust.to_owned();
+    for n in 2.. {
+        if !used.contains(&name) && !taken(&name) && !taken(&like(&name)) {
+            break;
+        }
+        name = format!("{rust}_{n}");
+    }
+    used.insert(name.clone());
+    Some(name)
+}
+
 /// A name the package may define at module level for the library (an export, a class, a
 /// named tuple) without clashing with its own.
 fn is_public_name(name: &str) -> bool {

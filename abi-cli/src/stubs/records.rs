@@ -13,7 +13,7 @@ use abi_shared::vocab::Kind;
 
 use super::enums::Enums;
 use super::tagged::Tagged;
-use super::{is_public_name, is_python_name, py_str, py_tuple, ClassNames};
+use super::{is_public_name, is_python_name, like, py_str, py_tuple, ClassNames};
 use crate::read::Listing;
 
 /// The structs that get a named tuple, by name, with their fields; and the enums that get
@@ -209,11 +209,6 @@ pub fn plain_list(t: &TypeSchema) -> Option<&TypeSchema> {
         }
         _ => None,
     }
-}
-
-/// The alias of what an argument of struct `name` may be.
-fn like(name: &str) -> String {
-    format!("{name}Like")
 }
 
 /// The converter functions a package defines, one per type, named `_as_<n>`.

@@ -10,7 +10,7 @@ use std::collections::{BTreeMap, HashSet};
 
 use abi_core::schema::{TaggedVariant, TypeSchema};
 
-use super::is_python_name;
+use super::{class_name, is_python_name, like};
 use crate::read::Listing;
 
 /// An enum with data that gets classes.
@@ -58,17 +58,7 @@ impl Tagged {
         let mut classes = BTreeMap::new();
         for e in listing.data_enums() {
             let Some(variants) = variant_classes(&e.name, &e.variants) else { continue };
-            if taken(&e.name) || taken(&like(&e.name)) {
-                continue;
-            }
-            let mut name = e.name.clone();
-            for n in 2.. {
-                if !used.contains(&name) && !taken(&name) && !taken(&like(&name)) {
-                    break;
-                }
-                name = format!("{}_{n}", e.name);
-            }
-            used.insert(name.clone());
+            let Some(name) = class_name(&e.name, &mut used, &taken) else { continue };
             let variants: Vec<VariantClass> =
                 variants.into_iter().map(|v| VariantClass { doc: variant_doc(&name, &v), ..v }).collect();
             let listed: Vec<String> = variants.iter().map(|v| format!("{name}.{}", v.name)).collect();
@@ -98,11 +88,6 @@ impl Tagged {
         classes.sort_by(|a, b| a.name.cmp(&b.name));
         classes.into_iter()
     }
-}
-
-/// The alias of what an argument of enum `name` may be.
-fn like(name: &str) -> String {
-    format!("{name}Like")
 }
 
 /// What every instance or the base class has already, which a variant's class or a field
