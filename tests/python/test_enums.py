@@ -7,12 +7,11 @@ library."""
 
 import enum
 import pickle
-import subprocess
 import sys
 
 import pytest
 
-from conftest import import_on_both_routes, target_dir
+from conftest import import_on_both_routes
 from test_stubs import make_package, mypy_strict, run
 
 LIBRARY = "libabi_interop_lib.so"
@@ -24,11 +23,8 @@ ROUTES = {"door": "enums_door", "tvm_ffi": "enums_tvm_ffi"}
 def packages(tmp_path_factory):
     """Both packages, imported: the door is decided at import, by ABI_PYTHON_DOOR."""
     out = tmp_path_factory.mktemp("enum_packages")
-    abi = target_dir() / "debug" / "abi"
-    lib = target_dir() / "debug" / LIBRARY
     for name in ROUTES.values():
-        subprocess.run([str(abi), "stubs", str(lib), "--package", name, "-o", str(out)], check=True, capture_output=True)
-        (out / name / lib.name).symlink_to(lib)
+        make_package(out, LIBRARY, name)
     yield from import_on_both_routes(out, ROUTES)
 
 

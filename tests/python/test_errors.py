@@ -37,11 +37,8 @@ REFUSALS = [
 def out(tmp_path_factory):
     """Both packages, written (not imported) into one folder."""
     out = tmp_path_factory.mktemp("error_packages")
-    abi = target_dir() / "debug" / "abi"
-    lib = target_dir() / "debug" / LIBRARY
     for name in ROUTES.values():
-        subprocess.run([str(abi), "stubs", str(lib), "--package", name, "-o", str(out)], check=True, capture_output=True)
-        (out / name / lib.name).symlink_to(lib)
+        make_package(out, LIBRARY, name)
     return out
 
 
