@@ -334,24 +334,15 @@ fn the_package_parses_for_empty_tuples() {
             .iter()
             .enumerate()
             .map(|(i, t)| {
-                let metadata = serde_json::json!({
-                    "type_schema": schema(t), "arg_names": ["x"], "abi.version": abi_shared::METADATA_VERSION,
-                });
-                abi_cli::read::Export {
-                    name: format!("f{i}"),
-                    metadata: Some(abi_core::schema::Metadata::parse(&metadata.to_string()).unwrap()),
-                    doc: None,
-                }
+                export(
+                    i,
+                    serde_json::json!({
+                        "type_schema": schema(t), "arg_names": ["x"], "abi.version": abi_shared::METADATA_VERSION,
+                    }),
+                )
             })
             .collect();
-    let listing = Listing {
-        path: PathBuf::from("libx.so"),
-        source: abi_cli::read::Source::Data,
-        exports,
-        classes: Vec::new(),
-        errors: Vec::new(),
-        iree: Default::default(),
-    };
+    let listing = listing_of(exports);
     for (name, source) in abi_cli::stubs::files(&listing, "pkg").unwrap() {
         assert_python_parses(name, &source);
     }
@@ -377,25 +368,16 @@ fn the_package_parses_for_enums_of_any_names() {
             let schema = serde_json::json!({"type": "ffi.Function", "named_args": {
                 "return": [{"type": "ffi.Array", "args": [t]}], "params": [{"type": "Optional", "args": [t]}],
             }});
-            let metadata = serde_json::json!({
-                "type_schema": schema.to_string(), "arg_names": ["x"], "abi.defaults": {"x": names[0]},
-                "abi.version": abi_shared::METADATA_VERSION,
-            });
-            abi_cli::read::Export {
-                name: format!("f{i}"),
-                metadata: Some(abi_core::schema::Metadata::parse(&metadata.to_string()).unwrap()),
-                doc: None,
-            }
+            export(
+                i,
+                serde_json::json!({
+                    "type_schema": schema.to_string(), "arg_names": ["x"], "abi.defaults": {"x": names[0]},
+                    "abi.version": abi_shared::METADATA_VERSION,
+                }),
+            )
         })
         .collect();
-    let listing = Listing {
-        path: PathBuf::from("libx.so"),
-        source: abi_cli::read::Source::Data,
-        exports,
-        classes: Vec::new(),
-        errors: Vec::new(),
-        iree: Default::default(),
-    };
+    let listing = listing_of(exports);
     let files = abi_cli::stubs::files(&listing, "pkg").unwrap();
     for (name, source) in &files {
         assert_python_parses(name, source);
@@ -404,6 +386,80 @@ fn the_package_parses_for_enums_of_any_names() {
     assert!(init.contains("class Mode(str, _enum.Enum):") && init.contains("    None_ = \"x\\ny\"\n"), "{init}");
     for no_class in ["class Mode_2(", "class class(", "class Q("] {
         assert!(!init.contains(no_class), "{no_class}: {init}");
+    }
+}
+
+/// Enums with data whose names, variants and field names hold anything: each class is
+/// valid Python (the names escaped), or the enum gets none.
+#[test]
+fn the_package_parses_for_enums_with_data_of_any_names() {
+    let hostile = ["a\"\"\"b", "x\ny", "\\", "\u{0}", "é", "''"];
+    let cases: [(&str, &[&str], &[&str], &[&str]); 6] = [
+        ("Shape", &hostile[..3], &["A", "None", "B"], &["r", "w"]),
+        ("K", &hostile[..2], &["A", "B"], &["class", "0"]),
+        ("Shape", &hostile[..2], &["print(1)#", "X"], &["x", "y"]),
+        ("def", &hostile[..1], &["A"], &["r"]),
+        ("S", &hostile[..2], &["_A", "B"], &["_x", "count"]),
+        ("T", &hostile[..2], &["T", "U"], &["U", "v"]),
+    ];
+    let exports = cases
+        .iter()
+        .enumerate()
+        .map(|(i, (name, names, variants, fields))| {
+            // Each variant holds every field (a float), or none for the last one.
+            let tuple = |n: usize| {
+                let items: Vec<serde_json::Value> = std::iter::once(serde_json::json!({"type": "ffi.String"}))
+                    .chain((0..n).map(|_| serde_json::json!({"type": "float"})))
+                    .collect();
+                serde_json::json!({"type": "Tuple", "args": items})
+            };
+            let last = names.len() - 1;
+            let t = serde_json::json!({
+                "type": "Variant",
+                "args": (0..names.len()).map(|k| tuple(if k == last { 0 } else { fields.len() })).collect::<Vec<_>>(),
+                "abi.enum": name, "abi.names": names, "abi.variants": &variants[..names.len()],
+                "abi.variant_fields": (0..names.len()).map(|k| if k == last { &fields[..0] } else { *fields }).collect::<Vec<_>>(),
+            });
+            let schema = serde_json::json!({"type": "ffi.Function", "named_args": {
+                "return": [{"type": "ffi.Array", "args": [t]}], "params": [{"type": "Optional", "args": [t]}],
+            }});
+            export(
+                i,
+                serde_json::json!({
+                    "type_schema": schema.to_string(), "arg_names": ["x"], "abi.version": abi_shared::METADATA_VERSION,
+                }),
+            )
+        })
+        .collect();
+    let files = abi_cli::stubs::files(&listing_of(exports), "pkg").unwrap();
+    for (name, source) in &files {
+        assert_python_parses(name, source);
+    }
+    let (_, init) = files.iter().find(|(name, _)| *name == "__init__.py").unwrap();
+    assert!(init.contains("class Shape(tuple):") && init.contains(r#"_variant(Shape, "None_", "x\ny""#), "{init}");
+    for no_class in ["class Shape_2(", "class K(", "class def(", "class S(", "class T("] {
+        assert!(!init.contains(no_class), "{no_class}: {init}");
+    }
+}
+
+/// Export `f{i}` with the metadata `metadata`.
+fn export(i: usize, metadata: serde_json::Value) -> abi_cli::read::Export {
+    abi_cli::read::Export {
+        name: format!("f{i}"),
+        metadata: Some(abi_core::schema::Metadata::parse(&metadata.to_string()).unwrap()),
+        doc: None,
+    }
+}
+
+/// A library's listing read from its data, holding `exports` only.
+fn listing_of(exports: Vec<abi_cli::read::Export>) -> Listing {
+    Listing {
+        path: PathBuf::from("libx.so"),
+        source: abi_cli::read::Source::Data,
+        exports,
+        classes: Vec::new(),
+        errors: Vec::new(),
+        iree: Default::default(),
     }
 }
 
