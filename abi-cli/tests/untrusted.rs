@@ -394,7 +394,9 @@ fn the_package_parses_for_enums_of_any_names() {
 #[test]
 fn the_package_parses_for_enums_with_data_of_any_names() {
     let hostile = ["a\"\"\"b", "x\ny", "\\", "\u{0}", "é", "''"];
-    let cases: [(&str, &[&str], &[&str], &[&str]); 6] = [
+    // (the enum's name, the names, the variants' identifiers, the field names)
+    type Case<'a> = (&'a str, &'a [&'a str], &'a [&'a str], &'a [&'a str]);
+    let cases: [Case<'_>; 6] = [
         ("Shape", &hostile[..3], &["A", "None", "B"], &["r", "w"]),
         ("K", &hostile[..2], &["A", "B"], &["class", "0"]),
         ("Shape", &hostile[..2], &["print(1)#", "X"], &["x", "y"]),
