@@ -648,11 +648,7 @@ fn read_enum(key: &str, map: &Map<String, Value>) -> Result<TypeSchema, SchemaEr
             )))
         }
     };
-    let strings = |v: &Value| -> Option<Vec<String>> {
-        let items = v.as_array()?;
-        let items: Option<Vec<String>> = items.iter().map(|n| n.as_str().map(str::to_owned)).collect();
-        items.filter(|items| (1..items.len()).all(|i| !items[..i].contains(&items[i])))
-    };
+    let strings = |v: &Value| string_list(v).filter(|items| distinct(items));
     let names = strings(names)
         .ok_or_else(|| SchemaError::new(format!("enum `{name}` lists names that are not distinct strings")))?;
     let variants = match map.get(abi_shared::ENUM_VARIANTS_KEY) {
@@ -664,8 +660,14 @@ fn read_enum(key: &str, map: &Map<String, Value>) -> Result<TypeSchema, SchemaEr
     Ok(TypeSchema::Enum { name: name.clone(), names, variants })
 }
 
+/// A JSON list of strings.
 fn string_list(v: &Value) -> Option<Vec<String>> {
     v.as_array()?.iter().map(|n| n.as_str().map(str::to_owned)).collect()
+}
+
+/// Whether no two of `items` are equal.
+fn distinct(items: &[String]) -> bool {
+    (1..items.len()).all(|i| !items[..i].contains(&items[i]))
 }
 
 /// A `Variant`, or the enum with data it is when `abi.enum` names it: one `Tuple` member
@@ -688,7 +690,7 @@ fn read_tagged(key: &str, map: &Map<String, Value>, args: Vec<TypeSchema>) -> Re
     if names.len() != args.len() || idents.len() != args.len() || fields.len() != args.len() {
         return Err(bad("its names, variants and field lists are not one per member"));
     }
-    if (1..names.len()).any(|i| names[..i].contains(&names[i])) {
+    if !distinct(&names) {
         return Err(bad("its names are not distinct"));
     }
     let variants = args
