@@ -48,3 +48,22 @@ cargo-zigbuild build --quiet --target "$zigtarget" -p abi-mathlib
 cargo build --quiet -p abi-cli
 ABI_TARGET_DIR=${ABI_TARGET_DIR:-$(scripts/target-dir.sh)} .venv/bin/python -m pytest -q tests/aarch64
 phase "aarch64 wheel"
+
+# The abi-cli tool wheel for aarch64 (issue 53), as scripts/tool-wheels.sh builds it (in
+# debug here): `abi` linked by cargo zigbuild against glibc 2.17, tagged manylinux2014,
+# and the executable inside it runs under qemu, reading the aarch64 mathlib.
+target=${ABI_TARGET_DIR:-$(scripts/target-dir.sh)}
+wheel=$(scripts/tool-wheels.sh --debug -o "$target/tool-wheels" linux-aarch64)
+case $wheel in
+  */abi_cli-*-py3-none-manylinux_2_17_aarch64.manylinux2014_aarch64.whl) ;;
+  *) echo "FAIL: the aarch64 tool wheel is $wheel, not manylinux_2_17_aarch64" >&2; exit 1 ;;
+esac
+rm -rf "$target/tool-wheels/aarch64" && python3 -m zipfile -e "$wheel" "$target/tool-wheels/aarch64"
+tool=$target/tool-wheels/aarch64/abi_cli/bin/abi
+chmod +x "$tool" # zipfile -e keeps no modes
+said=$(qemu-aarch64 -L "$sysroot" "$tool" --version)
+[ "$said" = "abi $(cargo pkgid -p abi-cli | sed 's/.*[#@]//')" ] || { echo "FAIL: abi --version under qemu said '$said'" >&2; exit 1; }
+qemu-aarch64 -L "$sysroot" "$tool" inspect --no-load "$target/aarch64-unknown-linux-gnu/debug/libmathlib.so" | grep -q "^add(a: int, b: int) -> int$" ||
+  { echo "FAIL: the aarch64 abi from the tool wheel cannot inspect the aarch64 mathlib" >&2; exit 1; }
+echo "$(basename "$wheel"): abi --version and abi inspect run under qemu"
+phase "aarch64 tool wheel"

@@ -71,6 +71,26 @@ fi
 phase "no Python imports: the Linux libraries"
 no_python "$target"/debug/lib*.so
 
+# The abi-cli tool wheel of an `abi` executable (`abi tool-wheel`), checked: its platform
+# tag matches the pattern given, and it holds the backend and the executable under the
+# name given. abi tool-wheel itself refuses an arm64 macOS executable without a signature.
+tool_wheel() { # executable tag-pattern name-inside
+  local wheel
+  wheel=$("$abi" tool-wheel "$1" -o "$target/tool-wheels" | sed 's/^wrote //')
+  python3 - "$wheel" "$2" "$3" <<'PY'
+import re, sys, zipfile
+wheel, tag, inside = sys.argv[1:]
+name = wheel.rsplit("/", 1)[-1]
+if not re.fullmatch(rf"abi_cli-[0-9.]+-py3-none-{tag}\.whl", name):
+    sys.exit(f"FAIL: {name} is not tagged {tag}")
+names = set(zipfile.ZipFile(wheel).namelist())
+missing = {"abi_cli/__init__.py", "abi_cli/build.py", inside} - names
+if missing:
+    sys.exit(f"FAIL: {name} lacks {sorted(missing)}")
+print(f"{name}: the backend and {inside}")
+PY
+}
+
 # macOS: everything built and linked with rust-lld and the .tbd stubs.
 for triple in aarch64-apple-darwin x86_64-apple-darwin; do
   phase "$triple: the workspace, linked with rust-lld"
@@ -80,6 +100,11 @@ for triple in aarch64-apple-darwin x86_64-apple-darwin; do
   same_as_linux "$target/debug/libabi_objects_lib.so" "$out/libabi_objects_lib.dylib"
   same_as_linux "$target/debug/libiree_kit.so" "$out/libiree_kit.dylib"
   same_as_linux "$target/debug/libmathlib.so" "$out/libmathlib.dylib"
+  # The abi-cli tool wheel of this `abi` (issue 53), as scripts/tool-wheels.sh packages it
+  # (it builds `-p abi-cli` alone; here the workspace build's executable serves). It has
+  # never run: only its tag, its contents and (arm64) its signature are checked.
+  arch=${triple%%-*}
+  tool_wheel "$out/abi" "macosx_[0-9]+_[0-9]+_${arch/aarch64/arm64}" abi_cli/bin/abi
 done
 
 # Windows MSVC: code generation only.
@@ -118,6 +143,23 @@ x86_64-w64-mingw32-gcc -O2 -shared -o "$wine_dir/bcryptprimitives.dll" tests/pla
 export WINEPREFIX=$wine_dir/prefix WINEDEBUG=-all WINEPATH="Z:${wine_dir//\//\\}"
 [ -d "$WINEPREFIX" ] || wineboot -i >/dev/null 2>&1
 export CARGO_TARGET_X86_64_PC_WINDOWS_GNU_RUNNER=wine
+
+phase "wine: the abi-cli tool wheel's abi.exe (scripts/tool-wheels.sh, GNU toolchain)"
+exe_wheel=$(scripts/tool-wheels.sh --debug -o "$target/tool-wheels" windows-x86_64)
+tool_wheel "$target/x86_64-pc-windows-gnu/debug/abi.exe" win_amd64 abi_cli/bin/abi.exe
+rm -rf "$wine_dir/tool" && python3 -m zipfile -e "$exe_wheel" "$wine_dir/tool"
+version=$(wine "$wine_dir/tool/abi_cli/bin/abi.exe" --version | tr -d '\r')
+[ "$version" = "abi $("$abi" --version | cut -d' ' -f2)" ] || { echo "FAIL: abi.exe --version said '$version'" >&2; exit 1; }
+wine "$wine_dir/tool/abi_cli/bin/abi.exe" inspect --no-load --json "Z:${dlls//\//\\}\\mathlib.dll" | tr -d '\r' >"$wine_dir/inspect.json"
+python3 - "$wine_dir/inspect.json" "$("$abi" inspect --no-load --json "$target/debug/libmathlib.so")" <<'PY'
+import json, sys
+windows, linux = json.load(open(sys.argv[1])), json.loads(sys.argv[2])
+for d in (windows, linux):
+    d.pop("library", None)
+if windows != linux:
+    sys.exit("FAIL: abi.exe inspect of mathlib.dll under wine differs from abi inspect of libmathlib.so")
+print("abi.exe from the tool wheel, under wine: --version, and inspect of mathlib.dll equal to Linux's")
+PY
 
 phase "wine: abi-core's tests"
 cargo test "${gnu[@]}" -p abi-core

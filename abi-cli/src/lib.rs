@@ -59,6 +59,22 @@ fn push_shown(out: &mut String, c: char, keep_tab: bool) {
     }
 }
 
+/// How an `abi` executable names its version in its own bytes (what [`IDENTITY`] starts
+/// with).
+pub const IDENTITY_PREFIX: &str = "\0abi-cli-identity ";
+
+/// This build's identity, kept in every `abi` executable (its `main` reads it), where `abi
+/// tool-wheel` finds the version of an executable for any platform without running it.
+pub const IDENTITY: &str = concat!("\0abi-cli-identity ", env!("CARGO_PKG_VERSION"), "\0");
+
+/// The version an `abi` executable's bytes name ([`IDENTITY`]), if they hold one.
+pub fn identity_in(bytes: &[u8]) -> Option<&str> {
+    let prefix = IDENTITY_PREFIX.as_bytes();
+    let at = bytes.windows(prefix.len()).position(|w| w == prefix)? + prefix.len();
+    let len = bytes[at..].iter().take(64).position(|&b| b == 0)?;
+    std::str::from_utf8(&bytes[at..at + len]).ok()
+}
+
 /// The most characters of an error message the command prints.
 pub const MESSAGE_CHARS: usize = 2000;
 
@@ -74,6 +90,14 @@ mod tests {
         let escaped = super::one_line(&"\u{1}".repeat(3000));
         assert!(escaped.chars().count() <= super::MESSAGE_CHARS + 3, "{}", escaped.len());
         assert!(escaped.ends_with("\\u{1}..."));
+    }
+
+    #[test]
+    fn an_identity_is_found_in_any_bytes_holding_it() {
+        let bytes = [b"\x7fELF..".as_slice(), super::IDENTITY.as_bytes(), b"rest"].concat();
+        assert_eq!(super::identity_in(&bytes), Some(env!("CARGO_PKG_VERSION")));
+        assert_eq!(super::identity_in(b"\0abi-cli-identity 1.0"), None, "no terminator");
+        assert_eq!(super::identity_in(b"nothing here"), None);
     }
 
     #[test]

@@ -113,7 +113,8 @@ enum Command {
         #[arg(long)]
         no_load: bool,
     },
-    /// Make a crate folder pip-installable: write pyproject.toml and its build backend (abi_build.py).
+    /// Make a crate folder pip-installable: write pyproject.toml, naming the abi-cli
+    /// distribution's build backend.
     InitPython {
         /// The crate folder (holding Cargo.toml).
         #[arg(default_value = ".")]
@@ -127,6 +128,25 @@ enum Command {
         /// Replace existing files.
         #[arg(long)]
         force: bool,
+        /// Also write a CI workflow that builds the wheels on Linux, macOS and Windows,
+        /// smoke-tests each there and publishes them on a tag (github:
+        /// .github/workflows/wheels.yml and the script it runs, .github/abi_wheels.py).
+        #[arg(long, value_enum, value_name = "SYSTEM")]
+        ci: Option<init_python::ci::Ci>,
+    },
+    /// Write the wheel of the `abi-cli` distribution (the build tool pip installs): this
+    /// `abi`, or BINARY, an `abi` executable of this version for any platform, with the
+    /// PEP 517 backend `abi_cli.build` and the `abi` console script.
+    ToolWheel {
+        /// The `abi` executable to ship (default: this one).
+        binary: Option<PathBuf>,
+        /// `auto` (the tag the executable fits, read from it as `wheel` reads a library's),
+        /// `linux`, or `manylinux_2_<minor>` / `manylinux2014` (refused when it needs more).
+        #[arg(long, default_value = "auto")]
+        platform_tag: String,
+        /// The folder to write the wheel into.
+        #[arg(short, long)]
+        out: PathBuf,
     },
     /// Write Rust bindings (`#[abi_core::import]` declarations, typed object handles) to a
     /// library's exports and, with --globals, to the global functions it registers.
@@ -230,9 +250,39 @@ fn run(cli: Cli) -> Result<ExitCode, String> {
             emit(&format!("wrote {}\n", written.path.display()))?;
             Ok(ExitCode::SUCCESS)
         }
-        Command::InitPython { dir, package, dist_name, force } => {
-            for written in init_python::write(&dir, package.as_deref(), dist_name.as_deref(), force)? {
+        Command::ToolWheel { binary, platform_tag, out } => {
+            let binary = match binary {
+                Some(path) => path,
+                None => std::env::current_exe().map_err(|e| format!("cannot find this executable: {e}"))?,
+            };
+            let written = wheel::write_tool(&binary, &platform_tag.parse()?, &out)?;
+            for warning in &written.warnings {
+                warning_line(warning);
+            }
+            emit(&format!("wrote {}\n", written.path.display()))?;
+            Ok(ExitCode::SUCCESS)
+        }
+        Command::InitPython { dir, package, dist_name, force, ci } => {
+            let workflow = ci.map(|ci| init_python::ci::plan(&dir, ci, force)).transpose()?;
+            // With --ci, a folder already made pip-installable keeps its pyproject.toml.
+            let kept = workflow.is_some() && !force && dir.join("pyproject.toml").exists();
+            let pyproject = if kept {
+                Vec::new()
+            } else {
+                init_python::write(&dir, package.as_deref(), dist_name.as_deref(), force)?
+            };
+            for written in pyproject {
                 emit(&format!("wrote {}\n", written.display()))?;
+            }
+            for written in workflow.map(init_python::ci::write).transpose()?.unwrap_or_default() {
+                emit(&format!("wrote {}\n", written.display()))?;
+            }
+            let old_backend = dir.join("abi_build.py");
+            if old_backend.is_file() {
+                warning_line(&format!(
+                    "{} (the backend an older init-python wrote) is no longer used: the backend is abi_cli.build, which pip installs; delete the file",
+                    old_backend.display()
+                ));
             }
             // A path pip reads as a folder, never as a name to look up on PyPI.
             let folder =
@@ -392,6 +442,8 @@ fn emit(text: &str) -> Result<(), String> {
 }
 
 fn main() -> ExitCode {
+    // Keeps the identity in the executable's bytes, where `abi tool-wheel` reads it.
+    std::hint::black_box(abi_cli::IDENTITY.as_ptr());
     let cli = Cli::parse();
     match run(cli) {
         Ok(code) => code,

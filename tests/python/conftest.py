@@ -5,6 +5,7 @@ import json
 import os
 import pathlib
 import re
+import shutil
 import subprocess
 import sys
 
@@ -169,3 +170,55 @@ def op_kit_package(op_kit_package_dir):
     import op_kit
 
     return op_kit
+
+
+# The abi-cli distribution's Python sources (its package `abi_cli`, with the build backend
+# `abi_cli.build`): on PYTHONPATH, with ABI naming target/debug/abi, they stand in for the
+# installed tool where a test builds without isolation.
+BACKEND_SOURCE = ROOT / "abi-cli" / "python"
+
+
+def backend_env(**extra):
+    """This environment with the build backend importable from the checkout and ABI set to
+    the `abi` the test command built, plus `extra`."""
+    path = os.pathsep.join(p for p in [str(BACKEND_SOURCE), os.environ.get("PYTHONPATH", "")] if p)
+    return dict(os.environ, ABI=str(target_dir() / "debug" / "abi"), PYTHONPATH=path, **extra)
+
+
+def env_without_abi(**extra):
+    """This environment with no `abi` anywhere a build could find one: no ABI variable, no
+    PATH entry holding an `abi` executable, the checkout's backend sources not importable."""
+    env = {k: v for k, v in os.environ.items() if k not in ("ABI", "PYTHONPATH")}
+    env["PATH"] = os.pathsep.join(
+        p for p in env.get("PATH", "").split(os.pathsep) if p and not os.access(os.path.join(p, "abi"), os.X_OK)
+    )
+    env.update(extra)
+    return env
+
+
+@pytest.fixture(scope="session")
+def tool_wheelhouse(tmp_path_factory):
+    """A folder `pip install --no-index --find-links` takes everything from: the abi-cli
+    tool wheel of target/debug/abi (`abi tool-wheel`), and the wheels of the venv's pins
+    (apache-tvm-ffi and what it requires, ziglang, cargo-zigbuild), linked from the
+    wheelhouse scripts/setup-venv.sh fills (downloaded when there is none)."""
+    house = tmp_path_factory.mktemp("wheelhouse")
+    abi = target_dir() / "debug" / "abi"
+    made = subprocess.run([str(abi), "tool-wheel", "-o", str(house)], capture_output=True, text=True, timeout=120)
+    assert made.returncode == 0, made.stderr
+    requirements = ROOT / "tests" / "python" / "requirements.txt"
+    cache = subprocess.run([sys.executable, "-m", "pip", "cache", "dir"], capture_output=True, text=True)
+    source = pathlib.Path(cache.stdout.strip()) / "abi-wheelhouse" if cache.returncode == 0 else None
+    if source is None or not source.is_dir():
+        source = tmp_path_factory.mktemp("downloaded")
+        got = subprocess.run(
+            [sys.executable, "-m", "pip", "download", "--quiet", "--dest", str(source), "-r", str(requirements)],
+            capture_output=True, text=True, timeout=900,
+        )
+        assert got.returncode == 0, got.stderr
+    for wheel in source.glob("*.whl"):
+        try:
+            os.link(wheel, house / wheel.name)
+        except OSError:
+            shutil.copyfile(wheel, house / wheel.name)
+    return house

@@ -18,7 +18,7 @@ from pathlib import Path
 
 import pytest
 
-from conftest import ROOT, doc_block, target_dir
+from conftest import BACKEND_SOURCE, ROOT, backend_env, doc_block, env_without_abi, target_dir
 
 ABI = target_dir() / "debug" / "abi"
 PAIR_2014 = "manylinux_2_17_x86_64.manylinux2014_x86_64"
@@ -346,16 +346,38 @@ def make_crate(tmp_path):
     return crate
 
 
-def test_a_crate_folder_installs_with_pip_into_a_clean_venv(tmp_path, clean_venv):
+def by_version(crate):
+    """Makes `crate` depend on abi-core by version, as a crate made after abi-core is on
+    crates.io does; abi-core is not published yet, so a `[patch.crates-io]` entry (which a
+    user would not write) points the version at this checkout's abi-core."""
+    manifest = crate / "Cargo.toml"
+    text = manifest.read_text().replace(f'abi-core = {{ path = "{ROOT / "abi-core"}" }}', 'abi-core = "0.1"')
+    assert 'abi-core = "0.1"' in text, text
+    manifest.write_text(text + f'\n[patch.crates-io]\nabi-core = {{ path = "{ROOT / "abi-core"}" }}\n')
+
+
+def test_a_crate_folder_installs_with_pip_into_a_clean_venv(tmp_path, clean_venv, tool_wheelhouse):
+    """Issue 53's proof of the tool wheel: a new crate depending on abi-core by version,
+    made pip-installable by `abi init-python`, installs with `pip install --no-index
+    --find-links <folder> .` in a clean venv, pip taking the abi-cli tool wheel (the build
+    backend and the `abi` executable) and zig into its isolated build environment from the
+    folder, with no `abi` on PATH and no ABI; then calls work."""
     crate = make_crate(tmp_path)
+    by_version(crate)
     made = abi("init-python", crate)
     assert made.returncode == 0, made.stderr
     # The hint is a path pip reads as a folder, never a name it would look up on PyPI.
     assert made.stdout.splitlines()[-1] == f"next: pip install {crate}"
-    assert (crate / "pyproject.toml").exists() and (crate / "abi_build.py").exists()
-    env = dict(os.environ, ABI=str(ABI), CARGO_TARGET_DIR=str(target_dir()))
-    installed = pip(clean_venv, "install", str(crate), env=env)
+    assert not (crate / "abi_build.py").exists()
+    env = env_without_abi(CARGO_TARGET_DIR=str(target_dir()))
+    assert shutil.which("abi", path=env["PATH"]) is None
+    installed = pip(clean_venv, "install", "-v", "--no-index", "--find-links", str(tool_wheelhouse), str(crate), env=env)
     assert installed.returncode == 0, installed.stdout + installed.stderr
+    said = installed.stdout + installed.stderr
+    # pip put the tool and, asked by the backend, zig into the build environment.
+    assert re.search(r"Processing .*abi_cli-0\.1\.0-py3-none-manylinux_2_\d+_x86_64\.whl", said), said
+    assert "ziglang" in said and "cargo-zigbuild" in said
+    assert "abi_cli.build: cargo zigbuild --target x86_64-unknown-linux-gnu.2.17 --release" in said
     python = str(clean_venv / "bin" / "python")
     probe = "import geokit; print(geokit.area(3.0, 4.5), type(geokit.area).__module__)"
     called = subprocess.run([python, "-c", probe], capture_output=True, text=True)
@@ -390,7 +412,7 @@ def test_an_editable_install_loads_what_cargo_build_writes(tmp_path):
     assert abi("init-python", crate).returncode == 0
     where = tmp_path / "venv"
     venv.create(where, with_pip=True)
-    env = dict(os.environ, ABI=str(ABI), CARGO_TARGET_DIR=str(target_dir()))
+    env = backend_env(CARGO_TARGET_DIR=str(target_dir()))
     # Without build isolation: an editable build needs nothing beyond this Python (no zig;
     # tomllib is in 3.11), and pip's isolated route, which installs [build-system]
     # requires (zig, 400 MB unpacked), is the one test_a_crate_folder_installs_with_pip_...
@@ -453,22 +475,22 @@ def test_an_editable_wheel_names_the_library_and_records_its_files(tmp_path):
 def test_pip_wheel_and_build_make_the_same_wheel(tmp_path):
     crate = make_crate(tmp_path)
     assert abi("init-python", crate).returncode == 0
-    env = dict(os.environ, ABI=str(ABI), CARGO_TARGET_DIR=str(target_dir()))
-    made = subprocess.run(
-        [sys.executable, "-m", "pip", "wheel", "--no-deps", "-w", str(tmp_path / "pip"), str(crate)],
-        capture_output=True, text=True, env=env, timeout=900,
-    )
+    env = backend_env(CARGO_TARGET_DIR=str(target_dir()))
+    # In this venv, whose pins hold ziglang and cargo-zigbuild, without isolation: the
+    # isolated route (pip installing the tool wheel and zig, 400 MB unpacked) is the one
+    # test_a_crate_folder_installs_with_pip_into_a_clean_venv takes.
+    env["PATH"] = f"{os.path.dirname(sys.executable)}:{env['PATH']}"
+    made = pip_wheel_here(crate, tmp_path / "pip", env)
     assert made.returncode == 0, made.stdout + made.stderr
     built = subprocess.run(
-        # In this venv, whose pins hold ziglang and cargo-zigbuild: one isolated build
-        # environment (pip's) is enough to test, and each installs zig (400 MB unpacked).
-        [sys.executable, "-m", "build", "--wheel", "--no-isolation", "-o", str(tmp_path / "build"), str(crate)],
-        capture_output=True, text=True, env=dict(env, PATH=f"{os.path.dirname(sys.executable)}:{env['PATH']}"), timeout=900,
+        # -x: abi-cli is not installed here; the checkout's backend is on PYTHONPATH.
+        [sys.executable, "-m", "build", "--wheel", "--no-isolation", "-x", "-o", str(tmp_path / "build"), str(crate)],
+        capture_output=True, text=True, env=env, timeout=900,
     )
     assert built.returncode == 0, built.stdout + built.stderr
     (by_pip,), (by_build,) = (tmp_path / "pip").iterdir(), (tmp_path / "build").iterdir()
-    # init-python's pyproject.toml asks for glibc 2.17: cargo zigbuild (which pip installs
-    # from [build-system] requires) links against it, and the wheel is manylinux2014.
+    # init-python's pyproject.toml asks for glibc 2.17: cargo zigbuild links against it,
+    # and the wheel is manylinux2014.
     assert by_pip.name == f"geokit-0.1.0-py3-none-{PAIR_2014}.whl"
     assert by_pip.read_bytes() == by_build.read_bytes()
     shown = subprocess.run([tool("auditwheel"), "show", str(by_pip)], capture_output=True, text=True)
@@ -488,11 +510,11 @@ def test_an_sdist_holds_what_cargo_needs_and_pip_installs_it(tmp_path):
     crate = make_crate(tmp_path)
     assert abi("init-python", crate).returncode == 0
     venv_bin = os.path.dirname(sys.executable)
-    env = dict(os.environ, ABI=str(ABI), CARGO_TARGET_DIR=str(target_dir()), PATH=f"{venv_bin}:{os.environ['PATH']}")
+    env = backend_env(CARGO_TARGET_DIR=str(target_dir()), PATH=f"{venv_bin}:{os.environ['PATH']}")
 
     def build_sdist(out):
         made = subprocess.run(
-            [sys.executable, "-m", "build", "--sdist", "--no-isolation", "-o", str(out), str(crate)],
+            [sys.executable, "-m", "build", "--sdist", "--no-isolation", "-x", "-o", str(out), str(crate)],
             capture_output=True, text=True, env=env, timeout=300,
         )
         assert made.returncode == 0, made.stdout + made.stderr
@@ -507,7 +529,7 @@ def test_an_sdist_holds_what_cargo_needs_and_pip_installs_it(tmp_path):
     assert names == sorted(names) and all(n.startswith("geokit-0.1.0/") for n in names), names
     inside = {n.removeprefix("geokit-0.1.0/") for n in names}
     crates = ["abi-core", "abi-macros", "abi-shared"]
-    wanted = {"PKG-INFO", "Cargo.toml", "Cargo.lock", "src/lib.rs", "pyproject.toml", "abi_build.py"}
+    wanted = {"PKG-INFO", "Cargo.toml", "Cargo.lock", "src/lib.rs", "pyproject.toml"}
     wanted |= {f"local_dependencies/{c}/{f}" for c in crates for f in ["Cargo.toml", "src/lib.rs"]}
     assert wanted <= inside, sorted(wanted - inside)
     assert text["PKG-INFO"].startswith("Metadata-Version: 2.1\nName: geokit\nVersion: 0.1.0\n")
@@ -522,13 +544,13 @@ def test_an_sdist_holds_what_cargo_needs_and_pip_installs_it(tmp_path):
     assert 'name = "abi-core"' in text["Cargo.lock"] and 'name = "syn"' in text["Cargo.lock"]
     assert build_sdist(tmp_path / "again").read_bytes() == sdist.read_bytes()
     # Without build isolation, the zig tools of this venv (as in the editable test: the
-    # isolated route, which installs [build-system] requires, zig 400 MB unpacked, is the
-    # one test_a_crate_folder_installs_with_pip_... takes, with the same pyproject.toml).
+    # isolated route, which installs the tool wheel and zig, 400 MB unpacked, is the one
+    # test_a_crate_folder_installs_with_pip_... takes, with the same pyproject.toml).
     where = tmp_path / "venv"
     venv.create(where, with_pip=True)
     installed = pip(where, "install", "-v", "--no-build-isolation", str(sdist), env=dict(env, CARGO_ZIGBUILD_PYTHON_PATH=sys.executable))
     assert installed.returncode == 0, installed.stdout + installed.stderr
-    assert "abi_build: cargo zigbuild --target x86_64-unknown-linux-gnu.2.17 --release --locked" in installed.stdout + installed.stderr
+    assert "abi_cli.build: cargo zigbuild --target x86_64-unknown-linux-gnu.2.17 --release --locked" in installed.stdout + installed.stderr
     probe = "import geokit; print(geokit.area(3.0, 4.5))"
     called = subprocess.run([str(where / "bin" / "python"), "-c", probe], capture_output=True, text=True, cwd=tmp_path)
     assert called.stdout == "13.5\n", called.stderr
@@ -541,33 +563,42 @@ def test_a_path_dependency_the_sdist_cannot_hold_is_refused_in_one_line(tmp_path
     manifest = crate / "Cargo.toml"
     manifest.write_text(manifest.read_text() + 'helper = { path = "../helper" }\n')
     made = subprocess.run(
-        [sys.executable, "-c", f"import abi_build; abi_build.build_sdist({str(tmp_path / 'out')!r})"],
-        capture_output=True, text=True, cwd=crate,
+        [sys.executable, "-c", f"import abi_cli.build; abi_cli.build.build_sdist({str(tmp_path / 'out')!r})"],
+        capture_output=True, text=True, cwd=crate, env=backend_env(),
     )
     assert made.returncode == 1
     root = crate.resolve()
-    said = f"abi_build: cannot bring the path dependency `helper` of {root / 'Cargo.toml'} into the sdist: {root.parent / 'helper'} has no Cargo.toml\n"
+    said = f"abi_cli.build: cannot bring the path dependency `helper` of {root / 'Cargo.toml'} into the sdist: {root.parent / 'helper'} has no Cargo.toml\n"
     assert made.stderr == said
     assert not (tmp_path / "out").exists()
 
 
-def test_the_build_requirements_hold_the_pinned_zig_tools(tmp_path):
-    """The ranges init-python writes in [build-system] requires take the ziglang and
-    cargo-zigbuild this venv pins (tests/python/requirements.txt), which the suite runs."""
+def test_the_build_requirements_are_the_tool_and_zig_where_it_links(tmp_path, monkeypatch):
+    """pyproject.toml requires the abi-cli releases of this version's minor; the backend
+    asks pip for ziglang and cargo-zigbuild (ranges holding the ones this venv pins, which
+    the suite runs) only where it links with them: not with glibc = "native", nor for an
+    editable install or an sdist."""
     import tomllib
     from pip._vendor.packaging.requirements import Requirement
 
-    crate = make_crate(tmp_path)
-    assert abi("init-python", crate).returncode == 0
-    requires = tomllib.loads((crate / "pyproject.toml").read_text())["build-system"]["requires"]
-    ranges = {r.name: r for r in map(Requirement, requires)}
+    crate, backend = backend_of_new_crate(tmp_path)
+    pyproject = tomllib.loads((crate / "pyproject.toml").read_text())
+    version = tomllib.loads((ROOT / "Cargo.toml").read_text())["workspace"]["package"]["version"]
+    major, minor = (int(p) for p in version.split(".")[:2])
+    assert major == 0  # the range below is 0.x's
+    assert pyproject["build-system"] == {"requires": [f"abi-cli>={version},<0.{minor + 1}"], "build-backend": "abi_cli.build"}
+    monkeypatch.chdir(crate)
+    ranges = {r.name: r for r in map(Requirement, backend.get_requires_for_build_wheel())}
     pins = dict(line.split("==") for line in (ROOT / "tests/python/requirements.txt").read_text().split() if "==" in line)
-    for tool_name in ["ziglang", "cargo-zigbuild"]:
+    assert sorted(ranges) == ["cargo-zigbuild", "ziglang"]
+    for tool_name in ranges:
         assert pins[tool_name] in ranges[tool_name].specifier, (tool_name, pins[tool_name], ranges[tool_name])
-        # Installed only where the backend uses them.
-        marker = ranges[tool_name].marker
-        assert marker.evaluate({"sys_platform": "linux", "platform_machine": "aarch64"})
-        assert not marker.evaluate({"sys_platform": "darwin", "platform_machine": "arm64"})
+    assert backend.get_requires_for_build_editable() == [] and backend.get_requires_for_build_sdist() == []
+    set_glibc(crate, '"native"')
+    assert backend.get_requires_for_build_wheel() == []
+    monkeypatch.setattr(backend.platform, "machine", lambda: "riscv64")
+    set_glibc(crate, '"2.17"')
+    assert backend.get_requires_for_build_wheel() == []
 
 
 def set_glibc(crate, value):
@@ -623,7 +654,7 @@ def test_the_backend_builds_as_glibc_says_and_abi_wheel_checks_it(tmp_path):
     assert abi("init-python", crate).returncode == 0
     cargo = fake_cargo(tmp_path, target_dir() / "debug" / "libmathlib.so")
     venv_bin = os.path.dirname(sys.executable)  # cargo-zigbuild, from the venv's pins
-    env = dict(os.environ, ABI=str(ABI), CARGO=str(cargo), PATH=f"{venv_bin}:{os.environ['PATH']}")
+    env = backend_env(CARGO=str(cargo), PATH=f"{venv_bin}:{os.environ['PATH']}")
     set_glibc(crate, '"native"')
     made = pip_wheel_here(crate, tmp_path / "native", env)
     assert made.returncode == 0, made.stdout + made.stderr
@@ -637,7 +668,7 @@ def test_the_backend_builds_as_glibc_says_and_abi_wheel_checks_it(tmp_path):
     assert argv[:4] == ["zigbuild", "--target", "x86_64-unknown-linux-gnu.2.17", "--release"], argv
     said = refused.stdout + refused.stderr
     assert "does not fit manylinux_2_17: it needs GLIBC_2.35 from libm.so.6 (hypot)" in said, said
-    assert "abi_build: `abi wheel` failed" in said
+    assert "abi_cli.build: `abi wheel` failed" in said
 
 
 @pytest.mark.parametrize(
@@ -648,11 +679,11 @@ def test_a_glibc_setting_that_is_not_a_version_is_refused_before_building(tmp_pa
     crate = make_crate(tmp_path)
     assert abi("init-python", crate).returncode == 0
     set_glibc(crate, value)
-    env = dict(os.environ, ABI=str(ABI), CARGO=str(tmp_path / "no-cargo"))  # nothing may build
+    env = backend_env(CARGO=str(tmp_path / "no-cargo"))  # nothing may build
     made = pip_wheel_here(crate, tmp_path / "out", env)
     assert made.returncode != 0
     said = made.stdout + made.stderr
-    assert f"abi_build: [tool.abi] glibc = {shown} is not a glibc version" in said, said
+    assert f"abi_cli.build: [tool.abi] glibc = {shown} is not a glibc version" in said, said
     assert "Traceback" not in said and "no-cargo" not in said
 
 
@@ -661,35 +692,36 @@ def test_a_glibc_older_than_zig_links_for_is_refused_before_building(tmp_path, v
     crate = make_crate(tmp_path)
     assert abi("init-python", crate).returncode == 0
     set_glibc(crate, f'"{value}"')
-    env = dict(os.environ, ABI=str(ABI), CARGO=str(tmp_path / "no-cargo"))  # nothing may build
+    env = backend_env(CARGO=str(tmp_path / "no-cargo"))  # nothing may build
     made = pip_wheel_here(crate, tmp_path / "out", env)
     assert made.returncode != 0
     said = made.stdout + made.stderr
-    assert f'abi_build: [tool.abi] glibc = "{value}" is older than the oldest glibc Rust and zig link for (2.17' in said, said
+    assert f'abi_cli.build: [tool.abi] glibc = "{value}" is older than the oldest glibc Rust and zig link for (2.17' in said, said
 
 
 def backend_of_new_crate(tmp_path):
-    """A crate made pip-installable by `abi init-python`, and its `abi_build` module."""
+    """A crate made pip-installable by `abi init-python`, and the build backend's module
+    (`abi_cli.build`, from the checkout)."""
     crate = make_crate(tmp_path)
     assert abi("init-python", crate).returncode == 0
-    sys.path.insert(0, str(crate))
+    sys.path.insert(0, str(BACKEND_SOURCE))
     try:
-        import abi_build
+        import abi_cli.build as backend
     finally:
-        sys.path.remove(str(crate))
-    return crate, abi_build
+        sys.path.remove(str(BACKEND_SOURCE))
+    return crate, backend
 
 
 def test_cargo_zigbuild_beside_the_building_python_is_found_off_path(tmp_path, monkeypatch):
     """`venv/bin/pip wheel --no-build-isolation` with the venv not activated: its
     cargo-zigbuild is beside the Python that runs the backend, not on PATH."""
-    crate, abi_build = backend_of_new_crate(tmp_path)
+    crate, backend = backend_of_new_crate(tmp_path)
     assert (Path(sys.executable).parent / "cargo-zigbuild").is_file()  # the project venv pins it
     sysroot = subprocess.run(["rustc", "--print", "sysroot"], stdout=subprocess.PIPE, text=True, check=True).stdout.strip()
     monkeypatch.setenv("PATH", "/usr/bin:/bin")
     monkeypatch.setenv("CARGO_HOME", str(tmp_path / "empty-cargo-home"))
     monkeypatch.setenv("CARGO_TARGET_DIR", str(tmp_path / "target"))
-    env = abi_build._zigbuild_env("x86_64-unknown-linux-gnu.2.17", f"{sysroot}/bin/cargo", crate / "Cargo.toml")
+    env = backend._zigbuild_env("x86_64-unknown-linux-gnu.2.17", f"{sysroot}/bin/cargo", crate / "Cargo.toml")
     kept = Path(env["PATH"].split(os.pathsep)[0]) / "cargo-zigbuild"
     assert kept.is_file() and kept.read_bytes() == (Path(sys.executable).parent / "cargo-zigbuild").read_bytes()
 
@@ -702,7 +734,7 @@ def test_without_zig_the_build_names_what_to_install(tmp_path, clean_venv):
     assert abi("init-python", crate).returncode == 0
     cargo = shutil.which("cargo")
     env = {k: v for k, v in os.environ.items() if not k.startswith("CARGO_ZIGBUILD")}
-    env.update(ABI=str(ABI), PATH=f"{os.path.dirname(cargo)}:/usr/bin:/bin", CARGO_TARGET_DIR=str(target_dir()))
+    env.update(ABI=str(ABI), PYTHONPATH=str(BACKEND_SOURCE), PATH=f"{os.path.dirname(cargo)}:/usr/bin:/bin", CARGO_TARGET_DIR=str(target_dir()))
     assert shutil.which("cargo-zigbuild", path=env["PATH"]) is None and shutil.which("zig", path=env["PATH"]) is None
     failed = pip(clean_venv, "wheel", "--no-build-isolation", "--no-deps", "-w", str(tmp_path / "out"), str(crate), env=env)
     assert failed.returncode != 0
@@ -713,11 +745,11 @@ def test_without_zig_the_build_names_what_to_install(tmp_path, clean_venv):
 
 
 def test_cargo_versions_become_pep_440_versions(tmp_path):
-    _, abi_build = backend_of_new_crate(tmp_path)
-    spelled = {v: abi_build._python_version(v) for v in ["0.1.0", "0.2.0-rc.1", "1.0.0-alpha.2", "1.0.0-beta.3", "1.0.0+Build.5"]}
+    _, backend = backend_of_new_crate(tmp_path)
+    spelled = {v: backend._python_version(v) for v in ["0.1.0", "0.2.0-rc.1", "1.0.0-alpha.2", "1.0.0-beta.3", "1.0.0+Build.5"]}
     assert spelled == {"0.1.0": "0.1.0", "0.2.0-rc.1": "0.2.0rc1", "1.0.0-alpha.2": "1.0.0a2", "1.0.0-beta.3": "1.0.0b3", "1.0.0+Build.5": "1.0.0+build.5"}
     with pytest.raises(SystemExit, match="PEP 440 cannot spell"):
-        abi_build._python_version("1.0.0-nightly")
+        backend._python_version("1.0.0-nightly")
 
 
 def test_an_installed_wheel_is_found_by_tvm_ffi_load_lib_module(kit_wheel, clean_venv):
@@ -741,14 +773,15 @@ def test_an_installed_wheel_is_found_by_tvm_ffi_load_lib_module(kit_wheel, clean
 def test_without_abi_the_build_names_the_install_command(tmp_path, clean_venv):
     crate = make_crate(tmp_path)
     assert abi("init-python", crate).returncode == 0
-    env = {k: v for k, v in os.environ.items() if k != "ABI"}
-    env["PATH"] = "/usr/bin:/bin"
-    # The backend looks for `abi` before anything else, so the build requirements need not
-    # be installed (--no-build-isolation: each isolated install unpacks zig, 400 MB; the
-    # isolated route is the one test_a_crate_folder_installs_with_pip_into_a_clean_venv takes).
+    # The backend from the checkout (no executable there) and no ABI: the backend looks for
+    # `abi` before anything else, so the build requirements need not be installed
+    # (--no-build-isolation: each isolated install unpacks zig, 400 MB; the isolated route
+    # is the one test_a_crate_folder_installs_with_pip_into_a_clean_venv takes).
+    env = env_without_abi(PYTHONPATH=str(BACKEND_SOURCE), PATH="/usr/bin:/bin")
     failed = pip(clean_venv, "install", "--no-build-isolation", str(crate), env=env)
     assert failed.returncode != 0
-    assert "cargo install --path <abi checkout>/abi-cli" in failed.stdout + failed.stderr
+    said = failed.stdout + failed.stderr
+    assert "carries no `abi` executable: install the abi-cli wheel for this platform, or set ABI=/path/to/abi" in said, said
     # An ABI that points nowhere is named, not a traceback.
     failed = pip(clean_venv, "install", "--no-build-isolation", str(crate), env=dict(env, ABI=str(tmp_path / "nope" / "abi")))
     assert failed.returncode != 0
@@ -759,7 +792,7 @@ def test_without_abi_the_build_names_the_install_command(tmp_path, clean_venv):
 def test_the_backend_takes_the_library_of_the_platform_it_builds_on(tmp_path):
     """cargo names a cdylib libgeokit.so on Linux, libgeokit.dylib on macOS, geokit.dll
     (beside its import library geokit.dll.lib) on Windows."""
-    crate, abi_build = backend_of_new_crate(tmp_path)
+    crate, backend = backend_of_new_crate(tmp_path)
     manifest = crate / "Cargo.toml"
 
     def built(*files, kind="cdylib"):
@@ -771,10 +804,44 @@ def test_the_backend_takes_the_library_of_the_platform_it_builds_on(tmp_path):
         ("darwin", ["/t/release/libgeokit.dylib"], "/t/release/libgeokit.dylib"),
         ("win32", ["C:/t/release/geokit.dll", "C:/t/release/geokit.dll.lib", "C:/t/release/geokit.pdb"], "C:/t/release/geokit.dll"),
     ]:
-        libraries, package_id = abi_build._cdylibs(built(*files), manifest, platform)
+        libraries, package_id = backend._cdylibs(built(*files), manifest, platform)
         assert [str(p) for p in libraries] == [want] and package_id == "path+file:///geokit#0.1.0", platform
     # Another crate's library, or this crate's rlib, is not taken.
-    assert abi_build._cdylibs(built("/t/release/libgeokit.rlib", kind="rlib"), manifest, "linux") == ([], None)
+    assert backend._cdylibs(built("/t/release/libgeokit.rlib", kind="rlib"), manifest, "linux") == ([], None)
+
+
+def test_the_tool_wheel_holds_the_backend_and_the_abi_command(tmp_path, tool_wheelhouse):
+    """`abi tool-wheel`: abi-cli's wheel holds the package abi_cli (the backend, the console
+    script's launcher) and the executable once, its RECORD checks out, the same input gives
+    the same bytes; installed, `abi` and `python -m abi_cli` run the shipped executable,
+    which is what abi_cli.binary() names without ABI."""
+    (wheel,) = tool_wheelhouse.glob("abi_cli-*.whl")
+    assert re.fullmatch(r"abi_cli-0\.1\.0-py3-none-manylinux_2_\d+_x86_64\.whl", wheel.name), wheel.name
+    with zipfile.ZipFile(wheel) as z:
+        names = z.namelist()
+        entry_points = z.read("abi_cli-0.1.0.dist-info/entry_points.txt").decode()
+        mode = z.getinfo("abi_cli/bin/abi").external_attr >> 16
+    assert {"abi_cli/__init__.py", "abi_cli/__main__.py", "abi_cli/build.py", "abi_cli/bin/abi"} <= set(names), names
+    assert entry_points == "[console_scripts]\nabi = abi_cli:main\n" and mode & 0o111
+    unpacked = subprocess.run([tool("wheel"), "unpack", "-d", str(tmp_path / "ok"), str(wheel)], capture_output=True, text=True)
+    assert unpacked.returncode == 0, unpacked.stdout + unpacked.stderr
+    again = abi("tool-wheel", "-o", tmp_path / "again")
+    assert again.returncode == 0 and (tmp_path / "again" / wheel.name).read_bytes() == wheel.read_bytes()
+    where = tmp_path / "venv"
+    venv.create(where, with_pip=True)
+    env = env_without_abi()
+    installed = pip(where, "install", "--no-index", "--find-links", str(tool_wheelhouse), "abi-cli", env=env)
+    assert installed.returncode == 0, installed.stdout + installed.stderr
+    run = lambda *argv: subprocess.run([str(a) for a in argv], capture_output=True, text=True, env=env)
+    assert run(where / "bin" / "abi", "--version").stdout == "abi 0.1.0\n"
+    assert run(where / "bin" / "python", "-m", "abi_cli", "--version").stdout == "abi 0.1.0\n"
+    shipped = run(where / "bin" / "python", "-c", "import abi_cli; print(abi_cli.binary())").stdout.strip()
+    assert shipped.startswith(str(where / "lib")) and shipped.endswith("site-packages/abi_cli/bin/abi"), shipped
+    listed = run(where / "bin" / "abi", "inspect", "--no-load", target_dir() / "debug" / "libmathlib.so")
+    assert listed.returncode == 0 and "add(a: int, b: int) -> int" in listed.stdout, listed.stderr
+    # Bad input: another file, one line and exit 2.
+    refused = abi("tool-wheel", sys.executable, "-o", tmp_path / "no")
+    assert refused.returncode == 2 and refused.stderr == f"abi: error: {sys.executable} is not an `abi` executable (built from abi-cli)\n"
 
 
 def test_init_python_keeps_existing_files_and_needs_a_crate(tmp_path):
@@ -783,6 +850,10 @@ def test_init_python_keeps_existing_files_and_needs_a_crate(tmp_path):
     again = abi("init-python", crate)
     assert again.returncode == 2 and "exists; pass --force" in again.stderr
     assert abi("init-python", crate, "--force").returncode == 0
+    # A crate made by an older init-python: its abi_build.py is named as unused.
+    (crate / "abi_build.py").write_text("# the old backend\n")
+    forced = abi("init-python", crate, "--force")
+    assert forced.returncode == 0 and "abi_build.py (the backend an older init-python wrote) is no longer used" in forced.stderr
     relative = subprocess.run([str(ABI), "init-python", "geokit", "--force"], cwd=tmp_path, capture_output=True, text=True)
     assert relative.stdout.splitlines()[-1] == "next: pip install ./geokit", relative.stderr
     nowhere = abi("init-python", tmp_path / "none")

@@ -1,17 +1,14 @@
 //! `abi init-python`: makes a crate folder pip-installable. It writes `pyproject.toml`,
-//! naming the build backend, and the backend itself, `abi_build.py` (a PEP 517 backend
-//! that runs `cargo build --release`, or on Linux x86_64 and aarch64 `cargo zigbuild`
-//! against glibc 2.17, and `abi wheel`; for `pip install -e`, PEP 660's `build_editable`,
-//! a debug `cargo build` and `abi wheel --editable`; for an sdist, `build_sdist`, the crate
-//! and its path dependencies with normalized manifests and a Cargo.lock), beside
-//! `Cargo.toml`.
+//! naming the build backend `abi_cli.build` of the `abi-cli` distribution (the build tool
+//! as a wheel, `abi tool-wheel`), which pip installs from `[build-system] requires`: it
+//! runs `cargo build --release`, or on Linux x86_64 and aarch64 `cargo zigbuild` against
+//! glibc 2.17, and the `abi` executable shipped with it; for `pip install -e`, PEP 660's
+//! `build_editable`; for an sdist, `build_sdist`.
 
+pub mod ci;
 use std::path::{Path, PathBuf};
 
-/// The backend, as written into the crate folder.
-const BACKEND: &str = include_str!("abi_build.py");
-
-/// Writes the two files into `crate_dir`; returns their paths. Existing files are kept
+/// Writes `pyproject.toml` into `crate_dir`; returns its path. An existing one is kept
 /// unless `force`.
 pub fn write(
     crate_dir: &Path,
@@ -37,7 +34,7 @@ pub fn write(
     };
     crate::stubs::check_package_name(&package)?;
     let dist_name = dist_name.map(str::to_owned).or(crate_name).unwrap_or_else(|| package.clone());
-    let files = [("pyproject.toml", pyproject(&package, &dist_name)), ("abi_build.py", BACKEND.to_owned())];
+    let files = [("pyproject.toml", pyproject(&package, &dist_name))];
     if !force {
         for (name, _) in &files {
             let path = crate_dir.join(name);
@@ -53,28 +50,35 @@ pub fn write(
 /// builds for by default; tvm_ffi's own wheels ask for 2.28.
 const GLIBC: &str = "2.17";
 
-/// `pyproject.toml`: the backend kept in the folder, the tools it builds with on Linux, the
-/// distribution name, the package, the glibc.
+/// What `[build-system] requires` asks for: the `abi-cli` releases this one's minor version
+/// covers (`>=0.1.0,<0.2` for 0.1.x; `>=1.2.0,<2` from 1.0), the `abi` that reads what
+/// this abi-core writes.
+pub fn tool_requirement() -> String {
+    let version = env!("CARGO_PKG_VERSION");
+    let mut parts = version.split(['.', '-', '+']).map(|p| p.parse::<u64>().unwrap_or(0));
+    let (major, minor) = (parts.next().unwrap_or(0), parts.next().unwrap_or(0));
+    let below = if major == 0 { format!("0.{}", minor + 1) } else { format!("{}", major + 1) };
+    format!("{}>={version},<{below}", crate::wheel::TOOL_DIST)
+}
+
+/// `pyproject.toml`: the tool distribution and its backend, the distribution name, the
+/// package, the glibc.
 fn pyproject(package: &str, dist_name: &str) -> String {
     format!(
         r#"# Written by `abi init-python`: `pip install .` builds this crate with cargo and
-# packages its library as a wheel with `abi wheel` (abi_build.py). `python -m build
-# --sdist` writes an sdist holding the crate and the crates it depends on by path, which
-# `pip install <sdist>` builds with `cargo --locked`.
-# `pip install -e .` builds the debug profile and loads the library from cargo's target
-# folder: after `cargo build`, a new Python process runs the new code (reinstall after
-# changing a signature).
+# packages its library as a wheel (the backend abi_cli.build of the abi-cli distribution,
+# which pip installs first). `python -m build --sdist` writes an sdist holding the crate
+# and the crates it depends on by path, which `pip install <sdist>` builds with
+# `cargo --locked`. `pip install -e .` builds the debug profile and loads the library from
+# cargo's target folder: after `cargo build`, a new Python process runs the new code
+# (reinstall after changing a signature).
 
 [build-system]
-# On Linux x86_64 and aarch64 the library is built with `cargo zigbuild`, which links it
-# against the glibc named below with zig (pip installs both into the build environment).
-requires = [
-    "tomli>=1.1; python_version < '3.11'",
-    "ziglang>=0.17,<0.18; {ZIG_MARKER}",
-    "cargo-zigbuild>=0.24,<0.25; {ZIG_MARKER}",
-]
-build-backend = "abi_build"
-backend-path = ["."]
+# The abi command and its build backend. On Linux x86_64 and aarch64 the backend also asks
+# pip for ziglang and cargo-zigbuild, and links the library against the glibc named below
+# with `cargo zigbuild`.
+requires = ["{tool}"]
+build-backend = "abi_cli.build"
 
 [project]
 name = "{dist_name}"
@@ -92,13 +96,10 @@ package = "{package}"
 # this machine's glibc, and the wheel gets the tag the library fits.
 glibc = "{GLIBC}"
 "#,
+        tool = tool_requirement(),
         tvm_ffi = abi_shared::TVM_FFI_REQUIREMENT,
     )
 }
-
-/// Where `[build-system] requires` installs zig and cargo-zigbuild: where the backend uses
-/// them.
-const ZIG_MARKER: &str = "sys_platform == 'linux' and (platform_machine == 'x86_64' or platform_machine == 'aarch64')";
 
 /// The crate's `[package] name`, read from the manifest's text.
 fn package_name(cargo_toml: &str) -> Option<String> {
@@ -122,6 +123,16 @@ mod tests {
         let manifest = "[workspace]\nname = \"no\"\n\n[package]\nname = \"geo-kit\"\nversion = \"0.1.0\"\n";
         assert_eq!(super::package_name(manifest).as_deref(), Some("geo-kit"));
         assert_eq!(super::package_name("[lib]\ncrate-type = [\"cdylib\"]\n"), None);
+    }
+
+    #[test]
+    fn the_tool_requirement_covers_this_minor_version() {
+        let requirement = super::tool_requirement();
+        let version = env!("CARGO_PKG_VERSION");
+        assert!(requirement.starts_with(&format!("abi-cli>={version},<")), "{requirement}");
+        if version.starts_with("0.1.") {
+            assert_eq!(requirement, format!("abi-cli>={version},<0.2"));
+        }
     }
 
     #[test]

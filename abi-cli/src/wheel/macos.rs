@@ -55,6 +55,20 @@ pub fn needs(bytes: &[u8]) -> Result<Needs, String> {
     Err("names no minimum macOS version (no LC_BUILD_VERSION or LC_VERSION_MIN_MACOSX load command)".into())
 }
 
+/// Whether a 64-bit Mach-O file carries a code signature (an `LC_CODE_SIGNATURE` load
+/// command; an ad hoc one counts): macOS on arm64 runs no unsigned executable.
+pub fn is_signed(bytes: &[u8]) -> Result<bool, String> {
+    let file = MachOFile64::<Endianness>::parse(bytes).map_err(|e| format!("has unreadable Mach-O headers: {e}"))?;
+    let fail = |e: object::Error| format!("has unreadable Mach-O load commands: {e}");
+    let mut commands = file.macho_load_commands().map_err(fail)?;
+    while let Some(command) = commands.next().map_err(fail)? {
+        if command.cmd() == macho::LC_CODE_SIGNATURE {
+            return Ok(true);
+        }
+    }
+    Ok(false)
+}
+
 /// `X.Y.Z` encoded in nibbles `xxxx.yy.zz`, as `(X, Y)`.
 fn version(encoded: u32) -> (u32, u32) {
     (encoded >> 16, (encoded >> 8) & 0xff)
@@ -84,15 +98,23 @@ pub fn warnings(needs: &Needs) -> Vec<String> {
                 .to_owned(),
         );
     }
+    said.extend(minimum_warning(needs));
+    said
+}
+
+/// What the tag cannot say about the minimum macOS: pip matches only `macosx_N_0` from
+/// macOS 11 on, so a minimum of 11.3 installs on 11.0 to 11.2 too, where it does not load
+/// (nor run, for an executable).
+pub fn minimum_warning(needs: &Needs) -> Option<String> {
     if let (major @ 11.., minor @ 1..) = needs.minos {
-        said.push(format!(
+        return Some(format!(
             "the library's minimum macOS is {major}.{minor}, tagged macosx_{major}_0 (pip matches only \
              macosx_N_0 from macOS 11 on): pip also installs it on the macOS versions from {major}.0 below \
              {major}.{minor}, whose loader refuses it; \
              build with MACOSX_DEPLOYMENT_TARGET={major}.0 for an exact tag"
         ));
     }
-    said
+    None
 }
 
 #[cfg(test)]

@@ -12,6 +12,7 @@ mod macos;
 mod manylinux;
 mod names;
 pub mod platform;
+mod tool;
 mod windows;
 
 use std::path::{Path, PathBuf};
@@ -19,6 +20,7 @@ use std::path::{Path, PathBuf};
 use crate::read::Listing;
 use archive::Entry;
 pub use platform::Requested;
+pub use tool::{write_tool, TOOL_DIST};
 
 /// What `abi wheel` was asked for.
 #[derive(Debug)]
@@ -75,20 +77,35 @@ pub fn write(listing: &Listing, request: &Request<'_>, out: &Path) -> Result<Wri
             editable_file(&listing.path, crate_dir)?.into_bytes(),
         )),
     }
-    entries.sort_by(|a, b| a.path.cmp(&b.path));
-
     let stem = format!("{}-{}", names::normalised_dist_name(dist_name), request.version);
-    let dist_info = format!("{stem}.dist-info");
-    entries.push(Entry::file(format!("{dist_info}/METADATA"), metadata(listing, dist_name, request).into_bytes()));
-    entries.push(Entry::file(format!("{dist_info}/WHEEL"), wheel_file(&tag).into_bytes()));
-    let record_path = format!("{dist_info}/RECORD");
+    let dist_info = vec![("METADATA", metadata(listing, dist_name, request))];
+    let path = finish(entries, &stem, &tag, dist_info, out)?;
+    Ok(Written { path, warnings })
+}
+
+/// Sorts `entries`, adds `{stem}.dist-info/` (the files of `dist_info`, then WHEEL and
+/// RECORD, in that order: the folder last) and writes `out/{stem}-{tag}.whl`; returns its
+/// path.
+fn finish(
+    mut entries: Vec<Entry>,
+    stem: &str,
+    tag: &str,
+    dist_info: Vec<(&str, String)>,
+    out: &Path,
+) -> Result<PathBuf, String> {
+    entries.sort_by(|a, b| a.path.cmp(&b.path));
+    let folder = format!("{stem}.dist-info");
+    for (name, text) in dist_info.into_iter().chain([("WHEEL", wheel_file(tag))]) {
+        entries.push(Entry::file(format!("{folder}/{name}"), text.into_bytes()));
+    }
+    let record_path = format!("{folder}/RECORD");
     let record = archive::record(&entries, &record_path);
     entries.push(Entry::file(record_path, record.into_bytes()));
 
     std::fs::create_dir_all(out).map_err(|e| format!("cannot create {}: {e}", out.display()))?;
     let path = out.join(format!("{stem}-{tag}.whl"));
     archive::write(&path, &entries)?;
-    Ok(Written { path, warnings })
+    Ok(path)
 }
 
 /// The text of [`crate::stubs::EDITABLE_FILE`]: the library's and the crate folder's

@@ -1,16 +1,19 @@
-"""A PEP 517 build backend, written by `abi init-python`: `pip install .` (or
-`python -m build --wheel`) builds this crate in release mode with cargo and packages its
-library with `abi wheel`. Settings are read from pyproject.toml: `[project] name` (the
-distribution), `[project] dependencies` (beyond apache-tvm-ffi, which abi adds),
-`[tool.abi] package` (the import name) and `[tool.abi] glibc` (the oldest glibc the
-library must load on, on Linux x86_64 and aarch64: `cargo zigbuild` links against that
-glibc's symbol versions and the wheel is tagged `manylinux_2_<minor>`; "native", or no
-key, links against this machine's glibc with `cargo build`); the version is the crate's,
-from Cargo.toml.
+"""The PEP 517 build backend of the abi-cli distribution (`build-backend =
+"abi_cli.build"`, as `abi init-python` writes in pyproject.toml): `pip install .` (or
+`python -m build --wheel`) builds the crate in the current folder in release mode with
+cargo and packages its library with `abi wheel`, run from the `abi` executable shipped in
+this distribution (or `$ABI` when set: `abi_cli.binary()`). Settings are read from
+pyproject.toml: `[project] name` (the distribution), `[project] dependencies` (beyond
+apache-tvm-ffi, which abi adds), `[tool.abi] package` (the import name) and `[tool.abi]
+glibc` (the oldest glibc the library must load on, on Linux x86_64 and aarch64: `cargo
+zigbuild` links against that glibc's symbol versions and the wheel is tagged
+`manylinux_2_<minor>`; the backend asks pip for ziglang and cargo-zigbuild then, through
+`get_requires_for_build_wheel`; "native", or no key, links against this machine's glibc
+with `cargo build`); the version is the crate's, from Cargo.toml.
 
 `python -m build --sdist` (`build_sdist`) writes `{name}-{version}.tar.gz`: this crate's
-files (as `cargo package --list` lists them), pyproject.toml, this backend, PKG-INFO and a
-Cargo.lock (the crate's, or its workspace's, brought up to date; else a new one), and under
+files (as `cargo package --list` lists them), pyproject.toml, PKG-INFO and a Cargo.lock
+(the crate's, or its workspace's, brought up to date; else a new one), and under
 `local_dependencies/` each crate it depends on by path, recursively, with every manifest
 normalized as `cargo package` does (what it takes from its workspace written out) and its
 `path = ...` entries rewritten to point there; a path dependency without a Cargo.toml is
@@ -39,10 +42,15 @@ from pathlib import Path
 
 try:
     import tomllib
-except ModuleNotFoundError:  # Python < 3.11: pyproject.toml requires tomli there
+except ModuleNotFoundError:  # Python < 3.11: abi-cli requires tomli there
     import tomli as tomllib
 
-HERE = Path(__file__).resolve().parent
+
+
+def _here():
+    """The crate folder: PEP 517 runs every hook in the source tree."""
+    return Path.cwd().resolve()
+
 
 # A shared library's suffix on each platform, as cargo names a cdylib: libNAME.so,
 # libNAME.dylib, NAME.dll (beside NAME.dll.lib, its import library, which is no library
@@ -50,8 +58,16 @@ HERE = Path(__file__).resolve().parent
 LIBRARY_SUFFIXES = {"darwin": ".dylib", "win32": ".dll"}
 
 
+# What `cargo zigbuild` needs, asked of pip by get_requires_for_build_wheel when the
+# library links against an older glibc ([tool.abi] glibc): zig (the ziglang wheel) and
+# cargo-zigbuild, in the ranges this backend was tested with.
+ZIG_REQUIREMENTS = ["ziglang>=0.17,<0.18", "cargo-zigbuild>=0.24,<0.25"]
+
+
 def get_requires_for_build_wheel(config_settings=None):
-    return []
+    """Zig and cargo-zigbuild where the wheel links with `cargo zigbuild` (Linux x86_64 and
+    aarch64, [tool.abi] glibc not "native"); nothing elsewhere, nor for an editable install."""
+    return list(ZIG_REQUIREMENTS) if _zig_target(_settings()["glibc"], quiet=True) else []
 
 
 def build_wheel(wheel_directory, config_settings=None, metadata_directory=None):
@@ -93,10 +109,10 @@ def _build(wheel_directory, editable):
     if target:  # the glibc asked for is checked: a library that needs more is refused, naming the symbol
         command += ["--platform-tag", "manylinux_" + settings["glibc"].replace(".", "_")]
     if editable:
-        command += ["--editable", str(HERE)]
+        command += ["--editable", str(_here())]
     run = subprocess.run(command, stdout=subprocess.PIPE, text=True)
     if run.returncode != 0:
-        raise SystemExit(f"abi_build: `abi wheel` failed (exit {run.returncode}); its message is above")
+        raise SystemExit(f"abi_cli.build: `abi wheel` failed (exit {run.returncode}); its message is above")
     written = Path(run.stdout.strip().removeprefix("wrote ").strip())
     return written.name
 
@@ -120,7 +136,7 @@ def build_sdist(sdist_directory, config_settings=None):
     settings = _settings()
     cargo = os.environ.get("CARGO", "cargo")
     out = Path(sdist_directory).resolve()
-    packages = _path_packages(HERE, cargo)
+    packages = _path_packages(_here(), cargo)
     version = _python_version(str(packages[0]["manifest"].get("package", {}).get("version", "0.0.0")))
     base = f"{re.sub(r'[-_.]+', '_', settings['name']).lower()}-{version}"
     with tempfile.TemporaryDirectory(prefix="abi-sdist-") as scratch:
@@ -129,10 +145,10 @@ def build_sdist(sdist_directory, config_settings=None):
         files = {}  # the path in the sdist -> the source file's mtime (None: written here)
         for package in packages:
             files.update(_copy_package(package, tree, out, cargo, scratch / "target"))
-        for extra in ["pyproject.toml", "abi_build.py", *sorted(p.name for p in HERE.glob("README*"))]:
-            if extra not in files and (HERE / extra).is_file():
-                shutil.copyfile(HERE / extra, tree / extra)
-                files[extra] = (HERE / extra).stat().st_mtime
+        for extra in ["pyproject.toml", *sorted(p.name for p in _here().glob("README*"))]:
+            if extra not in files and (_here() / extra).is_file():
+                shutil.copyfile(_here() / extra, tree / extra)
+                files[extra] = (_here() / extra).stat().st_mtime
         metadata = f"Metadata-Version: 2.1\nName: {settings['name']}\nVersion: {version}\n"
         (tree / "PKG-INFO").write_text(metadata)
         files["PKG-INFO"] = None
@@ -177,7 +193,7 @@ def _path_packages(root, cargo):
                 if source not in by_source:
                     if not (source / "Cargo.toml").is_file():
                         raise SystemExit(
-                            f"abi_build: cannot bring the path dependency `{key}` of {package['source'] / 'Cargo.toml'} "
+                            f"abi_cli.build: cannot bring the path dependency `{key}` of {package['source'] / 'Cargo.toml'} "
                             f"into the sdist: {source} has no Cargo.toml"
                         )
                     manifest = _normalized_manifest(source, cargo, dependency=True)
@@ -228,7 +244,7 @@ def _normalized_manifest(folder, cargo, dependency=False):
         return inherited
 
     def missing(what):
-        return SystemExit(f"abi_build: {folder / 'Cargo.toml'} takes {what} from its workspace ({workspace()[0] / 'Cargo.toml'}), which has none")
+        return SystemExit(f"abi_cli.build: {folder / 'Cargo.toml'} takes {what} from its workspace ({workspace()[0] / 'Cargo.toml'}), which has none")
 
     package = manifest.get("package", {})
     package.pop("workspace", None)
@@ -297,7 +313,7 @@ def _copy_package(package, tree, out, cargo, target_dir):
     run = subprocess.run(command, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
     if run.returncode != 0:
         sys.stderr.write(run.stderr)
-        raise SystemExit(f"abi_build: `cargo package --list` for {source} failed (exit {run.returncode}); its errors are above")
+        raise SystemExit(f"abi_cli.build: `cargo package --list` for {source} failed (exit {run.returncode}); its errors are above")
     written = {}
     for listed in run.stdout.splitlines():
         parts = Path(listed).parts
@@ -307,7 +323,7 @@ def _copy_package(package, tree, out, cargo, target_dir):
         if not path.exists() and listed in outside:
             path = outside[listed]
         if not path.is_file():
-            raise SystemExit(f"abi_build: `cargo package --list` for {source} lists {listed}, which is not a file there")
+            raise SystemExit(f"abi_cli.build: `cargo package --list` for {source} lists {listed}, which is not a file there")
         if out == path.resolve() or out in path.resolve().parents:
             continue  # an sdist written into the crate folder
         (here / listed).parent.mkdir(parents=True, exist_ok=True)
@@ -316,7 +332,7 @@ def _copy_package(package, tree, out, cargo, target_dir):
         written[(Path(folder) / listed).as_posix()] = path.stat().st_mtime
     text = _toml(manifest)
     if tomllib.loads(text) != manifest:
-        raise SystemExit(f"abi_build: the normalized manifest of {source} does not read back as written; please report it")
+        raise SystemExit(f"abi_cli.build: the normalized manifest of {source} does not read back as written; please report it")
     here.mkdir(parents=True, exist_ok=True)
     (here / "Cargo.toml").write_text(MANIFEST_HEADER + text)
     written[(Path(folder) / "Cargo.toml").as_posix()] = None
@@ -324,7 +340,7 @@ def _copy_package(package, tree, out, cargo, target_dir):
 
 
 MANIFEST_HEADER = """\
-# Written by abi_build for the sdist: the crate's Cargo.toml with what it takes from its
+# Written by abi_cli.build for the sdist: the crate's Cargo.toml with what it takes from its
 # workspace written out and its path dependencies in local_dependencies/.
 
 """
@@ -334,8 +350,8 @@ def _sdist_lock(tree, cargo):
     """Writes the sdist's Cargo.lock: the crate's own (or its workspace's), brought up to the
     rewritten manifests with `cargo update --workspace` (which changes no other version),
     else a new one (`cargo generate-lockfile`)."""
-    command = [cargo, "locate-project", "--workspace", "--message-format", "plain", "--manifest-path", str(HERE / "Cargo.toml")]
-    lock = HERE / "Cargo.lock"
+    command = [cargo, "locate-project", "--workspace", "--message-format", "plain", "--manifest-path", str(_here() / "Cargo.toml")]
+    lock = _here() / "Cargo.lock"
     if not lock.is_file():
         lock = Path(_run_cargo(command, "cargo locate-project").strip()).parent / "Cargo.lock"
     manifest = ["--manifest-path", str(tree / "Cargo.toml")]
@@ -392,24 +408,24 @@ def _toml_string(s):
 
 
 def _settings():
-    with open(HERE / "pyproject.toml", "rb") as f:
+    with open(_here() / "pyproject.toml", "rb") as f:
         pyproject = tomllib.load(f)
     project = pyproject.get("project", {})
     tool = pyproject.get("tool", {}).get("abi", {})
     name = project.get("name")
     package = tool.get("package")
     if not name or not package:
-        raise SystemExit("abi_build: pyproject.toml needs [project] name and [tool.abi] package")
+        raise SystemExit("abi_cli.build: pyproject.toml needs [project] name and [tool.abi] package")
     glibc = tool.get("glibc", "native")
     minor = re.fullmatch(r"2\.(0|[1-9]\d*)", glibc) if isinstance(glibc, str) else None
     if minor and int(minor.group(1)) < 17:
         raise SystemExit(
-            f'abi_build: [tool.abi] glibc = "{glibc}" is older than the oldest glibc Rust and zig link for (2.17, '
+            f'abi_cli.build: [tool.abi] glibc = "{glibc}" is older than the oldest glibc Rust and zig link for (2.17, '
             'manylinux2014): write "2.17" or newer (e.g. "2.28"), or "native"'
         )
     if glibc != "native" and not minor:
         raise SystemExit(
-            f"abi_build: [tool.abi] glibc = {json.dumps(glibc, default=str)} is not a glibc version: write a manylinux "
+            f"abi_cli.build: [tool.abi] glibc = {json.dumps(glibc, default=str)} is not a glibc version: write a manylinux "
             'policy\'s glibc as a string, "2.17" (manylinux2014) or newer (e.g. "2.28"), or "native"'
         )
     return {"name": name, "package": package, "dependencies": list(project.get("dependencies", [])), "glibc": glibc}
@@ -420,7 +436,7 @@ def _settings():
 ZIG_MACHINES = ("x86_64", "aarch64")
 
 
-def _zig_target(glibc):
+def _zig_target(glibc, quiet=False):
     """The `cargo zigbuild` target that links against `glibc` on this machine, e.g.
     `x86_64-unknown-linux-gnu.2.17`; None for a plain `cargo build`: with glibc "native",
     and on other systems and machines (their build is unchanged)."""
@@ -428,14 +444,15 @@ def _zig_target(glibc):
         return None
     arch = platform.machine()
     if arch not in ZIG_MACHINES:
-        print(f"abi_build: [tool.abi] glibc applies on x86_64 and aarch64; building for {platform.machine()} with cargo build", file=sys.stderr)
+        if not quiet:
+            print(f"abi_cli.build: [tool.abi] glibc applies on x86_64 and aarch64; building for {platform.machine()} with cargo build", file=sys.stderr)
         return None
     return f"{arch}-unknown-linux-gnu.{glibc}"
 
 
 def _zigbuild_env(target, cargo, manifest):
     """The environment `cargo zigbuild` runs in: told to use the ziglang package beside this
-    Python, which pip installs from [build-system] requires. Refuses, naming the remedies,
+    Python, which pip installs when get_requires_for_build_wheel asks. Refuses, naming the remedies,
     when cargo-zigbuild or zig is missing (with --no-build-isolation, say): pip shows a
     successful build's output only with -v, so a narrower wheel than pyproject.toml asks
     for would go unnoticed."""
@@ -452,8 +469,8 @@ def _zigbuild_env(target, cargo, manifest):
     has_zig = "CARGO_ZIGBUILD_PYTHON_PATH" in env or "CARGO_ZIGBUILD_ZIG_PATH" in env or shutil.which("zig")
     if not (zigbuild and has_zig):
         raise SystemExit(
-            f"abi_build: `cargo zigbuild --target {target}` ([tool.abi] glibc) needs cargo-zigbuild and zig, "
-            "which pip installs from [build-system] requires; without isolation, install them yourself "
+            f"abi_cli.build: `cargo zigbuild --target {target}` ([tool.abi] glibc) needs cargo-zigbuild and zig, "
+            "which pip installs in an isolated build; without isolation, install them yourself "
             f"(pip install ziglang cargo-zigbuild; looked for cargo-zigbuild on PATH, in {Path(sys.executable).parent} "
             f"and in cargo's bin folder, and for the ziglang package in {sys.executable}), "
             'or set [tool.abi] glibc = "native" to link against this machine\'s glibc'
@@ -479,9 +496,9 @@ def _run_cargo(command, what, env=None):
     try:
         run = subprocess.run(command, stdout=subprocess.PIPE, text=True, env=env)
     except FileNotFoundError:
-        raise SystemExit("abi_build: `cargo` was not found: install Rust (https://rustup.rs) or set CARGO")
+        raise SystemExit("abi_cli.build: `cargo` was not found: install Rust (https://rustup.rs) or set CARGO")
     if run.returncode != 0:
-        raise SystemExit(f"abi_build: `{what}` failed (exit {run.returncode}); its errors are above")
+        raise SystemExit(f"abi_cli.build: `{what}` failed (exit {run.returncode}); its errors are above")
     return run.stdout
 
 
@@ -497,19 +514,13 @@ def _keep_copy(source, kept):
 
 
 def _abi():
-    """The `abi` command: $ABI, else the one on PATH."""
-    explicit = os.environ.get("ABI")
-    if explicit:
-        if not (os.path.isfile(explicit) and os.access(explicit, os.X_OK)):
-            raise SystemExit(f"abi_build: ABI={explicit} is not an executable file; point it at the `abi` command or unset it")
-        return explicit
-    found = shutil.which("abi")
-    if found:
-        return found
-    raise SystemExit(
-        "abi_build: the `abi` command is not on PATH and ABI is not set; install it with "
-        "`cargo install --path <abi checkout>/abi-cli` (or set ABI=/path/to/abi)"
-    )
+    """The `abi` command: $ABI, else the executable shipped in this distribution."""
+    from abi_cli import binary
+
+    try:
+        return str(binary())
+    except FileNotFoundError as e:
+        raise SystemExit(f"abi_cli.build: {e}")
 
 
 def _build_library(target, release=True):
@@ -517,18 +528,18 @@ def _build_library(target, release=True):
     `release`), or `cargo zigbuild --release --target TARGET`; returns its cdylib's path and
     version."""
     cargo = os.environ.get("CARGO", "cargo")
-    manifest = HERE / "Cargo.toml"
+    manifest = _here() / "Cargo.toml"
     build, env = (["zigbuild", "--target", target], _zigbuild_env(target, cargo, manifest)) if target else (["build"], None)
     profile = ["--release"] if release else []
     # From an unpacked sdist (PKG-INFO beside Cargo.toml), the versions its Cargo.lock names.
-    locked = ["--locked"] if (HERE / "PKG-INFO").is_file() else []
+    locked = ["--locked"] if (_here() / "PKG-INFO").is_file() else []
     what = " ".join(["cargo", *build, *profile, *locked])
     command = [cargo, *build, *profile, *locked, "--lib", "--manifest-path", str(manifest), "--message-format=json-render-diagnostics"]
-    print(f"abi_build: {what}" + ("" if release else " (the debug profile: the editable install loads its library from there)"), file=sys.stderr)
+    print(f"abi_cli.build: {what}" + ("" if release else " (the debug profile: the editable install loads its library from there)"), file=sys.stderr)
     libraries, version = _cdylibs(_run_cargo(command, what, env), manifest)
     if len(libraries) != 1:
         raise SystemExit(
-            f"abi_build: expected one shared library from this crate, got {[str(p) for p in libraries]}; "
+            f"abi_cli.build: expected one shared library from this crate, got {[str(p) for p in libraries]}; "
             'set `crate-type = ["cdylib"]` under [lib] in Cargo.toml'
         )
     return libraries[0], _python_version(_crate_version(version))
@@ -553,7 +564,7 @@ def _crate_version(package_id):
     """The version in a cargo package id (`path+file:///x#name@1.2.3` or `... 1.2.3 (...)`)."""
     match = re.search(r"[#@ ]v?(\d+\.\d+\.\d+[^ )]*)", package_id)
     if not match:
-        raise SystemExit(f"abi_build: cannot read the crate version from {package_id!r}")
+        raise SystemExit(f"abi_cli.build: cannot read the crate version from {package_id!r}")
     return match.group(1)
 
 
@@ -564,7 +575,7 @@ def _python_version(semver):
     if pre:
         m = re.fullmatch(r"(alpha|a|beta|b|rc)\.?(\d+)", pre)
         if not m:
-            raise SystemExit(f"abi_build: the crate version {semver} has a pre-release PEP 440 cannot spell (use -alpha.N, -beta.N or -rc.N)")
+            raise SystemExit(f"abi_cli.build: the crate version {semver} has a pre-release PEP 440 cannot spell (use -alpha.N, -beta.N or -rc.N)")
         out += {"alpha": "a", "a": "a", "beta": "b", "b": "b", "rc": "rc"}[m.group(1)] + m.group(2)
     if build:
         out += "+" + re.sub(r"[^a-z0-9.]", ".", build.lower())
