@@ -1,6 +1,7 @@
 """`#[export_fn(global = "...")]` under the real tvm_ffi: the library registers its global
 functions, with their metadata, in tvm-ffi's registry while it loads."""
 
+import subprocess
 import sys
 import types
 
@@ -15,6 +16,20 @@ def test_globals_are_registered_when_the_library_loads(mathlib):
     assert tvm_ffi.get_global_func("mathlib.clamp")(5.0, 0.0, 1.0) == 1.0
     # The same function stays a module export.
     assert mathlib.gcd(21, 14) == 7
+
+
+def test_a_library_with_object_types_registers_its_globals_while_it_loads():
+    """api-v1 has object types and a global export. Registering the object types chooses
+    tvm-ffi's runtime while the library loads; its globals join tvm-ffi's registry then
+    too, whichever constructor the linker ran first (when the object types' ran first, the
+    global was missing until the library's first call). In a new process, where nothing
+    else has loaded it."""
+    probe = (
+        "import sys, tvm_ffi; tvm_ffi.load_module(sys.argv[1]); "
+        "f = tvm_ffi.get_global_func('api.version', allow_missing=True); print(None if f is None else f())"
+    )
+    ran = subprocess.run([sys.executable, "-c", probe, str(target_dir() / "debug" / "libapi_v1.so")], capture_output=True, text=True)
+    assert ran.stdout == "1\n", ran.stdout + ran.stderr
 
 
 def test_global_errors_raise_like_any_export(mathlib):

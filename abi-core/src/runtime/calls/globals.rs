@@ -16,7 +16,7 @@ use crate::ffi::{cell_ptr, ByteArray, ObjectHeader, RawAny, SafeCall};
 use crate::runtime::calls::error_slot::{set_raised, take_raised, take_raised_after};
 use crate::runtime::calls::export_entry::{Export, EXPORTS};
 use crate::runtime::calls::function::Function;
-use crate::runtime::process::discovery::{host, tvm_ffi_undecided};
+use crate::runtime::process::discovery::{host, tvm_ffi_at_load};
 use crate::runtime::process::linked::{linked, sorted_by_name};
 use crate::value::error::{Error, Result};
 use crate::value::object::{ObjectHandle, ObjectRef};
@@ -227,7 +227,7 @@ fn register_export(api: Option<&HostApi>, export: &'static Export) -> Result<()>
 /// `dlopen`).
 pub fn register_globals_at_load() {
     let run = || {
-        if let Some(table) = tvm_ffi_undecided() {
+        if let Some(table) = tvm_ffi_at_load() {
             if LOADED_INTO.set(table.api.function_set_global as usize).is_ok() {
                 register_exports(Some(&table.api));
             }

@@ -51,14 +51,18 @@ pub fn services_at_load() -> Option<&'static Services> {
     Some(SERVICES.get_or_init(|| Services::TvmFfi(table)))
 }
 
-/// A tvm-ffi runtime in the process while this library loads and has not chosen its
-/// runtime yet, found without choosing it (an abi opener may still attach the library to
-/// its own runtime right after the load).
-pub fn tvm_ffi_undecided() -> Option<RuntimeTable> {
-    if SERVICES.get().is_some() {
-        return None;
+/// The tvm-ffi runtime a library loading now registers its global functions in: the one
+/// it chose while loading (registering its object types chooses a tvm-ffi runtime in the
+/// process, [`services_at_load`], in whichever order the linker ran the constructors), or
+/// one in the process while it has not chosen yet, found without choosing it (an abi
+/// opener may still attach the library to its own runtime right after the load). `None`
+/// without a tvm-ffi runtime, or when the library uses another.
+pub fn tvm_ffi_at_load() -> Option<RuntimeTable> {
+    match SERVICES.get() {
+        Some(Services::TvmFfi(table)) => Some(*table),
+        Some(Services::Embedded | Services::Attached(_)) => None,
+        None => resolve_tvm_ffi(),
     }
-    resolve_tvm_ffi()
 }
 
 /// Whether exported calls run without asking [`first_call`]: once the first found nothing
