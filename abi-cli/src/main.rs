@@ -287,7 +287,7 @@ fn run(cli: Cli) -> Result<ExitCode, String> {
             // A path pip reads as a folder, never as a name to look up on PyPI.
             let folder =
                 if dir.is_absolute() || dir.starts_with(".") { dir.clone() } else { PathBuf::from(".").join(&dir) };
-            emit(&format!("next: pip install {}\n", folder.display()))?;
+            emit(&format!("{TOOL_NOT_PUBLISHED}\nnext: pip install {}\n", folder.display()))?;
             Ok(ExitCode::SUCCESS)
         }
         Command::Bindgen { lib, out, krate, module: _, abi_core, load, globals, no_load } => {
@@ -354,6 +354,11 @@ fn load_instead(error: String) -> String {
         error
     }
 }
+
+/// What `init-python` says before `next:`: pip installs the build tool first, and finds it
+/// only where the user puts its wheel.
+const TOOL_NOT_PUBLISHED: &str = "abi-cli, the build tool pip installs first, is not on PyPI yet: write its wheel \
+    with `abi tool-wheel -o DIR` and let pip find it with `--find-links DIR` (or PIP_FIND_LINKS=DIR)";
 
 /// The arguments of one `abi bindgen` run, as its header repeats them.
 struct BindgenLine<'a> {

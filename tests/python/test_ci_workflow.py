@@ -149,18 +149,20 @@ def test_the_scripts_linux_path_builds_and_smoke_tests_a_manylinux2014_wheel(tmp
     from a find-links folder (no `abi` on PATH, no ABI), cargo sharing the suite's target
     folder; the smoke test installs it into a clean venv, runs tests/smoke.py and checks the
     exports with the `abi` of abi-cli, which it installs from the same folder."""
-    tools = tmp_path / "tools"
-    made = abi("tool-wheel", "-o", tools)
-    assert made.returncode == 0, made.stderr
     repo = tmp_path / "repo"
     (repo / ".git").mkdir(parents=True)
+    # The guide's recipe: the tool wheels in a folder of the repository, named relative to
+    # it (the script makes it absolute for pip's other folders).
+    tools = repo / ".github" / "abi-cli-wheels"
+    made = abi("tool-wheel", "-o", tools)
+    assert made.returncode == 0, made.stderr
     crate = make_crate(repo)
     init_ci(crate)
     (crate / "tests").mkdir()
     (crate / "tests" / "smoke.py").write_text(SMOKE_PY)
     path = os.pathsep.join(p for p in os.environ["PATH"].split(os.pathsep) if not (Path(p) / "abi").exists())
     env = {k: v for k, v in os.environ.items() if k != "ABI"}
-    find_links = " ".join(filter(None, [str(tools), os.environ.get("PIP_FIND_LINKS")]))
+    find_links = " ".join(filter(None, [".github/abi-cli-wheels", os.environ.get("PIP_FIND_LINKS")]))
     env.update(PATH=path, PIP_FIND_LINKS=find_links, CARGO_TARGET_DIR=str(target_dir()))
     assert shutil.which("abi", path=path) is None
 

@@ -5,6 +5,7 @@ each mistake raises. Every test shares one cache (one cargo target folder: abi-c
 once per session), in the debug profile."""
 
 import os
+import re
 import subprocess
 import sys
 import time
@@ -151,6 +152,26 @@ def test_a_dependency_cargo_refuses_is_one_exception_with_its_message(env):
     assert "not a version" in str(raised.value)
     with pytest.raises(TypeError, match="ndarray"):
         load_inline("inline_bad_dep", kernel(0), {**DEPS, "ndarray": 0.16}, profile="debug")
+
+
+def test_abi_core_not_given_by_path_says_how_to_give_it(env, monkeypatch):
+    """abi-core is not on crates.io: without a path, cargo finds no such package, and the
+    message says how to name the checkout's (offline, so the test asks no index)."""
+    monkeypatch.setenv("CARGO_NET_OFFLINE", "true")
+    with pytest.raises(CompileError) as raised:
+        load_inline("inline_no_core", kernel(0), {}, profile="debug")
+    said = str(raised.value)
+    assert re.search(r"no matching package named .?abi-core.? found", said), said
+    assert said.endswith('abi-core is not on crates.io yet: give it by path, dependencies={"abi-core": {"path": "/path/to/abi/abi-core"}}')
+
+
+def test_without_tvm_ffi_it_says_which_extra_to_install(env, monkeypatch):
+    """The package load_inline builds imports tvm_ffi: checked before anything compiles."""
+    real = inline.importlib.util.find_spec
+    monkeypatch.setattr(inline.importlib.util, "find_spec", lambda name, *a: None if name == "tvm_ffi" else real(name, *a))
+    monkeypatch.setenv("CARGO", "/nonexistent/cargo")  # nothing may build
+    with pytest.raises(ImportError, match=r"apache-tvm-ffi, which this Python lacks: pip install 'abi-cli\[inline\]'"):
+        load_inline("inline_no_tvm_ffi", kernel(0), DEPS, profile="debug")
 
 
 @pytest.mark.parametrize("name", ["my-ops", "1ops", "", "ops.sub", "numpy"])

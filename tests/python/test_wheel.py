@@ -429,7 +429,11 @@ def test_an_editable_install_loads_what_cargo_build_writes(tmp_path):
     # The wheel held the package and the library's path, not the library.
     (package,) = (where / "lib").glob("python3*/site-packages/geokit")
     library = target_dir() / "debug" / "libgeokit.so"
-    assert json.loads((package / "_abi_editable.json").read_text()) == {"library": str(library), "crate": str(crate)}
+    where_ = json.loads((package / "_abi_editable.json").read_text())
+    assert {k: where_[k] for k in ("library", "crate")} == {"library": str(library), "crate": str(crate)}
+    # Each export's signature and parameter names, as its metadata has them.
+    assert where_["exports"]["area"] == {"signature": where_["exports"]["area"]["signature"], "arg_names": ["w", "h"]}
+    assert where_["exports"]["area"]["signature"].startswith("I")
     assert not list(package.glob("*.so"))
     record = next((where / "lib").glob("python3*/site-packages/geokit-0.1.0.dist-info/RECORD")).read_text()
     assert "geokit/_abi_editable.json,sha256=" in record and ".so," not in record
@@ -448,6 +452,19 @@ def test_an_editable_install_loads_what_cargo_build_writes(tmp_path):
     built = subprocess.run(["cargo", "build", "--quiet"], cwd=crate, env=env, capture_output=True, text=True, timeout=900)
     assert built.returncode == 0, built.stderr
     assert area().stdout == "14.5\n", area().stderr
+    # A changed signature needs new wrappers: the import says to reinstall, instead of a
+    # wrapper passing the wrong arguments.
+    (crate / "src" / "lib.rs").write_text(LIB_RS.replace("pub fn area(w: f64, h: f64) -> f64 {\n    w * h\n", "pub fn area(w: f64, h: f64, d: f64) -> f64 {\n    w * h * d\n"))
+    built = subprocess.run(["cargo", "build", "--quiet"], cwd=crate, env=env, capture_output=True, text=True, timeout=900)
+    assert built.returncode == 0, built.stderr
+    failed = area()
+    said = f"ImportError: geokit: the library cargo built has other signatures than this editable install was made for (area changed or gone): run `pip install -e {crate}` again\n"
+    assert failed.returncode != 0 and failed.stderr.endswith(said), failed.stderr
+    reinstalled = pip(where, "install", "--no-build-isolation", "-e", str(crate), env=env)
+    assert reinstalled.returncode == 0, reinstalled.stdout + reinstalled.stderr
+    probe = "import geokit; print(geokit.area(3.0, 4.5, 2.0))"
+    called = subprocess.run([python, "-c", probe], capture_output=True, text=True, cwd=tmp_path)
+    assert called.stdout == "27.0\n", called.stderr
 
 
 def test_an_editable_wheel_names_the_library_and_records_its_files(tmp_path):
@@ -464,7 +481,8 @@ def test_an_editable_wheel_names_the_library_and_records_its_files(tmp_path):
         where = json.loads(z.read("tensor_kit/_abi_editable.json"))
     assert "tensor_kit/_abi_editable.json" in names and "tensor_kit/__init__.py" in names
     assert not [n for n in names if n.endswith(".so")], names
-    assert where == {"library": str(lib), "crate": str(crate)}
+    assert {k: where[k] for k in ("library", "crate")} == {"library": str(lib), "crate": str(crate)}
+    assert where["exports"]["half_sum"]["arg_names"] == ["x"], where["exports"]
     unpacked = subprocess.run([tool("wheel"), "unpack", "-d", str(tmp_path / "ok"), str(wheel)], capture_output=True, text=True)
     assert unpacked.returncode == 0, unpacked.stdout + unpacked.stderr
     refused = abi("wheel", lib, "--package", "p", "--version", "1.0", "--editable", tmp_path, "-o", tmp_path / "out")

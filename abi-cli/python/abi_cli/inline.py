@@ -104,8 +104,9 @@ def load_inline(
 
     Raises `ValueError` (a name that is not an identifier or is another module's),
     `TypeError` (a dependency spec that is not a string or a table), `OSError` (a cache
-    that cannot be written), `RuntimeError` (no Rust toolchain) and `CompileError` (cargo
-    failed: the message is its diagnostics).
+    that cannot be written), `RuntimeError` (no Rust toolchain), `ImportError` (no
+    apache-tvm-ffi: `pip install 'abi-cli[inline]'`) and `CompileError` (cargo failed: the
+    message is its diagnostics, with a hint when abi-core was not given by path).
     """
     if not isinstance(name, str) or not name.isidentifier() or not name.isascii():
         raise ValueError(f"load_inline: the name {name!r} is not a Python identifier (ASCII letters, digits and `_`)")
@@ -113,6 +114,11 @@ def load_inline(
         raise TypeError(f"load_inline: the source must be a str, not {type(source).__name__}")
     if profile not in _PROFILES:
         raise ValueError(f"load_inline: profile {profile!r} is not one of {sorted(_PROFILES)}")
+    if importlib.util.find_spec("tvm_ffi") is None:
+        raise ImportError(
+            "load_inline: the package it builds loads the library with apache-tvm-ffi, which this Python lacks: "
+            "pip install 'abi-cli[inline]'"
+        )
     if isinstance(features, str):
         features = [features]
     features = sorted(set(features))
@@ -262,6 +268,11 @@ def _build(
         built = target / profile / library.name
         if stderr is not None or not built.exists():
             diagnostics = "\n".join(line for line in (stderr or "").splitlines() if not _STATUS.match(line)).strip()
+            if re.search(r"no matching package named .?abi-core.? found", diagnostics):
+                diagnostics += (
+                    '\nload_inline: abi-core is not on crates.io yet: give it by path, '
+                    'dependencies={"abi-core": {"path": "/path/to/abi/abi-core"}}'
+                )
             raise CompileError(f"load_inline({name!r}): `cargo build` failed in {crate}:\n{diagnostics}")
         partial = library.with_name(library.name + ".partial")
         shutil.copyfile(built, partial)

@@ -20,13 +20,15 @@ pub fn write(
     let cargo_toml = std::fs::read_to_string(&manifest).map_err(|e| {
         format!("{} is not a crate folder: cannot read {}: {e}", crate_dir.display(), manifest.display())
     })?;
-    if !cargo_toml.contains("cdylib") {
+    let parsed: toml::Table =
+        cargo_toml.parse().map_err(|e| format!("{} is not valid TOML: {}", manifest.display(), one_line(&e)))?;
+    if !builds_cdylib(&parsed) {
         return Err(format!(
             "{} builds no shared library: add `[lib] crate-type = [\"cdylib\"]` (Python loads the library)",
             manifest.display()
         ));
     }
-    let crate_name = package_name(&cargo_toml);
+    let crate_name = package_name(&parsed);
     let package = match (package, &crate_name) {
         (Some(p), _) => p.to_owned(),
         (None, Some(name)) => name.replace('-', "_"),
@@ -76,7 +78,8 @@ fn pyproject(package: &str, dist_name: &str) -> String {
 [build-system]
 # The abi command and its build backend. On Linux x86_64 and aarch64 the backend also asks
 # pip for ziglang and cargo-zigbuild, and links the library against the glibc named below
-# with `cargo zigbuild`.
+# with `cargo zigbuild`. abi-cli is not on PyPI yet: `abi tool-wheel -o DIR` writes its
+# wheel, and pip finds it with `--find-links DIR` (or PIP_FIND_LINKS=DIR).
 requires = ["{tool}"]
 build-backend = "abi_cli.build"
 
@@ -101,28 +104,44 @@ glibc = "{GLIBC}"
     )
 }
 
-/// The crate's `[package] name`, read from the manifest's text.
-fn package_name(cargo_toml: &str) -> Option<String> {
-    let mut in_package = false;
-    for line in cargo_toml.lines().map(str::trim) {
-        if line.starts_with('[') {
-            in_package = line == "[package]";
-        } else if in_package {
-            if let Some(value) = line.strip_prefix("name").map(str::trim_start).and_then(|l| l.strip_prefix('=')) {
-                return Some(value.trim().trim_matches('"').to_owned());
-            }
-        }
-    }
-    None
+/// The crate's `[package] name`.
+fn package_name(manifest: &toml::Table) -> Option<String> {
+    manifest.get("package")?.get("name")?.as_str().map(str::to_owned)
+}
+
+/// Whether `[lib] crate-type` names `cdylib` (`crate_type`, the older spelling, too).
+fn builds_cdylib(manifest: &toml::Table) -> bool {
+    let lib = manifest.get("lib");
+    let types = lib.and_then(|l| l.get("crate-type").or_else(|| l.get("crate_type")));
+    types.and_then(toml::Value::as_array).is_some_and(|t| t.iter().any(|v| v.as_str() == Some("cdylib")))
+}
+
+/// A TOML error as one line.
+fn one_line(error: &toml::de::Error) -> String {
+    error.message().lines().next().unwrap_or_default().to_owned()
 }
 
 #[cfg(test)]
 mod tests {
+    fn table(text: &str) -> toml::Table {
+        text.parse().unwrap()
+    }
+
     #[test]
     fn the_crate_name_is_read_from_the_package_table() {
         let manifest = "[workspace]\nname = \"no\"\n\n[package]\nname = \"geo-kit\"\nversion = \"0.1.0\"\n";
-        assert_eq!(super::package_name(manifest).as_deref(), Some("geo-kit"));
-        assert_eq!(super::package_name("[lib]\ncrate-type = [\"cdylib\"]\n"), None);
+        assert_eq!(super::package_name(&table(manifest)).as_deref(), Some("geo-kit"));
+        assert_eq!(super::package_name(&table("[lib]\ncrate-type = [\"cdylib\"]\n")), None);
+    }
+
+    #[test]
+    fn only_a_cdylib_in_lib_crate_type_counts() {
+        assert!(super::builds_cdylib(&table("[lib]\ncrate-type = [\"rlib\", \"cdylib\"]\n")));
+        assert!(super::builds_cdylib(&table("[lib]\ncrate_type = [\"cdylib\"]\n")));
+        // Mentioned, but not built: a comment, a feature name, another table.
+        let mentioned = "[lib]\ncrate-type = [\"rlib\"] # not a cdylib\n\n[features]\ncdylib = []\n";
+        assert!(!super::builds_cdylib(&table(mentioned)));
+        assert!(!super::builds_cdylib(&table("[package]\nname = \"cdylib\"\n")));
     }
 
     #[test]

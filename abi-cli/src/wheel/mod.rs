@@ -74,7 +74,7 @@ pub fn write(listing: &Listing, request: &Request<'_>, out: &Path) -> Result<Wri
         None => entries.push(Entry::executable(format!("{package}/{lib_name}"), library)),
         Some(crate_dir) => entries.push(Entry::file(
             format!("{package}/{}", crate::stubs::EDITABLE_FILE),
-            editable_file(&listing.path, crate_dir)?.into_bytes(),
+            editable_file(listing, crate_dir)?.into_bytes(),
         )),
     }
     let stem = format!("{}-{}", names::normalised_dist_name(dist_name), request.version);
@@ -109,8 +109,11 @@ fn finish(
 }
 
 /// The text of [`crate::stubs::EDITABLE_FILE`]: the library's and the crate folder's
-/// absolute paths (symbolic links kept: the package loads whatever they point at then).
-fn editable_file(library: &Path, crate_dir: &Path) -> Result<String, String> {
+/// absolute paths (symbolic links kept: the package loads whatever they point at then),
+/// and each export's `signature` and `arg_names` as its metadata has them, which the
+/// package compares with the library it loads (a changed signature needs new wrappers).
+fn editable_file(listing: &Listing, crate_dir: &Path) -> Result<String, String> {
+    let library = listing.path.as_path();
     if !crate_dir.join("Cargo.toml").is_file() {
         return Err(format!("--editable {}: no Cargo.toml there (name the crate folder)", crate_dir.display()));
     }
@@ -120,7 +123,19 @@ fn editable_file(library: &Path, crate_dir: &Path) -> Result<String, String> {
             .map(str::to_owned)
             .ok_or_else(|| format!("{} is not UTF-8: an editable install cannot name it", full.display()))
     };
-    let text = serde_json::json!({ "library": absolute(library)?, "crate": absolute(crate_dir)? });
+    let exports: serde_json::Map<String, serde_json::Value> = listing
+        .exports
+        .iter()
+        .map(|e| {
+            let meta = e.metadata.as_ref();
+            let fingerprint = serde_json::json!({
+                "signature": meta.and_then(|m| m.signature.as_deref()),
+                "arg_names": meta.and_then(|m| m.arg_names.as_deref()),
+            });
+            (e.name.clone(), fingerprint)
+        })
+        .collect();
+    let text = serde_json::json!({ "library": absolute(library)?, "crate": absolute(crate_dir)?, "exports": exports });
     Ok(format!("{text}\n"))
 }
 

@@ -75,12 +75,15 @@ pub fn write_tool(binary: &Path, requested: &Requested, out: &Path) -> Result<Wr
 const ENTRY_POINTS: &str = "[console_scripts]\nabi = abi_cli:main\n";
 
 /// `METADATA`: the backend reads pyproject.toml with `tomllib`, which Python 3.11 added
-/// (tomli before it).
+/// (tomli before it); `load_inline` imports the package it builds, which needs
+/// apache-tvm-ffi (the extra `inline`: a build environment needs none).
 fn metadata(version: &str) -> String {
     format!(
         "Metadata-Version: 2.1\nName: {TOOL_DIST}\nVersion: {version}\n\
          Summary: The abi command and the PEP 517 build backend of crates made pip-installable by `abi init-python`\n\
-         Requires-Python: >=3.9\nRequires-Dist: tomli>=1.1; python_version < \"3.11\"\n"
+         Requires-Python: >=3.9\nRequires-Dist: tomli>=1.1; python_version < \"3.11\"\n\
+         Provides-Extra: inline\nRequires-Dist: {}; extra == \"inline\"\n",
+        abi_shared::TVM_FFI_REQUIREMENT
     )
 }
 
@@ -89,10 +92,15 @@ mod tests {
     use super::*;
 
     #[test]
-    fn the_metadata_names_the_distribution_and_tomli_for_old_pythons() {
+    fn the_metadata_names_the_distribution_tomli_for_old_pythons_and_tvm_ffi_for_load_inline() {
         let text = metadata("1.2.3");
         assert!(text.starts_with("Metadata-Version: 2.1\nName: abi-cli\nVersion: 1.2.3\n"), "{text}");
-        assert!(text.ends_with("Requires-Dist: tomli>=1.1; python_version < \"3.11\"\n"), "{text}");
+        assert!(text.contains("Requires-Dist: tomli>=1.1; python_version < \"3.11\"\n"), "{text}");
+        let inline = format!(
+            "Provides-Extra: inline\nRequires-Dist: {}; extra == \"inline\"\n",
+            abi_shared::TVM_FFI_REQUIREMENT
+        );
+        assert!(text.ends_with(&inline), "{text}");
     }
 
     #[test]

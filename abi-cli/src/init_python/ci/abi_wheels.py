@@ -23,7 +23,8 @@ function the library exports, as `abi inspect --json` lists them, is a callable 
 of it (those the package makes attributes: public names, ops' JAX entry points left out).
 
 Environment: pip reads its own variables (PIP_FIND_LINKS names where abi-cli's wheels are
-until abi-cli is on PyPI); cargo reads CARGO_TARGET_DIR. ABI, when set, is the `abi`
+until abi-cli is on PyPI: URLs, or folders, made absolute here); cargo reads
+CARGO_TARGET_DIR. ABI, when set, is the `abi`
 command the backend builds with and the smoke test lists exports with; unset, the smoke
 test installs abi-cli (the version pyproject.toml requires) into a folder of its own.
 Exit status: 0 passed, 1 a step failed (named on stderr), 2 bad arguments.
@@ -209,7 +210,16 @@ def main():
     step.add_argument("--with", dest="requirements", action="append", default=[], help="a requirement to install too (repeatable)")
     step.add_argument("dist", nargs="?", default="dist", help="a wheel or sdist, or a folder holding one (default: dist)")
     args = parser.parse_args()
+    absolute_find_links()
     {"build": build, "sdist": sdist, "smoke": smoke}[args.step](args)
+
+
+def absolute_find_links():
+    """PIP_FIND_LINKS with each folder made absolute: a folder of the repository holding the
+    abi-cli wheels (`.github/abi-cli-wheels`, say) serves pip wherever it runs, the smoke
+    test's other folder and pip's build environment included. URLs are kept."""
+    links = os.environ.get("PIP_FIND_LINKS", "").split()
+    os.environ["PIP_FIND_LINKS"] = " ".join(str(Path(l).resolve()) if Path(l).is_dir() else l for l in links)
 
 
 if __name__ == "__main__":

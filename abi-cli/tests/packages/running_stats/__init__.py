@@ -36,6 +36,25 @@ def _library_path() -> Path:
     return found[0]
 
 
+def _check_editable(lib):
+    """In an editable install, refuses a library (rebuilt by `cargo build`) whose exports'
+    signatures differ from those this package's wrappers were written for."""
+    editable = _HERE / "_abi_editable.json"
+    if not editable.exists():
+        return
+    import json
+
+    where = json.loads(editable.read_text(encoding="utf-8"))
+
+    def now(export):
+        meta = lib.get_function_metadata(export) or {}
+        return {"signature": meta.get("signature"), "arg_names": meta.get("arg_names")}
+
+    changed = sorted(e for e, was in where.get("exports", {}).items() if now(e) != was)
+    if changed:
+        raise ImportError(f"running_stats: the library cargo built has other signatures than this editable install was made for ({', '.join(changed)} changed or gone): run `pip install -e {where['crate']}` again")
+
+
 def _methods(cls, *names):
     """The library's functions behind `cls`'s reflected methods, by name."""
     info = cls.__tvm_ffi_type_info__
@@ -55,6 +74,7 @@ def _doc(text):
 
 
 _lib = tvm_ffi.load_module(str(_library_path()))
+_check_editable(_lib)
 
 
 @tvm_ffi.register_object("stats.RunningStats")
