@@ -22,7 +22,7 @@ const WORKFLOW: &str = include_str!("ci/wheels.yml");
 const SCRIPT: &str = include_str!("ci/abi_wheels.py");
 
 /// The files a workflow is made of, with their texts, not yet written: [`plan`] checks
-/// everything before [`write`] writes, so that `init-python` writes either all its files
+/// everything before [`write()`] writes, so that `init-python` writes either all its files
 /// or none.
 #[derive(Debug)]
 pub struct Workflow {
