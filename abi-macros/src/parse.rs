@@ -20,6 +20,22 @@ fn exported_name(option: Option<&syn::LitStr>, ident: &syn::Ident) -> (String, p
     }
 }
 
+/// Whether `item` is a function (attributes, visibility, signature, a braced body) whose
+/// body is left unparsed: true for one whose body holds a syntax error.
+fn is_function_with_bad_body(item: TokenStream) -> bool {
+    let head = |input: syn::parse::ParseStream<'_>| -> syn::Result<()> {
+        input.call(syn::Attribute::parse_outer)?;
+        input.parse::<syn::Visibility>()?;
+        input.parse::<syn::Signature>()?;
+        let body: proc_macro2::Group = input.parse()?;
+        if body.delimiter() != proc_macro2::Delimiter::Brace || !input.is_empty() {
+            return Err(input.error("not a function"));
+        }
+        Ok(())
+    };
+    syn::parse::Parser::parse2(head, item).is_ok()
+}
+
 /// A parameter's binding name; patterns are rejected (the shim binds arguments by name).
 fn param_name(pt: &syn::PatType, index: usize, errors: &mut Errors) -> syn::Ident {
     match &*pt.pat {
@@ -36,6 +52,9 @@ pub fn export_fn(args: TokenStream, item: TokenStream, errors: &mut Errors) -> R
     let opts = attr::export_options(args, errors);
     let mut item: syn::ItemFn = match syn::parse2(item.clone()) {
         Ok(f) => f,
+        // A function whose body does not parse: given back as written, rustc reports the
+        // syntax error where it is, and nothing else needs saying.
+        Err(_) if is_function_with_bad_body(item.clone()) => return Err(item),
         Err(e) => {
             errors.error_at(e.span(), "#[export_fn] can only be applied to a free function");
             return Err(item);
