@@ -274,8 +274,15 @@ fn run(cli: Cli) -> Result<ExitCode, String> {
             for written in pyproject {
                 emit(&format!("wrote {}\n", written.display()))?;
             }
-            for written in workflow.map(init_python::ci::write).transpose()?.unwrap_or_default() {
+            let ci_files = workflow.map(init_python::ci::write).transpose()?.unwrap_or_default();
+            for written in &ci_files {
                 emit(&format!("wrote {}\n", written.display()))?;
+            }
+            if let Some(workflow) = ci_files.first() {
+                emit(&format!(
+                    "the workflow runs when you push it to GitHub; what to set up first is in its header ({})\n",
+                    workflow.display()
+                ))?;
             }
             let old_backend = dir.join("abi_build.py");
             if old_backend.is_file() {

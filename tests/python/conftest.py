@@ -198,14 +198,15 @@ def env_without_abi(**extra):
 
 @pytest.fixture(scope="session")
 def tool_wheelhouse(tmp_path_factory):
-    """A folder `pip install --no-index --find-links` takes everything from: the abi-cli
-    tool wheel of target/debug/abi (`abi tool-wheel`), and the wheels of the venv's pins
+    """A folder `pip install --no-index --find-links` takes everything from: the Linux
+    x86_64 abi-cli tool wheel as scripts/tool-wheels.sh builds it (`abi` linked against
+    glibc 2.17 by cargo zigbuild; in debug), and the wheels of the venv's pins
     (apache-tvm-ffi and what it requires, ziglang, cargo-zigbuild), linked from the
     wheelhouse scripts/setup-venv.sh fills (downloaded when there is none)."""
     house = tmp_path_factory.mktemp("wheelhouse")
-    abi = target_dir() / "debug" / "abi"
-    made = subprocess.run([str(abi), "tool-wheel", "-o", str(house)], capture_output=True, text=True, timeout=120)
-    assert made.returncode == 0, made.stderr
+    script = [str(ROOT / "scripts" / "tool-wheels.sh"), "--debug", "-o", str(house), "linux-x86_64"]
+    made = subprocess.run(script, capture_output=True, text=True, timeout=900, env=dict(os.environ, ABI_TARGET_DIR=str(target_dir())))
+    assert made.returncode == 0, made.stdout + made.stderr
     requirements = ROOT / "tests" / "python" / "requirements.txt"
     cache = subprocess.run([sys.executable, "-m", "pip", "cache", "dir"], capture_output=True, text=True)
     source = pathlib.Path(cache.stdout.strip()) / "abi-wheelhouse" if cache.returncode == 0 else None
