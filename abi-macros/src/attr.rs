@@ -260,7 +260,7 @@ fn abi_attrs(attrs: &[Attribute], errors: &mut Errors, mut parse: impl FnMut(Par
 }
 
 /// Removes our `#[abi(...)]` attributes from an item we re-emit (rustc does not know them).
-fn strip_abi_attrs(attrs: &mut Vec<Attribute>) {
+pub fn strip_abi_attrs(attrs: &mut Vec<Attribute>) {
     attrs.retain(|a| !a.path().is_ident("abi"));
 }
 

@@ -20,20 +20,26 @@ fn exported_name(option: Option<&syn::LitStr>, ident: &syn::Ident) -> (String, p
     }
 }
 
-/// Whether `item` is a function (attributes, visibility, signature, a braced body) whose
-/// body is left unparsed: true for one whose body holds a syntax error.
-fn is_function_with_bad_body(item: TokenStream) -> bool {
-    let head = |input: syn::parse::ParseStream<'_>| -> syn::Result<()> {
-        input.call(syn::Attribute::parse_outer)?;
-        input.parse::<syn::Visibility>()?;
-        input.parse::<syn::Signature>()?;
+/// `item` as written, without its parameters' `#[abi]` options, when it is a function
+/// (attributes, visibility, signature, a braced body) whose body does not parse as Rust: one
+/// holding a syntax error.
+fn function_with_bad_body(item: TokenStream) -> Option<TokenStream> {
+    let head = |input: syn::parse::ParseStream<'_>| -> syn::Result<TokenStream> {
+        let attrs = input.call(syn::Attribute::parse_outer)?;
+        let vis: syn::Visibility = input.parse()?;
+        let mut sig: syn::Signature = input.parse()?;
         let body: proc_macro2::Group = input.parse()?;
         if body.delimiter() != proc_macro2::Delimiter::Brace || !input.is_empty() {
             return Err(input.error("not a function"));
         }
-        Ok(())
+        for input in sig.inputs.iter_mut() {
+            if let FnArg::Typed(pt) = input {
+                attr::strip_abi_attrs(&mut pt.attrs);
+            }
+        }
+        Ok(quote::quote!(#(#attrs)* #vis #sig #body))
     };
-    syn::parse::Parser::parse2(head, item).is_ok()
+    syn::parse::Parser::parse2(head, item).ok()
 }
 
 /// A parameter's binding name; patterns are rejected (the shim binds arguments by name).
@@ -52,10 +58,13 @@ pub fn export_fn(args: TokenStream, item: TokenStream, errors: &mut Errors) -> R
     let opts = attr::export_options(args, errors);
     let mut item: syn::ItemFn = match syn::parse2(item.clone()) {
         Ok(f) => f,
-        // A function whose body does not parse: given back as written, rustc reports the
-        // syntax error where it is, and nothing else needs saying.
-        Err(_) if is_function_with_bad_body(item.clone()) => return Err(item),
         Err(e) => {
+            // A function whose body does not parse: given back as written (its parameters'
+            // `#[abi]` options taken off), rustc reports the syntax error where it is, and
+            // nothing else needs saying.
+            if let Some(function) = function_with_bad_body(item.clone()) {
+                return Err(function);
+            }
             errors.error_at(e.span(), "#[export_fn] can only be applied to a free function");
             return Err(item);
         }
