@@ -14,12 +14,11 @@ import shutil
 import subprocess
 import sys
 import zipfile
-from pathlib import Path
 
 import pytest
 import yaml
 
-from conftest import ROOT, target_dir
+from conftest import ROOT, env_without_abi, target_dir
 from test_wheel import abi, make_crate, tool
 
 RUNNERS = {"ubuntu-latest", "ubuntu-24.04-arm", "macos-14", "windows-latest"}
@@ -160,11 +159,9 @@ def test_the_scripts_linux_path_builds_and_smoke_tests_a_manylinux2014_wheel(tmp
     init_ci(crate)
     (crate / "tests").mkdir()
     (crate / "tests" / "smoke.py").write_text(SMOKE_PY)
-    path = os.pathsep.join(p for p in os.environ["PATH"].split(os.pathsep) if not (Path(p) / "abi").exists())
-    env = {k: v for k, v in os.environ.items() if k != "ABI"}
     find_links = " ".join(filter(None, [".github/abi-cli-wheels", os.environ.get("PIP_FIND_LINKS")]))
-    env.update(PATH=path, PIP_FIND_LINKS=find_links, CARGO_TARGET_DIR=str(target_dir()))
-    assert shutil.which("abi", path=path) is None
+    env = env_without_abi(PIP_FIND_LINKS=find_links, CARGO_TARGET_DIR=str(target_dir()))
+    assert shutil.which("abi", path=env["PATH"]) is None
 
     def step(*args):
         done = subprocess.run([sys.executable, ".github/abi_wheels.py", *args], capture_output=True, text=True, cwd=repo, env=env, timeout=900)
