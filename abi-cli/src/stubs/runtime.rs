@@ -36,15 +36,25 @@ _LIB_NAME = {lib_literal}
 _SUFFIX = {{"darwin": ".dylib", "win32": ".dll"}}.get(_sys.platform, ".so")
 
 
-def _library_path() -> Path:
+def _editable_record():
+    """What an editable install (`pip install -e`) wrote here: the library's path in the
+    crate's cargo target folder, the crate, each export's signature; None otherwise."""
     editable = _HERE / {editable_literal}
-    if editable.exists():  # an editable install: the library in the crate's cargo target folder
-        import json
+    if not editable.exists():
+        return None
+    import json
 
-        where = json.loads(editable.read_text(encoding="utf-8"))
-        library = Path(where["library"])
+    return json.loads(editable.read_text(encoding="utf-8"))
+
+
+_EDITABLE = _editable_record()
+
+
+def _library_path() -> Path:
+    if _EDITABLE is not None:
+        library = Path(_EDITABLE["library"])
         if not library.exists():
-            raise ImportError(f"{name}: {{library}} is missing (this editable install loads the library cargo builds there): run `cargo build` in {{where['crate']}}")
+            raise ImportError(f"{name}: {{library}} is missing (this editable install loads the library cargo builds there): run `cargo build` in {{_EDITABLE['crate']}}")
         return library
     named = _HERE / _LIB_NAME
     if named.exists():
@@ -56,22 +66,16 @@ def _library_path() -> Path:
 
 
 def _check_editable(lib):
-    """In an editable install, refuses a library (rebuilt by `cargo build`) whose exports'
-    signatures differ from those this package's wrappers were written for."""
-    editable = _HERE / {editable_literal}
-    if not editable.exists():
-        return
-    import json
-
-    where = json.loads(editable.read_text(encoding="utf-8"))
+    """Refuses a library `cargo build` rebuilt with exports whose signatures differ from
+    those this editable install's wrappers were written for."""
 
     def now(export):
         meta = lib.get_function_metadata(export) or {{}}
         return {{"signature": meta.get("signature"), "arg_names": meta.get("arg_names")}}
 
-    changed = sorted(e for e, was in where.get("exports", {{}}).items() if now(e) != was)
+    changed = sorted(e for e, was in _EDITABLE.get("exports", {{}}).items() if now(e) != was)
     if changed:
-        raise ImportError(f"{name}: the library cargo built has other signatures than this editable install was made for ({{', '.join(changed)}} changed or gone): run `pip install -e {{where['crate']}}` again")
+        raise ImportError(f"{name}: the library cargo built has other signatures than this editable install was made for ({{', '.join(changed)}} changed or gone): run `pip install -e {{_EDITABLE['crate']}}` again")
 
 
 def _methods(cls, *names):
@@ -93,7 +97,8 @@ def _doc(text):
 
 
 _lib = tvm_ffi.load_module(str(_library_path()))
-_check_editable(_lib)
+if _EDITABLE is not None:
+    _check_editable(_lib)
 "#,
         about = py_triple(&about, ""),
         lib_literal = py_str(lib_name),
