@@ -133,6 +133,36 @@ mod tests {
         assert_eq!(tag_of("x86_64", (10, 2)), "macosx_10_4_x86_64");
     }
 
+    /// A 64-bit arm64 Mach-O executable holding the load commands `(cmd, data)`.
+    fn macho(commands: &[(u32, &[u8])]) -> Vec<u8> {
+        let body: Vec<u8> = commands
+            .iter()
+            .flat_map(|(cmd, data)| {
+                [cmd.to_le_bytes().as_slice(), &(8 + data.len() as u32).to_le_bytes(), data].concat()
+            })
+            .collect();
+        let header = [
+            0xfeed_facf_u32,
+            macho::CPU_TYPE_ARM64,
+            0,
+            macho::MH_EXECUTE,
+            commands.len() as u32,
+            body.len() as u32,
+            0,
+            0,
+        ];
+        [header.iter().flat_map(|w| w.to_le_bytes()).collect::<Vec<u8>>(), body].concat()
+    }
+
+    #[test]
+    fn a_code_signature_load_command_is_what_makes_an_executable_signed() {
+        let uuid = (macho::LC_UUID, [7u8; 16].as_slice());
+        let signature = (macho::LC_CODE_SIGNATURE, [0u8; 8].as_slice());
+        assert_eq!(is_signed(&macho(&[uuid])), Ok(false));
+        assert_eq!(is_signed(&macho(&[uuid, signature])), Ok(true));
+        assert!(is_signed(b"not a Mach-O").is_err());
+    }
+
     #[test]
     fn x86_64_and_rounded_minimums_are_warned_about() {
         let warned = |arch, minos| warnings(&Needs { arch, minos });
