@@ -61,6 +61,20 @@ fn copy_maybe(src: Option<HostTensor<'_, f32, 1>>, mut dst: HostTensorMut<'_, f3
     }
 }
 
+/// Doubles `out` in place when it is given; returns how many elements it wrote.
+#[abi_core::export_fn]
+fn maybe_double(src: HostTensor<'_, f32, 1>, out: Option<HostTensorMut<'_, f32, 1>>) -> i64 {
+    match out {
+        Some(mut out) => {
+            for (o, s) in out.as_mut_slice().iter_mut().zip(src.as_slice()) {
+                *o = 2.0 * s;
+            }
+            out.numel() as i64
+        }
+        None => -1,
+    }
+}
+
 /// Reads two typed slices: sharing memory is fine.
 #[abi_core::export_fn]
 fn dot(x: HostTensor<'_, f32, 1>, y: HostTensor<'_, f32, 1>) -> f32 {
@@ -291,4 +305,19 @@ fn an_optional_slice_sharing_memory_with_a_mutable_one_is_refused() {
     call("copy_maybe", &[Any::NONE.view(), dst.view()]).unwrap();
     let e = call("copy_maybe", &[dst.view(), dst.view()]).unwrap_err();
     assert!(e.message().contains("argument `dst` (#1) shares memory with argument `src` (#0)"), "{}", e.message());
+}
+
+#[test]
+fn an_optional_mutable_tensor_is_written_when_given_and_checked_for_overlap() {
+    let (src, out) = (
+        Any::from(Tensor::from_vec(vec![1.0f32, 2.0, 3.0], &[3]).unwrap()),
+        Tensor::from_vec(vec![0.0f32; 3], &[3]).unwrap(),
+    );
+    let written = call("maybe_double", &[src.view(), Any::from(out.clone()).view()]).unwrap();
+    assert_eq!(written.view().to::<i64>().unwrap(), 3);
+    assert_eq!(f32s(&out), [2.0, 4.0, 6.0]);
+    let none = call("maybe_double", &[src.view(), Any::NONE.view()]).unwrap();
+    assert_eq!(none.view().to::<i64>().unwrap(), -1);
+    let e = call("maybe_double", &[src.view(), src.view()]).unwrap_err();
+    assert!(e.message().contains("argument `out` (#1) shares memory with argument `src` (#0)"), "{}", e.message());
 }

@@ -39,6 +39,19 @@ impl<'a, T: FromArg<'a>> FromArg<'a> for Option<T> {
         }
     }
 
+    /// As `T` converts a checked parameter, so that an `Option<HostTensorMut>` parameter
+    /// takes a tensor (`from_arg` refuses one outside a checked shim).
+    #[inline(always)]
+    unsafe fn from_checked_arg(v: &'a AnyView<'a>) -> Result<Option<T>, ConvError> {
+        if v.is_none() {
+            Ok(None)
+        } else {
+            // SAFETY: the caller's contract for `v` is the one `T` asks for, and `ACCESS`
+            // below is `T`'s, so the shim checked `v` as it checks a `T`.
+            unsafe { T::from_checked_arg(v) }.map(Some)
+        }
+    }
+
     const HAS_FAST_PATH: bool = T::HAS_FAST_PATH;
     const FAST_PATH_PLAIN: bool = T::FAST_PATH_PLAIN;
     /// What `T` may do to tensor memory: an `Option<HostTensor>` beside a `HostTensorMut`
