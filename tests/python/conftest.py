@@ -88,6 +88,10 @@ STUBGEN_READS_TYPE_SCHEMA = tvm_ffi_c_version() >= (0, 1, 16)
 needs_stubgen_type_schema = pytest.mark.skipif(
     not STUBGEN_READS_TYPE_SCHEMA, reason="this tvm-ffi-stubgen reads no type_schema (`*args: Any`)"
 )
+# The test command runs the package suites a second time with the door forced off
+# (ABI_PYTHON_DOOR=0, as a package reads it); a test that checks the door itself is skipped then.
+DOOR_FORCED_OFF = os.environ.get("ABI_PYTHON_DOOR", "").strip().lower() in ("0", "false", "off", "no")
+needs_door = pytest.mark.skipif(DOOR_FORCED_OFF, reason="ABI_PYTHON_DOOR forces the tvm_ffi route; this test checks the door")
 # tvm_ffi's own text for a Python int beyond i64 in releases without BigInt.
 NO_BIGINT_TEXT = "Python int too large to convert to C long"
 
