@@ -10,6 +10,7 @@
 #   --check         instruction counts only; checks every stated budget (benches/src/cases.rs)
 #                   and that benches/README.md shows this table; exits 1 on a miss
 #   --write-readme  with --check: rewrite the tables in benches/README.md from this run
+#                   (and docs/guide/python.md's door-cost tables, which --check holds to the README's)
 # --check and the full run also run scripts/bench-iree.sh (the IREE module through the IREE tools);
 # --check also runs scripts/bench-build.sh --check (stripped bytes and LLVM IR lines per export
 # against benches/build/budgets.txt; the full build comparison with PyO3 is run by hand).
@@ -161,6 +162,11 @@ if [ "$check" = 1 ] && [ -n "$tvm_ffi" ] && [ -x .venv-frameworks/bin/python ]; 
   .venv-frameworks/bin/python benches/python/torch_timings.py "$out/peer-package" > "$out/torch.md"
   .venv/bin/python benches/python/torch_timings.py --cases > "$out/torch-cases.txt"
   python3 scripts/readme_section.py benches/README.md torch-timings "$out/torch.md" "$out/torch-cases.txt" "$write"
+fi
+
+# The guide's door-cost tables (docs/guide/python.md) are copies of the README's checked ones.
+if [ "$check" = 1 ]; then
+  if [ "$write" = 1 ]; then python3 benches/python/guide_tables.py --write; else python3 benches/python/guide_tables.py; fi
 fi
 
 # The IREE module through IREE's own tools (its table is a second section of benches/README.md).

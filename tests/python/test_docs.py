@@ -165,3 +165,15 @@ def test_the_door_budgets_the_guide_states_are_the_checked_ones():
     assert len(rows) == 6, rows
     for call, budget in rows:
         assert peer.BUDGETS[f"py_peer_{call}"] == f"ratio<={budget}", (call, budget)
+
+
+def test_the_guides_door_cost_tables_are_the_checked_ones_of_benches_readme():
+    """docs/guide/python.md's `door-costs` and `door-torch` tables are what
+    benches/python/guide_tables.py makes from benches/README.md's checked tables (its
+    `py_peer_*` rows and torch timings), which `scripts/bench.sh --check` holds to a run."""
+    import importlib.util
+
+    spec = importlib.util.spec_from_file_location("guide_tables", ROOT / "benches/python/guide_tables.py")
+    guide_tables = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(guide_tables)
+    assert guide_tables.stale() == [], "run python3 benches/python/guide_tables.py --write"
