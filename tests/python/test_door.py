@@ -99,18 +99,28 @@ def run_python(packages, code, **env):
     return ran.stdout
 
 
-def test_the_door_is_decided_at_import(packages):
-    """The door serves GIL-enabled release builds of CPython 3.10 and newer; a free-threaded
-    build (faked here), or ABI_PYTHON_DOOR=0, takes the tvm_ffi route for every call."""
+# Interpreters the door does not serve, faked in a process after tvm_ffi and numpy are
+# imported (their layouts or C API differ from what the door reads).
+UNSERVED = {
+    "free-threaded": "import sysconfig\n"
+    "real = sysconfig.get_config_var\n"
+    "sysconfig.get_config_var = lambda name: 1 if name == 'Py_GIL_DISABLED' else real(name)\n",
+    "PyPy": "import sys, types\n"
+    "sys.implementation = types.SimpleNamespace(**{**vars(sys.implementation), 'name': 'pypy'})\n",
+    "CPython 3.9": "import sys\nsys.version_info = (3, 9, 18, 'final', 0)\n",
+    "a debug build": "import sys\nsys.gettotalrefcount = lambda: 0\n",
+    "32-bit": "import ctypes\nreal = ctypes.sizeof\nctypes.sizeof = lambda t: 4 if t is ctypes.c_void_p else real(t)\n",
+}
+
+
+@pytest.mark.parametrize("interpreter", UNSERVED)
+def test_the_door_is_decided_at_import(packages, interpreter):
+    """The door serves GIL-enabled release builds of CPython 3.10 and newer, 64-bit; another
+    interpreter (faked here), or ABI_PYTHON_DOOR=0, takes the tvm_ffi route for every call."""
     probe = "import mathlib; print(type(mathlib.add).__module__, type(mathlib.add).__name__, mathlib.add(2, 3))"
     assert run_python(packages, probe) == "abi function 5\n"
     assert run_python(packages, probe, ABI_PYTHON_DOOR="0") == "builtins function 5\n"
-    fake = (
-        "import sysconfig\n"
-        "real = sysconfig.get_config_var\n"
-        "sysconfig.get_config_var = lambda name: 1 if name == 'Py_GIL_DISABLED' else real(name)\n"
-    )
-    assert run_python(packages, fake + probe) == "builtins function 5\n"
+    assert run_python(packages, "import tvm_ffi, numpy\n" + UNSERVED[interpreter] + probe) == "builtins function 5\n"
 
 
 def test_a_library_of_another_door_version_keeps_the_tvm_ffi_route(packages):
@@ -318,3 +328,27 @@ def test_buffer_objects_are_arrays_on_both_routes_and_are_released(packages):
     want = "[[0.0, 2.0, 6.0], [3.0, 8.0, 15.0]] [4, 4] TypeError BufferError 29\n"
     assert run_python(packages, code) == "abi ndarray " + want
     assert run_python(packages, code, ABI_PYTHON_DOOR="0") == "builtins ndarray " + want
+
+
+def test_read_only_strided_and_released_arrays_are_the_same_on_both_routes(packages):
+    """Read-only arrays (np.frombuffer, a read-only memmap) are read in place for a parameter
+    the export only reads, and a broadcast one for a strided parameter; a read-only array for
+    a parameter the export may write is refused naming it; a non-contiguous array or
+    memoryview for a compact parameter is the export's refusal; a released memoryview is
+    refused. The same on both routes."""
+    code = (HERE / "door_arrays.py").read_text()
+    compact = "ValueError: scale_rows(x: Tensor[f32, 2], w: Tensor[f32, 1]) -> Tensor: argument `x` (#0) tensor is not contiguous (row-major compact): shape [2, 3], strides [{}] (a StridedTensor parameter takes any strides)"
+    read_only = "BufferError: scale_rows_into: argument `out` (#2) is a read-only array, and scale_rows_into may write the tensor it takes: pass a writable array (numpy.array(out) is a copy)"
+    want = [
+        "broadcast, compact parameter: " + compact.format("0, 1"),
+        "broadcast, strided parameter: ok [3.0, 3.0]",
+        "frombuffer: ok [[0.0, 2.0, 6.0], [3.0, 8.0, 15.0]]",
+        "read-only memmap: ok [[0.0, 2.0, 6.0], [3.0, 8.0, 15.0]]",
+        "read-only for a parameter written: " + read_only,
+        "memmap for a parameter written: " + read_only,
+        "transposed, compact parameter: " + compact.format("1, 2"),
+        "strided memoryview, compact parameter: " + compact.format("6, 2"),
+        "released memoryview: BufferError: DLPack only supports signed/unsigned integers, float and complex dtypes.",
+    ]
+    assert run_python(packages, code, ABI_PYTHON_DOOR="1").splitlines() == ["abi"] + want
+    assert run_python(packages, code, ABI_PYTHON_DOOR="0").splitlines() == ["builtins"] + want

@@ -142,6 +142,11 @@ if _EDITABLE is not None:
     if package.functions.iter().any(|f| matches!(&f.route, Route::Packed { readable, .. } if !readable.is_empty())) {
         out.push_str(READABLE);
     }
+    if package.functions.iter().any(
+        |f| matches!(&f.route, Route::Packed { args, readable, tensors, .. } if !written(args, readable, tensors).is_empty()),
+    ) {
+        out.push_str(WRITABLE);
+    }
     if package.functions.iter().any(|f| matches!(&f.route, Route::Packed { numpy_from, .. } if !numpy_from.is_empty()))
     {
         out.push_str(FOR_NUMPY);
@@ -437,10 +442,16 @@ fn function(f: &Function) -> String {
             };
             let call = numpy(format!("{native}({})", args.join(", ")));
             let mut def = Def::new(name, params, help, "").returning(convert.as_deref(), &call);
-            if !readable.is_empty() {
+            let written = written(args, readable, tensors);
+            if !readable.is_empty() || !written.is_empty() {
                 let passed: Vec<String> = args
                     .iter()
-                    .map(|a| if readable.contains(a) { format!("_readable({a})") } else { a.clone() })
+                    .enumerate()
+                    .map(|(i, a)| match () {
+                        _ if readable.contains(a) => format!("_readable({a})"),
+                        _ if written.contains(&i) => format!("_writable({a}, {}, {}, {i})", py_str(name), py_str(a)),
+                        _ => a.clone(),
+                    })
                     .collect();
                 let retry = numpy(format!("{native}({})", passed.join(", ")));
                 def = def.retrying_readable(convert.as_deref(), &retry);
@@ -525,6 +536,30 @@ def _readable(value):
     return value
 "#;
 
+/// The positions of the arguments taking typed tensors that may write them (not among
+/// `readable`): numpy refuses a read-only array for one, and the wrapper names it.
+fn written(args: &[String], readable: &[String], tensors: &[usize]) -> Vec<usize> {
+    tensors.iter().copied().filter(|&i| args.get(i).is_some_and(|a| !readable.contains(a))).collect()
+}
+
+/// What a plain export's wrapper passes again, after numpy refused a read-only array, for
+/// an argument that may write its tensor: anything but a read-only numpy array as it is; a
+/// read-only one refused naming the function and the argument (numpy's refusal, about
+/// DLPack versions, names neither).
+const WRITABLE: &str = r#"
+
+def _writable(value, name, arg, index):
+    """`value` as it is, for a parameter that may write its tensor; a read-only numpy array
+    refused naming the function and the argument."""
+    np = _sys.modules.get("numpy")
+    if np is not None and isinstance(value, np.ndarray) and not value.flags.writeable:
+        raise BufferError(
+            f"{name}: argument `{arg}` (#{index}) is a read-only array, and {name} may write the tensor it takes: "
+            f"pass a writable array (numpy.array({arg}) is a copy)"
+        ) from None
+    return value
+"#;
+
 /// What a plain export's wrapper returns for a tensor result: a numpy array when the call
 /// was given one (numpy in, numpy out, as the Python door returns it), else the result as
 /// `tvm_ffi` gives it (a `tvm_ffi.Tensor`, or the torch tensor `tvm_ffi` makes for torch
@@ -590,7 +625,8 @@ impl Def {
 
     /// The body inside `try:`, called again as `retry` when it raises `BufferError`: numpy
     /// refuses a read-only array the DLPack capsule `tvm_ffi` asks for, before the export
-    /// runs, and `retry` passes the arguments that only read as [`READABLE`] does.
+    /// runs, and `retry` passes the arguments that only read as [`READABLE`] does and those
+    /// that may write as [`WRITABLE`] does.
     fn retrying_readable(mut self, convert: Option<&str>, retry: &str) -> Def {
         let mut body = vec!["try:".to_owned()];
         body.extend(self.body.iter().map(|l| format!("    {l}")));

@@ -148,7 +148,7 @@ def add_into_on(stream, x, y, out):
         try:
             return _native_add_into_on(stream, x, y, out)
         except BufferError:
-            return _native_add_into_on(stream, _readable(x), _readable(y), out)
+            return _native_add_into_on(stream, _readable(x), _readable(y), _writable(out, "add_into_on", "out", 3))
     except (TypeError, ValueError, RuntimeError):
         _refuse_dataless("add_into_on", (stream, x, y, out))
         retried = _buffer_arrays((stream, x, y, out), (1, 2, 3))
@@ -247,6 +247,18 @@ def _readable(value):
     np = _sys.modules.get("numpy")
     if np is not None and isinstance(value, np.ndarray) and not value.flags.writeable:
         return tvm_ffi.from_dlpack(value.__dlpack__(max_version=(1, 0)))
+    return value
+
+
+def _writable(value, name, arg, index):
+    """`value` as it is, for a parameter that may write its tensor; a read-only numpy array
+    refused naming the function and the argument."""
+    np = _sys.modules.get("numpy")
+    if np is not None and isinstance(value, np.ndarray) and not value.flags.writeable:
+        raise BufferError(
+            f"{name}: argument `{arg}` (#{index}) is a read-only array, and {name} may write the tensor it takes: "
+            f"pass a writable array (numpy.array({arg}) is a copy)"
+        ) from None
     return value
 
 

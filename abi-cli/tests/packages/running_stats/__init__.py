@@ -147,7 +147,10 @@ _native_describe = _lib["describe"]
 Statistics of one array in one call.""")
 def describe(name, values):
     try:
-        return _native_describe(name, values)
+        try:
+            return _native_describe(name, values)
+        except BufferError:
+            return _native_describe(name, _writable(values, "describe", "values", 1))
     except (TypeError, ValueError, RuntimeError):
         _refuse_dataless("describe", (name, values))
         retried = _buffer_arrays((name, values), (1,))
@@ -190,6 +193,18 @@ def _buffer_arrays(args, tensors):
     import numpy
 
     return [numpy.asarray(a) if i in tensors and type(a) in kinds else a for i, a in enumerate(args)]
+
+
+def _writable(value, name, arg, index):
+    """`value` as it is, for a parameter that may write its tensor; a read-only numpy array
+    refused naming the function and the argument."""
+    np = _sys.modules.get("numpy")
+    if np is not None and isinstance(value, np.ndarray) and not value.flags.writeable:
+        raise BufferError(
+            f"{name}: argument `{arg}` (#{index}) is a read-only array, and {name} may write the tensor it takes: "
+            f"pass a writable array (numpy.array({arg}) is a copy)"
+        ) from None
+    return value
 
 
 __all__ = ["describe", "RunningStats"]

@@ -96,7 +96,10 @@ Applies `f` to every element of a float64 array, returning a new array. Another 
 raises `TypeError`; an error raised by `f` comes back unchanged.""")
 def apply(x, f):
     try:
-        return _for_numpy(_native_apply(x, f), (x,))
+        try:
+            return _for_numpy(_native_apply(x, f), (x,))
+        except BufferError:
+            return _for_numpy(_native_apply(_writable(x, "apply", "x", 0), f), (x,))
     except (TypeError, ValueError, RuntimeError):
         _refuse_dataless("apply", (x, f))
         retried = _buffer_arrays((x, f), (0,))
@@ -115,7 +118,10 @@ most [`MAX_BLUR_PASSES`]. Another rank, a negative radius or too many passes rai
 `ValueError`; another dtype `TypeError`.""")
 def box_blur(image, params):
     try:
-        return _for_numpy(_native_box_blur(image, params), (image,))
+        try:
+            return _for_numpy(_native_box_blur(image, params), (image,))
+        except BufferError:
+            return _for_numpy(_native_box_blur(_writable(image, "box_blur", "image", 0), params), (image,))
     except (TypeError, ValueError, RuntimeError):
         _refuse_dataless("box_blur", (image, params))
         retried = _buffer_arrays((image, params), (0,))
@@ -145,7 +151,10 @@ A `chunk` below 1 raises `ValueError`; dtypes other than float16/32/64 and uint8
 `TypeError`; an error raised by `progress` comes back unchanged.""")
 def chunked_sum(x, chunk, progress):
     try:
-        return _native_chunked_sum(x, chunk, progress)
+        try:
+            return _native_chunked_sum(x, chunk, progress)
+        except BufferError:
+            return _native_chunked_sum(_writable(x, "chunked_sum", "x", 0), chunk, progress)
     except (TypeError, ValueError, RuntimeError):
         _refuse_dataless("chunked_sum", (x, chunk, progress))
         retried = _buffer_arrays((x, chunk, progress), (0,))
@@ -164,7 +173,10 @@ many elements changed. Other dtypes raise `TypeError`; `lo > hi` or a NaN bound 
 `ValueError`.""")
 def clamp_inplace(x, lo, hi):
     try:
-        return _native_clamp_inplace(x, lo, hi)
+        try:
+            return _native_clamp_inplace(x, lo, hi)
+        except BufferError:
+            return _native_clamp_inplace(_writable(x, "clamp_inplace", "x", 0), lo, hi)
     except (TypeError, ValueError, RuntimeError):
         _refuse_dataless("clamp_inplace", (x, lo, hi))
         retried = _buffer_arrays((x, lo, hi), (0,))
@@ -183,7 +195,10 @@ A one-line summary: count, min, max and a `bins`-bucket histogram. `bins` outsid
 uint8 `TypeError`.""")
 def histogram_summary(x, bins):
     try:
-        return _native_histogram_summary(x, bins)
+        try:
+            return _native_histogram_summary(x, bins)
+        except BufferError:
+            return _native_histogram_summary(_writable(x, "histogram_summary", "x", 0), bins)
     except (TypeError, ValueError, RuntimeError):
         _refuse_dataless("histogram_summary", (x, bins))
         retried = _buffer_arrays((x, bins), (0,))
@@ -202,7 +217,10 @@ of the same float dtype and `len - window + 1` samples. Dtypes other than float1
 and uint8 raise `TypeError`; another rank, or a window outside `1..=len`, `ValueError`.""")
 def moving_average(x, window):
     try:
-        return _for_numpy(_native_moving_average(x, window), (x,))
+        try:
+            return _for_numpy(_native_moving_average(x, window), (x,))
+        except BufferError:
+            return _for_numpy(_native_moving_average(_writable(x, "moving_average", "x", 0), window), (x,))
     except (TypeError, ValueError, RuntimeError):
         _refuse_dataless("moving_average", (x, window))
         retried = _buffer_arrays((x, window), (0,))
@@ -220,7 +238,10 @@ Zero-mean, unit-variance copy of `x` as float32. Dtypes other than float16/32/64
 uint8 raise `TypeError`; an empty array raises `ValueError`.""")
 def normalize(x):
     try:
-        return _for_numpy(_native_normalize(x), (x,))
+        try:
+            return _for_numpy(_native_normalize(x), (x,))
+        except BufferError:
+            return _for_numpy(_native_normalize(_writable(x, "normalize", "x", 0)), (x,))
     except (TypeError, ValueError, RuntimeError):
         _refuse_dataless("normalize", (x,))
         retried = _buffer_arrays((x,), (0,))
@@ -238,7 +259,10 @@ Multiplies every element of a float32/float64 array by `factor`, in place. Other
 raise `TypeError`.""")
 def scale_inplace(x, factor):
     try:
-        return _native_scale_inplace(x, factor)
+        try:
+            return _native_scale_inplace(x, factor)
+        except BufferError:
+            return _native_scale_inplace(_writable(x, "scale_inplace", "x", 0), factor)
     except (TypeError, ValueError, RuntimeError):
         _refuse_dataless("scale_inplace", (x, factor))
         retried = _buffer_arrays((x, factor), (0,))
@@ -256,7 +280,10 @@ Luma of an `H x W x 3` uint8 RGB image (ITU-R BT.601 weights), as `H x W` uint8.
 Another shape raises `ValueError`; another dtype `TypeError`.""")
 def to_grayscale(image):
     try:
-        return _for_numpy(_native_to_grayscale(image), (image,))
+        try:
+            return _for_numpy(_native_to_grayscale(image), (image,))
+        except BufferError:
+            return _for_numpy(_native_to_grayscale(_writable(image, "to_grayscale", "image", 0)), (image,))
     except (TypeError, ValueError, RuntimeError):
         _refuse_dataless("to_grayscale", (image,))
         retried = _buffer_arrays((image,), (0,))
@@ -274,7 +301,10 @@ A float16 copy of `x`. Values beyond the float16 range raise `ValueError`; dtype
 than float16/32/64 and uint8 `TypeError`.""")
 def to_half(x):
     try:
-        return _for_numpy(_native_to_half(x), (x,))
+        try:
+            return _for_numpy(_native_to_half(x), (x,))
+        except BufferError:
+            return _for_numpy(_native_to_half(_writable(x, "to_half", "x", 0)), (x,))
     except (TypeError, ValueError, RuntimeError):
         _refuse_dataless("to_half", (x,))
         retried = _buffer_arrays((x,), (0,))
@@ -317,6 +347,18 @@ def _buffer_arrays(args, tensors):
     import numpy
 
     return [numpy.asarray(a) if i in tensors and type(a) in kinds else a for i, a in enumerate(args)]
+
+
+def _writable(value, name, arg, index):
+    """`value` as it is, for a parameter that may write its tensor; a read-only numpy array
+    refused naming the function and the argument."""
+    np = _sys.modules.get("numpy")
+    if np is not None and isinstance(value, np.ndarray) and not value.flags.writeable:
+        raise BufferError(
+            f"{name}: argument `{arg}` (#{index}) is a read-only array, and {name} may write the tensor it takes: "
+            f"pass a writable array (numpy.array({arg}) is a copy)"
+        ) from None
+    return value
 
 
 def _for_numpy(result, arrays):

@@ -300,7 +300,7 @@ def scale_rows_into(x, w, out):
         try:
             return _native_scale_rows_into(x, w, out)
         except BufferError:
-            return _native_scale_rows_into(_readable(x), _readable(w), out)
+            return _native_scale_rows_into(_readable(x), _readable(w), _writable(out, "scale_rows_into", "out", 2))
     except (TypeError, ValueError, RuntimeError):
         _refuse_dataless("scale_rows_into", (x, w, out))
         retried = _buffer_arrays((x, w, out), (0, 1, 2))
@@ -323,7 +323,7 @@ def scale_strided_into(x, factor, out):
         try:
             return _native_scale_strided_into(x, factor, out)
         except BufferError:
-            return _native_scale_strided_into(_readable(x), factor, out)
+            return _native_scale_strided_into(_readable(x), factor, _writable(out, "scale_strided_into", "out", 2))
     except (TypeError, ValueError, RuntimeError):
         _refuse_dataless("scale_strided_into", (x, factor, out))
         retried = _buffer_arrays((x, factor, out), (0, 2))
@@ -416,6 +416,18 @@ def _readable(value):
     np = _sys.modules.get("numpy")
     if np is not None and isinstance(value, np.ndarray) and not value.flags.writeable:
         return tvm_ffi.from_dlpack(value.__dlpack__(max_version=(1, 0)))
+    return value
+
+
+def _writable(value, name, arg, index):
+    """`value` as it is, for a parameter that may write its tensor; a read-only numpy array
+    refused naming the function and the argument."""
+    np = _sys.modules.get("numpy")
+    if np is not None and isinstance(value, np.ndarray) and not value.flags.writeable:
+        raise BufferError(
+            f"{name}: argument `{arg}` (#{index}) is a read-only array, and {name} may write the tensor it takes: "
+            f"pass a writable array (numpy.array({arg}) is a copy)"
+        ) from None
     return value
 
 
