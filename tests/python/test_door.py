@@ -352,3 +352,29 @@ def test_read_only_strided_and_released_arrays_are_the_same_on_both_routes(packa
     ]
     assert run_python(packages, code, ABI_PYTHON_DOOR="1").splitlines() == ["abi"] + want
     assert run_python(packages, code, ABI_PYTHON_DOOR="0").splitlines() == ["builtins"] + want
+
+
+def test_a_str_that_is_not_utf8_names_the_function_and_argument_on_both_routes(packages):
+    """A lone surrogate cannot cross as UTF-8: tvm_ffi's UnicodeEncodeError, naming the
+    function and the argument (by keyword too), or "an argument" for one inside a struct."""
+    code = (
+        "import mathlib\n"
+        "for call in (lambda: mathlib.greet_v2('\\ud800'), lambda: mathlib.show(1.0, unit='a\\udc00'),\n"
+        "             lambda: mathlib.move_marker(('\\ud800', (0.0, 0.0), 1), 1.0, 1.0, None)):\n"
+        "    try:\n"
+        "        call()\n"
+        "    except UnicodeEncodeError as e:\n"
+        "        print(e)\n"
+        "    except TypeError as e:\n"
+        "        print('TypeError', str(e).splitlines()[0])\n"
+    )
+    want = [
+        "'utf-8' codec can't encode character '\\ud800' in position 0: surrogates not allowed (greet_v2: argument "
+        "`name` (#0) is not valid UTF-8)",
+        "'utf-8' codec can't encode character '\\udc00' in position 1: surrogates not allowed (show: argument "
+        "`unit` (#3) is not valid UTF-8)",
+        "'utf-8' codec can't encode character '\\ud800' in position 0: surrogates not allowed (move_marker: an "
+        "argument is not valid UTF-8)",
+    ]
+    for door in ("1", "0"):
+        assert run_python(packages, code, ABI_PYTHON_DOOR=door).splitlines() == want

@@ -74,6 +74,7 @@ pub fn package(listing: &Listing, package: &str, lib_name: &str) -> Package {
                     keep_gil: e.metadata.as_ref().is_some_and(|m| !m.releases_gil()),
                     numpy_from,
                     tensors,
+                    text: e.metadata.as_ref().is_some_and(|m| m.params().iter().any(|(_, t)| takes_text(t))),
                 };
                 Function { help, stubs: vec![stub], route, name, doc }
             }
@@ -125,6 +126,15 @@ fn takes_arrays(t: &TypeSchema) -> bool {
         TypeSchema::Tensor(_) | TypeSchema::Any => true,
         TypeSchema::Function(_) => false,
         other => other.args().into_iter().any(takes_arrays),
+    }
+}
+
+/// Whether a value of `t` may hold a `str` (or any value).
+fn takes_text(t: &TypeSchema) -> bool {
+    match t {
+        TypeSchema::Str | TypeSchema::Any => true,
+        TypeSchema::Function(_) => false,
+        other => other.args().into_iter().any(takes_text),
     }
 }
 

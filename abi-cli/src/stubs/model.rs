@@ -225,7 +225,9 @@ pub enum Route {
     /// keep the GIL (`Metadata::releases_gil`); `numpy_from`: for a tensor result, the
     /// arguments that take tensors: when one is a numpy array, so is the result; `tensors`:
     /// the positions of the arguments taking typed tensors, where a `memoryview`,
-    /// `bytearray` or `array.array` is taken as a numpy array over its memory.
+    /// `bytearray` or `array.array` is taken as a numpy array over its memory; `text`: an
+    /// argument may hold a `str`, which `tvm_ffi` refuses with a `UnicodeEncodeError` when it
+    /// is not valid UTF-8 (lone surrogates), and the wrapper names the argument.
     Packed {
         native: String,
         params: Vec<Param>,
@@ -236,6 +238,7 @@ pub enum Route {
         keep_gil: bool,
         numpy_from: Vec<String>,
         tensors: Vec<usize>,
+        text: bool,
     },
     /// An op: described for the support module, called through it.
     Op(OpRoute),

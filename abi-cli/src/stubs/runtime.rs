@@ -139,6 +139,9 @@ if _EDITABLE is not None:
     {
         out.push_str(BUFFER_ARRAYS);
     }
+    if package.functions.iter().any(|f| matches!(f.route, Route::Packed { text: true, .. })) {
+        out.push_str(BAD_TEXT);
+    }
     if package.functions.iter().any(|f| matches!(&f.route, Route::Packed { readable, .. } if !readable.is_empty())) {
         out.push_str(READABLE);
     }
@@ -434,7 +437,7 @@ fn function(f: &Function) -> String {
     let help = f.help.as_deref().unwrap_or_default();
     match &f.route {
         Route::Op(op) => format!("{}\n\n{}", op_description(op, name), op_wrapper(op, name, help)),
-        Route::Packed { native, params, args, convert, arrays, readable, keep_gil, numpy_from, tensors } => {
+        Route::Packed { native, params, args, convert, arrays, readable, keep_gil, numpy_from, tensors, text } => {
             // A tensor result as a numpy array for a call given one (numpy in, numpy out).
             let numpy = |call: String| match numpy_from.len() {
                 0 => call,
@@ -455,6 +458,9 @@ fn function(f: &Function) -> String {
                     .collect();
                 let retry = numpy(format!("{native}({})", passed.join(", ")));
                 def = def.retrying_readable(convert.as_deref(), &retry);
+            }
+            if *text {
+                def = def.naming_bad_text(name, args);
             }
             if *arrays {
                 def = def.refusing_dataless(name, args, tensors);
@@ -534,6 +540,20 @@ def _readable(value):
     if np is not None and isinstance(value, np.ndarray) and not value.flags.writeable:
         return tvm_ffi.from_dlpack(value.__dlpack__(max_version=(1, 0)))
     return value
+"#;
+
+/// What a plain export's wrapper raises for a `str` argument `tvm_ffi` cannot encode as
+/// UTF-8 (lone surrogates): its `UnicodeEncodeError` again, naming the function and the
+/// argument (the `str` itself, or one inside a container: "an argument").
+const BAD_TEXT: &str = r#"
+
+def _bad_text(error, name, args, names):
+    """`error`, tvm_ffi's UnicodeEncodeError for a str that is not valid UTF-8, naming the
+    function and the argument."""
+    at = next((i for i, a in enumerate(args) if a is error.object), None)
+    where = "an argument" if at is None else f"argument `{names[at]}` (#{at})"
+    reason = f"{error.reason} ({name}: {where} is not valid UTF-8)"
+    return UnicodeEncodeError(error.encoding, error.object, error.start, error.end, reason)
 "#;
 
 /// The positions of the arguments taking typed tensors that may write them (not among
@@ -634,6 +654,17 @@ impl Def {
         self.body = body;
         let Def { body, .. } = Def { body: Vec::new(), ..self.clone() }.returning(convert, retry);
         self.body.extend(body.iter().map(|l| format!("    {l}")));
+        self
+    }
+
+    /// The body inside `try:`, a `str` argument `tvm_ffi` cannot encode named ([`BAD_TEXT`]).
+    fn naming_bad_text(mut self, name: &str, args: &[String]) -> Def {
+        let names: Vec<String> = args.iter().map(|a| py_str(a)).collect();
+        let mut body = vec!["try:".to_owned()];
+        body.extend(self.body.iter().map(|l| format!("    {l}")));
+        body.push("except UnicodeEncodeError as e:".into());
+        body.push(format!("    raise _bad_text(e, {}, {}, {}) from None", py_str(name), py_tuple(args), py_tuple(&names)));
+        self.body = body;
         self
     }
 

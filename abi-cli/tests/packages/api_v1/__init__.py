@@ -340,7 +340,10 @@ _native_pad.release_gil = False
 
 default_removed: v2 makes `width` required.""")
 def pad(s, width=8):
-    return _native_pad(s, width)
+    try:
+        return _native_pad(s, width)
+    except UnicodeEncodeError as e:
+        raise _bad_text(e, "pad", (s, width), ("s", "width")) from None
 
 
 _native_pair_sum = _lib["pair_sum"]
@@ -373,7 +376,10 @@ _native_repeat.release_gil = False
 
 default_added: v2 gives `n` a default.""")
 def repeat(s, n):
-    return _native_repeat(s, n)
+    try:
+        return _native_repeat(s, n)
+    except UnicodeEncodeError as e:
+        raise _bad_text(e, "repeat", (s, n), ("s", "n")) from None
 
 
 _native_result = _lib["result"]
@@ -450,7 +456,10 @@ _native_store = _lib["store"]
 param_narrowed.""")
 def store(v):
     try:
-        return _native_store(v)
+        try:
+            return _native_store(v)
+        except UnicodeEncodeError as e:
+            raise _bad_text(e, "store", (v,), ("v",)) from None
     except (TypeError, ValueError, RuntimeError):
         _refuse_dataless("store", (v,))
         raise
@@ -499,6 +508,15 @@ def _refuse_dataless(name, args):
         f"{name}: only ops run {where}, and {name} is a plain export: call it {outside}, "
         "or its author can make it an op with #[export_fn(op)]"
     ) from None
+
+
+def _bad_text(error, name, args, names):
+    """`error`, tvm_ffi's UnicodeEncodeError for a str that is not valid UTF-8, naming the
+    function and the argument."""
+    at = next((i for i, a in enumerate(args) if a is error.object), None)
+    where = "an argument" if at is None else f"argument `{names[at]}` (#{at})"
+    reason = f"{error.reason} ({name}: {where} is not valid UTF-8)"
+    return UnicodeEncodeError(error.encoding, error.object, error.start, error.end, reason)
 
 
 __all__ = ["area", "bump", "dropped", "each", "extent", "grow", "halve", "mean", "need", "norm", "old_name", "op_backward", "op_grad_a", "op_grad_b", "op_outputs", "op_rule", "pad", "pair_sum", "rename_param", "repeat", "result", "round_to", "shrink", "sides_of", "small", "span", "store", "version", "widen", "Retired", "Shape", "Point", "PointLike", "Size", "SizeLike"]

@@ -185,7 +185,10 @@ _native_fresh.release_gil = False
 
 export_added.""")
 def fresh(s):
-    return _native_fresh(s)
+    try:
+        return _native_fresh(s)
+    except UnicodeEncodeError as e:
+        raise _bad_text(e, "fresh", (s,), ("s",)) from None
 
 
 _native_grow = _lib["grow"]
@@ -341,7 +344,10 @@ _native_pad.release_gil = False
 
 default_removed: v2 makes `width` required.""")
 def pad(s, width):
-    return _native_pad(s, width)
+    try:
+        return _native_pad(s, width)
+    except UnicodeEncodeError as e:
+        raise _bad_text(e, "pad", (s, width), ("s", "width")) from None
 
 
 _native_pair_sum = _lib["pair_sum"]
@@ -374,7 +380,10 @@ _native_repeat.release_gil = False
 
 default_added: v2 gives `n` a default.""")
 def repeat(s, n=2):
-    return _native_repeat(s, n)
+    try:
+        return _native_repeat(s, n)
+    except UnicodeEncodeError as e:
+        raise _bad_text(e, "repeat", (s, n), ("s", "n")) from None
 
 
 _native_result = _lib["result"]
@@ -474,6 +483,15 @@ _native_widen.release_gil = False
 param_widened (to Optional).""")
 def widen(v):
     return _native_widen(v)
+
+
+def _bad_text(error, name, args, names):
+    """`error`, tvm_ffi's UnicodeEncodeError for a str that is not valid UTF-8, naming the
+    function and the argument."""
+    at = next((i for i, a in enumerate(args) if a is error.object), None)
+    where = "an argument" if at is None else f"argument `{names[at]}` (#{at})"
+    reason = f"{error.reason} ({name}: {where} is not valid UTF-8)"
+    return UnicodeEncodeError(error.encoding, error.object, error.start, error.end, reason)
 
 
 __all__ = ["area", "bump", "each", "extent", "fresh", "grow", "halve", "mean", "need", "new_name", "norm", "op_backward", "op_grad_a", "op_grad_b", "op_outputs", "op_rule", "pad", "pair_sum", "rename_param", "repeat", "result", "round_to", "shrink", "sides_of", "small", "span", "store", "version", "widen", "Fresh", "Shape", "Point", "PointLike", "Size", "SizeLike"]

@@ -170,9 +170,12 @@ Tensors: x is Tensor[f32, 1].""")
 def launches(kernel, x):
     try:
         try:
-            return list(_native_launches(kernel, x))
-        except BufferError:
-            return list(_native_launches(kernel, _readable(x)))
+            try:
+                return list(_native_launches(kernel, x))
+            except BufferError:
+                return list(_native_launches(kernel, _readable(x)))
+        except UnicodeEncodeError as e:
+            raise _bad_text(e, "launches", (kernel, x), ("kernel", "x")) from None
     except (TypeError, ValueError, RuntimeError):
         _refuse_dataless("launches", (kernel, x))
         retried = _buffer_arrays((kernel, x), (1,))
@@ -239,6 +242,15 @@ def _buffer_arrays(args, tensors):
     import numpy
 
     return [numpy.asarray(a) if i in tensors and type(a) in kinds else a for i, a in enumerate(args)]
+
+
+def _bad_text(error, name, args, names):
+    """`error`, tvm_ffi's UnicodeEncodeError for a str that is not valid UTF-8, naming the
+    function and the argument."""
+    at = next((i for i, a in enumerate(args) if a is error.object), None)
+    where = "an argument" if at is None else f"argument `{names[at]}` (#{at})"
+    reason = f"{error.reason} ({name}: {where} is not valid UTF-8)"
+    return UnicodeEncodeError(error.encoding, error.object, error.start, error.end, reason)
 
 
 def _readable(value):

@@ -151,7 +151,10 @@ _native_describe.release_gil = False
 
 Describes `x` with the registered global `mathlib_describe`, or a default text.""")
 def describe(x, unit):
-    return _native_describe(x, unit)
+    try:
+        return _native_describe(x, unit)
+    except UnicodeEncodeError as e:
+        raise _bad_text(e, "describe", (x, unit), ("x", "unit")) from None
 
 
 _native_divide = _lib["divide"]
@@ -186,7 +189,10 @@ _native_greet_v2.release_gil = False
 
 Greets `name`.""")
 def greet_v2(name):
-    return _native_greet_v2(name)
+    try:
+        return _native_greet_v2(name)
+    except UnicodeEncodeError as e:
+        raise _bad_text(e, "greet_v2", (name,), ("name",)) from None
 
 
 _native_lookup = _lib["lookup"]
@@ -198,7 +204,10 @@ _native_lookup.release_gil = False
 Looks the constant `key` up (`"pi"` or `"e"`); another key raises the custom error kind `LookupMissError` (Python
 raises it as `RuntimeError` unless a class is registered for it).""")
 def lookup(key):
-    return _native_lookup(key)
+    try:
+        return _native_lookup(key)
+    except UnicodeEncodeError as e:
+        raise _bad_text(e, "lookup", (key,), ("key",)) from None
 
 
 _native_map_ints = _lib["map_ints"]
@@ -218,7 +227,10 @@ _native_move_marker = _lib["move_marker"]
 
 Moves a marker by `(dx, dy)` and renames it.""")
 def move_marker(m, dx, dy, label):
-    return _as_5(_native_move_marker(m, dx, dy, label))
+    try:
+        return _as_5(_native_move_marker(m, dx, dy, label))
+    except UnicodeEncodeError as e:
+        raise _bad_text(e, "move_marker", (m, dx, dy, label), ("m", "dx", "dy", "label")) from None
 
 
 _native_norm = _lib["norm"]
@@ -262,7 +274,10 @@ _native_register_scaler.release_gil = False
 
 Registers `name` in the global registry: a function multiplying its argument by `factor`.""")
 def register_scaler(name, factor):
-    return _native_register_scaler(name, factor)
+    try:
+        return _native_register_scaler(name, factor)
+    except UnicodeEncodeError as e:
+        raise _bad_text(e, "register_scaler", (name, factor), ("name", "factor")) from None
 
 
 _native_show = _lib["show"]
@@ -275,7 +290,10 @@ _native_show.release_gil = False
 on positive values, and `label` comes first when given. Every parameter after `x` has a
 default, so callers name only what they change: `show(2.5, unit="m")`.""")
 def show(x, digits=2, scale=1.0, unit="", plus=False, label=None):
-    return _native_show(x, digits, scale, unit, plus, label)
+    try:
+        return _native_show(x, digits, scale, unit, plus, label)
+    except UnicodeEncodeError as e:
+        raise _bad_text(e, "show", (x, digits, scale, unit, plus, label), ("x", "digits", "scale", "unit", "plus", "label")) from None
 
 
 _native_sum_of_squares = _lib["sum_of_squares"]
@@ -318,7 +336,10 @@ _native_word_counts.release_gil = False
 
 Counts the words of `text` (a map result: it crosses to other libraries of the process).""")
 def word_counts(text):
-    return _native_word_counts(text)
+    try:
+        return _native_word_counts(text)
+    except UnicodeEncodeError as e:
+        raise _bad_text(e, "word_counts", (text,), ("text",)) from None
 
 _item = tvm_ffi.get_global_func("ffi.ArrayGetItem")
 _size = tvm_ffi.get_global_func("ffi.ArraySize")
@@ -346,6 +367,15 @@ def _as_4(v):
 
 def _as_5(v):
     return Marker(_item(v, 0), _as_0(_item(v, 1)), _item(v, 2))
+
+
+def _bad_text(error, name, args, names):
+    """`error`, tvm_ffi's UnicodeEncodeError for a str that is not valid UTF-8, naming the
+    function and the argument."""
+    at = next((i for i, a in enumerate(args) if a is error.object), None)
+    where = "an argument" if at is None else f"argument `{names[at]}` (#{at})"
+    reason = f"{error.reason} ({name}: {where} is not valid UTF-8)"
+    return UnicodeEncodeError(error.encoding, error.object, error.start, error.end, reason)
 
 
 __all__ = ["add", "bounds", "centroid", "clamp", "corners", "describe", "divide", "gcd", "greet_v2", "lookup", "map_ints", "move_marker", "norm", "norm_flat", "panicking_callback", "register_scaler", "show", "sum_of_squares", "total", "window_sums", "word_counts", "Marker", "MarkerLike", "Point", "PointLike"]

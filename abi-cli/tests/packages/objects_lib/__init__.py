@@ -189,7 +189,10 @@ _native_make_counter.release_gil = False
 
 A counter starting at 0.""")
 def make_counter(name):
-    return _native_make_counter(name)
+    try:
+        return _native_make_counter(name)
+    except UnicodeEncodeError as e:
+        raise _bad_text(e, "make_counter", (name,), ("name",)) from None
 
 
 _native_make_limited = _lib["make_limited"]
@@ -200,7 +203,10 @@ _native_make_limited.release_gil = False
 
 A limited counter (a child of `Counter`).""")
 def make_limited(name, limit):
-    return _native_make_limited(name, limit)
+    try:
+        return _native_make_limited(name, limit)
+    except UnicodeEncodeError as e:
+        raise _bad_text(e, "make_limited", (name, limit), ("name", "limit")) from None
 
 
 _native_read_counter = _lib["read_counter"]
@@ -271,6 +277,15 @@ _size = tvm_ffi.get_global_func("ffi.ArraySize")
 
 def _as_0(v):
     return Reading(_item(v, 0), _item(v, 1))
+
+
+def _bad_text(error, name, args, names):
+    """`error`, tvm_ffi's UnicodeEncodeError for a str that is not valid UTF-8, naming the
+    function and the argument."""
+    at = next((i for i, a in enumerate(args) if a is error.object), None)
+    where = "an argument" if at is None else f"argument `{names[at]}` (#{at})"
+    reason = f"{error.reason} ({name}: {where} is not valid UTF-8)"
+    return UnicodeEncodeError(error.encoding, error.object, error.start, error.end, reason)
 
 
 __all__ = ["bump", "counter_value", "dropped", "hold", "keep", "make_counter", "make_limited", "read_counter", "ref_count", "release_held", "unwatch", "watch", "watched_value", "Counter", "LimitedCounter", "Reading", "ReadingLike"]

@@ -126,7 +126,10 @@ _native_twin_make.release_gil = False
 
 A counter made by this library.""")
 def twin_make(name, start):
-    return _native_twin_make(name, start)
+    try:
+        return _native_twin_make(name, start)
+    except UnicodeEncodeError as e:
+        raise _bad_text(e, "twin_make", (name, start), ("name", "start")) from None
 
 
 _native_twin_value = _lib["twin_value"]
@@ -137,6 +140,15 @@ _native_twin_value = _lib["twin_value"]
 A counter's value, read by this library.""")
 def twin_value(c):
     return _native_twin_value(c)
+
+
+def _bad_text(error, name, args, names):
+    """`error`, tvm_ffi's UnicodeEncodeError for a str that is not valid UTF-8, naming the
+    function and the argument."""
+    at = next((i for i, a in enumerate(args) if a is error.object), None)
+    where = "an argument" if at is None else f"argument `{names[at]}` (#{at})"
+    reason = f"{error.reason} ({name}: {where} is not valid UTF-8)"
+    return UnicodeEncodeError(error.encoding, error.object, error.start, error.end, reason)
 
 
 __all__ = ["twin_dropped", "twin_make", "twin_value", "Counter"]

@@ -148,9 +148,12 @@ Statistics of one array in one call.""")
 def describe(name, values):
     try:
         try:
-            return _native_describe(name, values)
-        except BufferError:
-            return _native_describe(name, _writable(values, "describe", "values", 1))
+            try:
+                return _native_describe(name, values)
+            except BufferError:
+                return _native_describe(name, _writable(values, "describe", "values", 1))
+        except UnicodeEncodeError as e:
+            raise _bad_text(e, "describe", (name, values), ("name", "values")) from None
     except (TypeError, ValueError, RuntimeError):
         _refuse_dataless("describe", (name, values))
         retried = _buffer_arrays((name, values), (1,))
@@ -193,6 +196,15 @@ def _buffer_arrays(args, tensors):
     import numpy
 
     return [numpy.asarray(a) if i in tensors and type(a) in kinds else a for i, a in enumerate(args)]
+
+
+def _bad_text(error, name, args, names):
+    """`error`, tvm_ffi's UnicodeEncodeError for a str that is not valid UTF-8, naming the
+    function and the argument."""
+    at = next((i for i, a in enumerate(args) if a is error.object), None)
+    where = "an argument" if at is None else f"argument `{names[at]}` (#{at})"
+    reason = f"{error.reason} ({name}: {where} is not valid UTF-8)"
+    return UnicodeEncodeError(error.encoding, error.object, error.start, error.end, reason)
 
 
 def _writable(value, name, arg, index):
