@@ -11,11 +11,19 @@ extern "C" {
     fn byte_len(data: &[u8]) -> u64;
     /// Calls `f(x)` and returns what it returns; its failure comes back unchanged.
     fn call_fn(f: abi_core::Function, x: i64) -> abi_core::Any;
-    /// How many calls [`count_call`] counted.
+    /// How many calls [`count_call`] and [`count_call_released`] counted.
     fn calls_counted() -> i64;
+    /// How many calls of [`count_call_released`] had another call of it inside at the same time.
+    fn calls_met() -> i64;
     /// Counts a call, and returns `text` repeated `times` times (a new string each call);
     /// raises `ValueError` for `times` outside `0..=1000`.
     fn count_call(text: &str, times: i64) -> String;
+    /// [`count_call`] (the same count, result and `ValueError`), but Python callers release the
+    /// GIL while it runs (`gil = "release"`; a string and a number alone would keep it), so
+    /// Python threads are inside it at once: each call waits up to 100 microseconds for another
+    /// to come in (its body alone is too short for threads to meet), and [`calls_met`] counts
+    /// those that met one.
+    fn count_call_released(text: &str, times: i64) -> String;
     /// How many times each interpolation occurs in `modes`, and the border each would pick.
     fn count_interps(modes: Vec<Interp>) -> (std::collections::HashMap<Interp, i64>, Vec<Border>);
     /// The sampling `mode` and `border` describe, with the `fallback` interpolation if any.

@@ -269,7 +269,11 @@ _native_add.release_gil = False
 
 Adds two integers.""")
 def add(a, b):
-    return _native_add(a, b)
+    try:
+        return _native_add(a, b)
+    except TypeError as e:
+        _python_type(e, (a, b))
+        raise
 
 
 _native_byte_len = _lib["byte_len"]
@@ -280,7 +284,11 @@ _native_byte_len.release_gil = False
 
 Length in bytes of a borrowed byte string.""")
 def byte_len(data):
-    return _native_byte_len(data)
+    try:
+        return _native_byte_len(data)
+    except TypeError as e:
+        _python_type(e, (data,))
+        raise
 
 
 _native_call_fn = _lib["call_fn"]
@@ -290,7 +298,11 @@ _native_call_fn = _lib["call_fn"]
 
 Calls `f(x)` and returns what it returns; its failure comes back unchanged.""")
 def call_fn(f, x):
-    return _native_call_fn(f, x)
+    try:
+        return _native_call_fn(f, x)
+    except TypeError as e:
+        _python_type(e, (f, x))
+        raise
 
 
 _native_calls_counted = _lib["calls_counted"]
@@ -299,9 +311,20 @@ _native_calls_counted.release_gil = False
 
 @_doc("""calls_counted() -> int
 
-How many calls [`count_call`] counted.""")
+How many calls [`count_call`] and [`count_call_released`] counted.""")
 def calls_counted():
     return _native_calls_counted()
+
+
+_native_calls_met = _lib["calls_met"]
+_native_calls_met.release_gil = False
+
+
+@_doc("""calls_met() -> int
+
+How many calls of [`count_call_released`] had another call of it inside at the same time.""")
+def calls_met():
+    return _native_calls_met()
 
 
 _native_count_call = _lib["count_call"]
@@ -313,7 +336,35 @@ _native_count_call.release_gil = False
 Counts a call, and returns `text` repeated `times` times (a new string each call);
 raises `ValueError` for `times` outside `0..=1000`.""")
 def count_call(text, times):
-    return _native_count_call(text, times)
+    try:
+        try:
+            return _native_count_call(text, times)
+        except TypeError as e:
+            _python_type(e, (text, times))
+            raise
+    except UnicodeEncodeError as e:
+        raise _bad_text(e, "count_call", (text, times), ("text", "times")) from None
+
+
+_native_count_call_released = _lib["count_call_released"]
+
+
+@_doc("""count_call_released(text: str, times: int) -> str
+
+[`count_call`] (the same count, result and `ValueError`), but Python callers release the
+GIL while it runs (`gil = "release"`; a string and a number alone would keep it), so
+Python threads are inside it at once: each call waits up to 100 microseconds for another
+to come in (its body alone is too short for threads to meet), and [`calls_met`] counts
+those that met one.""")
+def count_call_released(text, times):
+    try:
+        try:
+            return _native_count_call_released(text, times)
+        except TypeError as e:
+            _python_type(e, (text, times))
+            raise
+    except UnicodeEncodeError as e:
+        raise _bad_text(e, "count_call_released", (text, times), ("text", "times")) from None
 
 
 _native_count_interps = _lib["count_interps"]
@@ -323,7 +374,11 @@ _native_count_interps = _lib["count_interps"]
 
 How many times each interpolation occurs in `modes`, and the border each would pick.""")
 def count_interps(modes):
-    return _as_4(_native_count_interps(modes))
+    try:
+        return _as_4(_native_count_interps(modes))
+    except TypeError as e:
+        _python_type(e, (modes,))
+        raise
 
 
 _native_describe_sampling = _lib["describe_sampling"]
@@ -334,7 +389,11 @@ _native_describe_sampling.release_gil = False
 
 The sampling `mode` and `border` describe, with the `fallback` interpolation if any.""")
 def describe_sampling(mode, border=Border.ClampToEdge, fallback=None):
-    return _native_describe_sampling(mode, border, fallback)
+    try:
+        return _native_describe_sampling(mode, border, fallback)
+    except TypeError as e:
+        _python_type(e, (mode, border, fallback))
+        raise
 
 
 _native_echo_any = _lib["echo_any"]
@@ -343,7 +402,14 @@ _native_echo_any = _lib["echo_any"]
 @_doc("""echo_any(x: Any) -> Any""")
 def echo_any(x):
     try:
-        return _native_echo_any(x)
+        try:
+            try:
+                return _native_echo_any(x)
+            except TypeError as e:
+                _python_type(e, (x,))
+                raise
+        except UnicodeEncodeError as e:
+            raise _bad_text(e, "echo_any", (x,), ("x",)) from None
     except (TypeError, ValueError, RuntimeError):
         _refuse_dataless("echo_any", (x,))
         raise
@@ -355,7 +421,11 @@ _native_echo_bf16.release_gil = False
 
 @_doc("""echo_bf16(x: float) -> float""")
 def echo_bf16(x):
-    return _native_echo_bf16(x)
+    try:
+        return _native_echo_bf16(x)
+    except TypeError as e:
+        _python_type(e, (x,))
+        raise
 
 
 _native_echo_bool = _lib["echo_bool"]
@@ -364,7 +434,11 @@ _native_echo_bool.release_gil = False
 
 @_doc("""echo_bool(x: bool) -> bool""")
 def echo_bool(x):
-    return _native_echo_bool(x)
+    try:
+        return _native_echo_bool(x)
+    except TypeError as e:
+        _python_type(e, (x,))
+        raise
 
 
 _native_echo_bytes = _lib["echo_bytes"]
@@ -373,7 +447,11 @@ _native_echo_bytes.release_gil = False
 
 @_doc("""echo_bytes(x: bytes) -> bytes""")
 def echo_bytes(x):
-    return _native_echo_bytes(x)
+    try:
+        return _native_echo_bytes(x)
+    except TypeError as e:
+        _python_type(e, (x,))
+        raise
 
 
 _native_echo_device = _lib["echo_device"]
@@ -381,7 +459,11 @@ _native_echo_device = _lib["echo_device"]
 
 @_doc("""echo_device(x: Device) -> Device""")
 def echo_device(x):
-    return _native_echo_device(x)
+    try:
+        return _native_echo_device(x)
+    except TypeError as e:
+        _python_type(e, (x,))
+        raise
 
 
 _native_echo_dtype = _lib["echo_dtype"]
@@ -389,7 +471,11 @@ _native_echo_dtype = _lib["echo_dtype"]
 
 @_doc("""echo_dtype(x: DataType) -> DataType""")
 def echo_dtype(x):
-    return _native_echo_dtype(x)
+    try:
+        return _native_echo_dtype(x)
+    except TypeError as e:
+        _python_type(e, (x,))
+        raise
 
 
 _native_echo_f16 = _lib["echo_f16"]
@@ -398,7 +484,11 @@ _native_echo_f16.release_gil = False
 
 @_doc("""echo_f16(x: float) -> float""")
 def echo_f16(x):
-    return _native_echo_f16(x)
+    try:
+        return _native_echo_f16(x)
+    except TypeError as e:
+        _python_type(e, (x,))
+        raise
 
 
 _native_echo_f32 = _lib["echo_f32"]
@@ -407,7 +497,11 @@ _native_echo_f32.release_gil = False
 
 @_doc("""echo_f32(x: float) -> float""")
 def echo_f32(x):
-    return _native_echo_f32(x)
+    try:
+        return _native_echo_f32(x)
+    except TypeError as e:
+        _python_type(e, (x,))
+        raise
 
 
 _native_echo_f64 = _lib["echo_f64"]
@@ -416,7 +510,11 @@ _native_echo_f64.release_gil = False
 
 @_doc("""echo_f64(x: float) -> float""")
 def echo_f64(x):
-    return _native_echo_f64(x)
+    try:
+        return _native_echo_f64(x)
+    except TypeError as e:
+        _python_type(e, (x,))
+        raise
 
 
 _native_echo_i16 = _lib["echo_i16"]
@@ -425,7 +523,11 @@ _native_echo_i16.release_gil = False
 
 @_doc("""echo_i16(x: int) -> int""")
 def echo_i16(x):
-    return _native_echo_i16(x)
+    try:
+        return _native_echo_i16(x)
+    except TypeError as e:
+        _python_type(e, (x,))
+        raise
 
 
 _native_echo_i32 = _lib["echo_i32"]
@@ -434,7 +536,11 @@ _native_echo_i32.release_gil = False
 
 @_doc("""echo_i32(x: int) -> int""")
 def echo_i32(x):
-    return _native_echo_i32(x)
+    try:
+        return _native_echo_i32(x)
+    except TypeError as e:
+        _python_type(e, (x,))
+        raise
 
 
 _native_echo_i64 = _lib["echo_i64"]
@@ -443,7 +549,11 @@ _native_echo_i64.release_gil = False
 
 @_doc("""echo_i64(x: int) -> int""")
 def echo_i64(x):
-    return _native_echo_i64(x)
+    try:
+        return _native_echo_i64(x)
+    except TypeError as e:
+        _python_type(e, (x,))
+        raise
 
 
 _native_echo_i8 = _lib["echo_i8"]
@@ -452,7 +562,11 @@ _native_echo_i8.release_gil = False
 
 @_doc("""echo_i8(x: int) -> int""")
 def echo_i8(x):
-    return _native_echo_i8(x)
+    try:
+        return _native_echo_i8(x)
+    except TypeError as e:
+        _python_type(e, (x,))
+        raise
 
 
 _native_echo_ints = _lib["echo_ints"]
@@ -460,7 +574,11 @@ _native_echo_ints = _lib["echo_ints"]
 
 @_doc("""echo_ints(x: list[int]) -> list[int]""")
 def echo_ints(x):
-    return list(_native_echo_ints(x))
+    try:
+        return list(_native_echo_ints(x))
+    except TypeError as e:
+        _python_type(e, (x,))
+        raise
 
 
 _native_echo_map = _lib["echo_map"]
@@ -468,7 +586,14 @@ _native_echo_map = _lib["echo_map"]
 
 @_doc("""echo_map(x: dict[str, int]) -> dict[str, int]""")
 def echo_map(x):
-    return _native_echo_map(x)
+    try:
+        try:
+            return _native_echo_map(x)
+        except TypeError as e:
+            _python_type(e, (x,))
+            raise
+    except UnicodeEncodeError as e:
+        raise _bad_text(e, "echo_map", (x,), ("x",)) from None
 
 
 _native_echo_opt = _lib["echo_opt"]
@@ -477,7 +602,11 @@ _native_echo_opt.release_gil = False
 
 @_doc("""echo_opt(x: Optional[int]) -> Optional[int]""")
 def echo_opt(x):
-    return _native_echo_opt(x)
+    try:
+        return _native_echo_opt(x)
+    except TypeError as e:
+        _python_type(e, (x,))
+        raise
 
 
 _native_echo_opt_u64 = _lib["echo_opt_u64"]
@@ -486,7 +615,11 @@ _native_echo_opt_u64.release_gil = False
 
 @_doc("""echo_opt_u64(x: Optional[int]) -> Optional[int]""")
 def echo_opt_u64(x):
-    return _native_echo_opt_u64(x)
+    try:
+        return _native_echo_opt_u64(x)
+    except TypeError as e:
+        _python_type(e, (x,))
+        raise
 
 
 _native_echo_pair = _lib["echo_pair"]
@@ -494,7 +627,14 @@ _native_echo_pair = _lib["echo_pair"]
 
 @_doc("""echo_pair(x: tuple[int, str]) -> tuple[int, str]""")
 def echo_pair(x):
-    return _as_5(_native_echo_pair(x))
+    try:
+        try:
+            return _as_5(_native_echo_pair(x))
+        except TypeError as e:
+            _python_type(e, (x,))
+            raise
+    except UnicodeEncodeError as e:
+        raise _bad_text(e, "echo_pair", (x,), ("x",)) from None
 
 
 _native_echo_shape = _lib["echo_shape"]
@@ -502,7 +642,11 @@ _native_echo_shape = _lib["echo_shape"]
 
 @_doc("""echo_shape(x: Shape) -> Shape""")
 def echo_shape(x):
-    return _native_echo_shape(x)
+    try:
+        return _native_echo_shape(x)
+    except TypeError as e:
+        _python_type(e, (x,))
+        raise
 
 
 _native_echo_string = _lib["echo_string"]
@@ -511,7 +655,14 @@ _native_echo_string.release_gil = False
 
 @_doc("""echo_string(x: str) -> str""")
 def echo_string(x):
-    return _native_echo_string(x)
+    try:
+        try:
+            return _native_echo_string(x)
+        except TypeError as e:
+            _python_type(e, (x,))
+            raise
+    except UnicodeEncodeError as e:
+        raise _bad_text(e, "echo_string", (x,), ("x",)) from None
 
 
 _native_echo_strs = _lib["echo_strs"]
@@ -519,7 +670,14 @@ _native_echo_strs = _lib["echo_strs"]
 
 @_doc("""echo_strs(x: list[str]) -> list[str]""")
 def echo_strs(x):
-    return list(_native_echo_strs(x))
+    try:
+        try:
+            return list(_native_echo_strs(x))
+        except TypeError as e:
+            _python_type(e, (x,))
+            raise
+    except UnicodeEncodeError as e:
+        raise _bad_text(e, "echo_strs", (x,), ("x",)) from None
 
 
 _native_echo_tensor = _lib["echo_tensor"]
@@ -528,7 +686,14 @@ _native_echo_tensor = _lib["echo_tensor"]
 @_doc("""echo_tensor(x: Tensor) -> Tensor""")
 def echo_tensor(x):
     try:
-        return _for_numpy(_native_echo_tensor(x), (x,))
+        try:
+            try:
+                return _for_numpy(_native_echo_tensor(x), (x,))
+            except BufferError:
+                return _for_numpy(_native_echo_tensor(_writable(x, "echo_tensor", "x", 0)), (x,))
+        except TypeError as e:
+            _python_type(e, (x,))
+            raise
     except (TypeError, ValueError, RuntimeError):
         _refuse_dataless("echo_tensor", (x,))
         retried = _buffer_arrays((x,), (0,))
@@ -543,7 +708,11 @@ _native_echo_u16.release_gil = False
 
 @_doc("""echo_u16(x: int) -> int""")
 def echo_u16(x):
-    return _native_echo_u16(x)
+    try:
+        return _native_echo_u16(x)
+    except TypeError as e:
+        _python_type(e, (x,))
+        raise
 
 
 _native_echo_u32 = _lib["echo_u32"]
@@ -552,7 +721,11 @@ _native_echo_u32.release_gil = False
 
 @_doc("""echo_u32(x: int) -> int""")
 def echo_u32(x):
-    return _native_echo_u32(x)
+    try:
+        return _native_echo_u32(x)
+    except TypeError as e:
+        _python_type(e, (x,))
+        raise
 
 
 _native_echo_u64 = _lib["echo_u64"]
@@ -561,7 +734,11 @@ _native_echo_u64.release_gil = False
 
 @_doc("""echo_u64(x: int) -> int""")
 def echo_u64(x):
-    return _native_echo_u64(x)
+    try:
+        return _native_echo_u64(x)
+    except TypeError as e:
+        _python_type(e, (x,))
+        raise
 
 
 _native_echo_u64s = _lib["echo_u64s"]
@@ -569,7 +746,11 @@ _native_echo_u64s = _lib["echo_u64s"]
 
 @_doc("""echo_u64s(x: list[int]) -> list[int]""")
 def echo_u64s(x):
-    return list(_native_echo_u64s(x))
+    try:
+        return list(_native_echo_u64s(x))
+    except TypeError as e:
+        _python_type(e, (x,))
+        raise
 
 
 _native_echo_u8 = _lib["echo_u8"]
@@ -578,7 +759,11 @@ _native_echo_u8.release_gil = False
 
 @_doc("""echo_u8(x: int) -> int""")
 def echo_u8(x):
-    return _native_echo_u8(x)
+    try:
+        return _native_echo_u8(x)
+    except TypeError as e:
+        _python_type(e, (x,))
+        raise
 
 
 _native_figure_area = _lib["figure_area"]
@@ -588,7 +773,14 @@ _native_figure_area = _lib["figure_area"]
 
 The area of `s` (a polygon's by the shoelace formula).""")
 def figure_area(s):
-    return _native_figure_area(s)
+    try:
+        try:
+            return _native_figure_area(s)
+        except TypeError as e:
+            _python_type(e, (s,))
+            raise
+    except UnicodeEncodeError as e:
+        raise _bad_text(e, "figure_area", (s,), ("s",)) from None
 
 
 _native_greet = _lib["greet"]
@@ -599,7 +791,14 @@ _native_greet.release_gil = False
 
 Greets `name` (borrowed, zero-copy).""")
 def greet(name):
-    return _native_greet(name)
+    try:
+        try:
+            return _native_greet(name)
+        except TypeError as e:
+            _python_type(e, (name,))
+            raise
+    except UnicodeEncodeError as e:
+        raise _bad_text(e, "greet", (name,), ("name",)) from None
 
 
 _native_largest_figure = _lib["largest_figure"]
@@ -609,7 +808,14 @@ _native_largest_figure = _lib["largest_figure"]
 
 The largest of `figures` by area, if any, and every figure by its variant's name.""")
 def largest_figure(figures):
-    return _as_12(_native_largest_figure(figures))
+    try:
+        try:
+            return _as_12(_native_largest_figure(figures))
+        except TypeError as e:
+            _python_type(e, (figures,))
+            raise
+    except UnicodeEncodeError as e:
+        raise _bad_text(e, "largest_figure", (figures,), ("figures",)) from None
 
 
 _native_make_shape = _lib["make_shape"]
@@ -619,7 +825,11 @@ _native_make_shape = _lib["make_shape"]
 
 A new shape from `dims`.""")
 def make_shape(dims):
-    return _native_make_shape(dims)
+    try:
+        return _native_make_shape(dims)
+    except TypeError as e:
+        _python_type(e, (dims,))
+        raise
 
 
 _native_next_interp = _lib["next_interp"]
@@ -630,7 +840,11 @@ _native_next_interp.release_gil = False
 
 The interpolation after `mode`, wrapping round.""")
 def next_interp(mode=Interp.Nearest):
-    return _as_0(_native_next_interp(mode))
+    try:
+        return _as_0(_native_next_interp(mode))
+    except TypeError as e:
+        _python_type(e, (mode,))
+        raise
 
 
 _native_panics = _lib["panics"]
@@ -641,7 +855,14 @@ _native_panics.release_gil = False
 
 Panics with `message`; Python raises `RuntimeError`.""")
 def panics(message):
-    return _native_panics(message)
+    try:
+        try:
+            return _native_panics(message)
+        except TypeError as e:
+            _python_type(e, (message,))
+            raise
+    except UnicodeEncodeError as e:
+        raise _bad_text(e, "panics", (message,), ("message",)) from None
 
 
 _native_raise_kind = _lib["raise_kind"]
@@ -653,7 +874,14 @@ _native_raise_kind.release_gil = False
 Raises an error of `kind` with `message`: a Python `Exception` of the class registered
 for `kind`.""")
 def raise_kind(kind, message):
-    return _native_raise_kind(kind, message)
+    try:
+        try:
+            return _native_raise_kind(kind, message)
+        except TypeError as e:
+            _python_type(e, (kind, message))
+            raise
+    except UnicodeEncodeError as e:
+        raise _bad_text(e, "raise_kind", (kind, message), ("kind", "message")) from None
 
 
 _native_rendezvous = _lib["rendezvous"]
@@ -670,9 +898,13 @@ Tensors: x is Tensor[f64, 1].""")
 def rendezvous(x, parties):
     try:
         try:
-            return _native_rendezvous(x, parties)
-        except BufferError:
-            return _native_rendezvous(_readable(x), parties)
+            try:
+                return _native_rendezvous(x, parties)
+            except BufferError:
+                return _native_rendezvous(_readable(x), parties)
+        except TypeError as e:
+            _python_type(e, (x, parties))
+            raise
     except (TypeError, ValueError, RuntimeError):
         _refuse_dataless("rendezvous", (x, parties))
         retried = _buffer_arrays((x, parties), (0,))
@@ -689,7 +921,14 @@ _native_salute.release_gil = False
 
 A salutation for `name`, or None when it is empty.""")
 def salute(name):
-    return _native_salute(name)
+    try:
+        try:
+            return _native_salute(name)
+        except TypeError as e:
+            _python_type(e, (name,))
+            raise
+    except UnicodeEncodeError as e:
+        raise _bad_text(e, "salute", (name,), ("name",)) from None
 
 
 _native_sample_at = _lib["sample_at"]
@@ -703,7 +942,11 @@ an index outside it, and the index -7 (an internal error).
 
 Raises: SamplingError.""")
 def sample_at(index, len):
-    return _native_sample_at(index, len)
+    try:
+        return _native_sample_at(index, len)
+    except TypeError as e:
+        _python_type(e, (index, len))
+        raise
 
 
 _native_scale_figure = _lib["scale_figure"]
@@ -713,7 +956,14 @@ _native_scale_figure = _lib["scale_figure"]
 
 `s` scaled by `k` (a polygon's label gets `*k`); `None` scales nothing.""")
 def scale_figure(s, k):
-    return _as_8(_native_scale_figure(s, k))
+    try:
+        try:
+            return _as_8(_native_scale_figure(s, k))
+        except TypeError as e:
+            _python_type(e, (s, k))
+            raise
+    except UnicodeEncodeError as e:
+        raise _bad_text(e, "scale_figure", (s, k), ("s", "k")) from None
 
 
 _native_tensor_numel = _lib["tensor_numel"]
@@ -725,7 +975,14 @@ The number of elements of a tensor object (a `Tensor` parameter takes only an ob
 hosts passing a bare `DLTensor*` are refused).""")
 def tensor_numel(x):
     try:
-        return _native_tensor_numel(x)
+        try:
+            try:
+                return _native_tensor_numel(x)
+            except BufferError:
+                return _native_tensor_numel(_writable(x, "tensor_numel", "x", 0))
+        except TypeError as e:
+            _python_type(e, (x,))
+            raise
     except (TypeError, ValueError, RuntimeError):
         _refuse_dataless("tensor_numel", (x,))
         retried = _buffer_arrays((x,), (0,))
@@ -743,7 +1000,14 @@ Sum of a float64 tensor's elements; other dtypes raise `TypeError`, and data out
 memory `ValueError`.""")
 def tensor_sum(x):
     try:
-        return _native_tensor_sum(x)
+        try:
+            try:
+                return _native_tensor_sum(x)
+            except BufferError:
+                return _native_tensor_sum(_writable(x, "tensor_sum", "x", 0))
+        except TypeError as e:
+            _python_type(e, (x,))
+            raise
     except (TypeError, ValueError, RuntimeError):
         _refuse_dataless("tensor_sum", (x,))
         retried = _buffer_arrays((x,), (0,))
@@ -764,9 +1028,13 @@ Tensors: x is Tensor[f32, 1].""")
 def to_bf16(x):
     try:
         try:
-            return _for_numpy(_native_to_bf16(x), (x,))
-        except BufferError:
-            return _for_numpy(_native_to_bf16(_readable(x)), (x,))
+            try:
+                return _for_numpy(_native_to_bf16(x), (x,))
+            except BufferError:
+                return _for_numpy(_native_to_bf16(_readable(x)), (x,))
+        except TypeError as e:
+            _python_type(e, (x,))
+            raise
     except (TypeError, ValueError, RuntimeError):
         _refuse_dataless("to_bf16", (x,))
         retried = _buffer_arrays((x,), (0,))
@@ -806,7 +1074,11 @@ _native_weigh_interps = _lib["weigh_interps"]
 
 The total weight `weights` gives the interpolations of `modes` (0 for one it leaves out).""")
 def weigh_interps(modes, weights):
-    return _native_weigh_interps(modes, weights)
+    try:
+        return _native_weigh_interps(modes, weights)
+    except TypeError as e:
+        _python_type(e, (modes, weights))
+        raise
 
 
 _native_with_lock_held = _lib["with_lock_held"]
@@ -817,7 +1089,11 @@ _native_with_lock_held = _lib["with_lock_held"]
 Holds the library's lock while it calls `f()` (a Python callback, say); returns how many
 holds the lock has seen, this one included.""")
 def with_lock_held(f):
-    return _native_with_lock_held(f)
+    try:
+        return _native_with_lock_held(f)
+    except TypeError as e:
+        _python_type(e, (f,))
+        raise
 
 
 _native_zero_args = _lib["zero_args"]
@@ -921,12 +1197,55 @@ def _buffer_arrays(args, tensors):
     return [numpy.asarray(a) if i in tensors and type(a) in kinds else a for i, a in enumerate(args)]
 
 
+def _python_type(error, args):
+    """Rewrites `error`'s "got OpaquePyObject" (or Array, Map: what tvm_ffi made of the
+    value) as the Python type of the value refused."""
+    import re
+
+    text = error.args[0] if len(error.args) == 1 and isinstance(error.args[0], str) else ""
+    found = re.search(r"argument `[^`]*` \(#(\d+)\)((?: element \d+:?)*) expected .*?, got (OpaquePyObject|Array|Map)\b", text)
+    if found is None:
+        return
+    value = args[int(found.group(1))] if int(found.group(1)) < len(args) else None
+    for index in re.findall(r"\d+", found.group(2)):
+        try:
+            value = value[int(index)]
+        except Exception:
+            return
+    kind = type(value)
+    if kind.__module__.startswith("tvm_ffi"):
+        return
+    name = kind.__qualname__ if kind.__module__ == "builtins" else f"{kind.__module__}.{kind.__qualname__}"
+    error.args = (text[: found.start(3)] + name + text[found.end(3) :],)
+
+
+def _bad_text(error, name, args, names):
+    """`error`, tvm_ffi's UnicodeEncodeError for a str that is not valid UTF-8, naming the
+    function and the argument."""
+    at = next((i for i, a in enumerate(args) if a is error.object), None)
+    where = "an argument" if at is None else f"argument `{names[at]}` (#{at})"
+    reason = f"{error.reason} ({name}: {where} is not valid UTF-8)"
+    return UnicodeEncodeError(error.encoding, error.object, error.start, error.end, reason)
+
+
 def _readable(value):
     """A read-only numpy array as a tensor tvm_ffi takes (a versioned DLPack capsule), for a
     parameter that only reads; anything else as it is."""
     np = _sys.modules.get("numpy")
     if np is not None and isinstance(value, np.ndarray) and not value.flags.writeable:
         return tvm_ffi.from_dlpack(value.__dlpack__(max_version=(1, 0)))
+    return value
+
+
+def _writable(value, name, arg, index):
+    """`value` as it is, for a parameter that may write its tensor; a read-only numpy array
+    refused naming the function and the argument."""
+    np = _sys.modules.get("numpy")
+    if np is not None and isinstance(value, np.ndarray) and not value.flags.writeable:
+        raise BufferError(
+            f"{name}: argument `{arg}` (#{index}) is a read-only array, and {name} may write the tensor it takes: "
+            f"pass a writable array (numpy.array({arg}) is a copy)"
+        ) from None
     return value
 
 
@@ -939,9 +1258,9 @@ def _for_numpy(result, arrays):
     return result
 
 
-__all__ = ["add", "byte_len", "call_fn", "calls_counted", "count_call", "count_interps", "describe_sampling", "echo_any", "echo_bf16", "echo_bool", "echo_bytes", "echo_device", "echo_dtype", "echo_f16", "echo_f32", "echo_f64", "echo_i16", "echo_i32", "echo_i64", "echo_i8", "echo_ints", "echo_map", "echo_opt", "echo_opt_u64", "echo_pair", "echo_shape", "echo_string", "echo_strs", "echo_tensor", "echo_u16", "echo_u32", "echo_u64", "echo_u64s", "echo_u8", "figure_area", "greet", "largest_figure", "make_shape", "next_interp", "panics", "raise_kind", "rendezvous", "salute", "sample_at", "scale_figure", "tensor_numel", "tensor_sum", "to_bf16", "u64_max", "wait_for_lock", "weigh_interps", "with_lock_held", "zero_args", "Border", "BorderLike", "Interp", "InterpLike", "Figure", "FigureLike", "SamplingError", "BadSize", "OutOfRange", "Internal"]
+__all__ = ["add", "byte_len", "call_fn", "calls_counted", "calls_met", "count_call", "count_call_released", "count_interps", "describe_sampling", "echo_any", "echo_bf16", "echo_bool", "echo_bytes", "echo_device", "echo_dtype", "echo_f16", "echo_f32", "echo_f64", "echo_i16", "echo_i32", "echo_i64", "echo_i8", "echo_ints", "echo_map", "echo_opt", "echo_opt_u64", "echo_pair", "echo_shape", "echo_string", "echo_strs", "echo_tensor", "echo_u16", "echo_u32", "echo_u64", "echo_u64s", "echo_u8", "figure_area", "greet", "largest_figure", "make_shape", "next_interp", "panics", "raise_kind", "rendezvous", "salute", "sample_at", "scale_figure", "tensor_numel", "tensor_sum", "to_bf16", "u64_max", "wait_for_lock", "weigh_interps", "with_lock_held", "zero_args", "Border", "BorderLike", "Interp", "InterpLike", "Figure", "FigureLike", "SamplingError", "BadSize", "OutOfRange", "Internal"]
 
 
 from . import _abi_door
 
-_abi_door.bind(globals(), _library_path(), ["add", "byte_len", "call_fn", "calls_counted", "count_call", "describe_sampling", "echo_any", "echo_bf16", "echo_bool", "echo_bytes", "echo_device", "echo_dtype", "echo_f16", "echo_f32", "echo_f64", "echo_i16", "echo_i32", "echo_i64", "echo_i8", "echo_ints", "echo_map", "echo_opt", "echo_opt_u64", "echo_shape", "echo_string", "echo_strs", "echo_tensor", "echo_u16", "echo_u32", "echo_u64", "echo_u64s", "echo_u8", "figure_area", "greet", "make_shape", "panics", "raise_kind", "rendezvous", "salute", "sample_at", "tensor_numel", "tensor_sum", "to_bf16", "u64_max", "wait_for_lock", "weigh_interps", "with_lock_held", "zero_args"], arrays=True)
+_abi_door.bind(globals(), _library_path(), ["add", "byte_len", "call_fn", "calls_counted", "calls_met", "count_call", "count_call_released", "describe_sampling", "echo_any", "echo_bf16", "echo_bool", "echo_bytes", "echo_device", "echo_dtype", "echo_f16", "echo_f32", "echo_f64", "echo_i16", "echo_i32", "echo_i64", "echo_i8", "echo_ints", "echo_map", "echo_opt", "echo_opt_u64", "echo_shape", "echo_string", "echo_strs", "echo_tensor", "echo_u16", "echo_u32", "echo_u64", "echo_u64s", "echo_u8", "figure_area", "greet", "make_shape", "panics", "raise_kind", "rendezvous", "salute", "sample_at", "tensor_numel", "tensor_sum", "to_bf16", "u64_max", "wait_for_lock", "weigh_interps", "with_lock_held", "zero_args"], arrays=True)

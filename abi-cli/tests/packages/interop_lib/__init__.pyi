@@ -6,7 +6,7 @@ from typing import Any, Callable, Literal, Mapping, NamedTuple, Optional, Protoc
 
 import tvm_ffi
 
-__all__ = ["add", "byte_len", "call_fn", "calls_counted", "count_call", "count_interps", "describe_sampling", "echo_any", "echo_bf16", "echo_bool", "echo_bytes", "echo_device", "echo_dtype", "echo_f16", "echo_f32", "echo_f64", "echo_i16", "echo_i32", "echo_i64", "echo_i8", "echo_ints", "echo_map", "echo_opt", "echo_opt_u64", "echo_pair", "echo_shape", "echo_string", "echo_strs", "echo_tensor", "echo_u16", "echo_u32", "echo_u64", "echo_u64s", "echo_u8", "figure_area", "greet", "largest_figure", "make_shape", "next_interp", "panics", "raise_kind", "rendezvous", "salute", "sample_at", "scale_figure", "tensor_numel", "tensor_sum", "to_bf16", "u64_max", "wait_for_lock", "weigh_interps", "with_lock_held", "zero_args", "Border", "BorderLike", "Interp", "InterpLike", "Figure", "FigureLike", "SamplingError", "BadSize", "OutOfRange", "Internal"]
+__all__ = ["add", "byte_len", "call_fn", "calls_counted", "calls_met", "count_call", "count_call_released", "count_interps", "describe_sampling", "echo_any", "echo_bf16", "echo_bool", "echo_bytes", "echo_device", "echo_dtype", "echo_f16", "echo_f32", "echo_f64", "echo_i16", "echo_i32", "echo_i64", "echo_i8", "echo_ints", "echo_map", "echo_opt", "echo_opt_u64", "echo_pair", "echo_shape", "echo_string", "echo_strs", "echo_tensor", "echo_u16", "echo_u32", "echo_u64", "echo_u64s", "echo_u8", "figure_area", "greet", "largest_figure", "make_shape", "next_interp", "panics", "raise_kind", "rendezvous", "salute", "sample_at", "scale_figure", "tensor_numel", "tensor_sum", "to_bf16", "u64_max", "wait_for_lock", "weigh_interps", "with_lock_held", "zero_args", "Border", "BorderLike", "Interp", "InterpLike", "Figure", "FigureLike", "SamplingError", "BadSize", "OutOfRange", "Internal"]
 
 
 class _DLPackArray(Protocol):
@@ -115,13 +115,27 @@ def call_fn(f: Callable[..., Any], x: int) -> Any:
 
 
 def calls_counted() -> int:
-    """How many calls [`count_call`] counted."""
+    """How many calls [`count_call`] and [`count_call_released`] counted."""
+    ...
+
+
+def calls_met() -> int:
+    """How many calls of [`count_call_released`] had another call of it inside at the same time."""
     ...
 
 
 def count_call(text: str, times: int) -> str:
     """Counts a call, and returns `text` repeated `times` times (a new string each call);
     raises `ValueError` for `times` outside `0..=1000`."""
+    ...
+
+
+def count_call_released(text: str, times: int) -> str:
+    """[`count_call`] (the same count, result and `ValueError`), but Python callers release the
+    GIL while it runs (`gil = "release"`; a string and a number alone would keep it), so
+    Python threads are inside it at once: each call waits up to 100 microseconds for another
+    to come in (its body alone is too short for threads to meet), and [`calls_met`] counts
+    those that met one."""
     ...
 
 
