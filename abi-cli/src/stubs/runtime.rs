@@ -139,6 +139,9 @@ if _EDITABLE is not None:
     {
         out.push_str(BUFFER_ARRAYS);
     }
+    if package.functions.iter().any(|f| matches!(&f.route, Route::Packed { args, .. } if !args.is_empty())) {
+        out.push_str(PYTHON_TYPE);
+    }
     if package.functions.iter().any(|f| matches!(f.route, Route::Packed { text: true, .. })) {
         out.push_str(BAD_TEXT);
     }
@@ -459,6 +462,9 @@ fn function(f: &Function) -> String {
                 let retry = numpy(format!("{native}({})", passed.join(", ")));
                 def = def.retrying_readable(convert.as_deref(), &retry);
             }
+            if !args.is_empty() {
+                def = def.naming_python_types(args);
+            }
             if *text {
                 def = def.naming_bad_text(name, args);
             }
@@ -540,6 +546,36 @@ def _readable(value):
     if np is not None and isinstance(value, np.ndarray) and not value.flags.writeable:
         return tvm_ffi.from_dlpack(value.__dlpack__(max_version=(1, 0)))
     return value
+"#;
+
+/// What a plain export's wrapper does to a refusal of an argument `tvm_ffi` passed as an
+/// opaque object (a Python value it does not convert: a `Decimal`, a `numpy.bool_`, an
+/// object with `__index__`) or as a container it made (a `list` for a tensor is an
+/// `Array`): the error, the same object, says the argument's Python type where the
+/// export's message says `got OpaquePyObject`, `Array` or `Map`, for the argument or an
+/// element of a list or tuple given for it.
+const PYTHON_TYPE: &str = r#"
+
+def _python_type(error, args):
+    """Rewrites `error`'s "got OpaquePyObject" (or Array, Map: what tvm_ffi made of the
+    value) as the Python type of the value refused."""
+    import re
+
+    text = error.args[0] if len(error.args) == 1 and isinstance(error.args[0], str) else ""
+    found = re.search(r"argument `[^`]*` \(#(\d+)\)((?: element \d+:?)*) expected .*?, got (OpaquePyObject|Array|Map)\b", text)
+    if found is None:
+        return
+    value = args[int(found.group(1))] if int(found.group(1)) < len(args) else None
+    for index in re.findall(r"\d+", found.group(2)):
+        try:
+            value = value[int(index)]
+        except Exception:
+            return
+    kind = type(value)
+    if kind.__module__.startswith("tvm_ffi"):
+        return
+    name = kind.__qualname__ if kind.__module__ == "builtins" else f"{kind.__module__}.{kind.__qualname__}"
+    error.args = (text[: found.start(3)] + name + text[found.end(3) :],)
 "#;
 
 /// What a plain export's wrapper raises for a `str` argument `tvm_ffi` cannot encode as
@@ -654,6 +690,18 @@ impl Def {
         self.body = body;
         let Def { body, .. } = Def { body: Vec::new(), ..self.clone() }.returning(convert, retry);
         self.body.extend(body.iter().map(|l| format!("    {l}")));
+        self
+    }
+
+    /// The body inside `try:`, a refused argument `tvm_ffi` passed as an opaque object
+    /// named by its Python type ([`PYTHON_TYPE`]).
+    fn naming_python_types(mut self, args: &[String]) -> Def {
+        let mut body = vec!["try:".to_owned()];
+        body.extend(self.body.iter().map(|l| format!("    {l}")));
+        body.push("except TypeError as e:".into());
+        body.push(format!("    _python_type(e, {})", py_tuple(args)));
+        body.push("    raise".into());
+        self.body = body;
         self
     }
 

@@ -142,7 +142,11 @@ _native_area.release_gil = False
 
 The area of a `w` by `h` rectangle.""")
 def area(w, h):
-    return _native_area(w, h)
+    try:
+        return _native_area(w, h)
+    except TypeError as e:
+        _python_type(e, (w, h))
+        raise
 
 
 _native_bump = _lib["bump"]
@@ -153,7 +157,11 @@ _native_bump.release_gil = False
 
 param_added_with_default: v2 adds `by` with a default.""")
 def bump(x):
-    return _native_bump(x)
+    try:
+        return _native_bump(x)
+    except TypeError as e:
+        _python_type(e, (x,))
+        raise
 
 
 _native_dropped = _lib["dropped"]
@@ -164,7 +172,11 @@ _native_dropped.release_gil = False
 
 export_removed.""")
 def dropped(x, y):
-    return _native_dropped(x, y)
+    try:
+        return _native_dropped(x, y)
+    except TypeError as e:
+        _python_type(e, (x, y))
+        raise
 
 
 _native_each = _lib["each"]
@@ -174,7 +186,11 @@ _native_each = _lib["each"]
 
 callback_changed.""")
 def each(f):
-    return _native_each(f)
+    try:
+        return _native_each(f)
+    except TypeError as e:
+        _python_type(e, (f,))
+        raise
 
 
 _native_extent = _lib["extent"]
@@ -184,7 +200,11 @@ _native_extent = _lib["extent"]
 
 struct_fields_changed (added).""")
 def extent(s):
-    return _native_extent(s)
+    try:
+        return _native_extent(s)
+    except TypeError as e:
+        _python_type(e, (s,))
+        raise
 
 
 _native_grow = _lib["grow"]
@@ -195,7 +215,11 @@ _native_grow.release_gil = False
 
 param_added.""")
 def grow(x):
-    return _native_grow(x)
+    try:
+        return _native_grow(x)
+    except TypeError as e:
+        _python_type(e, (x,))
+        raise
 
 
 _native_halve = _lib["halve"]
@@ -206,7 +230,11 @@ _native_halve.release_gil = False
 
 param_widened in width: f32 in v1, f64 in v2.""")
 def halve(x):
-    return _native_halve(x)
+    try:
+        return _native_halve(x)
+    except TypeError as e:
+        _python_type(e, (x,))
+        raise
 
 
 _native_mean = _lib["mean"]
@@ -217,7 +245,11 @@ _native_mean.release_gil = False
 
 result_narrowed in width: f64 in v1, f32 in v2.""")
 def mean(x):
-    return _native_mean(x)
+    try:
+        return _native_mean(x)
+    except TypeError as e:
+        _python_type(e, (x,))
+        raise
 
 
 _native_need = _lib["need"]
@@ -228,7 +260,11 @@ _native_need.release_gil = False
 
 optional_made_required.""")
 def need(v):
-    return _native_need(v)
+    try:
+        return _native_need(v)
+    except TypeError as e:
+        _python_type(e, (v,))
+        raise
 
 
 _native_norm = _lib["norm"]
@@ -238,7 +274,11 @@ _native_norm = _lib["norm"]
 
 struct_fields_changed (reordered).""")
 def norm(p):
-    return _native_norm(p)
+    try:
+        return _native_norm(p)
+    except TypeError as e:
+        _python_type(e, (p,))
+        raise
 
 
 _native_old_name = _lib["old_name"]
@@ -249,7 +289,11 @@ _native_old_name.release_gil = False
 
 export_renamed: v2 calls it `new_name`.""")
 def old_name(x):
-    return _native_old_name(x)
+    try:
+        return _native_old_name(x)
+    except TypeError as e:
+        _python_type(e, (x,))
+        raise
 
 
 _native_op_backward = _OPS.op("op_backward", _lib["op_backward"], [("x", "in", "float64", 1), ("y", "out", "float64", 1, "x")], backward="op_grad_a")
@@ -341,7 +385,11 @@ _native_pad.release_gil = False
 default_removed: v2 makes `width` required.""")
 def pad(s, width=8):
     try:
-        return _native_pad(s, width)
+        try:
+            return _native_pad(s, width)
+        except TypeError as e:
+            _python_type(e, (s, width))
+            raise
     except UnicodeEncodeError as e:
         raise _bad_text(e, "pad", (s, width), ("s", "width")) from None
 
@@ -354,7 +402,11 @@ _native_pair_sum.release_gil = False
 
 positional_param_renamed: v2 renames the expanded `p` (its slots `p.a`, `p.b`).""")
 def pair_sum(p_a, p_b, /):
-    return _native_pair_sum(p_a, p_b)
+    try:
+        return _native_pair_sum(p_a, p_b)
+    except TypeError as e:
+        _python_type(e, (p_a, p_b))
+        raise
 
 
 _native_rename_param = _lib["rename_param"]
@@ -365,7 +417,11 @@ _native_rename_param.release_gil = False
 
 param_renamed.""")
 def rename_param(count):
-    return _native_rename_param(count)
+    try:
+        return _native_rename_param(count)
+    except TypeError as e:
+        _python_type(e, (count,))
+        raise
 
 
 _native_repeat = _lib["repeat"]
@@ -377,7 +433,11 @@ _native_repeat.release_gil = False
 default_added: v2 gives `n` a default.""")
 def repeat(s, n):
     try:
-        return _native_repeat(s, n)
+        try:
+            return _native_repeat(s, n)
+        except TypeError as e:
+            _python_type(e, (s, n))
+            raise
     except UnicodeEncodeError as e:
         raise _bad_text(e, "repeat", (s, n), ("s", "n")) from None
 
@@ -390,7 +450,11 @@ _native_result.release_gil = False
 
 result_changed.""")
 def result(x):
-    return _native_result(x)
+    try:
+        return _native_result(x)
+    except TypeError as e:
+        _python_type(e, (x,))
+        raise
 
 
 _native_round_to = _lib["round_to"]
@@ -401,7 +465,11 @@ _native_round_to.release_gil = False
 
 default_changed: 2 digits in v1, 3 in v2.""")
 def round_to(x, digits=2):
-    return _native_round_to(x, digits)
+    try:
+        return _native_round_to(x, digits)
+    except TypeError as e:
+        _python_type(e, (x, digits))
+        raise
 
 
 _native_shrink = _lib["shrink"]
@@ -412,7 +480,11 @@ _native_shrink.release_gil = False
 
 param_removed.""")
 def shrink(x, by):
-    return _native_shrink(x, by)
+    try:
+        return _native_shrink(x, by)
+    except TypeError as e:
+        _python_type(e, (x, by))
+        raise
 
 
 _native_sides_of = _lib["sides_of"]
@@ -423,7 +495,11 @@ _native_sides_of.release_gil = False
 
 param_narrowed in width: i64 in v1, u8 in v2 (300 no longer fits).""")
 def sides_of(n):
-    return _native_sides_of(n)
+    try:
+        return _native_sides_of(n)
+    except TypeError as e:
+        _python_type(e, (n,))
+        raise
 
 
 _native_small = _lib["small"]
@@ -434,7 +510,11 @@ _native_small.release_gil = False
 
 result_widened: i32 in v1, i64 in v2.""")
 def small(x):
-    return _native_small(x)
+    try:
+        return _native_small(x)
+    except TypeError as e:
+        _python_type(e, (x,))
+        raise
 
 
 _native_span = _lib["span"]
@@ -445,7 +525,11 @@ _native_span.release_gil = False
 
 params_reordered.""")
 def span(lo, hi):
-    return _native_span(lo, hi)
+    try:
+        return _native_span(lo, hi)
+    except TypeError as e:
+        _python_type(e, (lo, hi))
+        raise
 
 
 _native_store = _lib["store"]
@@ -457,7 +541,11 @@ param_narrowed.""")
 def store(v):
     try:
         try:
-            return _native_store(v)
+            try:
+                return _native_store(v)
+            except TypeError as e:
+                _python_type(e, (v,))
+                raise
         except UnicodeEncodeError as e:
             raise _bad_text(e, "store", (v,), ("v",)) from None
     except (TypeError, ValueError, RuntimeError):
@@ -484,7 +572,11 @@ _native_widen.release_gil = False
 
 param_widened (to Optional).""")
 def widen(v):
-    return _native_widen(v)
+    try:
+        return _native_widen(v)
+    except TypeError as e:
+        _python_type(e, (v,))
+        raise
 
 
 def _refuse_dataless(name, args):
@@ -508,6 +600,28 @@ def _refuse_dataless(name, args):
         f"{name}: only ops run {where}, and {name} is a plain export: call it {outside}, "
         "or its author can make it an op with #[export_fn(op)]"
     ) from None
+
+
+def _python_type(error, args):
+    """Rewrites `error`'s "got OpaquePyObject" (or Array, Map: what tvm_ffi made of the
+    value) as the Python type of the value refused."""
+    import re
+
+    text = error.args[0] if len(error.args) == 1 and isinstance(error.args[0], str) else ""
+    found = re.search(r"argument `[^`]*` \(#(\d+)\)((?: element \d+:?)*) expected .*?, got (OpaquePyObject|Array|Map)\b", text)
+    if found is None:
+        return
+    value = args[int(found.group(1))] if int(found.group(1)) < len(args) else None
+    for index in re.findall(r"\d+", found.group(2)):
+        try:
+            value = value[int(index)]
+        except Exception:
+            return
+    kind = type(value)
+    if kind.__module__.startswith("tvm_ffi"):
+        return
+    name = kind.__qualname__ if kind.__module__ == "builtins" else f"{kind.__module__}.{kind.__qualname__}"
+    error.args = (text[: found.start(3)] + name + text[found.end(3) :],)
 
 
 def _bad_text(error, name, args, names):

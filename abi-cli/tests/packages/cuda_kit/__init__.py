@@ -105,9 +105,13 @@ Tensors: x is Tensor[f32, 1]; y is Tensor[f32, 1].""")
 def add(x, y):
     try:
         try:
-            return _for_numpy(_native_add(x, y), (x, y))
-        except BufferError:
-            return _for_numpy(_native_add(_readable(x), _readable(y)), (x, y))
+            try:
+                return _for_numpy(_native_add(x, y), (x, y))
+            except BufferError:
+                return _for_numpy(_native_add(_readable(x), _readable(y)), (x, y))
+        except TypeError as e:
+            _python_type(e, (x, y))
+            raise
     except (TypeError, ValueError, RuntimeError):
         _refuse_dataless("add", (x, y))
         retried = _buffer_arrays((x, y), (0, 1))
@@ -146,9 +150,13 @@ Tensors: x is Tensor[f32, 1]; y is Tensor[f32, 1]; out is Tensor[f32, 1].""")
 def add_into_on(stream, x, y, out):
     try:
         try:
-            return _native_add_into_on(stream, x, y, out)
-        except BufferError:
-            return _native_add_into_on(stream, _readable(x), _readable(y), _writable(out, "add_into_on", "out", 3))
+            try:
+                return _native_add_into_on(stream, x, y, out)
+            except BufferError:
+                return _native_add_into_on(stream, _readable(x), _readable(y), _writable(out, "add_into_on", "out", 3))
+        except TypeError as e:
+            _python_type(e, (stream, x, y, out))
+            raise
     except (TypeError, ValueError, RuntimeError):
         _refuse_dataless("add_into_on", (stream, x, y, out))
         retried = _buffer_arrays((stream, x, y, out), (1, 2, 3))
@@ -171,9 +179,13 @@ def launches(kernel, x):
     try:
         try:
             try:
-                return list(_native_launches(kernel, x))
-            except BufferError:
-                return list(_native_launches(kernel, _readable(x)))
+                try:
+                    return list(_native_launches(kernel, x))
+                except BufferError:
+                    return list(_native_launches(kernel, _readable(x)))
+            except TypeError as e:
+                _python_type(e, (kernel, x))
+                raise
         except UnicodeEncodeError as e:
             raise _bad_text(e, "launches", (kernel, x), ("kernel", "x")) from None
     except (TypeError, ValueError, RuntimeError):
@@ -197,9 +209,13 @@ Tensors: x is Tensor[f32, 1].""")
 def sum(x):
     try:
         try:
-            return _for_numpy(_native_sum(x), (x,))
-        except BufferError:
-            return _for_numpy(_native_sum(_readable(x)), (x,))
+            try:
+                return _for_numpy(_native_sum(x), (x,))
+            except BufferError:
+                return _for_numpy(_native_sum(_readable(x)), (x,))
+        except TypeError as e:
+            _python_type(e, (x,))
+            raise
     except (TypeError, ValueError, RuntimeError):
         _refuse_dataless("sum", (x,))
         retried = _buffer_arrays((x,), (0,))
@@ -242,6 +258,28 @@ def _buffer_arrays(args, tensors):
     import numpy
 
     return [numpy.asarray(a) if i in tensors and type(a) in kinds else a for i, a in enumerate(args)]
+
+
+def _python_type(error, args):
+    """Rewrites `error`'s "got OpaquePyObject" (or Array, Map: what tvm_ffi made of the
+    value) as the Python type of the value refused."""
+    import re
+
+    text = error.args[0] if len(error.args) == 1 and isinstance(error.args[0], str) else ""
+    found = re.search(r"argument `[^`]*` \(#(\d+)\)((?: element \d+:?)*) expected .*?, got (OpaquePyObject|Array|Map)\b", text)
+    if found is None:
+        return
+    value = args[int(found.group(1))] if int(found.group(1)) < len(args) else None
+    for index in re.findall(r"\d+", found.group(2)):
+        try:
+            value = value[int(index)]
+        except Exception:
+            return
+    kind = type(value)
+    if kind.__module__.startswith("tvm_ffi"):
+        return
+    name = kind.__qualname__ if kind.__module__ == "builtins" else f"{kind.__module__}.{kind.__qualname__}"
+    error.args = (text[: found.start(3)] + name + text[found.end(3) :],)
 
 
 def _bad_text(error, name, args, names):

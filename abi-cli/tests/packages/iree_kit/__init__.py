@@ -90,7 +90,11 @@ _native_add_i32.release_gil = False
 
 Adds two integers (wrapping, as IREE's own `arith.addi` does).""")
 def add_i32(a, b):
-    return _native_add_i32(a, b)
+    try:
+        return _native_add_i32(a, b)
+    except TypeError as e:
+        _python_type(e, (a, b))
+        raise
 
 
 _native_checked = _lib["checked"]
@@ -101,7 +105,11 @@ _native_checked.release_gil = False
 
 `x` when it is not negative; a ValueError (INVALID_ARGUMENT under IREE) otherwise.""")
 def checked(x):
-    return _native_checked(x)
+    try:
+        return _native_checked(x)
+    except TypeError as e:
+        _python_type(e, (x,))
+        raise
 
 
 _native_halve = _lib["halve"]
@@ -113,7 +121,11 @@ _native_halve.release_gil = False
 Half of an even number; any error type that converts to `abi_core::Error` may be returned
 (here a ValueError, INVALID_ARGUMENT under IREE).""")
 def halve(x):
-    return _native_halve(x)
+    try:
+        return _native_halve(x)
+    except TypeError as e:
+        _python_type(e, (x,))
+        raise
 
 
 _native_is_positive = _lib["is_positive"]
@@ -124,7 +136,11 @@ _native_is_positive.release_gil = False
 
 Whether `x` is positive (a bool result is `i`, 0 or 1).""")
 def is_positive(x):
-    return _native_is_positive(x)
+    try:
+        return _native_is_positive(x)
+    except TypeError as e:
+        _python_type(e, (x,))
+        raise
 
 
 _native_lookup = _lib["lookup"]
@@ -135,7 +151,11 @@ _native_lookup.release_gil = False
 
 The value stored under `key` (1 to 3); a KeyError (NOT_FOUND) otherwise.""")
 def lookup(key):
-    return _native_lookup(key)
+    try:
+        return _native_lookup(key)
+    except TypeError as e:
+        _python_type(e, (key,))
+        raise
 
 
 _native_mix = _lib["mix"]
@@ -146,7 +166,11 @@ _native_mix.release_gil = False
 
 Two results: IREE functions may return several values.""")
 def mix(a, b, c):
-    return _as_0(_native_mix(a, b, c))
+    try:
+        return _as_0(_native_mix(a, b, c))
+    except TypeError as e:
+        _python_type(e, (a, b, c))
+        raise
 
 
 _native_pair = _lib["pair"]
@@ -168,7 +192,11 @@ _native_pick.release_gil = False
 
 The `i`-th of three values; an IndexError (OUT_OF_RANGE) past the end.""")
 def pick(i):
-    return _native_pick(i)
+    try:
+        return _native_pick(i)
+    except TypeError as e:
+        _python_type(e, (i,))
+        raise
 
 
 _native_row_sums = _lib["row_sums"]
@@ -182,9 +210,13 @@ Tensors: m is Tensor[i32, 2].""")
 def row_sums(m):
     try:
         try:
-            return _as_2(_native_row_sums(m))
-        except BufferError:
-            return _as_2(_native_row_sums(_readable(m)))
+            try:
+                return _as_2(_native_row_sums(m))
+            except BufferError:
+                return _as_2(_native_row_sums(_readable(m)))
+        except TypeError as e:
+            _python_type(e, (m,))
+            raise
     except (TypeError, ValueError, RuntimeError):
         _refuse_dataless("row_sums", (m,))
         retried = _buffer_arrays((m,), (0,))
@@ -204,9 +236,13 @@ Tensors: x is Tensor[f32, 2].""")
 def scaled(x, k):
     try:
         try:
-            return _for_numpy(_native_scaled(x, k), (x,))
-        except BufferError:
-            return _for_numpy(_native_scaled(_readable(x), k), (x,))
+            try:
+                return _for_numpy(_native_scaled(x, k), (x,))
+            except BufferError:
+                return _for_numpy(_native_scaled(_readable(x), k), (x,))
+        except TypeError as e:
+            _python_type(e, (x, k))
+            raise
     except (TypeError, ValueError, RuntimeError):
         _refuse_dataless("scaled", (x, k))
         retried = _buffer_arrays((x, k), (0,))
@@ -248,9 +284,13 @@ Tensors: x is Tensor[f32, 1].""")
 def total(x):
     try:
         try:
-            return _native_total(x)
-        except BufferError:
-            return _native_total(_readable(x))
+            try:
+                return _native_total(x)
+            except BufferError:
+                return _native_total(_readable(x))
+        except TypeError as e:
+            _python_type(e, (x,))
+            raise
     except (TypeError, ValueError, RuntimeError):
         _refuse_dataless("total", (x,))
         retried = _buffer_arrays((x,), (0,))
@@ -267,7 +307,11 @@ _native_unlucky.release_gil = False
 
 Panics when `x` is 13 (a panic becomes an INTERNAL status, never an unwind into IREE).""")
 def unlucky(x):
-    return _native_unlucky(x)
+    try:
+        return _native_unlucky(x)
+    except TypeError as e:
+        _python_type(e, (x,))
+        raise
 
 
 _native_widen = _lib["widen"]
@@ -278,7 +322,11 @@ _native_widen.release_gil = False
 
 Small integers and bools: promoted to `i` on the IREE side, range-checked on the way in.""")
 def widen(a, b, negate):
-    return _native_widen(a, b, negate)
+    try:
+        return _native_widen(a, b, negate)
+    except TypeError as e:
+        _python_type(e, (a, b, negate))
+        raise
 
 _item = tvm_ffi.get_global_func("ffi.ArrayGetItem")
 _size = tvm_ffi.get_global_func("ffi.ArraySize")
@@ -330,6 +378,28 @@ def _buffer_arrays(args, tensors):
     import numpy
 
     return [numpy.asarray(a) if i in tensors and type(a) in kinds else a for i, a in enumerate(args)]
+
+
+def _python_type(error, args):
+    """Rewrites `error`'s "got OpaquePyObject" (or Array, Map: what tvm_ffi made of the
+    value) as the Python type of the value refused."""
+    import re
+
+    text = error.args[0] if len(error.args) == 1 and isinstance(error.args[0], str) else ""
+    found = re.search(r"argument `[^`]*` \(#(\d+)\)((?: element \d+:?)*) expected .*?, got (OpaquePyObject|Array|Map)\b", text)
+    if found is None:
+        return
+    value = args[int(found.group(1))] if int(found.group(1)) < len(args) else None
+    for index in re.findall(r"\d+", found.group(2)):
+        try:
+            value = value[int(index)]
+        except Exception:
+            return
+    kind = type(value)
+    if kind.__module__.startswith("tvm_ffi"):
+        return
+    name = kind.__qualname__ if kind.__module__ == "builtins" else f"{kind.__module__}.{kind.__qualname__}"
+    error.args = (text[: found.start(3)] + name + text[found.end(3) :],)
 
 
 def _readable(value):

@@ -97,7 +97,11 @@ _native_add.release_gil = False
 
 Adds two integers; a sum outside the i64 range raises `ValueError`.""")
 def add(a, b):
-    return _native_add(a, b)
+    try:
+        return _native_add(a, b)
+    except TypeError as e:
+        _python_type(e, (a, b))
+        raise
 
 
 _native_bounds = _lib["bounds"]
@@ -108,7 +112,11 @@ _native_bounds = _lib["bounds"]
 The lower-left and upper-right corners of the box around `points`, or None for an empty
 list (in Python, a pair of `Point`s).""")
 def bounds(points):
-    return _as_2(_native_bounds(points))
+    try:
+        return _as_2(_native_bounds(points))
+    except TypeError as e:
+        _python_type(e, (points,))
+        raise
 
 
 _native_centroid = _lib["centroid"]
@@ -118,7 +126,11 @@ _native_centroid = _lib["centroid"]
 
 The centroid of `points`, or None for an empty list.""")
 def centroid(points):
-    return _as_3(_native_centroid(points))
+    try:
+        return _as_3(_native_centroid(points))
+    except TypeError as e:
+        _python_type(e, (points,))
+        raise
 
 
 _native_clamp = _lib["clamp"]
@@ -130,7 +142,11 @@ _native_clamp.release_gil = False
 Clamps `x` into `[lo, hi]`; also the global function `mathlib.clamp`. Raises
 `ValueError` when `lo > hi` or a bound is NaN.""")
 def clamp(x, lo, hi):
-    return _native_clamp(x, lo, hi)
+    try:
+        return _native_clamp(x, lo, hi)
+    except TypeError as e:
+        _python_type(e, (x, lo, hi))
+        raise
 
 
 _native_corners = _lib["corners"]
@@ -140,7 +156,11 @@ _native_corners = _lib["corners"]
 
 The four corners of the box from `lo` to `hi`, counter-clockwise from `lo`.""")
 def corners(lo, hi):
-    return _as_4(_native_corners(lo, hi))
+    try:
+        return _as_4(_native_corners(lo, hi))
+    except TypeError as e:
+        _python_type(e, (lo, hi))
+        raise
 
 
 _native_describe = _lib["describe"]
@@ -152,7 +172,11 @@ _native_describe.release_gil = False
 Describes `x` with the registered global `mathlib_describe`, or a default text.""")
 def describe(x, unit):
     try:
-        return _native_describe(x, unit)
+        try:
+            return _native_describe(x, unit)
+        except TypeError as e:
+            _python_type(e, (x, unit))
+            raise
     except UnicodeEncodeError as e:
         raise _bad_text(e, "describe", (x, unit), ("x", "unit")) from None
 
@@ -165,7 +189,11 @@ _native_divide.release_gil = False
 
 Integer division; dividing by zero (or `-2**63` by `-1`) raises `ValueError`.""")
 def divide(a, b):
-    return _native_divide(a, b)
+    try:
+        return _native_divide(a, b)
+    except TypeError as e:
+        _python_type(e, (a, b))
+        raise
 
 
 _native_gcd = _lib["gcd"]
@@ -178,7 +206,11 @@ Greatest common divisor of `a` and `b`; also the global function `mathlib.gcd`, 
 hosts find it by name (`tvm_ffi.get_global_func("mathlib.gcd")`) once the library is
 loaded. Raises `ValueError` when the result (2^63) does not fit i64.""")
 def gcd(a, b):
-    return _native_gcd(a, b)
+    try:
+        return _native_gcd(a, b)
+    except TypeError as e:
+        _python_type(e, (a, b))
+        raise
 
 
 _native_greet_v2 = _lib["greet_v2"]
@@ -190,7 +222,11 @@ _native_greet_v2.release_gil = False
 Greets `name`.""")
 def greet_v2(name):
     try:
-        return _native_greet_v2(name)
+        try:
+            return _native_greet_v2(name)
+        except TypeError as e:
+            _python_type(e, (name,))
+            raise
     except UnicodeEncodeError as e:
         raise _bad_text(e, "greet_v2", (name,), ("name",)) from None
 
@@ -205,7 +241,11 @@ Looks the constant `key` up (`"pi"` or `"e"`); another key raises the custom err
 raises it as `RuntimeError` unless a class is registered for it).""")
 def lookup(key):
     try:
-        return _native_lookup(key)
+        try:
+            return _native_lookup(key)
+        except TypeError as e:
+            _python_type(e, (key,))
+            raise
     except UnicodeEncodeError as e:
         raise _bad_text(e, "lookup", (key,), ("key",)) from None
 
@@ -217,7 +257,11 @@ _native_map_ints = _lib["map_ints"]
 
 Applies `f` to each element of `xs`.""")
 def map_ints(xs, f):
-    return list(_native_map_ints(xs, f))
+    try:
+        return list(_native_map_ints(xs, f))
+    except TypeError as e:
+        _python_type(e, (xs, f))
+        raise
 
 
 _native_move_marker = _lib["move_marker"]
@@ -228,7 +272,11 @@ _native_move_marker = _lib["move_marker"]
 Moves a marker by `(dx, dy)` and renames it.""")
 def move_marker(m, dx, dy, label):
     try:
-        return _as_5(_native_move_marker(m, dx, dy, label))
+        try:
+            return _as_5(_native_move_marker(m, dx, dy, label))
+        except TypeError as e:
+            _python_type(e, (m, dx, dy, label))
+            raise
     except UnicodeEncodeError as e:
         raise _bad_text(e, "move_marker", (m, dx, dy, label), ("m", "dx", "dy", "label")) from None
 
@@ -240,7 +288,11 @@ _native_norm = _lib["norm"]
 
 Distance of `p` from the origin; `p` is a tuple `(x, y)`.""")
 def norm(p):
-    return _native_norm(p)
+    try:
+        return _native_norm(p)
+    except TypeError as e:
+        _python_type(e, (p,))
+        raise
 
 
 _native_norm_flat = _lib["norm_flat"]
@@ -251,7 +303,11 @@ _native_norm_flat.release_gil = False
 
 Distance of `p` from the origin; `p` arrives as two arguments `x, y`.""")
 def norm_flat(p_x, p_y, /):
-    return _native_norm_flat(p_x, p_y)
+    try:
+        return _native_norm_flat(p_x, p_y)
+    except TypeError as e:
+        _python_type(e, (p_x, p_y))
+        raise
 
 
 _native_panicking_callback = _lib["panicking_callback"]
@@ -275,7 +331,11 @@ _native_register_scaler.release_gil = False
 Registers `name` in the global registry: a function multiplying its argument by `factor`.""")
 def register_scaler(name, factor):
     try:
-        return _native_register_scaler(name, factor)
+        try:
+            return _native_register_scaler(name, factor)
+        except TypeError as e:
+            _python_type(e, (name, factor))
+            raise
     except UnicodeEncodeError as e:
         raise _bad_text(e, "register_scaler", (name, factor), ("name", "factor")) from None
 
@@ -291,7 +351,11 @@ on positive values, and `label` comes first when given. Every parameter after `x
 default, so callers name only what they change: `show(2.5, unit="m")`.""")
 def show(x, digits=2, scale=1.0, unit="", plus=False, label=None):
     try:
-        return _native_show(x, digits, scale, unit, plus, label)
+        try:
+            return _native_show(x, digits, scale, unit, plus, label)
+        except TypeError as e:
+            _python_type(e, (x, digits, scale, unit, plus, label))
+            raise
     except UnicodeEncodeError as e:
         raise _bad_text(e, "show", (x, digits, scale, unit, plus, label), ("x", "digits", "scale", "unit", "plus", "label")) from None
 
@@ -304,7 +368,11 @@ _native_sum_of_squares = _lib["sum_of_squares"]
 Sums `square(x)` over `xs`, calling the registered global `mathlib_square`. Raises
 `AttributeError` when it is not registered, and `ValueError` when the sum overflows i64.""")
 def sum_of_squares(xs):
-    return _native_sum_of_squares(xs)
+    try:
+        return _native_sum_of_squares(xs)
+    except TypeError as e:
+        _python_type(e, (xs,))
+        raise
 
 
 _native_total = _lib["total"]
@@ -314,7 +382,11 @@ _native_total = _lib["total"]
 
 Sums a list of floats.""")
 def total(xs):
-    return _native_total(xs)
+    try:
+        return _native_total(xs)
+    except TypeError as e:
+        _python_type(e, (xs,))
+        raise
 
 
 _native_window_sums = _lib["window_sums"]
@@ -325,7 +397,11 @@ _native_window_sums = _lib["window_sums"]
 Sums of each `window` consecutive values (3 unless given; `None` sums them all; a
 window below 1 raises `ValueError`).""")
 def window_sums(xs, window=3):
-    return list(_native_window_sums(xs, window))
+    try:
+        return list(_native_window_sums(xs, window))
+    except TypeError as e:
+        _python_type(e, (xs, window))
+        raise
 
 
 _native_word_counts = _lib["word_counts"]
@@ -337,7 +413,11 @@ _native_word_counts.release_gil = False
 Counts the words of `text` (a map result: it crosses to other libraries of the process).""")
 def word_counts(text):
     try:
-        return _native_word_counts(text)
+        try:
+            return _native_word_counts(text)
+        except TypeError as e:
+            _python_type(e, (text,))
+            raise
     except UnicodeEncodeError as e:
         raise _bad_text(e, "word_counts", (text,), ("text",)) from None
 
@@ -367,6 +447,28 @@ def _as_4(v):
 
 def _as_5(v):
     return Marker(_item(v, 0), _as_0(_item(v, 1)), _item(v, 2))
+
+
+def _python_type(error, args):
+    """Rewrites `error`'s "got OpaquePyObject" (or Array, Map: what tvm_ffi made of the
+    value) as the Python type of the value refused."""
+    import re
+
+    text = error.args[0] if len(error.args) == 1 and isinstance(error.args[0], str) else ""
+    found = re.search(r"argument `[^`]*` \(#(\d+)\)((?: element \d+:?)*) expected .*?, got (OpaquePyObject|Array|Map)\b", text)
+    if found is None:
+        return
+    value = args[int(found.group(1))] if int(found.group(1)) < len(args) else None
+    for index in re.findall(r"\d+", found.group(2)):
+        try:
+            value = value[int(index)]
+        except Exception:
+            return
+    kind = type(value)
+    if kind.__module__.startswith("tvm_ffi"):
+        return
+    name = kind.__qualname__ if kind.__module__ == "builtins" else f"{kind.__module__}.{kind.__qualname__}"
+    error.args = (text[: found.start(3)] + name + text[found.end(3) :],)
 
 
 def _bad_text(error, name, args, names):

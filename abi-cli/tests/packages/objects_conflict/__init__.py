@@ -95,7 +95,11 @@ _native_conflicting_x = _lib["conflicting_x"]
 
 Reads a counter of this library's layout.""")
 def conflicting_x(c):
-    return _native_conflicting_x(c)
+    try:
+        return _native_conflicting_x(c)
+    except TypeError as e:
+        _python_type(e, (c,))
+        raise
 
 
 _native_make_conflicting = _lib["make_conflicting"]
@@ -106,7 +110,33 @@ _native_make_conflicting.release_gil = False
 
 A counter of this library's layout (returned by value: it becomes an object here).""")
 def make_conflicting(x):
-    return _native_make_conflicting(x)
+    try:
+        return _native_make_conflicting(x)
+    except TypeError as e:
+        _python_type(e, (x,))
+        raise
+
+
+def _python_type(error, args):
+    """Rewrites `error`'s "got OpaquePyObject" (or Array, Map: what tvm_ffi made of the
+    value) as the Python type of the value refused."""
+    import re
+
+    text = error.args[0] if len(error.args) == 1 and isinstance(error.args[0], str) else ""
+    found = re.search(r"argument `[^`]*` \(#(\d+)\)((?: element \d+:?)*) expected .*?, got (OpaquePyObject|Array|Map)\b", text)
+    if found is None:
+        return
+    value = args[int(found.group(1))] if int(found.group(1)) < len(args) else None
+    for index in re.findall(r"\d+", found.group(2)):
+        try:
+            value = value[int(index)]
+        except Exception:
+            return
+    kind = type(value)
+    if kind.__module__.startswith("tvm_ffi"):
+        return
+    name = kind.__qualname__ if kind.__module__ == "builtins" else f"{kind.__module__}.{kind.__qualname__}"
+    error.args = (text[: found.start(3)] + name + text[found.end(3) :],)
 
 
 __all__ = ["conflicting_x", "make_conflicting", "Counter"]

@@ -137,7 +137,11 @@ _native_bump = _lib["bump"]
 
 Adds 1 to `c` `times` times (for the threads test).""")
 def bump(c, times):
-    return _native_bump(c, times)
+    try:
+        return _native_bump(c, times)
+    except TypeError as e:
+        _python_type(e, (c, times))
+        raise
 
 
 _native_counter_value = _lib["counter_value"]
@@ -147,7 +151,11 @@ _native_counter_value = _lib["counter_value"]
 
 The counter's current value (borrowed for the call).""")
 def counter_value(c):
-    return _native_counter_value(c)
+    try:
+        return _native_counter_value(c)
+    except TypeError as e:
+        _python_type(e, (c,))
+        raise
 
 
 _native_dropped = _lib["dropped"]
@@ -168,7 +176,11 @@ _native_hold = _lib["hold"]
 
 Keeps a strong reference to `c` in this library; returns how many it holds.""")
 def hold(c):
-    return _native_hold(c)
+    try:
+        return _native_hold(c)
+    except TypeError as e:
+        _python_type(e, (c,))
+        raise
 
 
 _native_keep = _lib["keep"]
@@ -178,7 +190,11 @@ _native_keep = _lib["keep"]
 
 Returns the same counter (an owned strong reference crosses both ways).""")
 def keep(c):
-    return _native_keep(c)
+    try:
+        return _native_keep(c)
+    except TypeError as e:
+        _python_type(e, (c,))
+        raise
 
 
 _native_make_counter = _lib["make_counter"]
@@ -190,7 +206,11 @@ _native_make_counter.release_gil = False
 A counter starting at 0.""")
 def make_counter(name):
     try:
-        return _native_make_counter(name)
+        try:
+            return _native_make_counter(name)
+        except TypeError as e:
+            _python_type(e, (name,))
+            raise
     except UnicodeEncodeError as e:
         raise _bad_text(e, "make_counter", (name,), ("name",)) from None
 
@@ -204,7 +224,11 @@ _native_make_limited.release_gil = False
 A limited counter (a child of `Counter`).""")
 def make_limited(name, limit):
     try:
-        return _native_make_limited(name, limit)
+        try:
+            return _native_make_limited(name, limit)
+        except TypeError as e:
+            _python_type(e, (name, limit))
+            raise
     except UnicodeEncodeError as e:
         raise _bad_text(e, "make_limited", (name, limit), ("name", "limit")) from None
 
@@ -216,7 +240,11 @@ _native_read_counter = _lib["read_counter"]
 
 The counter's reading.""")
 def read_counter(c):
-    return _as_0(_native_read_counter(c))
+    try:
+        return _as_0(_native_read_counter(c))
+    except TypeError as e:
+        _python_type(e, (c,))
+        raise
 
 
 _native_ref_count = _lib["ref_count"]
@@ -226,7 +254,11 @@ _native_ref_count = _lib["ref_count"]
 
 The number of strong references to `c`, the argument's own included.""")
 def ref_count(c):
-    return _native_ref_count(c)
+    try:
+        return _native_ref_count(c)
+    except TypeError as e:
+        _python_type(e, (c,))
+        raise
 
 
 _native_release_held = _lib["release_held"]
@@ -258,7 +290,11 @@ _native_watch = _lib["watch"]
 
 Keeps a weak reference to `c` (replacing the previous one).""")
 def watch(c):
-    return _native_watch(c)
+    try:
+        return _native_watch(c)
+    except TypeError as e:
+        _python_type(e, (c,))
+        raise
 
 
 _native_watched_value = _lib["watched_value"]
@@ -277,6 +313,28 @@ _size = tvm_ffi.get_global_func("ffi.ArraySize")
 
 def _as_0(v):
     return Reading(_item(v, 0), _item(v, 1))
+
+
+def _python_type(error, args):
+    """Rewrites `error`'s "got OpaquePyObject" (or Array, Map: what tvm_ffi made of the
+    value) as the Python type of the value refused."""
+    import re
+
+    text = error.args[0] if len(error.args) == 1 and isinstance(error.args[0], str) else ""
+    found = re.search(r"argument `[^`]*` \(#(\d+)\)((?: element \d+:?)*) expected .*?, got (OpaquePyObject|Array|Map)\b", text)
+    if found is None:
+        return
+    value = args[int(found.group(1))] if int(found.group(1)) < len(args) else None
+    for index in re.findall(r"\d+", found.group(2)):
+        try:
+            value = value[int(index)]
+        except Exception:
+            return
+    kind = type(value)
+    if kind.__module__.startswith("tvm_ffi"):
+        return
+    name = kind.__qualname__ if kind.__module__ == "builtins" else f"{kind.__module__}.{kind.__qualname__}"
+    error.args = (text[: found.start(3)] + name + text[found.end(3) :],)
 
 
 def _bad_text(error, name, args, names):

@@ -127,7 +127,11 @@ _native_twin_make.release_gil = False
 A counter made by this library.""")
 def twin_make(name, start):
     try:
-        return _native_twin_make(name, start)
+        try:
+            return _native_twin_make(name, start)
+        except TypeError as e:
+            _python_type(e, (name, start))
+            raise
     except UnicodeEncodeError as e:
         raise _bad_text(e, "twin_make", (name, start), ("name", "start")) from None
 
@@ -139,7 +143,33 @@ _native_twin_value = _lib["twin_value"]
 
 A counter's value, read by this library.""")
 def twin_value(c):
-    return _native_twin_value(c)
+    try:
+        return _native_twin_value(c)
+    except TypeError as e:
+        _python_type(e, (c,))
+        raise
+
+
+def _python_type(error, args):
+    """Rewrites `error`'s "got OpaquePyObject" (or Array, Map: what tvm_ffi made of the
+    value) as the Python type of the value refused."""
+    import re
+
+    text = error.args[0] if len(error.args) == 1 and isinstance(error.args[0], str) else ""
+    found = re.search(r"argument `[^`]*` \(#(\d+)\)((?: element \d+:?)*) expected .*?, got (OpaquePyObject|Array|Map)\b", text)
+    if found is None:
+        return
+    value = args[int(found.group(1))] if int(found.group(1)) < len(args) else None
+    for index in re.findall(r"\d+", found.group(2)):
+        try:
+            value = value[int(index)]
+        except Exception:
+            return
+    kind = type(value)
+    if kind.__module__.startswith("tvm_ffi"):
+        return
+    name = kind.__qualname__ if kind.__module__ == "builtins" else f"{kind.__module__}.{kind.__qualname__}"
+    error.args = (text[: found.start(3)] + name + text[found.end(3) :],)
 
 
 def _bad_text(error, name, args, names):

@@ -149,9 +149,13 @@ def describe(name, values):
     try:
         try:
             try:
-                return _native_describe(name, values)
-            except BufferError:
-                return _native_describe(name, _writable(values, "describe", "values", 1))
+                try:
+                    return _native_describe(name, values)
+                except BufferError:
+                    return _native_describe(name, _writable(values, "describe", "values", 1))
+            except TypeError as e:
+                _python_type(e, (name, values))
+                raise
         except UnicodeEncodeError as e:
             raise _bad_text(e, "describe", (name, values), ("name", "values")) from None
     except (TypeError, ValueError, RuntimeError):
@@ -196,6 +200,28 @@ def _buffer_arrays(args, tensors):
     import numpy
 
     return [numpy.asarray(a) if i in tensors and type(a) in kinds else a for i, a in enumerate(args)]
+
+
+def _python_type(error, args):
+    """Rewrites `error`'s "got OpaquePyObject" (or Array, Map: what tvm_ffi made of the
+    value) as the Python type of the value refused."""
+    import re
+
+    text = error.args[0] if len(error.args) == 1 and isinstance(error.args[0], str) else ""
+    found = re.search(r"argument `[^`]*` \(#(\d+)\)((?: element \d+:?)*) expected .*?, got (OpaquePyObject|Array|Map)\b", text)
+    if found is None:
+        return
+    value = args[int(found.group(1))] if int(found.group(1)) < len(args) else None
+    for index in re.findall(r"\d+", found.group(2)):
+        try:
+            value = value[int(index)]
+        except Exception:
+            return
+    kind = type(value)
+    if kind.__module__.startswith("tvm_ffi"):
+        return
+    name = kind.__qualname__ if kind.__module__ == "builtins" else f"{kind.__module__}.{kind.__qualname__}"
+    error.args = (text[: found.start(3)] + name + text[found.end(3) :],)
 
 
 def _bad_text(error, name, args, names):

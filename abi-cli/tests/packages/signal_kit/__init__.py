@@ -97,9 +97,13 @@ raises `TypeError`; an error raised by `f` comes back unchanged.""")
 def apply(x, f):
     try:
         try:
-            return _for_numpy(_native_apply(x, f), (x,))
-        except BufferError:
-            return _for_numpy(_native_apply(_writable(x, "apply", "x", 0), f), (x,))
+            try:
+                return _for_numpy(_native_apply(x, f), (x,))
+            except BufferError:
+                return _for_numpy(_native_apply(_writable(x, "apply", "x", 0), f), (x,))
+        except TypeError as e:
+            _python_type(e, (x, f))
+            raise
     except (TypeError, ValueError, RuntimeError):
         _refuse_dataless("apply", (x, f))
         retried = _buffer_arrays((x, f), (0,))
@@ -119,9 +123,13 @@ most [`MAX_BLUR_PASSES`]. Another rank, a negative radius or too many passes rai
 def box_blur(image, params):
     try:
         try:
-            return _for_numpy(_native_box_blur(image, params), (image,))
-        except BufferError:
-            return _for_numpy(_native_box_blur(_writable(image, "box_blur", "image", 0), params), (image,))
+            try:
+                return _for_numpy(_native_box_blur(image, params), (image,))
+            except BufferError:
+                return _for_numpy(_native_box_blur(_writable(image, "box_blur", "image", 0), params), (image,))
+        except TypeError as e:
+            _python_type(e, (image, params))
+            raise
     except (TypeError, ValueError, RuntimeError):
         _refuse_dataless("box_blur", (image, params))
         retried = _buffer_arrays((image, params), (0,))
@@ -138,7 +146,11 @@ _native_checksum.release_gil = False
 
 Adler-32 checksum of `data`.""")
 def checksum(data):
-    return _native_checksum(data)
+    try:
+        return _native_checksum(data)
+    except TypeError as e:
+        _python_type(e, (data,))
+        raise
 
 
 _native_chunked_sum = _lib["chunked_sum"]
@@ -152,9 +164,13 @@ A `chunk` below 1 raises `ValueError`; dtypes other than float16/32/64 and uint8
 def chunked_sum(x, chunk, progress):
     try:
         try:
-            return _native_chunked_sum(x, chunk, progress)
-        except BufferError:
-            return _native_chunked_sum(_writable(x, "chunked_sum", "x", 0), chunk, progress)
+            try:
+                return _native_chunked_sum(x, chunk, progress)
+            except BufferError:
+                return _native_chunked_sum(_writable(x, "chunked_sum", "x", 0), chunk, progress)
+        except TypeError as e:
+            _python_type(e, (x, chunk, progress))
+            raise
     except (TypeError, ValueError, RuntimeError):
         _refuse_dataless("chunked_sum", (x, chunk, progress))
         retried = _buffer_arrays((x, chunk, progress), (0,))
@@ -174,9 +190,13 @@ many elements changed. Other dtypes raise `TypeError`; `lo > hi` or a NaN bound 
 def clamp_inplace(x, lo, hi):
     try:
         try:
-            return _native_clamp_inplace(x, lo, hi)
-        except BufferError:
-            return _native_clamp_inplace(_writable(x, "clamp_inplace", "x", 0), lo, hi)
+            try:
+                return _native_clamp_inplace(x, lo, hi)
+            except BufferError:
+                return _native_clamp_inplace(_writable(x, "clamp_inplace", "x", 0), lo, hi)
+        except TypeError as e:
+            _python_type(e, (x, lo, hi))
+            raise
     except (TypeError, ValueError, RuntimeError):
         _refuse_dataless("clamp_inplace", (x, lo, hi))
         retried = _buffer_arrays((x, lo, hi), (0,))
@@ -196,9 +216,13 @@ uint8 `TypeError`.""")
 def histogram_summary(x, bins):
     try:
         try:
-            return _native_histogram_summary(x, bins)
-        except BufferError:
-            return _native_histogram_summary(_writable(x, "histogram_summary", "x", 0), bins)
+            try:
+                return _native_histogram_summary(x, bins)
+            except BufferError:
+                return _native_histogram_summary(_writable(x, "histogram_summary", "x", 0), bins)
+        except TypeError as e:
+            _python_type(e, (x, bins))
+            raise
     except (TypeError, ValueError, RuntimeError):
         _refuse_dataless("histogram_summary", (x, bins))
         retried = _buffer_arrays((x, bins), (0,))
@@ -218,9 +242,13 @@ and uint8 raise `TypeError`; another rank, or a window outside `1..=len`, `Value
 def moving_average(x, window):
     try:
         try:
-            return _for_numpy(_native_moving_average(x, window), (x,))
-        except BufferError:
-            return _for_numpy(_native_moving_average(_writable(x, "moving_average", "x", 0), window), (x,))
+            try:
+                return _for_numpy(_native_moving_average(x, window), (x,))
+            except BufferError:
+                return _for_numpy(_native_moving_average(_writable(x, "moving_average", "x", 0), window), (x,))
+        except TypeError as e:
+            _python_type(e, (x, window))
+            raise
     except (TypeError, ValueError, RuntimeError):
         _refuse_dataless("moving_average", (x, window))
         retried = _buffer_arrays((x, window), (0,))
@@ -239,9 +267,13 @@ uint8 raise `TypeError`; an empty array raises `ValueError`.""")
 def normalize(x):
     try:
         try:
-            return _for_numpy(_native_normalize(x), (x,))
-        except BufferError:
-            return _for_numpy(_native_normalize(_writable(x, "normalize", "x", 0)), (x,))
+            try:
+                return _for_numpy(_native_normalize(x), (x,))
+            except BufferError:
+                return _for_numpy(_native_normalize(_writable(x, "normalize", "x", 0)), (x,))
+        except TypeError as e:
+            _python_type(e, (x,))
+            raise
     except (TypeError, ValueError, RuntimeError):
         _refuse_dataless("normalize", (x,))
         retried = _buffer_arrays((x,), (0,))
@@ -260,9 +292,13 @@ raise `TypeError`.""")
 def scale_inplace(x, factor):
     try:
         try:
-            return _native_scale_inplace(x, factor)
-        except BufferError:
-            return _native_scale_inplace(_writable(x, "scale_inplace", "x", 0), factor)
+            try:
+                return _native_scale_inplace(x, factor)
+            except BufferError:
+                return _native_scale_inplace(_writable(x, "scale_inplace", "x", 0), factor)
+        except TypeError as e:
+            _python_type(e, (x, factor))
+            raise
     except (TypeError, ValueError, RuntimeError):
         _refuse_dataless("scale_inplace", (x, factor))
         retried = _buffer_arrays((x, factor), (0,))
@@ -281,9 +317,13 @@ Another shape raises `ValueError`; another dtype `TypeError`.""")
 def to_grayscale(image):
     try:
         try:
-            return _for_numpy(_native_to_grayscale(image), (image,))
-        except BufferError:
-            return _for_numpy(_native_to_grayscale(_writable(image, "to_grayscale", "image", 0)), (image,))
+            try:
+                return _for_numpy(_native_to_grayscale(image), (image,))
+            except BufferError:
+                return _for_numpy(_native_to_grayscale(_writable(image, "to_grayscale", "image", 0)), (image,))
+        except TypeError as e:
+            _python_type(e, (image,))
+            raise
     except (TypeError, ValueError, RuntimeError):
         _refuse_dataless("to_grayscale", (image,))
         retried = _buffer_arrays((image,), (0,))
@@ -302,9 +342,13 @@ than float16/32/64 and uint8 `TypeError`.""")
 def to_half(x):
     try:
         try:
-            return _for_numpy(_native_to_half(x), (x,))
-        except BufferError:
-            return _for_numpy(_native_to_half(_writable(x, "to_half", "x", 0)), (x,))
+            try:
+                return _for_numpy(_native_to_half(x), (x,))
+            except BufferError:
+                return _for_numpy(_native_to_half(_writable(x, "to_half", "x", 0)), (x,))
+        except TypeError as e:
+            _python_type(e, (x,))
+            raise
     except (TypeError, ValueError, RuntimeError):
         _refuse_dataless("to_half", (x,))
         retried = _buffer_arrays((x,), (0,))
@@ -347,6 +391,28 @@ def _buffer_arrays(args, tensors):
     import numpy
 
     return [numpy.asarray(a) if i in tensors and type(a) in kinds else a for i, a in enumerate(args)]
+
+
+def _python_type(error, args):
+    """Rewrites `error`'s "got OpaquePyObject" (or Array, Map: what tvm_ffi made of the
+    value) as the Python type of the value refused."""
+    import re
+
+    text = error.args[0] if len(error.args) == 1 and isinstance(error.args[0], str) else ""
+    found = re.search(r"argument `[^`]*` \(#(\d+)\)((?: element \d+:?)*) expected .*?, got (OpaquePyObject|Array|Map)\b", text)
+    if found is None:
+        return
+    value = args[int(found.group(1))] if int(found.group(1)) < len(args) else None
+    for index in re.findall(r"\d+", found.group(2)):
+        try:
+            value = value[int(index)]
+        except Exception:
+            return
+    kind = type(value)
+    if kind.__module__.startswith("tvm_ffi"):
+        return
+    name = kind.__qualname__ if kind.__module__ == "builtins" else f"{kind.__module__}.{kind.__qualname__}"
+    error.args = (text[: found.start(3)] + name + text[found.end(3) :],)
 
 
 def _writable(value, name, arg, index):

@@ -94,9 +94,13 @@ Tensors: x is Tensor[i32, 1] (other dtypes cast same_kind).""")
 def as_i32(x):
     try:
         try:
-            return _for_numpy(_native_as_i32(x), (x,))
-        except BufferError:
-            return _for_numpy(_native_as_i32(_readable(x)), (x,))
+            try:
+                return _for_numpy(_native_as_i32(x), (x,))
+            except BufferError:
+                return _for_numpy(_native_as_i32(_readable(x)), (x,))
+        except TypeError as e:
+            _python_type(e, (x,))
+            raise
     except (TypeError, ValueError, RuntimeError):
         _refuse_dataless("as_i32", (x,))
         retried = _buffer_arrays((x,), (0,))
@@ -113,7 +117,11 @@ _native_current_stream = _lib["current_stream"]
 The caller's stream for `device`, as an address (0 when none is set): where a kernel on
 that device would be launched.""")
 def current_stream(device):
-    return _native_current_stream(device)
+    try:
+        return _native_current_stream(device)
+    except TypeError as e:
+        _python_type(e, (device,))
+        raise
 
 
 _native_empty_like = _lib["empty_like"]
@@ -128,9 +136,13 @@ Tensors: x is Tensor[f32, 1].""")
 def empty_like(x):
     try:
         try:
-            return _for_numpy(_native_empty_like(x), (x,))
-        except BufferError:
-            return _for_numpy(_native_empty_like(_readable(x)), (x,))
+            try:
+                return _for_numpy(_native_empty_like(x), (x,))
+            except BufferError:
+                return _for_numpy(_native_empty_like(_readable(x)), (x,))
+        except TypeError as e:
+            _python_type(e, (x,))
+            raise
     except (TypeError, ValueError, RuntimeError):
         _refuse_dataless("empty_like", (x,))
         retried = _buffer_arrays((x,), (0,))
@@ -150,9 +162,13 @@ Tensors: x is Tensor[f16, 1].""")
 def half_sum(x):
     try:
         try:
-            return _native_half_sum(x)
-        except BufferError:
-            return _native_half_sum(_readable(x))
+            try:
+                return _native_half_sum(x)
+            except BufferError:
+                return _native_half_sum(_readable(x))
+        except TypeError as e:
+            _python_type(e, (x,))
+            raise
     except (TypeError, ValueError, RuntimeError):
         _refuse_dataless("half_sum", (x,))
         retried = _buffer_arrays((x,), (0,))
@@ -173,9 +189,13 @@ Tensors: x is Tensor[f32, 1].""")
 def launch_site(x):
     try:
         try:
-            return _as_0(_native_launch_site(x))
-        except BufferError:
-            return _as_0(_native_launch_site(_readable(x)))
+            try:
+                return _as_0(_native_launch_site(x))
+            except BufferError:
+                return _as_0(_native_launch_site(_readable(x)))
+        except TypeError as e:
+            _python_type(e, (x,))
+            raise
     except (TypeError, ValueError, RuntimeError):
         _refuse_dataless("launch_site", (x,))
         retried = _buffer_arrays((x,), (0,))
@@ -195,9 +215,13 @@ Tensors: x is Tensor[f32, 1].""")
 def launch_stream(x):
     try:
         try:
-            return _native_launch_stream(x)
-        except BufferError:
-            return _native_launch_stream(_readable(x))
+            try:
+                return _native_launch_stream(x)
+            except BufferError:
+                return _native_launch_stream(_readable(x))
+        except TypeError as e:
+            _python_type(e, (x,))
+            raise
     except (TypeError, ValueError, RuntimeError):
         _refuse_dataless("launch_stream", (x,))
         retried = _buffer_arrays((x,), (0,))
@@ -215,7 +239,11 @@ _native_ones.release_gil = False
 `n` ones (float32, CPU), in memory the caller's framework allocated when it lends an
 allocator (a numpy-backed Rust allocation otherwise).""")
 def ones(n):
-    return _native_ones(n)
+    try:
+        return _native_ones(n)
+    except TypeError as e:
+        _python_type(e, (n,))
+        raise
 
 
 _native_row_lengths = _lib["row_lengths"]
@@ -229,9 +257,13 @@ Tensors: x is Tensor[i64, 2].""")
 def row_lengths(x):
     try:
         try:
-            return list(_native_row_lengths(x))
-        except BufferError:
-            return list(_native_row_lengths(_readable(x)))
+            try:
+                return list(_native_row_lengths(x))
+            except BufferError:
+                return list(_native_row_lengths(_readable(x)))
+        except TypeError as e:
+            _python_type(e, (x,))
+            raise
     except (TypeError, ValueError, RuntimeError):
         _refuse_dataless("row_lengths", (x,))
         retried = _buffer_arrays((x,), (0,))
@@ -252,9 +284,13 @@ Tensors: x is Tensor[f32, 1] (other dtypes cast same_kind).""")
 def scale_as_f32(x, factor):
     try:
         try:
-            return _for_numpy(_native_scale_as_f32(x, factor), (x,))
-        except BufferError:
-            return _for_numpy(_native_scale_as_f32(_readable(x), factor), (x,))
+            try:
+                return _for_numpy(_native_scale_as_f32(x, factor), (x,))
+            except BufferError:
+                return _for_numpy(_native_scale_as_f32(_readable(x), factor), (x,))
+        except TypeError as e:
+            _python_type(e, (x, factor))
+            raise
     except (TypeError, ValueError, RuntimeError):
         _refuse_dataless("scale_as_f32", (x, factor))
         retried = _buffer_arrays((x, factor), (0,))
@@ -274,9 +310,13 @@ Tensors: x is Tensor[f32, 2]; w is Tensor[f32, 1].""")
 def scale_rows(x, w):
     try:
         try:
-            return _for_numpy(_native_scale_rows(x, w), (x, w))
-        except BufferError:
-            return _for_numpy(_native_scale_rows(_readable(x), _readable(w)), (x, w))
+            try:
+                return _for_numpy(_native_scale_rows(x, w), (x, w))
+            except BufferError:
+                return _for_numpy(_native_scale_rows(_readable(x), _readable(w)), (x, w))
+        except TypeError as e:
+            _python_type(e, (x, w))
+            raise
     except (TypeError, ValueError, RuntimeError):
         _refuse_dataless("scale_rows", (x, w))
         retried = _buffer_arrays((x, w), (0, 1))
@@ -298,9 +338,13 @@ Tensors: x is Tensor[f32, 2]; w is Tensor[f32, 1]; out is Tensor[f32, 2].""")
 def scale_rows_into(x, w, out):
     try:
         try:
-            return _native_scale_rows_into(x, w, out)
-        except BufferError:
-            return _native_scale_rows_into(_readable(x), _readable(w), _writable(out, "scale_rows_into", "out", 2))
+            try:
+                return _native_scale_rows_into(x, w, out)
+            except BufferError:
+                return _native_scale_rows_into(_readable(x), _readable(w), _writable(out, "scale_rows_into", "out", 2))
+        except TypeError as e:
+            _python_type(e, (x, w, out))
+            raise
     except (TypeError, ValueError, RuntimeError):
         _refuse_dataless("scale_rows_into", (x, w, out))
         retried = _buffer_arrays((x, w, out), (0, 1, 2))
@@ -321,9 +365,13 @@ Tensors: x is Tensor[f32, 2]; out is Tensor[f32, 2].""")
 def scale_strided_into(x, factor, out):
     try:
         try:
-            return _native_scale_strided_into(x, factor, out)
-        except BufferError:
-            return _native_scale_strided_into(_readable(x), factor, _writable(out, "scale_strided_into", "out", 2))
+            try:
+                return _native_scale_strided_into(x, factor, out)
+            except BufferError:
+                return _native_scale_strided_into(_readable(x), factor, _writable(out, "scale_strided_into", "out", 2))
+        except TypeError as e:
+            _python_type(e, (x, factor, out))
+            raise
     except (TypeError, ValueError, RuntimeError):
         _refuse_dataless("scale_strided_into", (x, factor, out))
         retried = _buffer_arrays((x, factor, out), (0, 2))
@@ -341,7 +389,11 @@ Counts to `n`, checking every 4096 steps whether Ctrl-C arrived (then Python rai
 `KeyboardInterrupt`). A long loop: Python callers release the GIL while it runs, so
 their other threads go on (`gil = "release"`; a call taking only numbers keeps it).""")
 def spin(n):
-    return _native_spin(n)
+    try:
+        return _native_spin(n)
+    except TypeError as e:
+        _python_type(e, (n,))
+        raise
 
 
 _native_strided_row_sums = _lib["strided_row_sums"]
@@ -356,9 +408,13 @@ Tensors: x is Tensor[f64, 2].""")
 def strided_row_sums(x):
     try:
         try:
-            return list(_native_strided_row_sums(x))
-        except BufferError:
-            return list(_native_strided_row_sums(_readable(x)))
+            try:
+                return list(_native_strided_row_sums(x))
+            except BufferError:
+                return list(_native_strided_row_sums(_readable(x)))
+        except TypeError as e:
+            _python_type(e, (x,))
+            raise
     except (TypeError, ValueError, RuntimeError):
         _refuse_dataless("strided_row_sums", (x,))
         retried = _buffer_arrays((x,), (0,))
@@ -408,6 +464,28 @@ def _buffer_arrays(args, tensors):
     import numpy
 
     return [numpy.asarray(a) if i in tensors and type(a) in kinds else a for i, a in enumerate(args)]
+
+
+def _python_type(error, args):
+    """Rewrites `error`'s "got OpaquePyObject" (or Array, Map: what tvm_ffi made of the
+    value) as the Python type of the value refused."""
+    import re
+
+    text = error.args[0] if len(error.args) == 1 and isinstance(error.args[0], str) else ""
+    found = re.search(r"argument `[^`]*` \(#(\d+)\)((?: element \d+:?)*) expected .*?, got (OpaquePyObject|Array|Map)\b", text)
+    if found is None:
+        return
+    value = args[int(found.group(1))] if int(found.group(1)) < len(args) else None
+    for index in re.findall(r"\d+", found.group(2)):
+        try:
+            value = value[int(index)]
+        except Exception:
+            return
+    kind = type(value)
+    if kind.__module__.startswith("tvm_ffi"):
+        return
+    name = kind.__qualname__ if kind.__module__ == "builtins" else f"{kind.__module__}.{kind.__qualname__}"
+    error.args = (text[: found.start(3)] + name + text[found.end(3) :],)
 
 
 def _readable(value):

@@ -103,7 +103,11 @@ non-ASCII: é ü 漢字 😀 and {braces} and %s;
 
 and the end in a backslash and a quote \\\"""")
 def every_character(x):
-    return _native_every_character(x)
+    try:
+        return _native_every_character(x)
+    except TypeError as e:
+        _python_type(e, (x,))
+        raise
 
 
 _native_stats = _lib["stats"]
@@ -114,7 +118,11 @@ _native_stats = _lib["stats"]
 The mean and standard deviation of `x` standardised by `p` (`(x - mean) / std`), and
 the count.""")
 def stats(x, p):
-    return _as_0(_native_stats(x, p))
+    try:
+        return _as_0(_native_stats(x, p))
+    except TypeError as e:
+        _python_type(e, (x, p))
+        raise
 
 
 _native_status = _lib["status"]
@@ -137,7 +145,11 @@ _native_twice.release_gil = False
 Doubles `x`: an IREE function, but this library has no `iree_module!`, so no IREE
 program can load it (`abi inspect` and `abi wheel` say so).""")
 def twice(x):
-    return _native_twice(x)
+    try:
+        return _native_twice(x)
+    except TypeError as e:
+        _python_type(e, (x,))
+        raise
 
 _item = tvm_ffi.get_global_func("ffi.ArrayGetItem")
 _size = tvm_ffi.get_global_func("ffi.ArraySize")
@@ -145,6 +157,28 @@ _size = tvm_ffi.get_global_func("ffi.ArraySize")
 
 def _as_0(v):
     return Stats(_item(v, 0), _item(v, 1), _item(v, 2))
+
+
+def _python_type(error, args):
+    """Rewrites `error`'s "got OpaquePyObject" (or Array, Map: what tvm_ffi made of the
+    value) as the Python type of the value refused."""
+    import re
+
+    text = error.args[0] if len(error.args) == 1 and isinstance(error.args[0], str) else ""
+    found = re.search(r"argument `[^`]*` \(#(\d+)\)((?: element \d+:?)*) expected .*?, got (OpaquePyObject|Array|Map)\b", text)
+    if found is None:
+        return
+    value = args[int(found.group(1))] if int(found.group(1)) < len(args) else None
+    for index in re.findall(r"\d+", found.group(2)):
+        try:
+            value = value[int(index)]
+        except Exception:
+            return
+    kind = type(value)
+    if kind.__module__.startswith("tvm_ffi"):
+        return
+    name = kind.__qualname__ if kind.__module__ == "builtins" else f"{kind.__module__}.{kind.__qualname__}"
+    error.args = (text[: found.start(3)] + name + text[found.end(3) :],)
 
 
 __all__ = ["every_character", "stats", "status", "twice", "NormParams", "NormParamsLike", "Stats", "StatsLike"]
