@@ -383,16 +383,18 @@ def test_a_str_that_is_not_utf8_names_the_function_and_argument_on_both_routes(p
 def test_a_value_tvm_ffi_does_not_convert_is_named_by_its_python_type_on_both_routes(packages):
     """A refused argument that tvm_ffi passed as an opaque object, or as a container it made
     of a list or dict, is named by its Python type (the export's message said
-    "OpaquePyObject", "Array" or "Map"), at the top level and as an element of a list; a
-    tvm_ffi value keeps its own name."""
+    "OpaquePyObject", "Array" or "Map"), at the top level and as an element of a list, and a
+    class given for its instance (an enum variant not called); a tvm_ffi value keeps its
+    own name."""
     code = (
-        "import decimal, numpy as np, tvm_ffi, mathlib, tensor_kit\n"
+        "import decimal, numpy as np, tvm_ffi, interop_lib, mathlib, tensor_kit\n"
         "class Index:\n"
         "    def __index__(self):\n"
         "        raise RuntimeError('never called')\n"
         "calls = [(mathlib.add, (decimal.Decimal(1), 2)), (mathlib.add, (1, np.bool_(True))), (mathlib.add, (Index(), 1)),\n"
         "         (mathlib.add, ({1: 2}, 1)), (mathlib.add, (tvm_ffi.convert([1]), 1)),\n"
-        "         (mathlib.map_ints, ([1, decimal.Decimal(2)], abs)), (tensor_kit.scale_rows, ([[1.0]], np.ones(1, np.float32)))]\n"
+        "         (mathlib.map_ints, ([1, decimal.Decimal(2)], abs)), (tensor_kit.scale_rows, ([[1.0]], np.ones(1, np.float32))),\n"
+        "         (interop_lib.figure_area, (interop_lib.Figure.Empty,))]\n"
         "for f, args in calls:\n"
         "    try:\n"
         "        f(*args)\n"
@@ -407,6 +409,7 @@ def test_a_value_tvm_ffi_does_not_convert_is_named_by_its_python_type_on_both_ro
         "argument `a` (#0) expected int, got Array",
         "argument `xs` (#0) element 1: expected int, got decimal.Decimal",
         "argument `x` (#0) expected Tensor[f32, 2], got list",
+        "argument `s` (#0) expected Figure, got the class interop_lib.Figure.Empty (not an instance)",
     ]
     for door in ("1", "0"):
         assert run_python(packages, code, ABI_PYTHON_DOOR=door).splitlines() == want

@@ -381,12 +381,12 @@ def _buffer_arrays(args, tensors):
 
 
 def _python_type(error, args):
-    """Rewrites `error`'s "got OpaquePyObject" (or Array, Map: what tvm_ffi made of the
-    value) as the Python type of the value refused."""
+    """Rewrites `error`'s "got OpaquePyObject" (or Array, Map, Function: what tvm_ffi made
+    of the value) as the Python type of the value refused."""
     import re
 
     text = error.args[0] if len(error.args) == 1 and isinstance(error.args[0], str) else ""
-    found = re.search(r"argument `[^`]*` \(#(\d+)\)((?: element \d+:?)*) expected .*?, got (OpaquePyObject|Array|Map)\b", text)
+    found = re.search(r"argument `[^`]*` \(#(\d+)\)((?: element \d+:?)*) expected .*?, got (OpaquePyObject|Array|Map|Function)\b", text)
     if found is None:
         return
     value = args[int(found.group(1))] if int(found.group(1)) < len(args) else None
@@ -398,7 +398,11 @@ def _python_type(error, args):
     kind = type(value)
     if kind.__module__.startswith("tvm_ffi"):
         return
+    if isinstance(value, type):  # a class tvm_ffi made a Function: a variant not called, say
+        kind = value
     name = kind.__qualname__ if kind.__module__ == "builtins" else f"{kind.__module__}.{kind.__qualname__}"
+    if kind is value:
+        name = f"the class {name} (not an instance)"
     error.args = (text[: found.start(3)] + name + text[found.end(3) :],)
 
 
