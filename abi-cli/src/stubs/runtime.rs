@@ -716,7 +716,12 @@ impl Def {
         let mut body = vec!["try:".to_owned()];
         body.extend(self.body.iter().map(|l| format!("    {l}")));
         body.push("except UnicodeEncodeError as e:".into());
-        body.push(format!("    raise _bad_text(e, {}, {}, {}) from None", py_str(name), py_tuple(args), py_tuple(&names)));
+        body.push(format!(
+            "    raise _bad_text(e, {}, {}, {}) from None",
+            py_str(name),
+            py_tuple(args),
+            py_tuple(&names)
+        ));
         self.body = body;
         self
     }
