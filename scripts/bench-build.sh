@@ -205,6 +205,23 @@ copy=$out/stripped/libbench_abi_n1_nodoor.so
 cp "$out/abi-nodoor/target/release/libbench_abi_n1.so" "$copy"
 strip "$copy"
 record door_fixed_bytes abi $(($(value stripped_bytes_n1 abi) - $(stat -c %s "$copy"))) bytes
+# The package `abi stubs` writes takes the door over the library with it and the tvm_ffi
+# route over the one without (no door entry to open), with the same result.
+abi_tool=$target/debug/abi venv_python=$root/.venv/bin/python
+if [ -x "$abi_tool" ] && [ -x "$venv_python" ]; then
+  for lib in "$(so_path abi 1)=abi 3" "$out/abi-nodoor/target/release/libbench_abi_n1.so=builtins 3"; do
+    pkg=$out/door-route
+    rm -rf "$pkg"
+    "$abi_tool" stubs "${lib%%=*}" --package bench_route -o "$pkg" >/dev/null
+    cp "${lib%%=*}" "$pkg/bench_route/"
+    got=$(PYTHONPATH=$pkg "$venv_python" -c 'import bench_route as p; print(type(p.fn_0).__module__, p.fn_0(2, 3))')
+    [ "$got" = "${lib#*=}" ] ||
+      { echo "error: the package over ${lib%%=*} printed '$got', not '${lib#*=}' (door, then tvm_ffi route)" >&2; exit 1; }
+  done
+elif [ "$check" = 1 ]; then
+  echo "error: --check calls the N = 1 libraries through a package: it needs $abi_tool and $venv_python" >&2
+  exit 1
+fi
 
 if [ "$check" = 0 ]; then
   step "release rebuild times: $runs pairs (N = $n, then N = 0)"
