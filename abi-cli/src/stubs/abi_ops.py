@@ -336,8 +336,9 @@ class Op:
         if buffer:
             # A memoryview, bytearray or array.array: a numpy array over its memory, taken as
             # a numpy array is (its dtype the buffer's, never cast; written in place by an
-            # op that writes it; a read-only one refused as a read-only array is).
-            return np.asarray(value)
+            # op that writes it; a read-only one refused as a read-only array is). Through
+            # memoryview: a released one says so (numpy would make an object array of it).
+            return np.asarray(memoryview(value))
         try:
             found = np.asarray(value)
         except ValueError as e:  # ragged

@@ -377,7 +377,8 @@ def _buffer_arrays(args, tensors):
         return None
     import numpy
 
-    return [numpy.asarray(a) if i in tensors and type(a) in kinds else a for i, a in enumerate(args)]
+    # Through memoryview: a released one says so (numpy would make an object array of it).
+    return [numpy.asarray(memoryview(a)) if i in tensors and type(a) in kinds else a for i, a in enumerate(args)]
 
 
 def _python_type(error, args):
