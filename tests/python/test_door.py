@@ -129,7 +129,7 @@ def test_a_library_of_another_door_version_keeps_the_tvm_ffi_route(packages):
     out = run_python(
         packages,
         "import mathlib, mathlib._abi_door as door\n"
-        "door.VERSION = 2\n"
+        "door.VERSION = 3\n"
         "door._OPENED.clear()\n"
         "ns = {'add': lambda a, b: 'tvm_ffi route'}\n"
         "door.bind(ns, mathlib._library_path(), ['add'], False)\n"
@@ -413,3 +413,26 @@ def test_a_value_tvm_ffi_does_not_convert_is_named_by_its_python_type_on_both_ro
     ]
     for door in ("1", "0"):
         assert run_python(packages, code, ABI_PYTHON_DOOR=door).splitlines() == want
+
+
+def test_keywords_that_skip_a_default_take_the_door(packages):
+    """A call naming a later parameter by keyword and leaving an earlier one to its default
+    (`show(2.5, unit="m")`) takes the door, which fills the gap from the wrapper's
+    `__defaults__` (no frame of the package runs); the same results without the door, and a
+    missing required parameter is the wrapper's TypeError on both routes."""
+    code = (
+        "import sys, mathlib as m\n"
+        "frames = []\n"
+        "sys.setprofile(lambda f, e, _: e == 'call' and 'mathlib' in f.f_code.co_filename and frames.append(f.f_code.co_name))\n"
+        "r = [m.show(2.5, unit='m'), m.show(2.5, plus=True), m.show(x=1.0, label='L'), m.show(2.5, 3, unit='s', label=None)]\n"
+        "sys.setprofile(None)\n"
+        "print(r, len(frames))\n"
+        "try:\n"
+        "    m.show(unit='m')\n"
+        "except TypeError as e:\n"
+        "    print(e)\n"
+    )
+    results = "['2.50m', '+2.50', 'L: 1.00', '2.500s']"
+    missing = "show() missing 1 required positional argument: 'x'"
+    assert run_python(packages, code, ABI_PYTHON_DOOR="1").splitlines() == [f"{results} 0", missing]
+    assert run_python(packages, code, ABI_PYTHON_DOOR="0").splitlines() == [f"{results} 4", missing]

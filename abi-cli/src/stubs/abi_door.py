@@ -14,7 +14,7 @@ import sys
 import sysconfig
 
 # The handshake this package speaks; a library answering another keeps the tvm_ffi route.
-VERSION = 1
+VERSION = 2
 # The environment variable that keeps every call on the tvm_ffi route when "0" (or "false",
 # "off", "no").
 OFF = "ABI_PYTHON_DOOR"
@@ -138,7 +138,7 @@ def _open(path, arrays):
     open_door.restype = ctypes.c_uint32
     if open_door(VERSION, ctypes.addressof(api), ctypes.sizeof(api)) != 0:
         return None
-    function.argtypes = [ctypes.c_char_p, ctypes.py_object]
+    function.argtypes = [ctypes.c_char_p, ctypes.py_object, ctypes.py_object]
     function.restype = ctypes.py_object
     _OPENED[path] = (function, (api, through_tvm_ffi, lib, from_dlpack))
     return function
@@ -189,7 +189,8 @@ def bind(namespace, path, names, arrays):
     for name in names:
         fallback = namespace[name]
         try:
-            door = function(name.encode(), fallback)
+            # Its defaults fill the parameters a call's keywords skip.
+            door = function(name.encode(), fallback, getattr(fallback, "__defaults__", None))
         except (ValueError, TypeError):
             continue
         if door is None:

@@ -48,6 +48,9 @@ pub struct DoorFn {
     /// outputs (keyword-only).
     names: Vec<Obj>,
     texts: Vec<&'static str>,
+    /// The default values of the last parameters (owned), the wrapper's `__defaults__`, for
+    /// a call whose keywords skip one; none for an op.
+    defaults: Vec<Obj>,
     /// What each of the export's parameters takes, in its order.
     pub(super) takes: Vec<Takes>,
     release_gil: bool,
@@ -81,11 +84,16 @@ impl DoorFn {
     /// type whose values the door never converts (objects, callbacks, structs, lists:
     /// every call would pay for the door and then for the `tvm_ffi` route) or expanded into
     /// several slots, more than [`MAX_PARAMS`] parameters, a result type the door does not
-    /// convert. Takes a reference to `fallback`.
+    /// convert. Takes a reference to `fallback` and to each of `defaults`' items.
     ///
     /// # Safety
-    /// The GIL is held; `fallback` is a live object.
-    unsafe fn new(api: &'static PyApi, export: &'static Export, fallback: Obj, release_gil: bool) -> Option<DoorFn> {
+    /// The GIL is held; `fallback` is a live object; `defaults` is a tuple or `None`.
+    unsafe fn new(
+        api: &'static PyApi,
+        export: &'static Export,
+        (fallback, defaults): (Obj, Obj),
+        release_gil: bool,
+    ) -> Option<DoorFn> {
         let params = export.params();
         let ret = export.desc().ret;
         let numpy = !api.numpy_api.is_null() && !api.from_dlpack.is_null();
@@ -118,8 +126,22 @@ impl DoorFn {
             }
             names.push(interned);
         }
-        // SAFETY: the GIL is held; `fallback` is live.
-        unsafe { (api.inc_ref)(fallback) };
+        // The wrapper's defaults, for a plain export with no more of them than parameters.
+        let defaults = match defaults {
+            // SAFETY: a tuple (the caller's guarantee).
+            d if op.is_none() && d != api.none => unsafe { tuple_items(d) }.to_vec(),
+            _ => Vec::new(),
+        };
+        if defaults.len() > names.len() {
+            // SAFETY: the GIL is held; the names are ours.
+            unsafe { release_all(api, &names) };
+            return None;
+        }
+        // SAFETY: the GIL is held; `fallback` and the defaults are live.
+        unsafe {
+            (api.inc_ref)(fallback);
+            defaults.iter().for_each(|&d| (api.inc_ref)(d));
+        }
         let takes = params.iter().map(Takes::of).collect();
         let python_str = !release_gil && matches!(ret, TypeDesc::Str | TypeDesc::Optional(TypeDesc::Str));
         let result_init = if python_str { python_mark() } else { RawAny::NONE };
@@ -129,6 +151,7 @@ impl DoorFn {
             fallback,
             names,
             texts,
+            defaults,
             takes,
             release_gil,
             python_str,
@@ -159,10 +182,11 @@ impl DoorFn {
         self.texts.iter().position(|t| t.as_bytes() == key)
     }
 
-    /// The Python parameters' arguments of a call with keywords (null where none is given),
-    /// and how many leading parameters they reach; `None` when more than `positional` are
-    /// positional, a keyword names no parameter or one given already, they leave a gap
-    /// among the first `dense` parameters, or fill fewer than `required`.
+    /// The Python parameters' arguments of a call with keywords (null where none is given,
+    /// a parameter's default where the keywords skip one that has it, borrowed from the
+    /// door), and how many leading parameters they reach; `None` when more than
+    /// `positional` are positional, a keyword names no parameter or one given already, they
+    /// leave a gap among the first `dense` parameters, or fill fewer than `required`.
     ///
     /// # Safety
     /// The GIL is held; `args` holds `nargs` positional then `kwnames`' length keyword values.
@@ -192,6 +216,12 @@ impl DoorFn {
             }
             bound[i] = value;
             used = used.max(i + 1);
+        }
+        let first_default = self.names.len() - self.defaults.len();
+        for (i, slot) in bound.iter_mut().enumerate().take(used).skip(first_default) {
+            if slot.is_null() {
+                *slot = self.defaults[i - first_default];
+            }
         }
         if used < required || bound[..used.min(dense)].iter().any(|o| o.is_null()) {
             return None;
@@ -454,6 +484,7 @@ unsafe extern "C" fn dealloc(this: Obj) {
             let door = Box::from_raw(door);
             (api.dec_ref)(door.fallback);
             release_all(api, &door.names);
+            release_all(api, &door.defaults);
         }
         (api.object_free)(this.cast());
         (api.dec_ref)(ty);
@@ -531,20 +562,26 @@ unsafe fn door_type(api: &PyApi) -> Obj {
 /// route.
 ///
 /// # Safety
-/// The GIL is held; `fallback` is a live object.
-pub unsafe fn new_callable(api: &'static PyApi, export: &'static Export, fallback: Obj, release_gil: bool) -> Obj {
+/// The GIL is held; `fallback` is a live object; `defaults` is a tuple or `None`.
+pub unsafe fn new_callable(
+    api: &'static PyApi,
+    export: &'static Export,
+    (fallback, defaults): (Obj, Obj),
+    release_gil: bool,
+) -> Obj {
     // SAFETY: the GIL is held (the caller's guarantee).
     unsafe {
         let ty = door_type(api);
         if ty.is_null() {
             return null_mut();
         }
-        let Some(door) = DoorFn::new(api, export, fallback, release_gil) else { return null_mut() };
+        let Some(door) = DoorFn::new(api, export, (fallback, defaults), release_gil) else { return null_mut() };
         let object = (api.type_generic_alloc)(ty, 0);
         if object.is_null() {
             (api.err_clear)();
             (api.dec_ref)(door.fallback);
             release_all(api, &door.names);
+            release_all(api, &door.defaults);
             return null_mut();
         }
         let fields = object.cast::<DoorObject>();

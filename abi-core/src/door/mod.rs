@@ -25,7 +25,7 @@ use capi::{PyApi, PyObject};
 
 /// The handshake's version: the table's layout and the entries' contracts. A package that
 /// asks for another gets this one back and keeps the `tvm_ffi` route.
-pub const DOOR_VERSION: u32 = 1;
+pub const DOOR_VERSION: u32 = 2;
 
 /// C entry: opens the door with the running interpreter's C API. Returns 0, or this
 /// library's door version when `version` or the table's size is not its own (nothing is
@@ -46,19 +46,26 @@ pub unsafe extern "C" fn abi_python_door_open(version: u32, api: *const PyApi, s
 }
 
 /// C entry: the door callable of the export `name` (a new reference), calling `fallback`
-/// (the package's `tvm_ffi` route for it) for what it does not convert; `None` (a new
-/// reference) when the export keeps the `tvm_ffi` route, null when the door is not open.
+/// (the package's `tvm_ffi` route for it) for what it does not convert, and passing
+/// `defaults` (`fallback.__defaults__`: the last parameters' default values, or `None`)
+/// for parameters a call's keywords skip; `None` (a new reference) when the export keeps
+/// the `tvm_ffi` route, null when the door is not open.
 ///
 /// # Safety
-/// The door is open; `name` is a C string; `fallback` is a live object; the GIL is held.
+/// The door is open; `name` is a C string; `fallback` is a live object; `defaults` is a
+/// tuple or `None`; the GIL is held.
 #[no_mangle]
-pub unsafe extern "C" fn abi_python_door_function(name: *const c_char, fallback: *mut PyObject) -> *mut PyObject {
+pub unsafe extern "C" fn abi_python_door_function(
+    name: *const c_char,
+    fallback: *mut PyObject,
+    defaults: *mut PyObject,
+) -> *mut PyObject {
     let Some(api) = capi::api() else { return null_mut() };
     // SAFETY: a C string (the caller's guarantee).
     let export = unsafe { CStr::from_ptr(name) }.to_str().ok().and_then(find_export);
     let callable = match export {
         // SAFETY: the GIL is held; `fallback` is live.
-        Some(export) => unsafe { callable::new_callable(api, export, fallback, export.releases_gil()) },
+        Some(export) => unsafe { callable::new_callable(api, export, (fallback, defaults), export.releases_gil()) },
         None => null_mut(),
     };
     if callable.is_null() {
