@@ -436,3 +436,28 @@ def test_keywords_that_skip_a_default_take_the_door(packages):
     missing = "show() missing 1 required positional argument: 'x'"
     assert run_python(packages, code, ABI_PYTHON_DOOR="1").splitlines() == [f"{results} 0", missing]
     assert run_python(packages, code, ABI_PYTHON_DOOR="0").splitlines() == [f"{results} 4", missing]
+
+
+def test_without_numpy_a_buffer_object_says_numpy_is_needed(packages):
+    """A memoryview, bytearray or array.array is taken as an array through numpy: without
+    numpy (hidden here after tvm_ffi's import), a plain export and an op say so, on both
+    routes, instead of failing on numpy's import while handling the refusal."""
+    code = (
+        "import array, sys, tvm_ffi\n"
+        "sys.modules['numpy'] = None\n"
+        "import tensor_kit, op_kit\n"
+        "for call in (lambda: tensor_kit.strided_row_sums(memoryview(array.array('d', [1.0, 2.0])).cast('B').cast('d', (1, 2))),\n"
+        "             lambda: op_kit.scale_rows([[1.0, 2.0]], [1.0, 1.0])):\n"
+        "    try:\n"
+        "        call()\n"
+        "    except ImportError as e:\n"
+        "        print(type(e).__name__, e.name, e)\n"
+    )
+    want = [
+        "ModuleNotFoundError numpy a memoryview, bytearray or array.array is passed as an array through numpy, which is "
+        "not installed (pip install numpy)",
+        "ModuleNotFoundError numpy an op takes a list, memoryview, bytearray or array.array as a numpy array, and numpy "
+        "is not installed (pip install numpy)",
+    ]
+    for door in ("1", "0"):
+        assert run_python(packages, code, ABI_PYTHON_DOOR=door).splitlines() == want

@@ -45,7 +45,14 @@ _np = None
 def _numpy():
     global _NDARRAY, _np
     if _np is None:
-        import numpy
+        try:
+            import numpy
+        except ImportError:
+            raise ModuleNotFoundError(
+                "an op takes a list, memoryview, bytearray or array.array as a numpy array, and numpy is not "
+                "installed (pip install numpy)",
+                name="numpy",
+            ) from None
 
         _np, _NDARRAY = numpy, numpy.ndarray
     return _np

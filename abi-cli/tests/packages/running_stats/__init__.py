@@ -197,7 +197,14 @@ def _buffer_arrays(args, tensors):
     kinds = (memoryview, bytearray, array.array)
     if not any(type(args[i]) in kinds for i in tensors):
         return None
-    import numpy
+    try:
+        import numpy
+    except ImportError:
+        raise ModuleNotFoundError(
+            "a memoryview, bytearray or array.array is passed as an array through numpy, which is not installed "
+            "(pip install numpy)",
+            name="numpy",
+        ) from None
 
     # Through memoryview: a released one says so (numpy would make an object array of it).
     return [numpy.asarray(memoryview(a)) if i in tensors and type(a) in kinds else a for i, a in enumerate(args)]
