@@ -356,11 +356,18 @@ def test_read_only_strided_and_released_arrays_are_the_same_on_both_routes(packa
 
 def test_a_str_that_is_not_utf8_names_the_function_and_argument_on_both_routes(packages):
     """A lone surrogate cannot cross as UTF-8: tvm_ffi's UnicodeEncodeError, naming the
-    function and the argument (by keyword too), or "an argument" for one inside a struct."""
+    function and the argument (by keyword too; also a str given for bytes, which crosses as
+    its UTF-8), or "an argument" for one inside a struct."""
     code = (
         "import mathlib\n"
         "for call in (lambda: mathlib.greet_v2('\\ud800'), lambda: mathlib.show(1.0, unit='a\\udc00'),\n"
         "             lambda: mathlib.move_marker(('\\ud800', (0.0, 0.0), 1), 1.0, 1.0, None)):\n"
+        "    try:\n"
+        "        call()\n"
+        "    except UnicodeEncodeError as e:\n"
+        "        print(e)\n"
+        "import interop_lib\n"
+        "for call in (lambda: interop_lib.byte_len('\\ud800'),):\n"
         "    try:\n"
         "        call()\n"
         "    except UnicodeEncodeError as e:\n"
@@ -375,6 +382,8 @@ def test_a_str_that_is_not_utf8_names_the_function_and_argument_on_both_routes(p
         "`unit` (#3) is not valid UTF-8)",
         "'utf-8' codec can't encode character '\\ud800' in position 0: surrogates not allowed (move_marker: an "
         "argument is not valid UTF-8)",
+        "'utf-8' codec can't encode character '\\ud800' in position 0: surrogates not allowed (byte_len: argument "
+        "`data` (#0) is not valid UTF-8)",
     ]
     for door in ("1", "0"):
         assert run_python(packages, code, ABI_PYTHON_DOOR=door).splitlines() == want

@@ -129,10 +129,11 @@ fn takes_arrays(t: &TypeSchema) -> bool {
     }
 }
 
-/// Whether a value of `t` may hold a `str` (or any value).
+/// Whether a value of `t` may hold a `str` (or any value; a bytes parameter takes a `str`
+/// as its UTF-8, as `tvm_ffi` passes it).
 fn takes_text(t: &TypeSchema) -> bool {
     match t {
-        TypeSchema::Str | TypeSchema::Any => true,
+        TypeSchema::Str | TypeSchema::Bytes | TypeSchema::Any => true,
         TypeSchema::Function(_) => false,
         other => other.args().into_iter().any(takes_text),
     }

@@ -285,10 +285,13 @@ _native_byte_len.release_gil = False
 Length in bytes of a borrowed byte string.""")
 def byte_len(data):
     try:
-        return _native_byte_len(data)
-    except TypeError as e:
-        _python_type(e, (data,))
-        raise
+        try:
+            return _native_byte_len(data)
+        except TypeError as e:
+            _python_type(e, (data,))
+            raise
+    except UnicodeEncodeError as e:
+        raise _bad_text(e, "byte_len", (data,), ("data",)) from None
 
 
 _native_call_fn = _lib["call_fn"]
@@ -448,10 +451,13 @@ _native_echo_bytes.release_gil = False
 @_doc("""echo_bytes(x: bytes) -> bytes""")
 def echo_bytes(x):
     try:
-        return _native_echo_bytes(x)
-    except TypeError as e:
-        _python_type(e, (x,))
-        raise
+        try:
+            return _native_echo_bytes(x)
+        except TypeError as e:
+            _python_type(e, (x,))
+            raise
+    except UnicodeEncodeError as e:
+        raise _bad_text(e, "echo_bytes", (x,), ("x",)) from None
 
 
 _native_echo_device = _lib["echo_device"]

@@ -147,10 +147,13 @@ _native_checksum.release_gil = False
 Adler-32 checksum of `data`.""")
 def checksum(data):
     try:
-        return _native_checksum(data)
-    except TypeError as e:
-        _python_type(e, (data,))
-        raise
+        try:
+            return _native_checksum(data)
+        except TypeError as e:
+            _python_type(e, (data,))
+            raise
+    except UnicodeEncodeError as e:
+        raise _bad_text(e, "checksum", (data,), ("data",)) from None
 
 
 _native_chunked_sum = _lib["chunked_sum"]
@@ -425,6 +428,15 @@ def _python_type(error, args):
     if kind is value:
         name = f"the class {name} (not an instance)"
     error.args = (text[: found.start(3)] + name + text[found.end(3) :],)
+
+
+def _bad_text(error, name, args, names):
+    """`error`, tvm_ffi's UnicodeEncodeError for a str that is not valid UTF-8, naming the
+    function and the argument."""
+    at = next((i for i, a in enumerate(args) if a is error.object), None)
+    where = "an argument" if at is None else f"argument `{names[at]}` (#{at})"
+    reason = f"{error.reason} ({name}: {where} is not valid UTF-8)"
+    return UnicodeEncodeError(error.encoding, error.object, error.start, error.end, reason)
 
 
 def _writable(value, name, arg, index):
