@@ -389,36 +389,48 @@ def test_a_str_that_is_not_utf8_names_the_function_and_argument_on_both_routes(p
         assert run_python(packages, code, ABI_PYTHON_DOOR=door).splitlines() == want
 
 
-def test_a_value_tvm_ffi_does_not_convert_is_named_by_its_python_type_on_both_routes(packages):
-    """A refused argument that tvm_ffi passed as an opaque object, or as a container it made
-    of a list or dict, is named by its Python type (the export's message said
-    "OpaquePyObject", "Array" or "Map"), at the top level and as an element of a list, and a
-    class given for its instance (an enum variant not called); a tvm_ffi value keeps its
-    own name."""
+def test_numbers_are_taken_as_pyo3_takes_them_and_other_values_named_on_both_routes(packages):
+    """A number tvm_ffi does not take is taken as PyO3 extracts one: an int through
+    `__index__` (a 0-d integer array; an error it raises is raised), a float through
+    `__float__` (a Decimal, a 0-d array), a bool from numpy.bool_. Another refused argument
+    that tvm_ffi passed as an opaque object, or as a container it made of a list or dict, is
+    named by its Python type (the export's message said "OpaquePyObject", "Array" or "Map"),
+    at the top level and as an element of a list, and a class given for its instance (an
+    enum variant not called); a tvm_ffi value keeps its own name."""
     code = (
         "import decimal, numpy as np, tvm_ffi, interop_lib, mathlib, tensor_kit\n"
         "class Index:\n"
         "    def __index__(self):\n"
-        "        raise RuntimeError('never called')\n"
-        "calls = [(mathlib.add, (decimal.Decimal(1), 2)), (mathlib.add, (1, np.bool_(True))), (mathlib.add, (Index(), 1)),\n"
+        "        return 7\n"
+        "class Raises:\n"
+        "    def __index__(self):\n"
+        "        raise RuntimeError('from __index__')\n"
+        "calls = [(mathlib.add, (Index(), 1)), (mathlib.add, (np.array(3), 1)), (mathlib.describe, (decimal.Decimal('1.5'), 'm')),\n"
+        "         (mathlib.describe, (np.array(2.5), 'm')), (lambda **k: mathlib.show(1.0, **k), (), {'plus': np.bool_(True)}),\n"
+        "         (mathlib.add, (Raises(), 1)), (mathlib.add, (decimal.Decimal(1), 2)), (mathlib.add, (1, np.bool_(True))),\n"
         "         (mathlib.add, ({1: 2}, 1)), (mathlib.add, (tvm_ffi.convert([1]), 1)),\n"
         "         (mathlib.map_ints, ([1, decimal.Decimal(2)], abs)), (tensor_kit.scale_rows, ([[1.0]], np.ones(1, np.float32))),\n"
         "         (interop_lib.figure_area, (interop_lib.Figure.Empty,))]\n"
-        "for f, args in calls:\n"
+        "for f, args, *kw in calls:\n"
         "    try:\n"
-        "        f(*args)\n"
-        "    except TypeError as e:\n"
-        "        print(str(e)[str(e).index('argument'):])\n"
+        "        print(repr(f(*args, **(kw[0] if kw else {}))))\n"
+        "    except Exception as e:\n"
+        "        print(type(e).__name__, str(e)[max(str(e).find('argument'), 0):])\n"
     )
     want = [
-        "argument `a` (#0) expected int, got decimal.Decimal",
-        "argument `b` (#1) expected int, got numpy.bool",
-        "argument `a` (#0) expected int, got __main__.Index",
-        "argument `a` (#0) expected int, got dict",
-        "argument `a` (#0) expected int, got Array",
-        "argument `xs` (#0) element 1: expected int, got decimal.Decimal",
-        "argument `x` (#0) expected Tensor[f32, 2], got list",
-        "argument `s` (#0) expected Figure, got the class interop_lib.Figure.Empty (not an instance)",
+        "8",
+        "4",
+        "'1.5 m'",
+        "'2.5 m'",
+        "'+1.00'",
+        "RuntimeError from __index__",
+        "TypeError argument `a` (#0) expected int, got decimal.Decimal",
+        "TypeError argument `b` (#1) expected int, got numpy.bool",
+        "TypeError argument `a` (#0) expected int, got dict",
+        "TypeError argument `a` (#0) expected int, got Array",
+        "TypeError argument `xs` (#0) element 1: expected int, got decimal.Decimal",
+        "TypeError argument `x` (#0) expected Tensor[f32, 2], got list",
+        "TypeError argument `s` (#0) expected Figure, got the class interop_lib.Figure.Empty (not an instance)",
     ]
     for door in ("1", "0"):
         assert run_python(packages, code, ABI_PYTHON_DOOR=door).splitlines() == want

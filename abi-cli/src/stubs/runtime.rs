@@ -463,7 +463,7 @@ fn function(f: &Function) -> String {
                 def = def.retrying_readable(convert.as_deref(), &retry);
             }
             if !args.is_empty() {
-                def = def.naming_python_types(args);
+                def = def.taking_numbers(name, args);
             }
             if *text {
                 def = def.naming_bad_text(name, args);
@@ -556,39 +556,67 @@ def _readable(value):
     return value
 "#;
 
-/// What a plain export's wrapper does to a refusal of an argument `tvm_ffi` passed as an
-/// opaque object (a Python value it does not convert: a `Decimal`, a `numpy.bool_`, an
-/// object with `__index__`) or as a container it made (a `list` for a tensor is an
-/// `Array`): the error, the same object, says the argument's Python type where the
-/// export's message says `got OpaquePyObject`, `Array`, `Map` or `Function` (a class
-/// given where its instance is meant), for the argument or an element of a list or tuple
+/// What a plain export's wrapper does with a refused argument: a number `tvm_ffi` does not
+/// take is taken as PyO3 extracts one (an `int` through `__index__`, a `float` through
+/// `__float__`, a `bool` from `numpy.bool_`) and the call made again; otherwise the error,
+/// the same object, says the argument's Python type where the export's message says what
+/// `tvm_ffi` made of it: `got OpaquePyObject` (a value it does not convert: a `Decimal`),
+/// `Array` or `Map` (a `list`, a `dict`), `Function` (a class given where its instance is
+/// meant), `Tensor` (a 0-d array), for the argument or an element of a list or tuple
 /// given for it.
 const PYTHON_TYPE: &str = r#"
 
-def _python_type(error, args):
-    """Rewrites `error`'s "got OpaquePyObject" (or Array, Map, Function: what tvm_ffi made
-    of the value) as the Python type of the value refused."""
+def _refused(error, args):
+    """The arguments to call again with, one refused number taken as PyO3 takes it; else
+    None, with `error`'s "got OpaquePyObject" (or Array, Map, Function, Tensor: what tvm_ffi
+    made of the value) rewritten as the Python type of the value refused."""
     import re
 
     text = error.args[0] if len(error.args) == 1 and isinstance(error.args[0], str) else ""
-    found = re.search(r"argument `[^`]*` \(#(\d+)\)((?: element \d+:?)*) expected .*?, got (OpaquePyObject|Array|Map|Function)\b", text)
+    found = re.search(
+        r"argument `[^`]*` \(#(\d+)\)((?: element \d+:?)*) expected (.*?), got (OpaquePyObject|Array|Map|Function|Tensor)\b",
+        text,
+    )
     if found is None:
-        return
-    value = args[int(found.group(1))] if int(found.group(1)) < len(args) else None
+        return None
+    at = int(found.group(1))
+    value = args[at] if at < len(args) else None
+    if not found.group(2):
+        number = _number(value, found.group(3))
+        if number is not None:
+            return (*args[:at], number, *args[at + 1 :])
     for index in re.findall(r"\d+", found.group(2)):
         try:
             value = value[int(index)]
         except Exception:
-            return
+            return None
     kind = type(value)
     if kind.__module__.startswith("tvm_ffi"):
-        return
+        return None
     if isinstance(value, type):  # a class tvm_ffi made a Function: a variant not called, say
         kind = value
     name = kind.__qualname__ if kind.__module__ == "builtins" else f"{kind.__module__}.{kind.__qualname__}"
     if kind is value:
         name = f"the class {name} (not an instance)"
-    error.args = (text[: found.start(3)] + name + text[found.end(3) :],)
+    error.args = (text[: found.start(4)] + name + text[found.end(4) :],)
+    return None
+
+
+def _number(value, expected):
+    """`value` as the number `expected` names (int, float, bool, or an Optional of one), as
+    PyO3 extracts one: an int through `__index__` (whose error is raised), a float through
+    `__float__`, a bool from numpy.bool_; None when it is not one."""
+    import operator
+
+    kind = expected[len("Optional[") : -1] if expected.startswith("Optional[") else expected
+    numpy_bool = type(value).__module__ == "numpy" and type(value).__name__ in ("bool", "bool_")
+    if kind == "bool":
+        return bool(value) if numpy_bool else None
+    if kind == "int" and not numpy_bool and hasattr(type(value), "__index__"):
+        return operator.index(value)
+    if kind == "float" and hasattr(type(value), "__float__"):
+        return float(value)
+    return None
 "#;
 
 /// What a plain export's wrapper raises for a `str` argument `tvm_ffi` cannot encode as
@@ -706,14 +734,16 @@ impl Def {
         self
     }
 
-    /// The body inside `try:`, a refused argument `tvm_ffi` passed as an opaque object
-    /// named by its Python type ([`PYTHON_TYPE`]).
-    fn naming_python_types(mut self, args: &[String]) -> Def {
+    /// The body inside `try:`, a refused number taken as PyO3 takes it and the call made
+    /// again, or the refused argument named by its Python type ([`PYTHON_TYPE`]).
+    fn taking_numbers(mut self, name: &str, args: &[String]) -> Def {
         let mut body = vec!["try:".to_owned()];
         body.extend(self.body.iter().map(|l| format!("    {l}")));
         body.push("except TypeError as e:".into());
-        body.push(format!("    _python_type(e, {})", py_tuple(args)));
-        body.push("    raise".into());
+        body.push(format!("    retried = _refused(e, {})", py_tuple(args)));
+        body.push("    if retried is None:".into());
+        body.push("        raise".into());
+        body.push(format!("return {name}(*retried)"));
         self.body = body;
         self
     }

@@ -145,8 +145,10 @@ def area(w, h):
     try:
         return _native_area(w, h)
     except TypeError as e:
-        _python_type(e, (w, h))
-        raise
+        retried = _refused(e, (w, h))
+        if retried is None:
+            raise
+    return area(*retried)
 
 
 _native_bump = _lib["bump"]
@@ -160,8 +162,10 @@ def bump(x):
     try:
         return _native_bump(x)
     except TypeError as e:
-        _python_type(e, (x,))
-        raise
+        retried = _refused(e, (x,))
+        if retried is None:
+            raise
+    return bump(*retried)
 
 
 _native_dropped = _lib["dropped"]
@@ -175,8 +179,10 @@ def dropped(x, y):
     try:
         return _native_dropped(x, y)
     except TypeError as e:
-        _python_type(e, (x, y))
-        raise
+        retried = _refused(e, (x, y))
+        if retried is None:
+            raise
+    return dropped(*retried)
 
 
 _native_each = _lib["each"]
@@ -189,8 +195,10 @@ def each(f):
     try:
         return _native_each(f)
     except TypeError as e:
-        _python_type(e, (f,))
-        raise
+        retried = _refused(e, (f,))
+        if retried is None:
+            raise
+    return each(*retried)
 
 
 _native_extent = _lib["extent"]
@@ -203,8 +211,10 @@ def extent(s):
     try:
         return _native_extent(s)
     except TypeError as e:
-        _python_type(e, (s,))
-        raise
+        retried = _refused(e, (s,))
+        if retried is None:
+            raise
+    return extent(*retried)
 
 
 _native_grow = _lib["grow"]
@@ -218,8 +228,10 @@ def grow(x):
     try:
         return _native_grow(x)
     except TypeError as e:
-        _python_type(e, (x,))
-        raise
+        retried = _refused(e, (x,))
+        if retried is None:
+            raise
+    return grow(*retried)
 
 
 _native_halve = _lib["halve"]
@@ -233,8 +245,10 @@ def halve(x):
     try:
         return _native_halve(x)
     except TypeError as e:
-        _python_type(e, (x,))
-        raise
+        retried = _refused(e, (x,))
+        if retried is None:
+            raise
+    return halve(*retried)
 
 
 _native_mean = _lib["mean"]
@@ -248,8 +262,10 @@ def mean(x):
     try:
         return _native_mean(x)
     except TypeError as e:
-        _python_type(e, (x,))
-        raise
+        retried = _refused(e, (x,))
+        if retried is None:
+            raise
+    return mean(*retried)
 
 
 _native_need = _lib["need"]
@@ -263,8 +279,10 @@ def need(v):
     try:
         return _native_need(v)
     except TypeError as e:
-        _python_type(e, (v,))
-        raise
+        retried = _refused(e, (v,))
+        if retried is None:
+            raise
+    return need(*retried)
 
 
 _native_norm = _lib["norm"]
@@ -277,8 +295,10 @@ def norm(p):
     try:
         return _native_norm(p)
     except TypeError as e:
-        _python_type(e, (p,))
-        raise
+        retried = _refused(e, (p,))
+        if retried is None:
+            raise
+    return norm(*retried)
 
 
 _native_old_name = _lib["old_name"]
@@ -292,8 +312,10 @@ def old_name(x):
     try:
         return _native_old_name(x)
     except TypeError as e:
-        _python_type(e, (x,))
-        raise
+        retried = _refused(e, (x,))
+        if retried is None:
+            raise
+    return old_name(*retried)
 
 
 _native_op_backward = _OPS.op("op_backward", _lib["op_backward"], [("x", "in", "float64", 1), ("y", "out", "float64", 1, "x")], backward="op_grad_a")
@@ -388,8 +410,10 @@ def pad(s, width=8):
         try:
             return _native_pad(s, width)
         except TypeError as e:
-            _python_type(e, (s, width))
-            raise
+            retried = _refused(e, (s, width))
+            if retried is None:
+                raise
+        return pad(*retried)
     except UnicodeEncodeError as e:
         raise _bad_text(e, "pad", (s, width), ("s", "width")) from None
 
@@ -405,8 +429,10 @@ def pair_sum(p_a, p_b, /):
     try:
         return _native_pair_sum(p_a, p_b)
     except TypeError as e:
-        _python_type(e, (p_a, p_b))
-        raise
+        retried = _refused(e, (p_a, p_b))
+        if retried is None:
+            raise
+    return pair_sum(*retried)
 
 
 _native_rename_param = _lib["rename_param"]
@@ -420,8 +446,10 @@ def rename_param(count):
     try:
         return _native_rename_param(count)
     except TypeError as e:
-        _python_type(e, (count,))
-        raise
+        retried = _refused(e, (count,))
+        if retried is None:
+            raise
+    return rename_param(*retried)
 
 
 _native_repeat = _lib["repeat"]
@@ -436,8 +464,10 @@ def repeat(s, n):
         try:
             return _native_repeat(s, n)
         except TypeError as e:
-            _python_type(e, (s, n))
-            raise
+            retried = _refused(e, (s, n))
+            if retried is None:
+                raise
+        return repeat(*retried)
     except UnicodeEncodeError as e:
         raise _bad_text(e, "repeat", (s, n), ("s", "n")) from None
 
@@ -453,8 +483,10 @@ def result(x):
     try:
         return _native_result(x)
     except TypeError as e:
-        _python_type(e, (x,))
-        raise
+        retried = _refused(e, (x,))
+        if retried is None:
+            raise
+    return result(*retried)
 
 
 _native_round_to = _lib["round_to"]
@@ -468,8 +500,10 @@ def round_to(x, digits=2):
     try:
         return _native_round_to(x, digits)
     except TypeError as e:
-        _python_type(e, (x, digits))
-        raise
+        retried = _refused(e, (x, digits))
+        if retried is None:
+            raise
+    return round_to(*retried)
 
 
 _native_shrink = _lib["shrink"]
@@ -483,8 +517,10 @@ def shrink(x, by):
     try:
         return _native_shrink(x, by)
     except TypeError as e:
-        _python_type(e, (x, by))
-        raise
+        retried = _refused(e, (x, by))
+        if retried is None:
+            raise
+    return shrink(*retried)
 
 
 _native_sides_of = _lib["sides_of"]
@@ -498,8 +534,10 @@ def sides_of(n):
     try:
         return _native_sides_of(n)
     except TypeError as e:
-        _python_type(e, (n,))
-        raise
+        retried = _refused(e, (n,))
+        if retried is None:
+            raise
+    return sides_of(*retried)
 
 
 _native_small = _lib["small"]
@@ -513,8 +551,10 @@ def small(x):
     try:
         return _native_small(x)
     except TypeError as e:
-        _python_type(e, (x,))
-        raise
+        retried = _refused(e, (x,))
+        if retried is None:
+            raise
+    return small(*retried)
 
 
 _native_span = _lib["span"]
@@ -528,8 +568,10 @@ def span(lo, hi):
     try:
         return _native_span(lo, hi)
     except TypeError as e:
-        _python_type(e, (lo, hi))
-        raise
+        retried = _refused(e, (lo, hi))
+        if retried is None:
+            raise
+    return span(*retried)
 
 
 _native_store = _lib["store"]
@@ -544,8 +586,10 @@ def store(v):
             try:
                 return _native_store(v)
             except TypeError as e:
-                _python_type(e, (v,))
-                raise
+                retried = _refused(e, (v,))
+                if retried is None:
+                    raise
+            return store(*retried)
         except UnicodeEncodeError as e:
             raise _bad_text(e, "store", (v,), ("v",)) from None
     except (TypeError, ValueError, RuntimeError):
@@ -575,8 +619,10 @@ def widen(v):
     try:
         return _native_widen(v)
     except TypeError as e:
-        _python_type(e, (v,))
-        raise
+        retried = _refused(e, (v,))
+        if retried is None:
+            raise
+    return widen(*retried)
 
 
 def _refuse_dataless(name, args):
@@ -602,30 +648,57 @@ def _refuse_dataless(name, args):
     ) from None
 
 
-def _python_type(error, args):
-    """Rewrites `error`'s "got OpaquePyObject" (or Array, Map, Function: what tvm_ffi made
-    of the value) as the Python type of the value refused."""
+def _refused(error, args):
+    """The arguments to call again with, one refused number taken as PyO3 takes it; else
+    None, with `error`'s "got OpaquePyObject" (or Array, Map, Function, Tensor: what tvm_ffi
+    made of the value) rewritten as the Python type of the value refused."""
     import re
 
     text = error.args[0] if len(error.args) == 1 and isinstance(error.args[0], str) else ""
-    found = re.search(r"argument `[^`]*` \(#(\d+)\)((?: element \d+:?)*) expected .*?, got (OpaquePyObject|Array|Map|Function)\b", text)
+    found = re.search(
+        r"argument `[^`]*` \(#(\d+)\)((?: element \d+:?)*) expected (.*?), got (OpaquePyObject|Array|Map|Function|Tensor)\b",
+        text,
+    )
     if found is None:
-        return
-    value = args[int(found.group(1))] if int(found.group(1)) < len(args) else None
+        return None
+    at = int(found.group(1))
+    value = args[at] if at < len(args) else None
+    if not found.group(2):
+        number = _number(value, found.group(3))
+        if number is not None:
+            return (*args[:at], number, *args[at + 1 :])
     for index in re.findall(r"\d+", found.group(2)):
         try:
             value = value[int(index)]
         except Exception:
-            return
+            return None
     kind = type(value)
     if kind.__module__.startswith("tvm_ffi"):
-        return
+        return None
     if isinstance(value, type):  # a class tvm_ffi made a Function: a variant not called, say
         kind = value
     name = kind.__qualname__ if kind.__module__ == "builtins" else f"{kind.__module__}.{kind.__qualname__}"
     if kind is value:
         name = f"the class {name} (not an instance)"
-    error.args = (text[: found.start(3)] + name + text[found.end(3) :],)
+    error.args = (text[: found.start(4)] + name + text[found.end(4) :],)
+    return None
+
+
+def _number(value, expected):
+    """`value` as the number `expected` names (int, float, bool, or an Optional of one), as
+    PyO3 extracts one: an int through `__index__` (whose error is raised), a float through
+    `__float__`, a bool from numpy.bool_; None when it is not one."""
+    import operator
+
+    kind = expected[len("Optional[") : -1] if expected.startswith("Optional[") else expected
+    numpy_bool = type(value).__module__ == "numpy" and type(value).__name__ in ("bool", "bool_")
+    if kind == "bool":
+        return bool(value) if numpy_bool else None
+    if kind == "int" and not numpy_bool and hasattr(type(value), "__index__"):
+        return operator.index(value)
+    if kind == "float" and hasattr(type(value), "__float__"):
+        return float(value)
+    return None
 
 
 def _bad_text(error, name, args, names):

@@ -110,8 +110,10 @@ def add(x, y):
             except BufferError:
                 return _for_numpy(_native_add(_readable(x), _readable(y)), (x, y))
         except TypeError as e:
-            _python_type(e, (x, y))
-            raise
+            retried = _refused(e, (x, y))
+            if retried is None:
+                raise
+        return add(*retried)
     except (TypeError, ValueError, RuntimeError):
         _refuse_dataless("add", (x, y))
         retried = _buffer_arrays((x, y), (0, 1))
@@ -155,8 +157,10 @@ def add_into_on(stream, x, y, out):
             except BufferError:
                 return _native_add_into_on(stream, _readable(x), _readable(y), _writable(out, "add_into_on", "out", 3))
         except TypeError as e:
-            _python_type(e, (stream, x, y, out))
-            raise
+            retried = _refused(e, (stream, x, y, out))
+            if retried is None:
+                raise
+        return add_into_on(*retried)
     except (TypeError, ValueError, RuntimeError):
         _refuse_dataless("add_into_on", (stream, x, y, out))
         retried = _buffer_arrays((stream, x, y, out), (1, 2, 3))
@@ -184,8 +188,10 @@ def launches(kernel, x):
                 except BufferError:
                     return list(_native_launches(kernel, _readable(x)))
             except TypeError as e:
-                _python_type(e, (kernel, x))
-                raise
+                retried = _refused(e, (kernel, x))
+                if retried is None:
+                    raise
+            return launches(*retried)
         except UnicodeEncodeError as e:
             raise _bad_text(e, "launches", (kernel, x), ("kernel", "x")) from None
     except (TypeError, ValueError, RuntimeError):
@@ -214,8 +220,10 @@ def sum(x):
             except BufferError:
                 return _for_numpy(_native_sum(_readable(x)), (x,))
         except TypeError as e:
-            _python_type(e, (x,))
-            raise
+            retried = _refused(e, (x,))
+            if retried is None:
+                raise
+        return sum(*retried)
     except (TypeError, ValueError, RuntimeError):
         _refuse_dataless("sum", (x,))
         retried = _buffer_arrays((x,), (0,))
@@ -268,30 +276,57 @@ def _buffer_arrays(args, tensors):
     return [numpy.asarray(memoryview(a)) if i in tensors and type(a) in kinds else a for i, a in enumerate(args)]
 
 
-def _python_type(error, args):
-    """Rewrites `error`'s "got OpaquePyObject" (or Array, Map, Function: what tvm_ffi made
-    of the value) as the Python type of the value refused."""
+def _refused(error, args):
+    """The arguments to call again with, one refused number taken as PyO3 takes it; else
+    None, with `error`'s "got OpaquePyObject" (or Array, Map, Function, Tensor: what tvm_ffi
+    made of the value) rewritten as the Python type of the value refused."""
     import re
 
     text = error.args[0] if len(error.args) == 1 and isinstance(error.args[0], str) else ""
-    found = re.search(r"argument `[^`]*` \(#(\d+)\)((?: element \d+:?)*) expected .*?, got (OpaquePyObject|Array|Map|Function)\b", text)
+    found = re.search(
+        r"argument `[^`]*` \(#(\d+)\)((?: element \d+:?)*) expected (.*?), got (OpaquePyObject|Array|Map|Function|Tensor)\b",
+        text,
+    )
     if found is None:
-        return
-    value = args[int(found.group(1))] if int(found.group(1)) < len(args) else None
+        return None
+    at = int(found.group(1))
+    value = args[at] if at < len(args) else None
+    if not found.group(2):
+        number = _number(value, found.group(3))
+        if number is not None:
+            return (*args[:at], number, *args[at + 1 :])
     for index in re.findall(r"\d+", found.group(2)):
         try:
             value = value[int(index)]
         except Exception:
-            return
+            return None
     kind = type(value)
     if kind.__module__.startswith("tvm_ffi"):
-        return
+        return None
     if isinstance(value, type):  # a class tvm_ffi made a Function: a variant not called, say
         kind = value
     name = kind.__qualname__ if kind.__module__ == "builtins" else f"{kind.__module__}.{kind.__qualname__}"
     if kind is value:
         name = f"the class {name} (not an instance)"
-    error.args = (text[: found.start(3)] + name + text[found.end(3) :],)
+    error.args = (text[: found.start(4)] + name + text[found.end(4) :],)
+    return None
+
+
+def _number(value, expected):
+    """`value` as the number `expected` names (int, float, bool, or an Optional of one), as
+    PyO3 extracts one: an int through `__index__` (whose error is raised), a float through
+    `__float__`, a bool from numpy.bool_; None when it is not one."""
+    import operator
+
+    kind = expected[len("Optional[") : -1] if expected.startswith("Optional[") else expected
+    numpy_bool = type(value).__module__ == "numpy" and type(value).__name__ in ("bool", "bool_")
+    if kind == "bool":
+        return bool(value) if numpy_bool else None
+    if kind == "int" and not numpy_bool and hasattr(type(value), "__index__"):
+        return operator.index(value)
+    if kind == "float" and hasattr(type(value), "__float__"):
+        return float(value)
+    return None
 
 
 def _bad_text(error, name, args, names):

@@ -272,8 +272,10 @@ def add(a, b):
     try:
         return _native_add(a, b)
     except TypeError as e:
-        _python_type(e, (a, b))
-        raise
+        retried = _refused(e, (a, b))
+        if retried is None:
+            raise
+    return add(*retried)
 
 
 _native_byte_len = _lib["byte_len"]
@@ -288,8 +290,10 @@ def byte_len(data):
         try:
             return _native_byte_len(data)
         except TypeError as e:
-            _python_type(e, (data,))
-            raise
+            retried = _refused(e, (data,))
+            if retried is None:
+                raise
+        return byte_len(*retried)
     except UnicodeEncodeError as e:
         raise _bad_text(e, "byte_len", (data,), ("data",)) from None
 
@@ -304,8 +308,10 @@ def call_fn(f, x):
     try:
         return _native_call_fn(f, x)
     except TypeError as e:
-        _python_type(e, (f, x))
-        raise
+        retried = _refused(e, (f, x))
+        if retried is None:
+            raise
+    return call_fn(*retried)
 
 
 _native_calls_counted = _lib["calls_counted"]
@@ -343,8 +349,10 @@ def count_call(text, times):
         try:
             return _native_count_call(text, times)
         except TypeError as e:
-            _python_type(e, (text, times))
-            raise
+            retried = _refused(e, (text, times))
+            if retried is None:
+                raise
+        return count_call(*retried)
     except UnicodeEncodeError as e:
         raise _bad_text(e, "count_call", (text, times), ("text", "times")) from None
 
@@ -364,8 +372,10 @@ def count_call_released(text, times):
         try:
             return _native_count_call_released(text, times)
         except TypeError as e:
-            _python_type(e, (text, times))
-            raise
+            retried = _refused(e, (text, times))
+            if retried is None:
+                raise
+        return count_call_released(*retried)
     except UnicodeEncodeError as e:
         raise _bad_text(e, "count_call_released", (text, times), ("text", "times")) from None
 
@@ -380,8 +390,10 @@ def count_interps(modes):
     try:
         return _as_4(_native_count_interps(modes))
     except TypeError as e:
-        _python_type(e, (modes,))
-        raise
+        retried = _refused(e, (modes,))
+        if retried is None:
+            raise
+    return count_interps(*retried)
 
 
 _native_describe_sampling = _lib["describe_sampling"]
@@ -395,8 +407,10 @@ def describe_sampling(mode, border=Border.ClampToEdge, fallback=None):
     try:
         return _native_describe_sampling(mode, border, fallback)
     except TypeError as e:
-        _python_type(e, (mode, border, fallback))
-        raise
+        retried = _refused(e, (mode, border, fallback))
+        if retried is None:
+            raise
+    return describe_sampling(*retried)
 
 
 _native_echo_any = _lib["echo_any"]
@@ -409,8 +423,10 @@ def echo_any(x):
             try:
                 return _native_echo_any(x)
             except TypeError as e:
-                _python_type(e, (x,))
-                raise
+                retried = _refused(e, (x,))
+                if retried is None:
+                    raise
+            return echo_any(*retried)
         except UnicodeEncodeError as e:
             raise _bad_text(e, "echo_any", (x,), ("x",)) from None
     except (TypeError, ValueError, RuntimeError):
@@ -427,8 +443,10 @@ def echo_bf16(x):
     try:
         return _native_echo_bf16(x)
     except TypeError as e:
-        _python_type(e, (x,))
-        raise
+        retried = _refused(e, (x,))
+        if retried is None:
+            raise
+    return echo_bf16(*retried)
 
 
 _native_echo_bool = _lib["echo_bool"]
@@ -440,8 +458,10 @@ def echo_bool(x):
     try:
         return _native_echo_bool(x)
     except TypeError as e:
-        _python_type(e, (x,))
-        raise
+        retried = _refused(e, (x,))
+        if retried is None:
+            raise
+    return echo_bool(*retried)
 
 
 _native_echo_bytes = _lib["echo_bytes"]
@@ -454,8 +474,10 @@ def echo_bytes(x):
         try:
             return _native_echo_bytes(x)
         except TypeError as e:
-            _python_type(e, (x,))
-            raise
+            retried = _refused(e, (x,))
+            if retried is None:
+                raise
+        return echo_bytes(*retried)
     except UnicodeEncodeError as e:
         raise _bad_text(e, "echo_bytes", (x,), ("x",)) from None
 
@@ -468,8 +490,10 @@ def echo_device(x):
     try:
         return _native_echo_device(x)
     except TypeError as e:
-        _python_type(e, (x,))
-        raise
+        retried = _refused(e, (x,))
+        if retried is None:
+            raise
+    return echo_device(*retried)
 
 
 _native_echo_dtype = _lib["echo_dtype"]
@@ -480,8 +504,10 @@ def echo_dtype(x):
     try:
         return _native_echo_dtype(x)
     except TypeError as e:
-        _python_type(e, (x,))
-        raise
+        retried = _refused(e, (x,))
+        if retried is None:
+            raise
+    return echo_dtype(*retried)
 
 
 _native_echo_f16 = _lib["echo_f16"]
@@ -493,8 +519,10 @@ def echo_f16(x):
     try:
         return _native_echo_f16(x)
     except TypeError as e:
-        _python_type(e, (x,))
-        raise
+        retried = _refused(e, (x,))
+        if retried is None:
+            raise
+    return echo_f16(*retried)
 
 
 _native_echo_f32 = _lib["echo_f32"]
@@ -506,8 +534,10 @@ def echo_f32(x):
     try:
         return _native_echo_f32(x)
     except TypeError as e:
-        _python_type(e, (x,))
-        raise
+        retried = _refused(e, (x,))
+        if retried is None:
+            raise
+    return echo_f32(*retried)
 
 
 _native_echo_f64 = _lib["echo_f64"]
@@ -519,8 +549,10 @@ def echo_f64(x):
     try:
         return _native_echo_f64(x)
     except TypeError as e:
-        _python_type(e, (x,))
-        raise
+        retried = _refused(e, (x,))
+        if retried is None:
+            raise
+    return echo_f64(*retried)
 
 
 _native_echo_i16 = _lib["echo_i16"]
@@ -532,8 +564,10 @@ def echo_i16(x):
     try:
         return _native_echo_i16(x)
     except TypeError as e:
-        _python_type(e, (x,))
-        raise
+        retried = _refused(e, (x,))
+        if retried is None:
+            raise
+    return echo_i16(*retried)
 
 
 _native_echo_i32 = _lib["echo_i32"]
@@ -545,8 +579,10 @@ def echo_i32(x):
     try:
         return _native_echo_i32(x)
     except TypeError as e:
-        _python_type(e, (x,))
-        raise
+        retried = _refused(e, (x,))
+        if retried is None:
+            raise
+    return echo_i32(*retried)
 
 
 _native_echo_i64 = _lib["echo_i64"]
@@ -558,8 +594,10 @@ def echo_i64(x):
     try:
         return _native_echo_i64(x)
     except TypeError as e:
-        _python_type(e, (x,))
-        raise
+        retried = _refused(e, (x,))
+        if retried is None:
+            raise
+    return echo_i64(*retried)
 
 
 _native_echo_i8 = _lib["echo_i8"]
@@ -571,8 +609,10 @@ def echo_i8(x):
     try:
         return _native_echo_i8(x)
     except TypeError as e:
-        _python_type(e, (x,))
-        raise
+        retried = _refused(e, (x,))
+        if retried is None:
+            raise
+    return echo_i8(*retried)
 
 
 _native_echo_ints = _lib["echo_ints"]
@@ -583,8 +623,10 @@ def echo_ints(x):
     try:
         return list(_native_echo_ints(x))
     except TypeError as e:
-        _python_type(e, (x,))
-        raise
+        retried = _refused(e, (x,))
+        if retried is None:
+            raise
+    return echo_ints(*retried)
 
 
 _native_echo_map = _lib["echo_map"]
@@ -596,8 +638,10 @@ def echo_map(x):
         try:
             return _native_echo_map(x)
         except TypeError as e:
-            _python_type(e, (x,))
-            raise
+            retried = _refused(e, (x,))
+            if retried is None:
+                raise
+        return echo_map(*retried)
     except UnicodeEncodeError as e:
         raise _bad_text(e, "echo_map", (x,), ("x",)) from None
 
@@ -611,8 +655,10 @@ def echo_opt(x):
     try:
         return _native_echo_opt(x)
     except TypeError as e:
-        _python_type(e, (x,))
-        raise
+        retried = _refused(e, (x,))
+        if retried is None:
+            raise
+    return echo_opt(*retried)
 
 
 _native_echo_opt_u64 = _lib["echo_opt_u64"]
@@ -624,8 +670,10 @@ def echo_opt_u64(x):
     try:
         return _native_echo_opt_u64(x)
     except TypeError as e:
-        _python_type(e, (x,))
-        raise
+        retried = _refused(e, (x,))
+        if retried is None:
+            raise
+    return echo_opt_u64(*retried)
 
 
 _native_echo_pair = _lib["echo_pair"]
@@ -637,8 +685,10 @@ def echo_pair(x):
         try:
             return _as_5(_native_echo_pair(x))
         except TypeError as e:
-            _python_type(e, (x,))
-            raise
+            retried = _refused(e, (x,))
+            if retried is None:
+                raise
+        return echo_pair(*retried)
     except UnicodeEncodeError as e:
         raise _bad_text(e, "echo_pair", (x,), ("x",)) from None
 
@@ -651,8 +701,10 @@ def echo_shape(x):
     try:
         return _native_echo_shape(x)
     except TypeError as e:
-        _python_type(e, (x,))
-        raise
+        retried = _refused(e, (x,))
+        if retried is None:
+            raise
+    return echo_shape(*retried)
 
 
 _native_echo_string = _lib["echo_string"]
@@ -665,8 +717,10 @@ def echo_string(x):
         try:
             return _native_echo_string(x)
         except TypeError as e:
-            _python_type(e, (x,))
-            raise
+            retried = _refused(e, (x,))
+            if retried is None:
+                raise
+        return echo_string(*retried)
     except UnicodeEncodeError as e:
         raise _bad_text(e, "echo_string", (x,), ("x",)) from None
 
@@ -680,8 +734,10 @@ def echo_strs(x):
         try:
             return list(_native_echo_strs(x))
         except TypeError as e:
-            _python_type(e, (x,))
-            raise
+            retried = _refused(e, (x,))
+            if retried is None:
+                raise
+        return echo_strs(*retried)
     except UnicodeEncodeError as e:
         raise _bad_text(e, "echo_strs", (x,), ("x",)) from None
 
@@ -698,8 +754,10 @@ def echo_tensor(x):
             except BufferError:
                 return _for_numpy(_native_echo_tensor(_writable(x, "echo_tensor", "x", 0)), (x,))
         except TypeError as e:
-            _python_type(e, (x,))
-            raise
+            retried = _refused(e, (x,))
+            if retried is None:
+                raise
+        return echo_tensor(*retried)
     except (TypeError, ValueError, RuntimeError):
         _refuse_dataless("echo_tensor", (x,))
         retried = _buffer_arrays((x,), (0,))
@@ -717,8 +775,10 @@ def echo_u16(x):
     try:
         return _native_echo_u16(x)
     except TypeError as e:
-        _python_type(e, (x,))
-        raise
+        retried = _refused(e, (x,))
+        if retried is None:
+            raise
+    return echo_u16(*retried)
 
 
 _native_echo_u32 = _lib["echo_u32"]
@@ -730,8 +790,10 @@ def echo_u32(x):
     try:
         return _native_echo_u32(x)
     except TypeError as e:
-        _python_type(e, (x,))
-        raise
+        retried = _refused(e, (x,))
+        if retried is None:
+            raise
+    return echo_u32(*retried)
 
 
 _native_echo_u64 = _lib["echo_u64"]
@@ -743,8 +805,10 @@ def echo_u64(x):
     try:
         return _native_echo_u64(x)
     except TypeError as e:
-        _python_type(e, (x,))
-        raise
+        retried = _refused(e, (x,))
+        if retried is None:
+            raise
+    return echo_u64(*retried)
 
 
 _native_echo_u64s = _lib["echo_u64s"]
@@ -755,8 +819,10 @@ def echo_u64s(x):
     try:
         return list(_native_echo_u64s(x))
     except TypeError as e:
-        _python_type(e, (x,))
-        raise
+        retried = _refused(e, (x,))
+        if retried is None:
+            raise
+    return echo_u64s(*retried)
 
 
 _native_echo_u8 = _lib["echo_u8"]
@@ -768,8 +834,10 @@ def echo_u8(x):
     try:
         return _native_echo_u8(x)
     except TypeError as e:
-        _python_type(e, (x,))
-        raise
+        retried = _refused(e, (x,))
+        if retried is None:
+            raise
+    return echo_u8(*retried)
 
 
 _native_figure_area = _lib["figure_area"]
@@ -783,8 +851,10 @@ def figure_area(s):
         try:
             return _native_figure_area(s)
         except TypeError as e:
-            _python_type(e, (s,))
-            raise
+            retried = _refused(e, (s,))
+            if retried is None:
+                raise
+        return figure_area(*retried)
     except UnicodeEncodeError as e:
         raise _bad_text(e, "figure_area", (s,), ("s",)) from None
 
@@ -801,8 +871,10 @@ def greet(name):
         try:
             return _native_greet(name)
         except TypeError as e:
-            _python_type(e, (name,))
-            raise
+            retried = _refused(e, (name,))
+            if retried is None:
+                raise
+        return greet(*retried)
     except UnicodeEncodeError as e:
         raise _bad_text(e, "greet", (name,), ("name",)) from None
 
@@ -818,8 +890,10 @@ def largest_figure(figures):
         try:
             return _as_12(_native_largest_figure(figures))
         except TypeError as e:
-            _python_type(e, (figures,))
-            raise
+            retried = _refused(e, (figures,))
+            if retried is None:
+                raise
+        return largest_figure(*retried)
     except UnicodeEncodeError as e:
         raise _bad_text(e, "largest_figure", (figures,), ("figures",)) from None
 
@@ -834,8 +908,10 @@ def make_shape(dims):
     try:
         return _native_make_shape(dims)
     except TypeError as e:
-        _python_type(e, (dims,))
-        raise
+        retried = _refused(e, (dims,))
+        if retried is None:
+            raise
+    return make_shape(*retried)
 
 
 _native_next_interp = _lib["next_interp"]
@@ -849,8 +925,10 @@ def next_interp(mode=Interp.Nearest):
     try:
         return _as_0(_native_next_interp(mode))
     except TypeError as e:
-        _python_type(e, (mode,))
-        raise
+        retried = _refused(e, (mode,))
+        if retried is None:
+            raise
+    return next_interp(*retried)
 
 
 _native_panics = _lib["panics"]
@@ -865,8 +943,10 @@ def panics(message):
         try:
             return _native_panics(message)
         except TypeError as e:
-            _python_type(e, (message,))
-            raise
+            retried = _refused(e, (message,))
+            if retried is None:
+                raise
+        return panics(*retried)
     except UnicodeEncodeError as e:
         raise _bad_text(e, "panics", (message,), ("message",)) from None
 
@@ -884,8 +964,10 @@ def raise_kind(kind, message):
         try:
             return _native_raise_kind(kind, message)
         except TypeError as e:
-            _python_type(e, (kind, message))
-            raise
+            retried = _refused(e, (kind, message))
+            if retried is None:
+                raise
+        return raise_kind(*retried)
     except UnicodeEncodeError as e:
         raise _bad_text(e, "raise_kind", (kind, message), ("kind", "message")) from None
 
@@ -909,8 +991,10 @@ def rendezvous(x, parties):
             except BufferError:
                 return _native_rendezvous(_readable(x), parties)
         except TypeError as e:
-            _python_type(e, (x, parties))
-            raise
+            retried = _refused(e, (x, parties))
+            if retried is None:
+                raise
+        return rendezvous(*retried)
     except (TypeError, ValueError, RuntimeError):
         _refuse_dataless("rendezvous", (x, parties))
         retried = _buffer_arrays((x, parties), (0,))
@@ -931,8 +1015,10 @@ def salute(name):
         try:
             return _native_salute(name)
         except TypeError as e:
-            _python_type(e, (name,))
-            raise
+            retried = _refused(e, (name,))
+            if retried is None:
+                raise
+        return salute(*retried)
     except UnicodeEncodeError as e:
         raise _bad_text(e, "salute", (name,), ("name",)) from None
 
@@ -951,8 +1037,10 @@ def sample_at(index, len):
     try:
         return _native_sample_at(index, len)
     except TypeError as e:
-        _python_type(e, (index, len))
-        raise
+        retried = _refused(e, (index, len))
+        if retried is None:
+            raise
+    return sample_at(*retried)
 
 
 _native_scale_figure = _lib["scale_figure"]
@@ -966,8 +1054,10 @@ def scale_figure(s, k):
         try:
             return _as_8(_native_scale_figure(s, k))
         except TypeError as e:
-            _python_type(e, (s, k))
-            raise
+            retried = _refused(e, (s, k))
+            if retried is None:
+                raise
+        return scale_figure(*retried)
     except UnicodeEncodeError as e:
         raise _bad_text(e, "scale_figure", (s, k), ("s", "k")) from None
 
@@ -987,8 +1077,10 @@ def tensor_numel(x):
             except BufferError:
                 return _native_tensor_numel(_writable(x, "tensor_numel", "x", 0))
         except TypeError as e:
-            _python_type(e, (x,))
-            raise
+            retried = _refused(e, (x,))
+            if retried is None:
+                raise
+        return tensor_numel(*retried)
     except (TypeError, ValueError, RuntimeError):
         _refuse_dataless("tensor_numel", (x,))
         retried = _buffer_arrays((x,), (0,))
@@ -1012,8 +1104,10 @@ def tensor_sum(x):
             except BufferError:
                 return _native_tensor_sum(_writable(x, "tensor_sum", "x", 0))
         except TypeError as e:
-            _python_type(e, (x,))
-            raise
+            retried = _refused(e, (x,))
+            if retried is None:
+                raise
+        return tensor_sum(*retried)
     except (TypeError, ValueError, RuntimeError):
         _refuse_dataless("tensor_sum", (x,))
         retried = _buffer_arrays((x,), (0,))
@@ -1039,8 +1133,10 @@ def to_bf16(x):
             except BufferError:
                 return _for_numpy(_native_to_bf16(_readable(x)), (x,))
         except TypeError as e:
-            _python_type(e, (x,))
-            raise
+            retried = _refused(e, (x,))
+            if retried is None:
+                raise
+        return to_bf16(*retried)
     except (TypeError, ValueError, RuntimeError):
         _refuse_dataless("to_bf16", (x,))
         retried = _buffer_arrays((x,), (0,))
@@ -1083,8 +1179,10 @@ def weigh_interps(modes, weights):
     try:
         return _native_weigh_interps(modes, weights)
     except TypeError as e:
-        _python_type(e, (modes, weights))
-        raise
+        retried = _refused(e, (modes, weights))
+        if retried is None:
+            raise
+    return weigh_interps(*retried)
 
 
 _native_with_lock_held = _lib["with_lock_held"]
@@ -1098,8 +1196,10 @@ def with_lock_held(f):
     try:
         return _native_with_lock_held(f)
     except TypeError as e:
-        _python_type(e, (f,))
-        raise
+        retried = _refused(e, (f,))
+        if retried is None:
+            raise
+    return with_lock_held(*retried)
 
 
 _native_zero_args = _lib["zero_args"]
@@ -1211,30 +1311,57 @@ def _buffer_arrays(args, tensors):
     return [numpy.asarray(memoryview(a)) if i in tensors and type(a) in kinds else a for i, a in enumerate(args)]
 
 
-def _python_type(error, args):
-    """Rewrites `error`'s "got OpaquePyObject" (or Array, Map, Function: what tvm_ffi made
-    of the value) as the Python type of the value refused."""
+def _refused(error, args):
+    """The arguments to call again with, one refused number taken as PyO3 takes it; else
+    None, with `error`'s "got OpaquePyObject" (or Array, Map, Function, Tensor: what tvm_ffi
+    made of the value) rewritten as the Python type of the value refused."""
     import re
 
     text = error.args[0] if len(error.args) == 1 and isinstance(error.args[0], str) else ""
-    found = re.search(r"argument `[^`]*` \(#(\d+)\)((?: element \d+:?)*) expected .*?, got (OpaquePyObject|Array|Map|Function)\b", text)
+    found = re.search(
+        r"argument `[^`]*` \(#(\d+)\)((?: element \d+:?)*) expected (.*?), got (OpaquePyObject|Array|Map|Function|Tensor)\b",
+        text,
+    )
     if found is None:
-        return
-    value = args[int(found.group(1))] if int(found.group(1)) < len(args) else None
+        return None
+    at = int(found.group(1))
+    value = args[at] if at < len(args) else None
+    if not found.group(2):
+        number = _number(value, found.group(3))
+        if number is not None:
+            return (*args[:at], number, *args[at + 1 :])
     for index in re.findall(r"\d+", found.group(2)):
         try:
             value = value[int(index)]
         except Exception:
-            return
+            return None
     kind = type(value)
     if kind.__module__.startswith("tvm_ffi"):
-        return
+        return None
     if isinstance(value, type):  # a class tvm_ffi made a Function: a variant not called, say
         kind = value
     name = kind.__qualname__ if kind.__module__ == "builtins" else f"{kind.__module__}.{kind.__qualname__}"
     if kind is value:
         name = f"the class {name} (not an instance)"
-    error.args = (text[: found.start(3)] + name + text[found.end(3) :],)
+    error.args = (text[: found.start(4)] + name + text[found.end(4) :],)
+    return None
+
+
+def _number(value, expected):
+    """`value` as the number `expected` names (int, float, bool, or an Optional of one), as
+    PyO3 extracts one: an int through `__index__` (whose error is raised), a float through
+    `__float__`, a bool from numpy.bool_; None when it is not one."""
+    import operator
+
+    kind = expected[len("Optional[") : -1] if expected.startswith("Optional[") else expected
+    numpy_bool = type(value).__module__ == "numpy" and type(value).__name__ in ("bool", "bool_")
+    if kind == "bool":
+        return bool(value) if numpy_bool else None
+    if kind == "int" and not numpy_bool and hasattr(type(value), "__index__"):
+        return operator.index(value)
+    if kind == "float" and hasattr(type(value), "__float__"):
+        return float(value)
+    return None
 
 
 def _bad_text(error, name, args, names):

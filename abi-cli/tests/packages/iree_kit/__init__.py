@@ -93,8 +93,10 @@ def add_i32(a, b):
     try:
         return _native_add_i32(a, b)
     except TypeError as e:
-        _python_type(e, (a, b))
-        raise
+        retried = _refused(e, (a, b))
+        if retried is None:
+            raise
+    return add_i32(*retried)
 
 
 _native_checked = _lib["checked"]
@@ -108,8 +110,10 @@ def checked(x):
     try:
         return _native_checked(x)
     except TypeError as e:
-        _python_type(e, (x,))
-        raise
+        retried = _refused(e, (x,))
+        if retried is None:
+            raise
+    return checked(*retried)
 
 
 _native_halve = _lib["halve"]
@@ -124,8 +128,10 @@ def halve(x):
     try:
         return _native_halve(x)
     except TypeError as e:
-        _python_type(e, (x,))
-        raise
+        retried = _refused(e, (x,))
+        if retried is None:
+            raise
+    return halve(*retried)
 
 
 _native_is_positive = _lib["is_positive"]
@@ -139,8 +145,10 @@ def is_positive(x):
     try:
         return _native_is_positive(x)
     except TypeError as e:
-        _python_type(e, (x,))
-        raise
+        retried = _refused(e, (x,))
+        if retried is None:
+            raise
+    return is_positive(*retried)
 
 
 _native_lookup = _lib["lookup"]
@@ -154,8 +162,10 @@ def lookup(key):
     try:
         return _native_lookup(key)
     except TypeError as e:
-        _python_type(e, (key,))
-        raise
+        retried = _refused(e, (key,))
+        if retried is None:
+            raise
+    return lookup(*retried)
 
 
 _native_mix = _lib["mix"]
@@ -169,8 +179,10 @@ def mix(a, b, c):
     try:
         return _as_0(_native_mix(a, b, c))
     except TypeError as e:
-        _python_type(e, (a, b, c))
-        raise
+        retried = _refused(e, (a, b, c))
+        if retried is None:
+            raise
+    return mix(*retried)
 
 
 _native_pair = _lib["pair"]
@@ -195,8 +207,10 @@ def pick(i):
     try:
         return _native_pick(i)
     except TypeError as e:
-        _python_type(e, (i,))
-        raise
+        retried = _refused(e, (i,))
+        if retried is None:
+            raise
+    return pick(*retried)
 
 
 _native_row_sums = _lib["row_sums"]
@@ -215,8 +229,10 @@ def row_sums(m):
             except BufferError:
                 return _as_2(_native_row_sums(_readable(m)))
         except TypeError as e:
-            _python_type(e, (m,))
-            raise
+            retried = _refused(e, (m,))
+            if retried is None:
+                raise
+        return row_sums(*retried)
     except (TypeError, ValueError, RuntimeError):
         _refuse_dataless("row_sums", (m,))
         retried = _buffer_arrays((m,), (0,))
@@ -241,8 +257,10 @@ def scaled(x, k):
             except BufferError:
                 return _for_numpy(_native_scaled(_readable(x), k), (x,))
         except TypeError as e:
-            _python_type(e, (x, k))
-            raise
+            retried = _refused(e, (x, k))
+            if retried is None:
+                raise
+        return scaled(*retried)
     except (TypeError, ValueError, RuntimeError):
         _refuse_dataless("scaled", (x, k))
         retried = _buffer_arrays((x, k), (0,))
@@ -289,8 +307,10 @@ def total(x):
             except BufferError:
                 return _native_total(_readable(x))
         except TypeError as e:
-            _python_type(e, (x,))
-            raise
+            retried = _refused(e, (x,))
+            if retried is None:
+                raise
+        return total(*retried)
     except (TypeError, ValueError, RuntimeError):
         _refuse_dataless("total", (x,))
         retried = _buffer_arrays((x,), (0,))
@@ -310,8 +330,10 @@ def unlucky(x):
     try:
         return _native_unlucky(x)
     except TypeError as e:
-        _python_type(e, (x,))
-        raise
+        retried = _refused(e, (x,))
+        if retried is None:
+            raise
+    return unlucky(*retried)
 
 
 _native_widen = _lib["widen"]
@@ -325,8 +347,10 @@ def widen(a, b, negate):
     try:
         return _native_widen(a, b, negate)
     except TypeError as e:
-        _python_type(e, (a, b, negate))
-        raise
+        retried = _refused(e, (a, b, negate))
+        if retried is None:
+            raise
+    return widen(*retried)
 
 _item = tvm_ffi.get_global_func("ffi.ArrayGetItem")
 _size = tvm_ffi.get_global_func("ffi.ArraySize")
@@ -388,30 +412,57 @@ def _buffer_arrays(args, tensors):
     return [numpy.asarray(memoryview(a)) if i in tensors and type(a) in kinds else a for i, a in enumerate(args)]
 
 
-def _python_type(error, args):
-    """Rewrites `error`'s "got OpaquePyObject" (or Array, Map, Function: what tvm_ffi made
-    of the value) as the Python type of the value refused."""
+def _refused(error, args):
+    """The arguments to call again with, one refused number taken as PyO3 takes it; else
+    None, with `error`'s "got OpaquePyObject" (or Array, Map, Function, Tensor: what tvm_ffi
+    made of the value) rewritten as the Python type of the value refused."""
     import re
 
     text = error.args[0] if len(error.args) == 1 and isinstance(error.args[0], str) else ""
-    found = re.search(r"argument `[^`]*` \(#(\d+)\)((?: element \d+:?)*) expected .*?, got (OpaquePyObject|Array|Map|Function)\b", text)
+    found = re.search(
+        r"argument `[^`]*` \(#(\d+)\)((?: element \d+:?)*) expected (.*?), got (OpaquePyObject|Array|Map|Function|Tensor)\b",
+        text,
+    )
     if found is None:
-        return
-    value = args[int(found.group(1))] if int(found.group(1)) < len(args) else None
+        return None
+    at = int(found.group(1))
+    value = args[at] if at < len(args) else None
+    if not found.group(2):
+        number = _number(value, found.group(3))
+        if number is not None:
+            return (*args[:at], number, *args[at + 1 :])
     for index in re.findall(r"\d+", found.group(2)):
         try:
             value = value[int(index)]
         except Exception:
-            return
+            return None
     kind = type(value)
     if kind.__module__.startswith("tvm_ffi"):
-        return
+        return None
     if isinstance(value, type):  # a class tvm_ffi made a Function: a variant not called, say
         kind = value
     name = kind.__qualname__ if kind.__module__ == "builtins" else f"{kind.__module__}.{kind.__qualname__}"
     if kind is value:
         name = f"the class {name} (not an instance)"
-    error.args = (text[: found.start(3)] + name + text[found.end(3) :],)
+    error.args = (text[: found.start(4)] + name + text[found.end(4) :],)
+    return None
+
+
+def _number(value, expected):
+    """`value` as the number `expected` names (int, float, bool, or an Optional of one), as
+    PyO3 extracts one: an int through `__index__` (whose error is raised), a float through
+    `__float__`, a bool from numpy.bool_; None when it is not one."""
+    import operator
+
+    kind = expected[len("Optional[") : -1] if expected.startswith("Optional[") else expected
+    numpy_bool = type(value).__module__ == "numpy" and type(value).__name__ in ("bool", "bool_")
+    if kind == "bool":
+        return bool(value) if numpy_bool else None
+    if kind == "int" and not numpy_bool and hasattr(type(value), "__index__"):
+        return operator.index(value)
+    if kind == "float" and hasattr(type(value), "__float__"):
+        return float(value)
+    return None
 
 
 def _readable(value):

@@ -100,8 +100,10 @@ def add(a, b):
     try:
         return _native_add(a, b)
     except TypeError as e:
-        _python_type(e, (a, b))
-        raise
+        retried = _refused(e, (a, b))
+        if retried is None:
+            raise
+    return add(*retried)
 
 
 _native_bounds = _lib["bounds"]
@@ -115,8 +117,10 @@ def bounds(points):
     try:
         return _as_2(_native_bounds(points))
     except TypeError as e:
-        _python_type(e, (points,))
-        raise
+        retried = _refused(e, (points,))
+        if retried is None:
+            raise
+    return bounds(*retried)
 
 
 _native_centroid = _lib["centroid"]
@@ -129,8 +133,10 @@ def centroid(points):
     try:
         return _as_3(_native_centroid(points))
     except TypeError as e:
-        _python_type(e, (points,))
-        raise
+        retried = _refused(e, (points,))
+        if retried is None:
+            raise
+    return centroid(*retried)
 
 
 _native_clamp = _lib["clamp"]
@@ -145,8 +151,10 @@ def clamp(x, lo, hi):
     try:
         return _native_clamp(x, lo, hi)
     except TypeError as e:
-        _python_type(e, (x, lo, hi))
-        raise
+        retried = _refused(e, (x, lo, hi))
+        if retried is None:
+            raise
+    return clamp(*retried)
 
 
 _native_corners = _lib["corners"]
@@ -159,8 +167,10 @@ def corners(lo, hi):
     try:
         return _as_4(_native_corners(lo, hi))
     except TypeError as e:
-        _python_type(e, (lo, hi))
-        raise
+        retried = _refused(e, (lo, hi))
+        if retried is None:
+            raise
+    return corners(*retried)
 
 
 _native_describe = _lib["describe"]
@@ -175,8 +185,10 @@ def describe(x, unit):
         try:
             return _native_describe(x, unit)
         except TypeError as e:
-            _python_type(e, (x, unit))
-            raise
+            retried = _refused(e, (x, unit))
+            if retried is None:
+                raise
+        return describe(*retried)
     except UnicodeEncodeError as e:
         raise _bad_text(e, "describe", (x, unit), ("x", "unit")) from None
 
@@ -192,8 +204,10 @@ def divide(a, b):
     try:
         return _native_divide(a, b)
     except TypeError as e:
-        _python_type(e, (a, b))
-        raise
+        retried = _refused(e, (a, b))
+        if retried is None:
+            raise
+    return divide(*retried)
 
 
 _native_gcd = _lib["gcd"]
@@ -209,8 +223,10 @@ def gcd(a, b):
     try:
         return _native_gcd(a, b)
     except TypeError as e:
-        _python_type(e, (a, b))
-        raise
+        retried = _refused(e, (a, b))
+        if retried is None:
+            raise
+    return gcd(*retried)
 
 
 _native_greet_v2 = _lib["greet_v2"]
@@ -225,8 +241,10 @@ def greet_v2(name):
         try:
             return _native_greet_v2(name)
         except TypeError as e:
-            _python_type(e, (name,))
-            raise
+            retried = _refused(e, (name,))
+            if retried is None:
+                raise
+        return greet_v2(*retried)
     except UnicodeEncodeError as e:
         raise _bad_text(e, "greet_v2", (name,), ("name",)) from None
 
@@ -244,8 +262,10 @@ def lookup(key):
         try:
             return _native_lookup(key)
         except TypeError as e:
-            _python_type(e, (key,))
-            raise
+            retried = _refused(e, (key,))
+            if retried is None:
+                raise
+        return lookup(*retried)
     except UnicodeEncodeError as e:
         raise _bad_text(e, "lookup", (key,), ("key",)) from None
 
@@ -260,8 +280,10 @@ def map_ints(xs, f):
     try:
         return list(_native_map_ints(xs, f))
     except TypeError as e:
-        _python_type(e, (xs, f))
-        raise
+        retried = _refused(e, (xs, f))
+        if retried is None:
+            raise
+    return map_ints(*retried)
 
 
 _native_move_marker = _lib["move_marker"]
@@ -275,8 +297,10 @@ def move_marker(m, dx, dy, label):
         try:
             return _as_5(_native_move_marker(m, dx, dy, label))
         except TypeError as e:
-            _python_type(e, (m, dx, dy, label))
-            raise
+            retried = _refused(e, (m, dx, dy, label))
+            if retried is None:
+                raise
+        return move_marker(*retried)
     except UnicodeEncodeError as e:
         raise _bad_text(e, "move_marker", (m, dx, dy, label), ("m", "dx", "dy", "label")) from None
 
@@ -291,8 +315,10 @@ def norm(p):
     try:
         return _native_norm(p)
     except TypeError as e:
-        _python_type(e, (p,))
-        raise
+        retried = _refused(e, (p,))
+        if retried is None:
+            raise
+    return norm(*retried)
 
 
 _native_norm_flat = _lib["norm_flat"]
@@ -306,8 +332,10 @@ def norm_flat(p_x, p_y, /):
     try:
         return _native_norm_flat(p_x, p_y)
     except TypeError as e:
-        _python_type(e, (p_x, p_y))
-        raise
+        retried = _refused(e, (p_x, p_y))
+        if retried is None:
+            raise
+    return norm_flat(*retried)
 
 
 _native_panicking_callback = _lib["panicking_callback"]
@@ -334,8 +362,10 @@ def register_scaler(name, factor):
         try:
             return _native_register_scaler(name, factor)
         except TypeError as e:
-            _python_type(e, (name, factor))
-            raise
+            retried = _refused(e, (name, factor))
+            if retried is None:
+                raise
+        return register_scaler(*retried)
     except UnicodeEncodeError as e:
         raise _bad_text(e, "register_scaler", (name, factor), ("name", "factor")) from None
 
@@ -354,8 +384,10 @@ def show(x, digits=2, scale=1.0, unit="", plus=False, label=None):
         try:
             return _native_show(x, digits, scale, unit, plus, label)
         except TypeError as e:
-            _python_type(e, (x, digits, scale, unit, plus, label))
-            raise
+            retried = _refused(e, (x, digits, scale, unit, plus, label))
+            if retried is None:
+                raise
+        return show(*retried)
     except UnicodeEncodeError as e:
         raise _bad_text(e, "show", (x, digits, scale, unit, plus, label), ("x", "digits", "scale", "unit", "plus", "label")) from None
 
@@ -371,8 +403,10 @@ def sum_of_squares(xs):
     try:
         return _native_sum_of_squares(xs)
     except TypeError as e:
-        _python_type(e, (xs,))
-        raise
+        retried = _refused(e, (xs,))
+        if retried is None:
+            raise
+    return sum_of_squares(*retried)
 
 
 _native_total = _lib["total"]
@@ -385,8 +419,10 @@ def total(xs):
     try:
         return _native_total(xs)
     except TypeError as e:
-        _python_type(e, (xs,))
-        raise
+        retried = _refused(e, (xs,))
+        if retried is None:
+            raise
+    return total(*retried)
 
 
 _native_window_sums = _lib["window_sums"]
@@ -400,8 +436,10 @@ def window_sums(xs, window=3):
     try:
         return list(_native_window_sums(xs, window))
     except TypeError as e:
-        _python_type(e, (xs, window))
-        raise
+        retried = _refused(e, (xs, window))
+        if retried is None:
+            raise
+    return window_sums(*retried)
 
 
 _native_word_counts = _lib["word_counts"]
@@ -416,8 +454,10 @@ def word_counts(text):
         try:
             return _native_word_counts(text)
         except TypeError as e:
-            _python_type(e, (text,))
-            raise
+            retried = _refused(e, (text,))
+            if retried is None:
+                raise
+        return word_counts(*retried)
     except UnicodeEncodeError as e:
         raise _bad_text(e, "word_counts", (text,), ("text",)) from None
 
@@ -449,30 +489,57 @@ def _as_5(v):
     return Marker(_item(v, 0), _as_0(_item(v, 1)), _item(v, 2))
 
 
-def _python_type(error, args):
-    """Rewrites `error`'s "got OpaquePyObject" (or Array, Map, Function: what tvm_ffi made
-    of the value) as the Python type of the value refused."""
+def _refused(error, args):
+    """The arguments to call again with, one refused number taken as PyO3 takes it; else
+    None, with `error`'s "got OpaquePyObject" (or Array, Map, Function, Tensor: what tvm_ffi
+    made of the value) rewritten as the Python type of the value refused."""
     import re
 
     text = error.args[0] if len(error.args) == 1 and isinstance(error.args[0], str) else ""
-    found = re.search(r"argument `[^`]*` \(#(\d+)\)((?: element \d+:?)*) expected .*?, got (OpaquePyObject|Array|Map|Function)\b", text)
+    found = re.search(
+        r"argument `[^`]*` \(#(\d+)\)((?: element \d+:?)*) expected (.*?), got (OpaquePyObject|Array|Map|Function|Tensor)\b",
+        text,
+    )
     if found is None:
-        return
-    value = args[int(found.group(1))] if int(found.group(1)) < len(args) else None
+        return None
+    at = int(found.group(1))
+    value = args[at] if at < len(args) else None
+    if not found.group(2):
+        number = _number(value, found.group(3))
+        if number is not None:
+            return (*args[:at], number, *args[at + 1 :])
     for index in re.findall(r"\d+", found.group(2)):
         try:
             value = value[int(index)]
         except Exception:
-            return
+            return None
     kind = type(value)
     if kind.__module__.startswith("tvm_ffi"):
-        return
+        return None
     if isinstance(value, type):  # a class tvm_ffi made a Function: a variant not called, say
         kind = value
     name = kind.__qualname__ if kind.__module__ == "builtins" else f"{kind.__module__}.{kind.__qualname__}"
     if kind is value:
         name = f"the class {name} (not an instance)"
-    error.args = (text[: found.start(3)] + name + text[found.end(3) :],)
+    error.args = (text[: found.start(4)] + name + text[found.end(4) :],)
+    return None
+
+
+def _number(value, expected):
+    """`value` as the number `expected` names (int, float, bool, or an Optional of one), as
+    PyO3 extracts one: an int through `__index__` (whose error is raised), a float through
+    `__float__`, a bool from numpy.bool_; None when it is not one."""
+    import operator
+
+    kind = expected[len("Optional[") : -1] if expected.startswith("Optional[") else expected
+    numpy_bool = type(value).__module__ == "numpy" and type(value).__name__ in ("bool", "bool_")
+    if kind == "bool":
+        return bool(value) if numpy_bool else None
+    if kind == "int" and not numpy_bool and hasattr(type(value), "__index__"):
+        return operator.index(value)
+    if kind == "float" and hasattr(type(value), "__float__"):
+        return float(value)
+    return None
 
 
 def _bad_text(error, name, args, names):

@@ -140,8 +140,10 @@ def bump(c, times):
     try:
         return _native_bump(c, times)
     except TypeError as e:
-        _python_type(e, (c, times))
-        raise
+        retried = _refused(e, (c, times))
+        if retried is None:
+            raise
+    return bump(*retried)
 
 
 _native_counter_value = _lib["counter_value"]
@@ -154,8 +156,10 @@ def counter_value(c):
     try:
         return _native_counter_value(c)
     except TypeError as e:
-        _python_type(e, (c,))
-        raise
+        retried = _refused(e, (c,))
+        if retried is None:
+            raise
+    return counter_value(*retried)
 
 
 _native_dropped = _lib["dropped"]
@@ -179,8 +183,10 @@ def hold(c):
     try:
         return _native_hold(c)
     except TypeError as e:
-        _python_type(e, (c,))
-        raise
+        retried = _refused(e, (c,))
+        if retried is None:
+            raise
+    return hold(*retried)
 
 
 _native_keep = _lib["keep"]
@@ -193,8 +199,10 @@ def keep(c):
     try:
         return _native_keep(c)
     except TypeError as e:
-        _python_type(e, (c,))
-        raise
+        retried = _refused(e, (c,))
+        if retried is None:
+            raise
+    return keep(*retried)
 
 
 _native_make_counter = _lib["make_counter"]
@@ -209,8 +217,10 @@ def make_counter(name):
         try:
             return _native_make_counter(name)
         except TypeError as e:
-            _python_type(e, (name,))
-            raise
+            retried = _refused(e, (name,))
+            if retried is None:
+                raise
+        return make_counter(*retried)
     except UnicodeEncodeError as e:
         raise _bad_text(e, "make_counter", (name,), ("name",)) from None
 
@@ -227,8 +237,10 @@ def make_limited(name, limit):
         try:
             return _native_make_limited(name, limit)
         except TypeError as e:
-            _python_type(e, (name, limit))
-            raise
+            retried = _refused(e, (name, limit))
+            if retried is None:
+                raise
+        return make_limited(*retried)
     except UnicodeEncodeError as e:
         raise _bad_text(e, "make_limited", (name, limit), ("name", "limit")) from None
 
@@ -243,8 +255,10 @@ def read_counter(c):
     try:
         return _as_0(_native_read_counter(c))
     except TypeError as e:
-        _python_type(e, (c,))
-        raise
+        retried = _refused(e, (c,))
+        if retried is None:
+            raise
+    return read_counter(*retried)
 
 
 _native_ref_count = _lib["ref_count"]
@@ -257,8 +271,10 @@ def ref_count(c):
     try:
         return _native_ref_count(c)
     except TypeError as e:
-        _python_type(e, (c,))
-        raise
+        retried = _refused(e, (c,))
+        if retried is None:
+            raise
+    return ref_count(*retried)
 
 
 _native_release_held = _lib["release_held"]
@@ -293,8 +309,10 @@ def watch(c):
     try:
         return _native_watch(c)
     except TypeError as e:
-        _python_type(e, (c,))
-        raise
+        retried = _refused(e, (c,))
+        if retried is None:
+            raise
+    return watch(*retried)
 
 
 _native_watched_value = _lib["watched_value"]
@@ -315,30 +333,57 @@ def _as_0(v):
     return Reading(_item(v, 0), _item(v, 1))
 
 
-def _python_type(error, args):
-    """Rewrites `error`'s "got OpaquePyObject" (or Array, Map, Function: what tvm_ffi made
-    of the value) as the Python type of the value refused."""
+def _refused(error, args):
+    """The arguments to call again with, one refused number taken as PyO3 takes it; else
+    None, with `error`'s "got OpaquePyObject" (or Array, Map, Function, Tensor: what tvm_ffi
+    made of the value) rewritten as the Python type of the value refused."""
     import re
 
     text = error.args[0] if len(error.args) == 1 and isinstance(error.args[0], str) else ""
-    found = re.search(r"argument `[^`]*` \(#(\d+)\)((?: element \d+:?)*) expected .*?, got (OpaquePyObject|Array|Map|Function)\b", text)
+    found = re.search(
+        r"argument `[^`]*` \(#(\d+)\)((?: element \d+:?)*) expected (.*?), got (OpaquePyObject|Array|Map|Function|Tensor)\b",
+        text,
+    )
     if found is None:
-        return
-    value = args[int(found.group(1))] if int(found.group(1)) < len(args) else None
+        return None
+    at = int(found.group(1))
+    value = args[at] if at < len(args) else None
+    if not found.group(2):
+        number = _number(value, found.group(3))
+        if number is not None:
+            return (*args[:at], number, *args[at + 1 :])
     for index in re.findall(r"\d+", found.group(2)):
         try:
             value = value[int(index)]
         except Exception:
-            return
+            return None
     kind = type(value)
     if kind.__module__.startswith("tvm_ffi"):
-        return
+        return None
     if isinstance(value, type):  # a class tvm_ffi made a Function: a variant not called, say
         kind = value
     name = kind.__qualname__ if kind.__module__ == "builtins" else f"{kind.__module__}.{kind.__qualname__}"
     if kind is value:
         name = f"the class {name} (not an instance)"
-    error.args = (text[: found.start(3)] + name + text[found.end(3) :],)
+    error.args = (text[: found.start(4)] + name + text[found.end(4) :],)
+    return None
+
+
+def _number(value, expected):
+    """`value` as the number `expected` names (int, float, bool, or an Optional of one), as
+    PyO3 extracts one: an int through `__index__` (whose error is raised), a float through
+    `__float__`, a bool from numpy.bool_; None when it is not one."""
+    import operator
+
+    kind = expected[len("Optional[") : -1] if expected.startswith("Optional[") else expected
+    numpy_bool = type(value).__module__ == "numpy" and type(value).__name__ in ("bool", "bool_")
+    if kind == "bool":
+        return bool(value) if numpy_bool else None
+    if kind == "int" and not numpy_bool and hasattr(type(value), "__index__"):
+        return operator.index(value)
+    if kind == "float" and hasattr(type(value), "__float__"):
+        return float(value)
+    return None
 
 
 def _bad_text(error, name, args, names):

@@ -102,8 +102,10 @@ def apply(x, f):
             except BufferError:
                 return _for_numpy(_native_apply(_writable(x, "apply", "x", 0), f), (x,))
         except TypeError as e:
-            _python_type(e, (x, f))
-            raise
+            retried = _refused(e, (x, f))
+            if retried is None:
+                raise
+        return apply(*retried)
     except (TypeError, ValueError, RuntimeError):
         _refuse_dataless("apply", (x, f))
         retried = _buffer_arrays((x, f), (0,))
@@ -128,8 +130,10 @@ def box_blur(image, params):
             except BufferError:
                 return _for_numpy(_native_box_blur(_writable(image, "box_blur", "image", 0), params), (image,))
         except TypeError as e:
-            _python_type(e, (image, params))
-            raise
+            retried = _refused(e, (image, params))
+            if retried is None:
+                raise
+        return box_blur(*retried)
     except (TypeError, ValueError, RuntimeError):
         _refuse_dataless("box_blur", (image, params))
         retried = _buffer_arrays((image, params), (0,))
@@ -150,8 +154,10 @@ def checksum(data):
         try:
             return _native_checksum(data)
         except TypeError as e:
-            _python_type(e, (data,))
-            raise
+            retried = _refused(e, (data,))
+            if retried is None:
+                raise
+        return checksum(*retried)
     except UnicodeEncodeError as e:
         raise _bad_text(e, "checksum", (data,), ("data",)) from None
 
@@ -172,8 +178,10 @@ def chunked_sum(x, chunk, progress):
             except BufferError:
                 return _native_chunked_sum(_writable(x, "chunked_sum", "x", 0), chunk, progress)
         except TypeError as e:
-            _python_type(e, (x, chunk, progress))
-            raise
+            retried = _refused(e, (x, chunk, progress))
+            if retried is None:
+                raise
+        return chunked_sum(*retried)
     except (TypeError, ValueError, RuntimeError):
         _refuse_dataless("chunked_sum", (x, chunk, progress))
         retried = _buffer_arrays((x, chunk, progress), (0,))
@@ -198,8 +206,10 @@ def clamp_inplace(x, lo, hi):
             except BufferError:
                 return _native_clamp_inplace(_writable(x, "clamp_inplace", "x", 0), lo, hi)
         except TypeError as e:
-            _python_type(e, (x, lo, hi))
-            raise
+            retried = _refused(e, (x, lo, hi))
+            if retried is None:
+                raise
+        return clamp_inplace(*retried)
     except (TypeError, ValueError, RuntimeError):
         _refuse_dataless("clamp_inplace", (x, lo, hi))
         retried = _buffer_arrays((x, lo, hi), (0,))
@@ -224,8 +234,10 @@ def histogram_summary(x, bins):
             except BufferError:
                 return _native_histogram_summary(_writable(x, "histogram_summary", "x", 0), bins)
         except TypeError as e:
-            _python_type(e, (x, bins))
-            raise
+            retried = _refused(e, (x, bins))
+            if retried is None:
+                raise
+        return histogram_summary(*retried)
     except (TypeError, ValueError, RuntimeError):
         _refuse_dataless("histogram_summary", (x, bins))
         retried = _buffer_arrays((x, bins), (0,))
@@ -250,8 +262,10 @@ def moving_average(x, window):
             except BufferError:
                 return _for_numpy(_native_moving_average(_writable(x, "moving_average", "x", 0), window), (x,))
         except TypeError as e:
-            _python_type(e, (x, window))
-            raise
+            retried = _refused(e, (x, window))
+            if retried is None:
+                raise
+        return moving_average(*retried)
     except (TypeError, ValueError, RuntimeError):
         _refuse_dataless("moving_average", (x, window))
         retried = _buffer_arrays((x, window), (0,))
@@ -275,8 +289,10 @@ def normalize(x):
             except BufferError:
                 return _for_numpy(_native_normalize(_writable(x, "normalize", "x", 0)), (x,))
         except TypeError as e:
-            _python_type(e, (x,))
-            raise
+            retried = _refused(e, (x,))
+            if retried is None:
+                raise
+        return normalize(*retried)
     except (TypeError, ValueError, RuntimeError):
         _refuse_dataless("normalize", (x,))
         retried = _buffer_arrays((x,), (0,))
@@ -300,8 +316,10 @@ def scale_inplace(x, factor):
             except BufferError:
                 return _native_scale_inplace(_writable(x, "scale_inplace", "x", 0), factor)
         except TypeError as e:
-            _python_type(e, (x, factor))
-            raise
+            retried = _refused(e, (x, factor))
+            if retried is None:
+                raise
+        return scale_inplace(*retried)
     except (TypeError, ValueError, RuntimeError):
         _refuse_dataless("scale_inplace", (x, factor))
         retried = _buffer_arrays((x, factor), (0,))
@@ -325,8 +343,10 @@ def to_grayscale(image):
             except BufferError:
                 return _for_numpy(_native_to_grayscale(_writable(image, "to_grayscale", "image", 0)), (image,))
         except TypeError as e:
-            _python_type(e, (image,))
-            raise
+            retried = _refused(e, (image,))
+            if retried is None:
+                raise
+        return to_grayscale(*retried)
     except (TypeError, ValueError, RuntimeError):
         _refuse_dataless("to_grayscale", (image,))
         retried = _buffer_arrays((image,), (0,))
@@ -350,8 +370,10 @@ def to_half(x):
             except BufferError:
                 return _for_numpy(_native_to_half(_writable(x, "to_half", "x", 0)), (x,))
         except TypeError as e:
-            _python_type(e, (x,))
-            raise
+            retried = _refused(e, (x,))
+            if retried is None:
+                raise
+        return to_half(*retried)
     except (TypeError, ValueError, RuntimeError):
         _refuse_dataless("to_half", (x,))
         retried = _buffer_arrays((x,), (0,))
@@ -404,30 +426,57 @@ def _buffer_arrays(args, tensors):
     return [numpy.asarray(memoryview(a)) if i in tensors and type(a) in kinds else a for i, a in enumerate(args)]
 
 
-def _python_type(error, args):
-    """Rewrites `error`'s "got OpaquePyObject" (or Array, Map, Function: what tvm_ffi made
-    of the value) as the Python type of the value refused."""
+def _refused(error, args):
+    """The arguments to call again with, one refused number taken as PyO3 takes it; else
+    None, with `error`'s "got OpaquePyObject" (or Array, Map, Function, Tensor: what tvm_ffi
+    made of the value) rewritten as the Python type of the value refused."""
     import re
 
     text = error.args[0] if len(error.args) == 1 and isinstance(error.args[0], str) else ""
-    found = re.search(r"argument `[^`]*` \(#(\d+)\)((?: element \d+:?)*) expected .*?, got (OpaquePyObject|Array|Map|Function)\b", text)
+    found = re.search(
+        r"argument `[^`]*` \(#(\d+)\)((?: element \d+:?)*) expected (.*?), got (OpaquePyObject|Array|Map|Function|Tensor)\b",
+        text,
+    )
     if found is None:
-        return
-    value = args[int(found.group(1))] if int(found.group(1)) < len(args) else None
+        return None
+    at = int(found.group(1))
+    value = args[at] if at < len(args) else None
+    if not found.group(2):
+        number = _number(value, found.group(3))
+        if number is not None:
+            return (*args[:at], number, *args[at + 1 :])
     for index in re.findall(r"\d+", found.group(2)):
         try:
             value = value[int(index)]
         except Exception:
-            return
+            return None
     kind = type(value)
     if kind.__module__.startswith("tvm_ffi"):
-        return
+        return None
     if isinstance(value, type):  # a class tvm_ffi made a Function: a variant not called, say
         kind = value
     name = kind.__qualname__ if kind.__module__ == "builtins" else f"{kind.__module__}.{kind.__qualname__}"
     if kind is value:
         name = f"the class {name} (not an instance)"
-    error.args = (text[: found.start(3)] + name + text[found.end(3) :],)
+    error.args = (text[: found.start(4)] + name + text[found.end(4) :],)
+    return None
+
+
+def _number(value, expected):
+    """`value` as the number `expected` names (int, float, bool, or an Optional of one), as
+    PyO3 extracts one: an int through `__index__` (whose error is raised), a float through
+    `__float__`, a bool from numpy.bool_; None when it is not one."""
+    import operator
+
+    kind = expected[len("Optional[") : -1] if expected.startswith("Optional[") else expected
+    numpy_bool = type(value).__module__ == "numpy" and type(value).__name__ in ("bool", "bool_")
+    if kind == "bool":
+        return bool(value) if numpy_bool else None
+    if kind == "int" and not numpy_bool and hasattr(type(value), "__index__"):
+        return operator.index(value)
+    if kind == "float" and hasattr(type(value), "__float__"):
+        return float(value)
+    return None
 
 
 def _bad_text(error, name, args, names):

@@ -99,8 +99,10 @@ def as_i32(x):
             except BufferError:
                 return _for_numpy(_native_as_i32(_readable(x)), (x,))
         except TypeError as e:
-            _python_type(e, (x,))
-            raise
+            retried = _refused(e, (x,))
+            if retried is None:
+                raise
+        return as_i32(*retried)
     except (TypeError, ValueError, RuntimeError):
         _refuse_dataless("as_i32", (x,))
         retried = _buffer_arrays((x,), (0,))
@@ -120,8 +122,10 @@ def current_stream(device):
     try:
         return _native_current_stream(device)
     except TypeError as e:
-        _python_type(e, (device,))
-        raise
+        retried = _refused(e, (device,))
+        if retried is None:
+            raise
+    return current_stream(*retried)
 
 
 _native_empty_like = _lib["empty_like"]
@@ -141,8 +145,10 @@ def empty_like(x):
             except BufferError:
                 return _for_numpy(_native_empty_like(_readable(x)), (x,))
         except TypeError as e:
-            _python_type(e, (x,))
-            raise
+            retried = _refused(e, (x,))
+            if retried is None:
+                raise
+        return empty_like(*retried)
     except (TypeError, ValueError, RuntimeError):
         _refuse_dataless("empty_like", (x,))
         retried = _buffer_arrays((x,), (0,))
@@ -167,8 +173,10 @@ def half_sum(x):
             except BufferError:
                 return _native_half_sum(_readable(x))
         except TypeError as e:
-            _python_type(e, (x,))
-            raise
+            retried = _refused(e, (x,))
+            if retried is None:
+                raise
+        return half_sum(*retried)
     except (TypeError, ValueError, RuntimeError):
         _refuse_dataless("half_sum", (x,))
         retried = _buffer_arrays((x,), (0,))
@@ -194,8 +202,10 @@ def launch_site(x):
             except BufferError:
                 return _as_0(_native_launch_site(_readable(x)))
         except TypeError as e:
-            _python_type(e, (x,))
-            raise
+            retried = _refused(e, (x,))
+            if retried is None:
+                raise
+        return launch_site(*retried)
     except (TypeError, ValueError, RuntimeError):
         _refuse_dataless("launch_site", (x,))
         retried = _buffer_arrays((x,), (0,))
@@ -220,8 +230,10 @@ def launch_stream(x):
             except BufferError:
                 return _native_launch_stream(_readable(x))
         except TypeError as e:
-            _python_type(e, (x,))
-            raise
+            retried = _refused(e, (x,))
+            if retried is None:
+                raise
+        return launch_stream(*retried)
     except (TypeError, ValueError, RuntimeError):
         _refuse_dataless("launch_stream", (x,))
         retried = _buffer_arrays((x,), (0,))
@@ -242,8 +254,10 @@ def ones(n):
     try:
         return _native_ones(n)
     except TypeError as e:
-        _python_type(e, (n,))
-        raise
+        retried = _refused(e, (n,))
+        if retried is None:
+            raise
+    return ones(*retried)
 
 
 _native_row_lengths = _lib["row_lengths"]
@@ -262,8 +276,10 @@ def row_lengths(x):
             except BufferError:
                 return list(_native_row_lengths(_readable(x)))
         except TypeError as e:
-            _python_type(e, (x,))
-            raise
+            retried = _refused(e, (x,))
+            if retried is None:
+                raise
+        return row_lengths(*retried)
     except (TypeError, ValueError, RuntimeError):
         _refuse_dataless("row_lengths", (x,))
         retried = _buffer_arrays((x,), (0,))
@@ -289,8 +305,10 @@ def scale_as_f32(x, factor):
             except BufferError:
                 return _for_numpy(_native_scale_as_f32(_readable(x), factor), (x,))
         except TypeError as e:
-            _python_type(e, (x, factor))
-            raise
+            retried = _refused(e, (x, factor))
+            if retried is None:
+                raise
+        return scale_as_f32(*retried)
     except (TypeError, ValueError, RuntimeError):
         _refuse_dataless("scale_as_f32", (x, factor))
         retried = _buffer_arrays((x, factor), (0,))
@@ -315,8 +333,10 @@ def scale_rows(x, w):
             except BufferError:
                 return _for_numpy(_native_scale_rows(_readable(x), _readable(w)), (x, w))
         except TypeError as e:
-            _python_type(e, (x, w))
-            raise
+            retried = _refused(e, (x, w))
+            if retried is None:
+                raise
+        return scale_rows(*retried)
     except (TypeError, ValueError, RuntimeError):
         _refuse_dataless("scale_rows", (x, w))
         retried = _buffer_arrays((x, w), (0, 1))
@@ -343,8 +363,10 @@ def scale_rows_into(x, w, out):
             except BufferError:
                 return _native_scale_rows_into(_readable(x), _readable(w), _writable(out, "scale_rows_into", "out", 2))
         except TypeError as e:
-            _python_type(e, (x, w, out))
-            raise
+            retried = _refused(e, (x, w, out))
+            if retried is None:
+                raise
+        return scale_rows_into(*retried)
     except (TypeError, ValueError, RuntimeError):
         _refuse_dataless("scale_rows_into", (x, w, out))
         retried = _buffer_arrays((x, w, out), (0, 1, 2))
@@ -370,8 +392,10 @@ def scale_strided_into(x, factor, out):
             except BufferError:
                 return _native_scale_strided_into(_readable(x), factor, _writable(out, "scale_strided_into", "out", 2))
         except TypeError as e:
-            _python_type(e, (x, factor, out))
-            raise
+            retried = _refused(e, (x, factor, out))
+            if retried is None:
+                raise
+        return scale_strided_into(*retried)
     except (TypeError, ValueError, RuntimeError):
         _refuse_dataless("scale_strided_into", (x, factor, out))
         retried = _buffer_arrays((x, factor, out), (0, 2))
@@ -392,8 +416,10 @@ def spin(n):
     try:
         return _native_spin(n)
     except TypeError as e:
-        _python_type(e, (n,))
-        raise
+        retried = _refused(e, (n,))
+        if retried is None:
+            raise
+    return spin(*retried)
 
 
 _native_strided_row_sums = _lib["strided_row_sums"]
@@ -413,8 +439,10 @@ def strided_row_sums(x):
             except BufferError:
                 return list(_native_strided_row_sums(_readable(x)))
         except TypeError as e:
-            _python_type(e, (x,))
-            raise
+            retried = _refused(e, (x,))
+            if retried is None:
+                raise
+        return strided_row_sums(*retried)
     except (TypeError, ValueError, RuntimeError):
         _refuse_dataless("strided_row_sums", (x,))
         retried = _buffer_arrays((x,), (0,))
@@ -474,30 +502,57 @@ def _buffer_arrays(args, tensors):
     return [numpy.asarray(memoryview(a)) if i in tensors and type(a) in kinds else a for i, a in enumerate(args)]
 
 
-def _python_type(error, args):
-    """Rewrites `error`'s "got OpaquePyObject" (or Array, Map, Function: what tvm_ffi made
-    of the value) as the Python type of the value refused."""
+def _refused(error, args):
+    """The arguments to call again with, one refused number taken as PyO3 takes it; else
+    None, with `error`'s "got OpaquePyObject" (or Array, Map, Function, Tensor: what tvm_ffi
+    made of the value) rewritten as the Python type of the value refused."""
     import re
 
     text = error.args[0] if len(error.args) == 1 and isinstance(error.args[0], str) else ""
-    found = re.search(r"argument `[^`]*` \(#(\d+)\)((?: element \d+:?)*) expected .*?, got (OpaquePyObject|Array|Map|Function)\b", text)
+    found = re.search(
+        r"argument `[^`]*` \(#(\d+)\)((?: element \d+:?)*) expected (.*?), got (OpaquePyObject|Array|Map|Function|Tensor)\b",
+        text,
+    )
     if found is None:
-        return
-    value = args[int(found.group(1))] if int(found.group(1)) < len(args) else None
+        return None
+    at = int(found.group(1))
+    value = args[at] if at < len(args) else None
+    if not found.group(2):
+        number = _number(value, found.group(3))
+        if number is not None:
+            return (*args[:at], number, *args[at + 1 :])
     for index in re.findall(r"\d+", found.group(2)):
         try:
             value = value[int(index)]
         except Exception:
-            return
+            return None
     kind = type(value)
     if kind.__module__.startswith("tvm_ffi"):
-        return
+        return None
     if isinstance(value, type):  # a class tvm_ffi made a Function: a variant not called, say
         kind = value
     name = kind.__qualname__ if kind.__module__ == "builtins" else f"{kind.__module__}.{kind.__qualname__}"
     if kind is value:
         name = f"the class {name} (not an instance)"
-    error.args = (text[: found.start(3)] + name + text[found.end(3) :],)
+    error.args = (text[: found.start(4)] + name + text[found.end(4) :],)
+    return None
+
+
+def _number(value, expected):
+    """`value` as the number `expected` names (int, float, bool, or an Optional of one), as
+    PyO3 extracts one: an int through `__index__` (whose error is raised), a float through
+    `__float__`, a bool from numpy.bool_; None when it is not one."""
+    import operator
+
+    kind = expected[len("Optional[") : -1] if expected.startswith("Optional[") else expected
+    numpy_bool = type(value).__module__ == "numpy" and type(value).__name__ in ("bool", "bool_")
+    if kind == "bool":
+        return bool(value) if numpy_bool else None
+    if kind == "int" and not numpy_bool and hasattr(type(value), "__index__"):
+        return operator.index(value)
+    if kind == "float" and hasattr(type(value), "__float__"):
+        return float(value)
+    return None
 
 
 def _readable(value):
