@@ -217,16 +217,27 @@ impl DoorFn {
             bound[i] = value;
             used = used.max(i + 1);
         }
-        let first_default = self.names.len() - self.defaults.len();
-        for (i, slot) in bound.iter_mut().enumerate().take(used).skip(first_default) {
-            if slot.is_null() {
-                *slot = self.defaults[i - first_default];
-            }
+        // Each argument filled one parameter: fewer than `used` leave a gap.
+        if used > values.len() {
+            self.fill_defaults(&mut bound[..used]);
         }
         if used < required || bound[..used.min(dense)].iter().any(|o| o.is_null()) {
             return None;
         }
         Some((bound, used))
+    }
+
+    /// Fills the parameters of `bound` no argument gave with their defaults (borrowed from
+    /// the door), out of the calls' way; those without one stay null.
+    #[cold]
+    #[inline(never)]
+    fn fill_defaults(&self, bound: &mut [Obj]) {
+        let first_default = self.names.len() - self.defaults.len();
+        for (i, slot) in bound.iter_mut().enumerate().skip(first_default) {
+            if slot.is_null() {
+                *slot = self.defaults[i - first_default];
+            }
+        }
     }
 
     /// Calls the export's shim on `count` slots at `slots`: the GIL released around it when
