@@ -665,7 +665,7 @@ def _number(value, expected):
     `__float__`, a bool from numpy.bool_; None when it is not one."""
     import operator
 
-    kind = expected[len("Optional[") : -1] if expected.startswith("Optional[") else expected
+    kind = expected.removeprefix("Optional").strip("[]")
     numpy_bool = type(value).__module__ == "numpy" and type(value).__name__ in ("bool", "bool_")
     if kind == "bool":
         return bool(value) if numpy_bool else None
