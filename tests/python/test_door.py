@@ -394,11 +394,12 @@ def test_numbers_are_taken_as_pyo3_takes_them_and_other_values_named_on_both_rou
     `__index__` (a 0-d integer array; an error it raises is raised), a float through
     `__float__` (a Decimal, a 0-d array), a bool from numpy.bool_. Another refused argument
     that tvm_ffi passed as an opaque object, or as a container it made of a list or dict, is
-    named by its Python type (the export's message said "OpaquePyObject", "Array" or "Map"),
+    named by its Python type (the export's message said "OpaquePyObject", "Array", "Map", or
+    "float" for a Fraction tvm_ffi made a float),
     at the top level and as an element of a list, and a class given for its instance (an
     enum variant not called); a tvm_ffi value keeps its own name."""
     code = (
-        "import decimal, numpy as np, tvm_ffi, interop_lib, mathlib, tensor_kit\n"
+        "import decimal, fractions, numpy as np, tvm_ffi, interop_lib, mathlib, tensor_kit\n"
         "class Index:\n"
         "    def __index__(self):\n"
         "        return 7\n"
@@ -408,6 +409,7 @@ def test_numbers_are_taken_as_pyo3_takes_them_and_other_values_named_on_both_rou
         "calls = [(mathlib.add, (Index(), 1)), (mathlib.add, (np.array(3), 1)), (mathlib.describe, (decimal.Decimal('1.5'), 'm')),\n"
         "         (mathlib.describe, (np.array(2.5), 'm')), (lambda **k: mathlib.show(1.0, **k), (), {'plus': np.bool_(True)}),\n"
         "         (mathlib.add, (Raises(), 1)), (mathlib.add, (decimal.Decimal(1), 2)), (mathlib.add, (1, np.bool_(True))),\n"
+        "         (mathlib.add, (fractions.Fraction(3, 1), 1)), (mathlib.add, (2.0, 1)),\n"
         "         (mathlib.add, ({1: 2}, 1)), (mathlib.add, (tvm_ffi.convert([1]), 1)),\n"
         "         (mathlib.map_ints, ([1, decimal.Decimal(2)], abs)), (tensor_kit.scale_rows, ([[1.0]], np.ones(1, np.float32))),\n"
         "         (interop_lib.figure_area, (interop_lib.Figure.Empty,))]\n"
@@ -426,6 +428,8 @@ def test_numbers_are_taken_as_pyo3_takes_them_and_other_values_named_on_both_rou
         "RuntimeError from __index__",
         "TypeError argument `a` (#0) expected int, got decimal.Decimal",
         "TypeError argument `b` (#1) expected int, got numpy.bool",
+        "TypeError argument `a` (#0) expected int, got fractions.Fraction",
+        "TypeError argument `a` (#0) expected int, got float",
         "TypeError argument `a` (#0) expected int, got dict",
         "TypeError argument `a` (#0) expected int, got Array",
         "TypeError argument `xs` (#0) element 1: expected int, got decimal.Decimal",

@@ -562,19 +562,20 @@ def _readable(value):
 /// the same object, says the argument's Python type where the export's message says what
 /// `tvm_ffi` made of it: `got OpaquePyObject` (a value it does not convert: a `Decimal`),
 /// `Array` or `Map` (a `list`, a `dict`), `Function` (a class given where its instance is
-/// meant), `Tensor` (a 0-d array), for the argument or an element of a list or tuple
-/// given for it.
+/// meant), `Tensor` (a 0-d array), `float` or `int` (a `Fraction`, a `numpy.float64`), for
+/// the argument or an element of a list or tuple given for it.
 const PYTHON_TYPE: &str = r#"
 
 def _refused(error, args):
     """The arguments to call again with, one refused number taken as PyO3 takes it; else
-    None, with `error`'s "got OpaquePyObject" (or Array, Map, Function, Tensor: what tvm_ffi
-    made of the value) rewritten as the Python type of the value refused."""
+    None, with `error`'s "got OpaquePyObject" (or Array, Map, Function, Tensor, and float
+    or int for another number type: what tvm_ffi made of the value) rewritten as the Python
+    type of the value refused."""
     import re
 
     text = error.args[0] if len(error.args) == 1 and isinstance(error.args[0], str) else ""
     found = re.search(
-        r"argument `[^`]*` \(#(\d+)\)((?: element \d+:?)*) expected (.*?), got (OpaquePyObject|Array|Map|Function|Tensor)\b",
+        r"argument `[^`]*` \(#(\d+)\)((?: element \d+:?)*) expected (.*?), got (OpaquePyObject|Array|Map|Function|Tensor|float|int)\b",
         text,
     )
     if found is None:
@@ -591,7 +592,7 @@ def _refused(error, args):
         except Exception:
             return None
     kind = type(value)
-    if kind.__module__.startswith("tvm_ffi"):
+    if kind.__module__.startswith("tvm_ffi") or kind in (float, int):
         return None
     if isinstance(value, type):  # a class tvm_ffi made a Function: a variant not called, say
         kind = value

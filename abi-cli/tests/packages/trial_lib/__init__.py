@@ -167,13 +167,14 @@ def _as_0(v):
 
 def _refused(error, args):
     """The arguments to call again with, one refused number taken as PyO3 takes it; else
-    None, with `error`'s "got OpaquePyObject" (or Array, Map, Function, Tensor: what tvm_ffi
-    made of the value) rewritten as the Python type of the value refused."""
+    None, with `error`'s "got OpaquePyObject" (or Array, Map, Function, Tensor, and float
+    or int for another number type: what tvm_ffi made of the value) rewritten as the Python
+    type of the value refused."""
     import re
 
     text = error.args[0] if len(error.args) == 1 and isinstance(error.args[0], str) else ""
     found = re.search(
-        r"argument `[^`]*` \(#(\d+)\)((?: element \d+:?)*) expected (.*?), got (OpaquePyObject|Array|Map|Function|Tensor)\b",
+        r"argument `[^`]*` \(#(\d+)\)((?: element \d+:?)*) expected (.*?), got (OpaquePyObject|Array|Map|Function|Tensor|float|int)\b",
         text,
     )
     if found is None:
@@ -190,7 +191,7 @@ def _refused(error, args):
         except Exception:
             return None
     kind = type(value)
-    if kind.__module__.startswith("tvm_ffi"):
+    if kind.__module__.startswith("tvm_ffi") or kind in (float, int):
         return None
     if isinstance(value, type):  # a class tvm_ffi made a Function: a variant not called, say
         kind = value
