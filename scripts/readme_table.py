@@ -28,9 +28,14 @@ def rows(lines, cells):
     return out
 
 
+def lines(path, name):
+    """The lines the section `name` of `path` holds now."""
+    return _split(path, name)[1].strip().splitlines()
+
+
 def shown(path, name, cells):
     """The rows the section `name` of `path` shows now."""
-    return rows(_split(path, name)[1].strip().splitlines(), cells)
+    return rows(lines(path, name), cells)
 
 
 def rewrite(path, name, table):

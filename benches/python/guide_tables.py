@@ -46,8 +46,7 @@ def blocks():
 
 def stale():
     """The names of the guide's sections that differ from blocks()."""
-    return [name for name, lines in blocks().items()
-            if readme_table._split(GUIDE, name)[1].strip().splitlines() != lines]
+    return [name for name, lines in blocks().items() if readme_table.lines(GUIDE, name) != lines]
 
 
 def main(args):
