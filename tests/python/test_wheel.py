@@ -18,7 +18,7 @@ from pathlib import Path
 
 import pytest
 
-from conftest import BACKEND_SOURCE, ROOT, backend_env, doc_block, env_without_abi, target_dir
+from conftest import BACKEND_SOURCE, DOOR_FORCED_OFF, ROOT, backend_env, doc_block, env_without_abi, target_dir
 
 ABI = target_dir() / "debug" / "abi"
 PAIR_2014 = "manylinux_2_17_x86_64.manylinux2014_x86_64"
@@ -385,7 +385,7 @@ def test_a_crate_folder_installs_with_pip_into_a_clean_venv(tmp_path, clean_venv
     called = subprocess.run([python, "-c", probe], capture_output=True, text=True)
     # Through the Python door, unless ABI_PYTHON_DOOR=0 (the step that runs this suite again
     # without the door) keeps the tvm_ffi route.
-    route = "builtins" if os.environ.get("ABI_PYTHON_DOOR", "").strip().lower() in ("0", "false", "off", "no") else "abi"
+    route = "builtins" if DOOR_FORCED_OFF else "abi"
     assert called.stdout == f"13.5 {route}\n", called.stderr
     checked = pip(clean_venv, "check")
     assert checked.returncode == 0, checked.stdout
