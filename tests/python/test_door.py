@@ -113,14 +113,22 @@ UNSERVED = {
 }
 
 
+# Which route `mathlib.add` takes in a new process, and its result.
+ROUTE_PROBE = "import mathlib; print(type(mathlib.add).__module__, type(mathlib.add).__name__, mathlib.add(2, 3))"
+
+
+def test_the_door_is_decided_at_import(packages):
+    """The door serves GIL-enabled release builds of CPython 3.10 and newer, 64-bit (this
+    one); ABI_PYTHON_DOOR=0 takes the tvm_ffi route for every call."""
+    assert run_python(packages, ROUTE_PROBE) == "abi function 5\n"
+    assert run_python(packages, ROUTE_PROBE, ABI_PYTHON_DOOR="0") == "builtins function 5\n"
+
+
 @pytest.mark.parametrize("interpreter", UNSERVED)
-def test_the_door_is_decided_at_import(packages, interpreter):
-    """The door serves GIL-enabled release builds of CPython 3.10 and newer, 64-bit; another
-    interpreter (faked here), or ABI_PYTHON_DOOR=0, takes the tvm_ffi route for every call."""
-    probe = "import mathlib; print(type(mathlib.add).__module__, type(mathlib.add).__name__, mathlib.add(2, 3))"
-    assert run_python(packages, probe) == "abi function 5\n"
-    assert run_python(packages, probe, ABI_PYTHON_DOOR="0") == "builtins function 5\n"
-    assert run_python(packages, "import tvm_ffi, numpy\n" + UNSERVED[interpreter] + probe) == "builtins function 5\n"
+def test_an_interpreter_the_door_does_not_serve_takes_the_tvm_ffi_route(packages, interpreter):
+    """Another interpreter (faked after tvm_ffi and numpy are imported) takes the tvm_ffi route
+    for every call, with the same result."""
+    assert run_python(packages, "import tvm_ffi, numpy\n" + UNSERVED[interpreter] + ROUTE_PROBE) == "builtins function 5\n"
 
 
 def test_a_library_of_another_door_version_keeps_the_tvm_ffi_route(packages):
