@@ -462,14 +462,11 @@ fn function(f: &Function) -> String {
                 let retry = numpy(format!("{native}({})", passed.join(", ")));
                 def = def.retrying_readable(convert.as_deref(), &retry);
             }
-            if !args.is_empty() {
-                def = def.taking_numbers(name, args);
-            }
             if *text {
                 def = def.naming_bad_text(name, args);
             }
-            if *arrays {
-                def = def.refusing_dataless(name, args, tensors);
+            if !args.is_empty() {
+                def = def.retrying_refused(name, args, arrays.then_some(tensors.as_slice()));
             }
             // tvm_ffi releases the GIL around every call unless told otherwise.
             let gil = if *keep_gil { format!("{native}.release_gil = False\n") } else { String::new() };
@@ -573,6 +570,8 @@ def _refused(error, args):
     type of the value refused."""
     import re
 
+    if not isinstance(error, TypeError):
+        return None
     text = error.args[0] if len(error.args) == 1 and isinstance(error.args[0], str) else ""
     found = re.search(
         r"argument `[^`]*` \(#(\d+)\)((?: element \d+:?)*) expected (.*?), got (OpaquePyObject|Array|Map|Function|Tensor|float|int)\b",
@@ -735,20 +734,6 @@ impl Def {
         self
     }
 
-    /// The body inside `try:`, a refused number taken as PyO3 takes it and the call made
-    /// again, or the refused argument named by its Python type ([`PYTHON_TYPE`]).
-    fn taking_numbers(mut self, name: &str, args: &[String]) -> Def {
-        let mut body = vec!["try:".to_owned()];
-        body.extend(self.body.iter().map(|l| format!("    {l}")));
-        body.push("except TypeError as e:".into());
-        body.push(format!("    retried = _refused(e, {})", py_tuple(args)));
-        body.push("    if retried is None:".into());
-        body.push("        raise".into());
-        body.push(format!("return {name}(*retried)"));
-        self.body = body;
-        self
-    }
-
     /// The body inside `try:`, a `str` argument `tvm_ffi` cannot encode named ([`BAD_TEXT`]).
     fn naming_bad_text(mut self, name: &str, args: &[String]) -> Def {
         let names: Vec<String> = args.iter().map(|a| py_str(a)).collect();
@@ -765,24 +750,36 @@ impl Def {
         self
     }
 
-    /// The body inside `try:`, naming an argument with no data as the cause of a refusal
-    /// ([`REFUSE_DATALESS`]); when a `memoryview`, `bytearray` or `array.array` was given
-    /// for one of `tensors` (positions), called again with it as a numpy array
-    /// ([`BUFFER_ARRAYS`]), as the Python door takes it.
-    fn refusing_dataless(mut self, name: &str, args: &[String], tensors: &[usize]) -> Def {
+    /// The body inside `try:`, called again with other arguments after a refusal: a number
+    /// taken as PyO3 takes it, else the refused argument named by its Python type
+    /// ([`PYTHON_TYPE`]). With `arrays` (the positions of the tensor parameters, for an
+    /// export taking arrays), any refusal first names an argument with no data as its cause
+    /// ([`REFUSE_DATALESS`]), and a `memoryview`, `bytearray` or `array.array` given for a
+    /// tensor is taken as a numpy array ([`BUFFER_ARRAYS`]), as the Python door takes it.
+    fn retrying_refused(mut self, name: &str, args: &[String], arrays: Option<&[usize]>) -> Def {
         let mut body = vec!["try:".to_owned()];
         body.extend(self.body.iter().map(|l| format!("    {l}")));
-        body.push("except (TypeError, ValueError, RuntimeError):".into());
-        body.push(format!("    _refuse_dataless({}, {})", py_str(name), py_tuple(args)));
-        if tensors.is_empty() {
-            body.push("    raise".into());
-        } else {
-            let positions: Vec<String> = tensors.iter().map(usize::to_string).collect();
-            body.push(format!("    retried = _buffer_arrays({}, {})", py_tuple(args), py_tuple(&positions)));
-            body.push("    if retried is None:".into());
-            body.push("        raise".into());
-            body.push(format!("return {name}(*retried)"));
+        let refused = format!("_refused(e, {})", py_tuple(args));
+        match arrays {
+            None => {
+                body.push("except TypeError as e:".into());
+                body.push(format!("    retried = {refused}"));
+            }
+            Some(tensors) => {
+                body.push("except (TypeError, ValueError, RuntimeError) as e:".into());
+                body.push(format!("    _refuse_dataless({}, {})", py_str(name), py_tuple(args)));
+                if tensors.is_empty() {
+                    body.push(format!("    retried = {refused}"));
+                } else {
+                    let positions: Vec<String> = tensors.iter().map(usize::to_string).collect();
+                    let buffers = format!("_buffer_arrays({}, {})", py_tuple(args), py_tuple(&positions));
+                    body.push(format!("    retried = {buffers} or {refused}"));
+                }
+            }
         }
+        body.push("    if retried is None:".into());
+        body.push("        raise".into());
+        body.push(format!("return {name}(*retried)"));
         self.body = body;
         self
     }

@@ -409,13 +409,13 @@ def pad(s, width=8):
     try:
         try:
             return _native_pad(s, width)
-        except TypeError as e:
-            retried = _refused(e, (s, width))
-            if retried is None:
-                raise
-        return pad(*retried)
-    except UnicodeEncodeError as e:
-        raise _bad_text(e, "pad", (s, width), ("s", "width")) from None
+        except UnicodeEncodeError as e:
+            raise _bad_text(e, "pad", (s, width), ("s", "width")) from None
+    except TypeError as e:
+        retried = _refused(e, (s, width))
+        if retried is None:
+            raise
+    return pad(*retried)
 
 
 _native_pair_sum = _lib["pair_sum"]
@@ -463,13 +463,13 @@ def repeat(s, n):
     try:
         try:
             return _native_repeat(s, n)
-        except TypeError as e:
-            retried = _refused(e, (s, n))
-            if retried is None:
-                raise
-        return repeat(*retried)
-    except UnicodeEncodeError as e:
-        raise _bad_text(e, "repeat", (s, n), ("s", "n")) from None
+        except UnicodeEncodeError as e:
+            raise _bad_text(e, "repeat", (s, n), ("s", "n")) from None
+    except TypeError as e:
+        retried = _refused(e, (s, n))
+        if retried is None:
+            raise
+    return repeat(*retried)
 
 
 _native_result = _lib["result"]
@@ -583,18 +583,15 @@ param_narrowed.""")
 def store(v):
     try:
         try:
-            try:
-                return _native_store(v)
-            except TypeError as e:
-                retried = _refused(e, (v,))
-                if retried is None:
-                    raise
-            return store(*retried)
+            return _native_store(v)
         except UnicodeEncodeError as e:
             raise _bad_text(e, "store", (v,), ("v",)) from None
-    except (TypeError, ValueError, RuntimeError):
+    except (TypeError, ValueError, RuntimeError) as e:
         _refuse_dataless("store", (v,))
-        raise
+        retried = _refused(e, (v,))
+        if retried is None:
+            raise
+    return store(*retried)
 
 
 _native_version = _lib["version"]
@@ -655,6 +652,8 @@ def _refused(error, args):
     type of the value refused."""
     import re
 
+    if not isinstance(error, TypeError):
+        return None
     text = error.args[0] if len(error.args) == 1 and isinstance(error.args[0], str) else ""
     found = re.search(
         r"argument `[^`]*` \(#(\d+)\)((?: element \d+:?)*) expected (.*?), got (OpaquePyObject|Array|Map|Function|Tensor|float|int)\b",

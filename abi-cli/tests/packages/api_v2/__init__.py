@@ -212,13 +212,13 @@ def fresh(s):
     try:
         try:
             return _native_fresh(s)
-        except TypeError as e:
-            retried = _refused(e, (s,))
-            if retried is None:
-                raise
-        return fresh(*retried)
-    except UnicodeEncodeError as e:
-        raise _bad_text(e, "fresh", (s,), ("s",)) from None
+        except UnicodeEncodeError as e:
+            raise _bad_text(e, "fresh", (s,), ("s",)) from None
+    except TypeError as e:
+        retried = _refused(e, (s,))
+        if retried is None:
+            raise
+    return fresh(*retried)
 
 
 _native_grow = _lib["grow"]
@@ -413,13 +413,13 @@ def pad(s, width):
     try:
         try:
             return _native_pad(s, width)
-        except TypeError as e:
-            retried = _refused(e, (s, width))
-            if retried is None:
-                raise
-        return pad(*retried)
-    except UnicodeEncodeError as e:
-        raise _bad_text(e, "pad", (s, width), ("s", "width")) from None
+        except UnicodeEncodeError as e:
+            raise _bad_text(e, "pad", (s, width), ("s", "width")) from None
+    except TypeError as e:
+        retried = _refused(e, (s, width))
+        if retried is None:
+            raise
+    return pad(*retried)
 
 
 _native_pair_sum = _lib["pair_sum"]
@@ -467,13 +467,13 @@ def repeat(s, n=2):
     try:
         try:
             return _native_repeat(s, n)
-        except TypeError as e:
-            retried = _refused(e, (s, n))
-            if retried is None:
-                raise
-        return repeat(*retried)
-    except UnicodeEncodeError as e:
-        raise _bad_text(e, "repeat", (s, n), ("s", "n")) from None
+        except UnicodeEncodeError as e:
+            raise _bad_text(e, "repeat", (s, n), ("s", "n")) from None
+    except TypeError as e:
+        retried = _refused(e, (s, n))
+        if retried is None:
+            raise
+    return repeat(*retried)
 
 
 _native_result = _lib["result"]
@@ -630,6 +630,8 @@ def _refused(error, args):
     type of the value refused."""
     import re
 
+    if not isinstance(error, TypeError):
+        return None
     text = error.args[0] if len(error.args) == 1 and isinstance(error.args[0], str) else ""
     found = re.search(
         r"argument `[^`]*` \(#(\d+)\)((?: element \d+:?)*) expected (.*?), got (OpaquePyObject|Array|Map|Function|Tensor|float|int)\b",

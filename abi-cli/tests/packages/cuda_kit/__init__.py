@@ -105,18 +105,12 @@ Tensors: x is Tensor[f32, 1]; y is Tensor[f32, 1].""")
 def add(x, y):
     try:
         try:
-            try:
-                return _for_numpy(_native_add(x, y), (x, y))
-            except BufferError:
-                return _for_numpy(_native_add(_readable(x), _readable(y)), (x, y))
-        except TypeError as e:
-            retried = _refused(e, (x, y))
-            if retried is None:
-                raise
-        return add(*retried)
-    except (TypeError, ValueError, RuntimeError):
+            return _for_numpy(_native_add(x, y), (x, y))
+        except BufferError:
+            return _for_numpy(_native_add(_readable(x), _readable(y)), (x, y))
+    except (TypeError, ValueError, RuntimeError) as e:
         _refuse_dataless("add", (x, y))
-        retried = _buffer_arrays((x, y), (0, 1))
+        retried = _buffer_arrays((x, y), (0, 1)) or _refused(e, (x, y))
         if retried is None:
             raise
     return add(*retried)
@@ -152,18 +146,12 @@ Tensors: x is Tensor[f32, 1]; y is Tensor[f32, 1]; out is Tensor[f32, 1].""")
 def add_into_on(stream, x, y, out):
     try:
         try:
-            try:
-                return _native_add_into_on(stream, x, y, out)
-            except BufferError:
-                return _native_add_into_on(stream, _readable(x), _readable(y), _writable(out, "add_into_on", "out", 3))
-        except TypeError as e:
-            retried = _refused(e, (stream, x, y, out))
-            if retried is None:
-                raise
-        return add_into_on(*retried)
-    except (TypeError, ValueError, RuntimeError):
+            return _native_add_into_on(stream, x, y, out)
+        except BufferError:
+            return _native_add_into_on(stream, _readable(x), _readable(y), _writable(out, "add_into_on", "out", 3))
+    except (TypeError, ValueError, RuntimeError) as e:
         _refuse_dataless("add_into_on", (stream, x, y, out))
-        retried = _buffer_arrays((stream, x, y, out), (1, 2, 3))
+        retried = _buffer_arrays((stream, x, y, out), (1, 2, 3)) or _refused(e, (stream, x, y, out))
         if retried is None:
             raise
     return add_into_on(*retried)
@@ -183,20 +171,14 @@ def launches(kernel, x):
     try:
         try:
             try:
-                try:
-                    return list(_native_launches(kernel, x))
-                except BufferError:
-                    return list(_native_launches(kernel, _readable(x)))
-            except TypeError as e:
-                retried = _refused(e, (kernel, x))
-                if retried is None:
-                    raise
-            return launches(*retried)
+                return list(_native_launches(kernel, x))
+            except BufferError:
+                return list(_native_launches(kernel, _readable(x)))
         except UnicodeEncodeError as e:
             raise _bad_text(e, "launches", (kernel, x), ("kernel", "x")) from None
-    except (TypeError, ValueError, RuntimeError):
+    except (TypeError, ValueError, RuntimeError) as e:
         _refuse_dataless("launches", (kernel, x))
-        retried = _buffer_arrays((kernel, x), (1,))
+        retried = _buffer_arrays((kernel, x), (1,)) or _refused(e, (kernel, x))
         if retried is None:
             raise
     return launches(*retried)
@@ -215,18 +197,12 @@ Tensors: x is Tensor[f32, 1].""")
 def sum(x):
     try:
         try:
-            try:
-                return _for_numpy(_native_sum(x), (x,))
-            except BufferError:
-                return _for_numpy(_native_sum(_readable(x)), (x,))
-        except TypeError as e:
-            retried = _refused(e, (x,))
-            if retried is None:
-                raise
-        return sum(*retried)
-    except (TypeError, ValueError, RuntimeError):
+            return _for_numpy(_native_sum(x), (x,))
+        except BufferError:
+            return _for_numpy(_native_sum(_readable(x)), (x,))
+    except (TypeError, ValueError, RuntimeError) as e:
         _refuse_dataless("sum", (x,))
-        retried = _buffer_arrays((x,), (0,))
+        retried = _buffer_arrays((x,), (0,)) or _refused(e, (x,))
         if retried is None:
             raise
     return sum(*retried)
@@ -283,6 +259,8 @@ def _refused(error, args):
     type of the value refused."""
     import re
 
+    if not isinstance(error, TypeError):
+        return None
     text = error.args[0] if len(error.args) == 1 and isinstance(error.args[0], str) else ""
     found = re.search(
         r"argument `[^`]*` \(#(\d+)\)((?: element \d+:?)*) expected (.*?), got (OpaquePyObject|Array|Map|Function|Tensor|float|int)\b",

@@ -289,13 +289,13 @@ def byte_len(data):
     try:
         try:
             return _native_byte_len(data)
-        except TypeError as e:
-            retried = _refused(e, (data,))
-            if retried is None:
-                raise
-        return byte_len(*retried)
-    except UnicodeEncodeError as e:
-        raise _bad_text(e, "byte_len", (data,), ("data",)) from None
+        except UnicodeEncodeError as e:
+            raise _bad_text(e, "byte_len", (data,), ("data",)) from None
+    except TypeError as e:
+        retried = _refused(e, (data,))
+        if retried is None:
+            raise
+    return byte_len(*retried)
 
 
 _native_call_fn = _lib["call_fn"]
@@ -348,13 +348,13 @@ def count_call(text, times):
     try:
         try:
             return _native_count_call(text, times)
-        except TypeError as e:
-            retried = _refused(e, (text, times))
-            if retried is None:
-                raise
-        return count_call(*retried)
-    except UnicodeEncodeError as e:
-        raise _bad_text(e, "count_call", (text, times), ("text", "times")) from None
+        except UnicodeEncodeError as e:
+            raise _bad_text(e, "count_call", (text, times), ("text", "times")) from None
+    except TypeError as e:
+        retried = _refused(e, (text, times))
+        if retried is None:
+            raise
+    return count_call(*retried)
 
 
 _native_count_call_released = _lib["count_call_released"]
@@ -371,13 +371,13 @@ def count_call_released(text, times):
     try:
         try:
             return _native_count_call_released(text, times)
-        except TypeError as e:
-            retried = _refused(e, (text, times))
-            if retried is None:
-                raise
-        return count_call_released(*retried)
-    except UnicodeEncodeError as e:
-        raise _bad_text(e, "count_call_released", (text, times), ("text", "times")) from None
+        except UnicodeEncodeError as e:
+            raise _bad_text(e, "count_call_released", (text, times), ("text", "times")) from None
+    except TypeError as e:
+        retried = _refused(e, (text, times))
+        if retried is None:
+            raise
+    return count_call_released(*retried)
 
 
 _native_count_interps = _lib["count_interps"]
@@ -420,18 +420,15 @@ _native_echo_any = _lib["echo_any"]
 def echo_any(x):
     try:
         try:
-            try:
-                return _native_echo_any(x)
-            except TypeError as e:
-                retried = _refused(e, (x,))
-                if retried is None:
-                    raise
-            return echo_any(*retried)
+            return _native_echo_any(x)
         except UnicodeEncodeError as e:
             raise _bad_text(e, "echo_any", (x,), ("x",)) from None
-    except (TypeError, ValueError, RuntimeError):
+    except (TypeError, ValueError, RuntimeError) as e:
         _refuse_dataless("echo_any", (x,))
-        raise
+        retried = _refused(e, (x,))
+        if retried is None:
+            raise
+    return echo_any(*retried)
 
 
 _native_echo_bf16 = _lib["echo_bf16"]
@@ -473,13 +470,13 @@ def echo_bytes(x):
     try:
         try:
             return _native_echo_bytes(x)
-        except TypeError as e:
-            retried = _refused(e, (x,))
-            if retried is None:
-                raise
-        return echo_bytes(*retried)
-    except UnicodeEncodeError as e:
-        raise _bad_text(e, "echo_bytes", (x,), ("x",)) from None
+        except UnicodeEncodeError as e:
+            raise _bad_text(e, "echo_bytes", (x,), ("x",)) from None
+    except TypeError as e:
+        retried = _refused(e, (x,))
+        if retried is None:
+            raise
+    return echo_bytes(*retried)
 
 
 _native_echo_device = _lib["echo_device"]
@@ -637,13 +634,13 @@ def echo_map(x):
     try:
         try:
             return _native_echo_map(x)
-        except TypeError as e:
-            retried = _refused(e, (x,))
-            if retried is None:
-                raise
-        return echo_map(*retried)
-    except UnicodeEncodeError as e:
-        raise _bad_text(e, "echo_map", (x,), ("x",)) from None
+        except UnicodeEncodeError as e:
+            raise _bad_text(e, "echo_map", (x,), ("x",)) from None
+    except TypeError as e:
+        retried = _refused(e, (x,))
+        if retried is None:
+            raise
+    return echo_map(*retried)
 
 
 _native_echo_opt = _lib["echo_opt"]
@@ -684,13 +681,13 @@ def echo_pair(x):
     try:
         try:
             return _as_5(_native_echo_pair(x))
-        except TypeError as e:
-            retried = _refused(e, (x,))
-            if retried is None:
-                raise
-        return echo_pair(*retried)
-    except UnicodeEncodeError as e:
-        raise _bad_text(e, "echo_pair", (x,), ("x",)) from None
+        except UnicodeEncodeError as e:
+            raise _bad_text(e, "echo_pair", (x,), ("x",)) from None
+    except TypeError as e:
+        retried = _refused(e, (x,))
+        if retried is None:
+            raise
+    return echo_pair(*retried)
 
 
 _native_echo_shape = _lib["echo_shape"]
@@ -716,13 +713,13 @@ def echo_string(x):
     try:
         try:
             return _native_echo_string(x)
-        except TypeError as e:
-            retried = _refused(e, (x,))
-            if retried is None:
-                raise
-        return echo_string(*retried)
-    except UnicodeEncodeError as e:
-        raise _bad_text(e, "echo_string", (x,), ("x",)) from None
+        except UnicodeEncodeError as e:
+            raise _bad_text(e, "echo_string", (x,), ("x",)) from None
+    except TypeError as e:
+        retried = _refused(e, (x,))
+        if retried is None:
+            raise
+    return echo_string(*retried)
 
 
 _native_echo_strs = _lib["echo_strs"]
@@ -733,13 +730,13 @@ def echo_strs(x):
     try:
         try:
             return list(_native_echo_strs(x))
-        except TypeError as e:
-            retried = _refused(e, (x,))
-            if retried is None:
-                raise
-        return echo_strs(*retried)
-    except UnicodeEncodeError as e:
-        raise _bad_text(e, "echo_strs", (x,), ("x",)) from None
+        except UnicodeEncodeError as e:
+            raise _bad_text(e, "echo_strs", (x,), ("x",)) from None
+    except TypeError as e:
+        retried = _refused(e, (x,))
+        if retried is None:
+            raise
+    return echo_strs(*retried)
 
 
 _native_echo_tensor = _lib["echo_tensor"]
@@ -749,18 +746,12 @@ _native_echo_tensor = _lib["echo_tensor"]
 def echo_tensor(x):
     try:
         try:
-            try:
-                return _for_numpy(_native_echo_tensor(x), (x,))
-            except BufferError:
-                return _for_numpy(_native_echo_tensor(_writable(x, "echo_tensor", "x", 0)), (x,))
-        except TypeError as e:
-            retried = _refused(e, (x,))
-            if retried is None:
-                raise
-        return echo_tensor(*retried)
-    except (TypeError, ValueError, RuntimeError):
+            return _for_numpy(_native_echo_tensor(x), (x,))
+        except BufferError:
+            return _for_numpy(_native_echo_tensor(_writable(x, "echo_tensor", "x", 0)), (x,))
+    except (TypeError, ValueError, RuntimeError) as e:
         _refuse_dataless("echo_tensor", (x,))
-        retried = _buffer_arrays((x,), (0,))
+        retried = _buffer_arrays((x,), (0,)) or _refused(e, (x,))
         if retried is None:
             raise
     return echo_tensor(*retried)
@@ -850,13 +841,13 @@ def figure_area(s):
     try:
         try:
             return _native_figure_area(s)
-        except TypeError as e:
-            retried = _refused(e, (s,))
-            if retried is None:
-                raise
-        return figure_area(*retried)
-    except UnicodeEncodeError as e:
-        raise _bad_text(e, "figure_area", (s,), ("s",)) from None
+        except UnicodeEncodeError as e:
+            raise _bad_text(e, "figure_area", (s,), ("s",)) from None
+    except TypeError as e:
+        retried = _refused(e, (s,))
+        if retried is None:
+            raise
+    return figure_area(*retried)
 
 
 _native_greet = _lib["greet"]
@@ -870,13 +861,13 @@ def greet(name):
     try:
         try:
             return _native_greet(name)
-        except TypeError as e:
-            retried = _refused(e, (name,))
-            if retried is None:
-                raise
-        return greet(*retried)
-    except UnicodeEncodeError as e:
-        raise _bad_text(e, "greet", (name,), ("name",)) from None
+        except UnicodeEncodeError as e:
+            raise _bad_text(e, "greet", (name,), ("name",)) from None
+    except TypeError as e:
+        retried = _refused(e, (name,))
+        if retried is None:
+            raise
+    return greet(*retried)
 
 
 _native_largest_figure = _lib["largest_figure"]
@@ -889,13 +880,13 @@ def largest_figure(figures):
     try:
         try:
             return _as_12(_native_largest_figure(figures))
-        except TypeError as e:
-            retried = _refused(e, (figures,))
-            if retried is None:
-                raise
-        return largest_figure(*retried)
-    except UnicodeEncodeError as e:
-        raise _bad_text(e, "largest_figure", (figures,), ("figures",)) from None
+        except UnicodeEncodeError as e:
+            raise _bad_text(e, "largest_figure", (figures,), ("figures",)) from None
+    except TypeError as e:
+        retried = _refused(e, (figures,))
+        if retried is None:
+            raise
+    return largest_figure(*retried)
 
 
 _native_make_shape = _lib["make_shape"]
@@ -942,13 +933,13 @@ def panics(message):
     try:
         try:
             return _native_panics(message)
-        except TypeError as e:
-            retried = _refused(e, (message,))
-            if retried is None:
-                raise
-        return panics(*retried)
-    except UnicodeEncodeError as e:
-        raise _bad_text(e, "panics", (message,), ("message",)) from None
+        except UnicodeEncodeError as e:
+            raise _bad_text(e, "panics", (message,), ("message",)) from None
+    except TypeError as e:
+        retried = _refused(e, (message,))
+        if retried is None:
+            raise
+    return panics(*retried)
 
 
 _native_raise_kind = _lib["raise_kind"]
@@ -963,13 +954,13 @@ def raise_kind(kind, message):
     try:
         try:
             return _native_raise_kind(kind, message)
-        except TypeError as e:
-            retried = _refused(e, (kind, message))
-            if retried is None:
-                raise
-        return raise_kind(*retried)
-    except UnicodeEncodeError as e:
-        raise _bad_text(e, "raise_kind", (kind, message), ("kind", "message")) from None
+        except UnicodeEncodeError as e:
+            raise _bad_text(e, "raise_kind", (kind, message), ("kind", "message")) from None
+    except TypeError as e:
+        retried = _refused(e, (kind, message))
+        if retried is None:
+            raise
+    return raise_kind(*retried)
 
 
 _native_rendezvous = _lib["rendezvous"]
@@ -986,18 +977,12 @@ Tensors: x is Tensor[f64, 1].""")
 def rendezvous(x, parties):
     try:
         try:
-            try:
-                return _native_rendezvous(x, parties)
-            except BufferError:
-                return _native_rendezvous(_readable(x), parties)
-        except TypeError as e:
-            retried = _refused(e, (x, parties))
-            if retried is None:
-                raise
-        return rendezvous(*retried)
-    except (TypeError, ValueError, RuntimeError):
+            return _native_rendezvous(x, parties)
+        except BufferError:
+            return _native_rendezvous(_readable(x), parties)
+    except (TypeError, ValueError, RuntimeError) as e:
         _refuse_dataless("rendezvous", (x, parties))
-        retried = _buffer_arrays((x, parties), (0,))
+        retried = _buffer_arrays((x, parties), (0,)) or _refused(e, (x, parties))
         if retried is None:
             raise
     return rendezvous(*retried)
@@ -1014,13 +999,13 @@ def salute(name):
     try:
         try:
             return _native_salute(name)
-        except TypeError as e:
-            retried = _refused(e, (name,))
-            if retried is None:
-                raise
-        return salute(*retried)
-    except UnicodeEncodeError as e:
-        raise _bad_text(e, "salute", (name,), ("name",)) from None
+        except UnicodeEncodeError as e:
+            raise _bad_text(e, "salute", (name,), ("name",)) from None
+    except TypeError as e:
+        retried = _refused(e, (name,))
+        if retried is None:
+            raise
+    return salute(*retried)
 
 
 _native_sample_at = _lib["sample_at"]
@@ -1053,13 +1038,13 @@ def scale_figure(s, k):
     try:
         try:
             return _as_8(_native_scale_figure(s, k))
-        except TypeError as e:
-            retried = _refused(e, (s, k))
-            if retried is None:
-                raise
-        return scale_figure(*retried)
-    except UnicodeEncodeError as e:
-        raise _bad_text(e, "scale_figure", (s, k), ("s", "k")) from None
+        except UnicodeEncodeError as e:
+            raise _bad_text(e, "scale_figure", (s, k), ("s", "k")) from None
+    except TypeError as e:
+        retried = _refused(e, (s, k))
+        if retried is None:
+            raise
+    return scale_figure(*retried)
 
 
 _native_tensor_numel = _lib["tensor_numel"]
@@ -1072,18 +1057,12 @@ hosts passing a bare `DLTensor*` are refused).""")
 def tensor_numel(x):
     try:
         try:
-            try:
-                return _native_tensor_numel(x)
-            except BufferError:
-                return _native_tensor_numel(_writable(x, "tensor_numel", "x", 0))
-        except TypeError as e:
-            retried = _refused(e, (x,))
-            if retried is None:
-                raise
-        return tensor_numel(*retried)
-    except (TypeError, ValueError, RuntimeError):
+            return _native_tensor_numel(x)
+        except BufferError:
+            return _native_tensor_numel(_writable(x, "tensor_numel", "x", 0))
+    except (TypeError, ValueError, RuntimeError) as e:
         _refuse_dataless("tensor_numel", (x,))
-        retried = _buffer_arrays((x,), (0,))
+        retried = _buffer_arrays((x,), (0,)) or _refused(e, (x,))
         if retried is None:
             raise
     return tensor_numel(*retried)
@@ -1099,18 +1078,12 @@ memory `ValueError`.""")
 def tensor_sum(x):
     try:
         try:
-            try:
-                return _native_tensor_sum(x)
-            except BufferError:
-                return _native_tensor_sum(_writable(x, "tensor_sum", "x", 0))
-        except TypeError as e:
-            retried = _refused(e, (x,))
-            if retried is None:
-                raise
-        return tensor_sum(*retried)
-    except (TypeError, ValueError, RuntimeError):
+            return _native_tensor_sum(x)
+        except BufferError:
+            return _native_tensor_sum(_writable(x, "tensor_sum", "x", 0))
+    except (TypeError, ValueError, RuntimeError) as e:
         _refuse_dataless("tensor_sum", (x,))
-        retried = _buffer_arrays((x,), (0,))
+        retried = _buffer_arrays((x,), (0,)) or _refused(e, (x,))
         if retried is None:
             raise
     return tensor_sum(*retried)
@@ -1128,18 +1101,12 @@ Tensors: x is Tensor[f32, 1].""")
 def to_bf16(x):
     try:
         try:
-            try:
-                return _for_numpy(_native_to_bf16(x), (x,))
-            except BufferError:
-                return _for_numpy(_native_to_bf16(_readable(x)), (x,))
-        except TypeError as e:
-            retried = _refused(e, (x,))
-            if retried is None:
-                raise
-        return to_bf16(*retried)
-    except (TypeError, ValueError, RuntimeError):
+            return _for_numpy(_native_to_bf16(x), (x,))
+        except BufferError:
+            return _for_numpy(_native_to_bf16(_readable(x)), (x,))
+    except (TypeError, ValueError, RuntimeError) as e:
         _refuse_dataless("to_bf16", (x,))
-        retried = _buffer_arrays((x,), (0,))
+        retried = _buffer_arrays((x,), (0,)) or _refused(e, (x,))
         if retried is None:
             raise
     return to_bf16(*retried)
@@ -1318,6 +1285,8 @@ def _refused(error, args):
     type of the value refused."""
     import re
 
+    if not isinstance(error, TypeError):
+        return None
     text = error.args[0] if len(error.args) == 1 and isinstance(error.args[0], str) else ""
     found = re.search(
         r"argument `[^`]*` \(#(\d+)\)((?: element \d+:?)*) expected (.*?), got (OpaquePyObject|Array|Map|Function|Tensor|float|int)\b",

@@ -224,18 +224,12 @@ Tensors: m is Tensor[i32, 2].""")
 def row_sums(m):
     try:
         try:
-            try:
-                return _as_2(_native_row_sums(m))
-            except BufferError:
-                return _as_2(_native_row_sums(_readable(m)))
-        except TypeError as e:
-            retried = _refused(e, (m,))
-            if retried is None:
-                raise
-        return row_sums(*retried)
-    except (TypeError, ValueError, RuntimeError):
+            return _as_2(_native_row_sums(m))
+        except BufferError:
+            return _as_2(_native_row_sums(_readable(m)))
+    except (TypeError, ValueError, RuntimeError) as e:
         _refuse_dataless("row_sums", (m,))
-        retried = _buffer_arrays((m,), (0,))
+        retried = _buffer_arrays((m,), (0,)) or _refused(e, (m,))
         if retried is None:
             raise
     return row_sums(*retried)
@@ -252,18 +246,12 @@ Tensors: x is Tensor[f32, 2].""")
 def scaled(x, k):
     try:
         try:
-            try:
-                return _for_numpy(_native_scaled(x, k), (x,))
-            except BufferError:
-                return _for_numpy(_native_scaled(_readable(x), k), (x,))
-        except TypeError as e:
-            retried = _refused(e, (x, k))
-            if retried is None:
-                raise
-        return scaled(*retried)
-    except (TypeError, ValueError, RuntimeError):
+            return _for_numpy(_native_scaled(x, k), (x,))
+        except BufferError:
+            return _for_numpy(_native_scaled(_readable(x), k), (x,))
+    except (TypeError, ValueError, RuntimeError) as e:
         _refuse_dataless("scaled", (x, k))
-        retried = _buffer_arrays((x, k), (0,))
+        retried = _buffer_arrays((x, k), (0,)) or _refused(e, (x, k))
         if retried is None:
             raise
     return scaled(*retried)
@@ -302,18 +290,12 @@ Tensors: x is Tensor[f32, 1].""")
 def total(x):
     try:
         try:
-            try:
-                return _native_total(x)
-            except BufferError:
-                return _native_total(_readable(x))
-        except TypeError as e:
-            retried = _refused(e, (x,))
-            if retried is None:
-                raise
-        return total(*retried)
-    except (TypeError, ValueError, RuntimeError):
+            return _native_total(x)
+        except BufferError:
+            return _native_total(_readable(x))
+    except (TypeError, ValueError, RuntimeError) as e:
         _refuse_dataless("total", (x,))
-        retried = _buffer_arrays((x,), (0,))
+        retried = _buffer_arrays((x,), (0,)) or _refused(e, (x,))
         if retried is None:
             raise
     return total(*retried)
@@ -419,6 +401,8 @@ def _refused(error, args):
     type of the value refused."""
     import re
 
+    if not isinstance(error, TypeError):
+        return None
     text = error.args[0] if len(error.args) == 1 and isinstance(error.args[0], str) else ""
     found = re.search(
         r"argument `[^`]*` \(#(\d+)\)((?: element \d+:?)*) expected (.*?), got (OpaquePyObject|Array|Map|Function|Tensor|float|int)\b",

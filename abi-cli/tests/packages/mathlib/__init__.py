@@ -184,13 +184,13 @@ def describe(x, unit):
     try:
         try:
             return _native_describe(x, unit)
-        except TypeError as e:
-            retried = _refused(e, (x, unit))
-            if retried is None:
-                raise
-        return describe(*retried)
-    except UnicodeEncodeError as e:
-        raise _bad_text(e, "describe", (x, unit), ("x", "unit")) from None
+        except UnicodeEncodeError as e:
+            raise _bad_text(e, "describe", (x, unit), ("x", "unit")) from None
+    except TypeError as e:
+        retried = _refused(e, (x, unit))
+        if retried is None:
+            raise
+    return describe(*retried)
 
 
 _native_divide = _lib["divide"]
@@ -240,13 +240,13 @@ def greet_v2(name):
     try:
         try:
             return _native_greet_v2(name)
-        except TypeError as e:
-            retried = _refused(e, (name,))
-            if retried is None:
-                raise
-        return greet_v2(*retried)
-    except UnicodeEncodeError as e:
-        raise _bad_text(e, "greet_v2", (name,), ("name",)) from None
+        except UnicodeEncodeError as e:
+            raise _bad_text(e, "greet_v2", (name,), ("name",)) from None
+    except TypeError as e:
+        retried = _refused(e, (name,))
+        if retried is None:
+            raise
+    return greet_v2(*retried)
 
 
 _native_lookup = _lib["lookup"]
@@ -261,13 +261,13 @@ def lookup(key):
     try:
         try:
             return _native_lookup(key)
-        except TypeError as e:
-            retried = _refused(e, (key,))
-            if retried is None:
-                raise
-        return lookup(*retried)
-    except UnicodeEncodeError as e:
-        raise _bad_text(e, "lookup", (key,), ("key",)) from None
+        except UnicodeEncodeError as e:
+            raise _bad_text(e, "lookup", (key,), ("key",)) from None
+    except TypeError as e:
+        retried = _refused(e, (key,))
+        if retried is None:
+            raise
+    return lookup(*retried)
 
 
 _native_map_ints = _lib["map_ints"]
@@ -296,13 +296,13 @@ def move_marker(m, dx, dy, label):
     try:
         try:
             return _as_5(_native_move_marker(m, dx, dy, label))
-        except TypeError as e:
-            retried = _refused(e, (m, dx, dy, label))
-            if retried is None:
-                raise
-        return move_marker(*retried)
-    except UnicodeEncodeError as e:
-        raise _bad_text(e, "move_marker", (m, dx, dy, label), ("m", "dx", "dy", "label")) from None
+        except UnicodeEncodeError as e:
+            raise _bad_text(e, "move_marker", (m, dx, dy, label), ("m", "dx", "dy", "label")) from None
+    except TypeError as e:
+        retried = _refused(e, (m, dx, dy, label))
+        if retried is None:
+            raise
+    return move_marker(*retried)
 
 
 _native_norm = _lib["norm"]
@@ -361,13 +361,13 @@ def register_scaler(name, factor):
     try:
         try:
             return _native_register_scaler(name, factor)
-        except TypeError as e:
-            retried = _refused(e, (name, factor))
-            if retried is None:
-                raise
-        return register_scaler(*retried)
-    except UnicodeEncodeError as e:
-        raise _bad_text(e, "register_scaler", (name, factor), ("name", "factor")) from None
+        except UnicodeEncodeError as e:
+            raise _bad_text(e, "register_scaler", (name, factor), ("name", "factor")) from None
+    except TypeError as e:
+        retried = _refused(e, (name, factor))
+        if retried is None:
+            raise
+    return register_scaler(*retried)
 
 
 _native_show = _lib["show"]
@@ -383,13 +383,13 @@ def show(x, digits=2, scale=1.0, unit="", plus=False, label=None):
     try:
         try:
             return _native_show(x, digits, scale, unit, plus, label)
-        except TypeError as e:
-            retried = _refused(e, (x, digits, scale, unit, plus, label))
-            if retried is None:
-                raise
-        return show(*retried)
-    except UnicodeEncodeError as e:
-        raise _bad_text(e, "show", (x, digits, scale, unit, plus, label), ("x", "digits", "scale", "unit", "plus", "label")) from None
+        except UnicodeEncodeError as e:
+            raise _bad_text(e, "show", (x, digits, scale, unit, plus, label), ("x", "digits", "scale", "unit", "plus", "label")) from None
+    except TypeError as e:
+        retried = _refused(e, (x, digits, scale, unit, plus, label))
+        if retried is None:
+            raise
+    return show(*retried)
 
 
 _native_sum_of_squares = _lib["sum_of_squares"]
@@ -453,13 +453,13 @@ def word_counts(text):
     try:
         try:
             return _native_word_counts(text)
-        except TypeError as e:
-            retried = _refused(e, (text,))
-            if retried is None:
-                raise
-        return word_counts(*retried)
-    except UnicodeEncodeError as e:
-        raise _bad_text(e, "word_counts", (text,), ("text",)) from None
+        except UnicodeEncodeError as e:
+            raise _bad_text(e, "word_counts", (text,), ("text",)) from None
+    except TypeError as e:
+        retried = _refused(e, (text,))
+        if retried is None:
+            raise
+    return word_counts(*retried)
 
 _item = tvm_ffi.get_global_func("ffi.ArrayGetItem")
 _size = tvm_ffi.get_global_func("ffi.ArraySize")
@@ -496,6 +496,8 @@ def _refused(error, args):
     type of the value refused."""
     import re
 
+    if not isinstance(error, TypeError):
+        return None
     text = error.args[0] if len(error.args) == 1 and isinstance(error.args[0], str) else ""
     found = re.search(
         r"argument `[^`]*` \(#(\d+)\)((?: element \d+:?)*) expected (.*?), got (OpaquePyObject|Array|Map|Function|Tensor|float|int)\b",

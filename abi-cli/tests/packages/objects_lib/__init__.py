@@ -216,13 +216,13 @@ def make_counter(name):
     try:
         try:
             return _native_make_counter(name)
-        except TypeError as e:
-            retried = _refused(e, (name,))
-            if retried is None:
-                raise
-        return make_counter(*retried)
-    except UnicodeEncodeError as e:
-        raise _bad_text(e, "make_counter", (name,), ("name",)) from None
+        except UnicodeEncodeError as e:
+            raise _bad_text(e, "make_counter", (name,), ("name",)) from None
+    except TypeError as e:
+        retried = _refused(e, (name,))
+        if retried is None:
+            raise
+    return make_counter(*retried)
 
 
 _native_make_limited = _lib["make_limited"]
@@ -236,13 +236,13 @@ def make_limited(name, limit):
     try:
         try:
             return _native_make_limited(name, limit)
-        except TypeError as e:
-            retried = _refused(e, (name, limit))
-            if retried is None:
-                raise
-        return make_limited(*retried)
-    except UnicodeEncodeError as e:
-        raise _bad_text(e, "make_limited", (name, limit), ("name", "limit")) from None
+        except UnicodeEncodeError as e:
+            raise _bad_text(e, "make_limited", (name, limit), ("name", "limit")) from None
+    except TypeError as e:
+        retried = _refused(e, (name, limit))
+        if retried is None:
+            raise
+    return make_limited(*retried)
 
 
 _native_read_counter = _lib["read_counter"]
@@ -340,6 +340,8 @@ def _refused(error, args):
     type of the value refused."""
     import re
 
+    if not isinstance(error, TypeError):
+        return None
     text = error.args[0] if len(error.args) == 1 and isinstance(error.args[0], str) else ""
     found = re.search(
         r"argument `[^`]*` \(#(\d+)\)((?: element \d+:?)*) expected (.*?), got (OpaquePyObject|Array|Map|Function|Tensor|float|int)\b",

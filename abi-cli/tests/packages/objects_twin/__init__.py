@@ -129,13 +129,13 @@ def twin_make(name, start):
     try:
         try:
             return _native_twin_make(name, start)
-        except TypeError as e:
-            retried = _refused(e, (name, start))
-            if retried is None:
-                raise
-        return twin_make(*retried)
-    except UnicodeEncodeError as e:
-        raise _bad_text(e, "twin_make", (name, start), ("name", "start")) from None
+        except UnicodeEncodeError as e:
+            raise _bad_text(e, "twin_make", (name, start), ("name", "start")) from None
+    except TypeError as e:
+        retried = _refused(e, (name, start))
+        if retried is None:
+            raise
+    return twin_make(*retried)
 
 
 _native_twin_value = _lib["twin_value"]
@@ -161,6 +161,8 @@ def _refused(error, args):
     type of the value refused."""
     import re
 
+    if not isinstance(error, TypeError):
+        return None
     text = error.args[0] if len(error.args) == 1 and isinstance(error.args[0], str) else ""
     found = re.search(
         r"argument `[^`]*` \(#(\d+)\)((?: element \d+:?)*) expected (.*?), got (OpaquePyObject|Array|Map|Function|Tensor|float|int)\b",

@@ -149,20 +149,14 @@ def describe(name, values):
     try:
         try:
             try:
-                try:
-                    return _native_describe(name, values)
-                except BufferError:
-                    return _native_describe(name, _writable(values, "describe", "values", 1))
-            except TypeError as e:
-                retried = _refused(e, (name, values))
-                if retried is None:
-                    raise
-            return describe(*retried)
+                return _native_describe(name, values)
+            except BufferError:
+                return _native_describe(name, _writable(values, "describe", "values", 1))
         except UnicodeEncodeError as e:
             raise _bad_text(e, "describe", (name, values), ("name", "values")) from None
-    except (TypeError, ValueError, RuntimeError):
+    except (TypeError, ValueError, RuntimeError) as e:
         _refuse_dataless("describe", (name, values))
-        retried = _buffer_arrays((name, values), (1,))
+        retried = _buffer_arrays((name, values), (1,)) or _refused(e, (name, values))
         if retried is None:
             raise
     return describe(*retried)
@@ -219,6 +213,8 @@ def _refused(error, args):
     type of the value refused."""
     import re
 
+    if not isinstance(error, TypeError):
+        return None
     text = error.args[0] if len(error.args) == 1 and isinstance(error.args[0], str) else ""
     found = re.search(
         r"argument `[^`]*` \(#(\d+)\)((?: element \d+:?)*) expected (.*?), got (OpaquePyObject|Array|Map|Function|Tensor|float|int)\b",

@@ -97,18 +97,12 @@ raises `TypeError`; an error raised by `f` comes back unchanged.""")
 def apply(x, f):
     try:
         try:
-            try:
-                return _for_numpy(_native_apply(x, f), (x,))
-            except BufferError:
-                return _for_numpy(_native_apply(_writable(x, "apply", "x", 0), f), (x,))
-        except TypeError as e:
-            retried = _refused(e, (x, f))
-            if retried is None:
-                raise
-        return apply(*retried)
-    except (TypeError, ValueError, RuntimeError):
+            return _for_numpy(_native_apply(x, f), (x,))
+        except BufferError:
+            return _for_numpy(_native_apply(_writable(x, "apply", "x", 0), f), (x,))
+    except (TypeError, ValueError, RuntimeError) as e:
         _refuse_dataless("apply", (x, f))
-        retried = _buffer_arrays((x, f), (0,))
+        retried = _buffer_arrays((x, f), (0,)) or _refused(e, (x, f))
         if retried is None:
             raise
     return apply(*retried)
@@ -125,18 +119,12 @@ most [`MAX_BLUR_PASSES`]. Another rank, a negative radius or too many passes rai
 def box_blur(image, params):
     try:
         try:
-            try:
-                return _for_numpy(_native_box_blur(image, params), (image,))
-            except BufferError:
-                return _for_numpy(_native_box_blur(_writable(image, "box_blur", "image", 0), params), (image,))
-        except TypeError as e:
-            retried = _refused(e, (image, params))
-            if retried is None:
-                raise
-        return box_blur(*retried)
-    except (TypeError, ValueError, RuntimeError):
+            return _for_numpy(_native_box_blur(image, params), (image,))
+        except BufferError:
+            return _for_numpy(_native_box_blur(_writable(image, "box_blur", "image", 0), params), (image,))
+    except (TypeError, ValueError, RuntimeError) as e:
         _refuse_dataless("box_blur", (image, params))
-        retried = _buffer_arrays((image, params), (0,))
+        retried = _buffer_arrays((image, params), (0,)) or _refused(e, (image, params))
         if retried is None:
             raise
     return box_blur(*retried)
@@ -153,13 +141,13 @@ def checksum(data):
     try:
         try:
             return _native_checksum(data)
-        except TypeError as e:
-            retried = _refused(e, (data,))
-            if retried is None:
-                raise
-        return checksum(*retried)
-    except UnicodeEncodeError as e:
-        raise _bad_text(e, "checksum", (data,), ("data",)) from None
+        except UnicodeEncodeError as e:
+            raise _bad_text(e, "checksum", (data,), ("data",)) from None
+    except TypeError as e:
+        retried = _refused(e, (data,))
+        if retried is None:
+            raise
+    return checksum(*retried)
 
 
 _native_chunked_sum = _lib["chunked_sum"]
@@ -173,18 +161,12 @@ A `chunk` below 1 raises `ValueError`; dtypes other than float16/32/64 and uint8
 def chunked_sum(x, chunk, progress):
     try:
         try:
-            try:
-                return _native_chunked_sum(x, chunk, progress)
-            except BufferError:
-                return _native_chunked_sum(_writable(x, "chunked_sum", "x", 0), chunk, progress)
-        except TypeError as e:
-            retried = _refused(e, (x, chunk, progress))
-            if retried is None:
-                raise
-        return chunked_sum(*retried)
-    except (TypeError, ValueError, RuntimeError):
+            return _native_chunked_sum(x, chunk, progress)
+        except BufferError:
+            return _native_chunked_sum(_writable(x, "chunked_sum", "x", 0), chunk, progress)
+    except (TypeError, ValueError, RuntimeError) as e:
         _refuse_dataless("chunked_sum", (x, chunk, progress))
-        retried = _buffer_arrays((x, chunk, progress), (0,))
+        retried = _buffer_arrays((x, chunk, progress), (0,)) or _refused(e, (x, chunk, progress))
         if retried is None:
             raise
     return chunked_sum(*retried)
@@ -201,18 +183,12 @@ many elements changed. Other dtypes raise `TypeError`; `lo > hi` or a NaN bound 
 def clamp_inplace(x, lo, hi):
     try:
         try:
-            try:
-                return _native_clamp_inplace(x, lo, hi)
-            except BufferError:
-                return _native_clamp_inplace(_writable(x, "clamp_inplace", "x", 0), lo, hi)
-        except TypeError as e:
-            retried = _refused(e, (x, lo, hi))
-            if retried is None:
-                raise
-        return clamp_inplace(*retried)
-    except (TypeError, ValueError, RuntimeError):
+            return _native_clamp_inplace(x, lo, hi)
+        except BufferError:
+            return _native_clamp_inplace(_writable(x, "clamp_inplace", "x", 0), lo, hi)
+    except (TypeError, ValueError, RuntimeError) as e:
         _refuse_dataless("clamp_inplace", (x, lo, hi))
-        retried = _buffer_arrays((x, lo, hi), (0,))
+        retried = _buffer_arrays((x, lo, hi), (0,)) or _refused(e, (x, lo, hi))
         if retried is None:
             raise
     return clamp_inplace(*retried)
@@ -229,18 +205,12 @@ uint8 `TypeError`.""")
 def histogram_summary(x, bins):
     try:
         try:
-            try:
-                return _native_histogram_summary(x, bins)
-            except BufferError:
-                return _native_histogram_summary(_writable(x, "histogram_summary", "x", 0), bins)
-        except TypeError as e:
-            retried = _refused(e, (x, bins))
-            if retried is None:
-                raise
-        return histogram_summary(*retried)
-    except (TypeError, ValueError, RuntimeError):
+            return _native_histogram_summary(x, bins)
+        except BufferError:
+            return _native_histogram_summary(_writable(x, "histogram_summary", "x", 0), bins)
+    except (TypeError, ValueError, RuntimeError) as e:
         _refuse_dataless("histogram_summary", (x, bins))
-        retried = _buffer_arrays((x, bins), (0,))
+        retried = _buffer_arrays((x, bins), (0,)) or _refused(e, (x, bins))
         if retried is None:
             raise
     return histogram_summary(*retried)
@@ -257,18 +227,12 @@ and uint8 raise `TypeError`; another rank, or a window outside `1..=len`, `Value
 def moving_average(x, window):
     try:
         try:
-            try:
-                return _for_numpy(_native_moving_average(x, window), (x,))
-            except BufferError:
-                return _for_numpy(_native_moving_average(_writable(x, "moving_average", "x", 0), window), (x,))
-        except TypeError as e:
-            retried = _refused(e, (x, window))
-            if retried is None:
-                raise
-        return moving_average(*retried)
-    except (TypeError, ValueError, RuntimeError):
+            return _for_numpy(_native_moving_average(x, window), (x,))
+        except BufferError:
+            return _for_numpy(_native_moving_average(_writable(x, "moving_average", "x", 0), window), (x,))
+    except (TypeError, ValueError, RuntimeError) as e:
         _refuse_dataless("moving_average", (x, window))
-        retried = _buffer_arrays((x, window), (0,))
+        retried = _buffer_arrays((x, window), (0,)) or _refused(e, (x, window))
         if retried is None:
             raise
     return moving_average(*retried)
@@ -284,18 +248,12 @@ uint8 raise `TypeError`; an empty array raises `ValueError`.""")
 def normalize(x):
     try:
         try:
-            try:
-                return _for_numpy(_native_normalize(x), (x,))
-            except BufferError:
-                return _for_numpy(_native_normalize(_writable(x, "normalize", "x", 0)), (x,))
-        except TypeError as e:
-            retried = _refused(e, (x,))
-            if retried is None:
-                raise
-        return normalize(*retried)
-    except (TypeError, ValueError, RuntimeError):
+            return _for_numpy(_native_normalize(x), (x,))
+        except BufferError:
+            return _for_numpy(_native_normalize(_writable(x, "normalize", "x", 0)), (x,))
+    except (TypeError, ValueError, RuntimeError) as e:
         _refuse_dataless("normalize", (x,))
-        retried = _buffer_arrays((x,), (0,))
+        retried = _buffer_arrays((x,), (0,)) or _refused(e, (x,))
         if retried is None:
             raise
     return normalize(*retried)
@@ -311,18 +269,12 @@ raise `TypeError`.""")
 def scale_inplace(x, factor):
     try:
         try:
-            try:
-                return _native_scale_inplace(x, factor)
-            except BufferError:
-                return _native_scale_inplace(_writable(x, "scale_inplace", "x", 0), factor)
-        except TypeError as e:
-            retried = _refused(e, (x, factor))
-            if retried is None:
-                raise
-        return scale_inplace(*retried)
-    except (TypeError, ValueError, RuntimeError):
+            return _native_scale_inplace(x, factor)
+        except BufferError:
+            return _native_scale_inplace(_writable(x, "scale_inplace", "x", 0), factor)
+    except (TypeError, ValueError, RuntimeError) as e:
         _refuse_dataless("scale_inplace", (x, factor))
-        retried = _buffer_arrays((x, factor), (0,))
+        retried = _buffer_arrays((x, factor), (0,)) or _refused(e, (x, factor))
         if retried is None:
             raise
     return scale_inplace(*retried)
@@ -338,18 +290,12 @@ Another shape raises `ValueError`; another dtype `TypeError`.""")
 def to_grayscale(image):
     try:
         try:
-            try:
-                return _for_numpy(_native_to_grayscale(image), (image,))
-            except BufferError:
-                return _for_numpy(_native_to_grayscale(_writable(image, "to_grayscale", "image", 0)), (image,))
-        except TypeError as e:
-            retried = _refused(e, (image,))
-            if retried is None:
-                raise
-        return to_grayscale(*retried)
-    except (TypeError, ValueError, RuntimeError):
+            return _for_numpy(_native_to_grayscale(image), (image,))
+        except BufferError:
+            return _for_numpy(_native_to_grayscale(_writable(image, "to_grayscale", "image", 0)), (image,))
+    except (TypeError, ValueError, RuntimeError) as e:
         _refuse_dataless("to_grayscale", (image,))
-        retried = _buffer_arrays((image,), (0,))
+        retried = _buffer_arrays((image,), (0,)) or _refused(e, (image,))
         if retried is None:
             raise
     return to_grayscale(*retried)
@@ -365,18 +311,12 @@ than float16/32/64 and uint8 `TypeError`.""")
 def to_half(x):
     try:
         try:
-            try:
-                return _for_numpy(_native_to_half(x), (x,))
-            except BufferError:
-                return _for_numpy(_native_to_half(_writable(x, "to_half", "x", 0)), (x,))
-        except TypeError as e:
-            retried = _refused(e, (x,))
-            if retried is None:
-                raise
-        return to_half(*retried)
-    except (TypeError, ValueError, RuntimeError):
+            return _for_numpy(_native_to_half(x), (x,))
+        except BufferError:
+            return _for_numpy(_native_to_half(_writable(x, "to_half", "x", 0)), (x,))
+    except (TypeError, ValueError, RuntimeError) as e:
         _refuse_dataless("to_half", (x,))
-        retried = _buffer_arrays((x,), (0,))
+        retried = _buffer_arrays((x,), (0,)) or _refused(e, (x,))
         if retried is None:
             raise
     return to_half(*retried)
@@ -433,6 +373,8 @@ def _refused(error, args):
     type of the value refused."""
     import re
 
+    if not isinstance(error, TypeError):
+        return None
     text = error.args[0] if len(error.args) == 1 and isinstance(error.args[0], str) else ""
     found = re.search(
         r"argument `[^`]*` \(#(\d+)\)((?: element \d+:?)*) expected (.*?), got (OpaquePyObject|Array|Map|Function|Tensor|float|int)\b",

@@ -94,18 +94,12 @@ Tensors: x is Tensor[i32, 1] (other dtypes cast same_kind).""")
 def as_i32(x):
     try:
         try:
-            try:
-                return _for_numpy(_native_as_i32(x), (x,))
-            except BufferError:
-                return _for_numpy(_native_as_i32(_readable(x)), (x,))
-        except TypeError as e:
-            retried = _refused(e, (x,))
-            if retried is None:
-                raise
-        return as_i32(*retried)
-    except (TypeError, ValueError, RuntimeError):
+            return _for_numpy(_native_as_i32(x), (x,))
+        except BufferError:
+            return _for_numpy(_native_as_i32(_readable(x)), (x,))
+    except (TypeError, ValueError, RuntimeError) as e:
         _refuse_dataless("as_i32", (x,))
-        retried = _buffer_arrays((x,), (0,))
+        retried = _buffer_arrays((x,), (0,)) or _refused(e, (x,))
         if retried is None:
             raise
     return as_i32(*retried)
@@ -140,18 +134,12 @@ Tensors: x is Tensor[f32, 1].""")
 def empty_like(x):
     try:
         try:
-            try:
-                return _for_numpy(_native_empty_like(x), (x,))
-            except BufferError:
-                return _for_numpy(_native_empty_like(_readable(x)), (x,))
-        except TypeError as e:
-            retried = _refused(e, (x,))
-            if retried is None:
-                raise
-        return empty_like(*retried)
-    except (TypeError, ValueError, RuntimeError):
+            return _for_numpy(_native_empty_like(x), (x,))
+        except BufferError:
+            return _for_numpy(_native_empty_like(_readable(x)), (x,))
+    except (TypeError, ValueError, RuntimeError) as e:
         _refuse_dataless("empty_like", (x,))
-        retried = _buffer_arrays((x,), (0,))
+        retried = _buffer_arrays((x,), (0,)) or _refused(e, (x,))
         if retried is None:
             raise
     return empty_like(*retried)
@@ -168,18 +156,12 @@ Tensors: x is Tensor[f16, 1].""")
 def half_sum(x):
     try:
         try:
-            try:
-                return _native_half_sum(x)
-            except BufferError:
-                return _native_half_sum(_readable(x))
-        except TypeError as e:
-            retried = _refused(e, (x,))
-            if retried is None:
-                raise
-        return half_sum(*retried)
-    except (TypeError, ValueError, RuntimeError):
+            return _native_half_sum(x)
+        except BufferError:
+            return _native_half_sum(_readable(x))
+    except (TypeError, ValueError, RuntimeError) as e:
         _refuse_dataless("half_sum", (x,))
-        retried = _buffer_arrays((x,), (0,))
+        retried = _buffer_arrays((x,), (0,)) or _refused(e, (x,))
         if retried is None:
             raise
     return half_sum(*retried)
@@ -197,18 +179,12 @@ Tensors: x is Tensor[f32, 1].""")
 def launch_site(x):
     try:
         try:
-            try:
-                return _as_0(_native_launch_site(x))
-            except BufferError:
-                return _as_0(_native_launch_site(_readable(x)))
-        except TypeError as e:
-            retried = _refused(e, (x,))
-            if retried is None:
-                raise
-        return launch_site(*retried)
-    except (TypeError, ValueError, RuntimeError):
+            return _as_0(_native_launch_site(x))
+        except BufferError:
+            return _as_0(_native_launch_site(_readable(x)))
+    except (TypeError, ValueError, RuntimeError) as e:
         _refuse_dataless("launch_site", (x,))
-        retried = _buffer_arrays((x,), (0,))
+        retried = _buffer_arrays((x,), (0,)) or _refused(e, (x,))
         if retried is None:
             raise
     return launch_site(*retried)
@@ -225,18 +201,12 @@ Tensors: x is Tensor[f32, 1].""")
 def launch_stream(x):
     try:
         try:
-            try:
-                return _native_launch_stream(x)
-            except BufferError:
-                return _native_launch_stream(_readable(x))
-        except TypeError as e:
-            retried = _refused(e, (x,))
-            if retried is None:
-                raise
-        return launch_stream(*retried)
-    except (TypeError, ValueError, RuntimeError):
+            return _native_launch_stream(x)
+        except BufferError:
+            return _native_launch_stream(_readable(x))
+    except (TypeError, ValueError, RuntimeError) as e:
         _refuse_dataless("launch_stream", (x,))
-        retried = _buffer_arrays((x,), (0,))
+        retried = _buffer_arrays((x,), (0,)) or _refused(e, (x,))
         if retried is None:
             raise
     return launch_stream(*retried)
@@ -271,18 +241,12 @@ Tensors: x is Tensor[i64, 2].""")
 def row_lengths(x):
     try:
         try:
-            try:
-                return list(_native_row_lengths(x))
-            except BufferError:
-                return list(_native_row_lengths(_readable(x)))
-        except TypeError as e:
-            retried = _refused(e, (x,))
-            if retried is None:
-                raise
-        return row_lengths(*retried)
-    except (TypeError, ValueError, RuntimeError):
+            return list(_native_row_lengths(x))
+        except BufferError:
+            return list(_native_row_lengths(_readable(x)))
+    except (TypeError, ValueError, RuntimeError) as e:
         _refuse_dataless("row_lengths", (x,))
-        retried = _buffer_arrays((x,), (0,))
+        retried = _buffer_arrays((x,), (0,)) or _refused(e, (x,))
         if retried is None:
             raise
     return row_lengths(*retried)
@@ -300,18 +264,12 @@ Tensors: x is Tensor[f32, 1] (other dtypes cast same_kind).""")
 def scale_as_f32(x, factor):
     try:
         try:
-            try:
-                return _for_numpy(_native_scale_as_f32(x, factor), (x,))
-            except BufferError:
-                return _for_numpy(_native_scale_as_f32(_readable(x), factor), (x,))
-        except TypeError as e:
-            retried = _refused(e, (x, factor))
-            if retried is None:
-                raise
-        return scale_as_f32(*retried)
-    except (TypeError, ValueError, RuntimeError):
+            return _for_numpy(_native_scale_as_f32(x, factor), (x,))
+        except BufferError:
+            return _for_numpy(_native_scale_as_f32(_readable(x), factor), (x,))
+    except (TypeError, ValueError, RuntimeError) as e:
         _refuse_dataless("scale_as_f32", (x, factor))
-        retried = _buffer_arrays((x, factor), (0,))
+        retried = _buffer_arrays((x, factor), (0,)) or _refused(e, (x, factor))
         if retried is None:
             raise
     return scale_as_f32(*retried)
@@ -328,18 +286,12 @@ Tensors: x is Tensor[f32, 2]; w is Tensor[f32, 1].""")
 def scale_rows(x, w):
     try:
         try:
-            try:
-                return _for_numpy(_native_scale_rows(x, w), (x, w))
-            except BufferError:
-                return _for_numpy(_native_scale_rows(_readable(x), _readable(w)), (x, w))
-        except TypeError as e:
-            retried = _refused(e, (x, w))
-            if retried is None:
-                raise
-        return scale_rows(*retried)
-    except (TypeError, ValueError, RuntimeError):
+            return _for_numpy(_native_scale_rows(x, w), (x, w))
+        except BufferError:
+            return _for_numpy(_native_scale_rows(_readable(x), _readable(w)), (x, w))
+    except (TypeError, ValueError, RuntimeError) as e:
         _refuse_dataless("scale_rows", (x, w))
-        retried = _buffer_arrays((x, w), (0, 1))
+        retried = _buffer_arrays((x, w), (0, 1)) or _refused(e, (x, w))
         if retried is None:
             raise
     return scale_rows(*retried)
@@ -358,18 +310,12 @@ Tensors: x is Tensor[f32, 2]; w is Tensor[f32, 1]; out is Tensor[f32, 2].""")
 def scale_rows_into(x, w, out):
     try:
         try:
-            try:
-                return _native_scale_rows_into(x, w, out)
-            except BufferError:
-                return _native_scale_rows_into(_readable(x), _readable(w), _writable(out, "scale_rows_into", "out", 2))
-        except TypeError as e:
-            retried = _refused(e, (x, w, out))
-            if retried is None:
-                raise
-        return scale_rows_into(*retried)
-    except (TypeError, ValueError, RuntimeError):
+            return _native_scale_rows_into(x, w, out)
+        except BufferError:
+            return _native_scale_rows_into(_readable(x), _readable(w), _writable(out, "scale_rows_into", "out", 2))
+    except (TypeError, ValueError, RuntimeError) as e:
         _refuse_dataless("scale_rows_into", (x, w, out))
-        retried = _buffer_arrays((x, w, out), (0, 1, 2))
+        retried = _buffer_arrays((x, w, out), (0, 1, 2)) or _refused(e, (x, w, out))
         if retried is None:
             raise
     return scale_rows_into(*retried)
@@ -387,18 +333,12 @@ Tensors: x is Tensor[f32, 2]; out is Tensor[f32, 2].""")
 def scale_strided_into(x, factor, out):
     try:
         try:
-            try:
-                return _native_scale_strided_into(x, factor, out)
-            except BufferError:
-                return _native_scale_strided_into(_readable(x), factor, _writable(out, "scale_strided_into", "out", 2))
-        except TypeError as e:
-            retried = _refused(e, (x, factor, out))
-            if retried is None:
-                raise
-        return scale_strided_into(*retried)
-    except (TypeError, ValueError, RuntimeError):
+            return _native_scale_strided_into(x, factor, out)
+        except BufferError:
+            return _native_scale_strided_into(_readable(x), factor, _writable(out, "scale_strided_into", "out", 2))
+    except (TypeError, ValueError, RuntimeError) as e:
         _refuse_dataless("scale_strided_into", (x, factor, out))
-        retried = _buffer_arrays((x, factor, out), (0, 2))
+        retried = _buffer_arrays((x, factor, out), (0, 2)) or _refused(e, (x, factor, out))
         if retried is None:
             raise
     return scale_strided_into(*retried)
@@ -434,18 +374,12 @@ Tensors: x is Tensor[f64, 2].""")
 def strided_row_sums(x):
     try:
         try:
-            try:
-                return list(_native_strided_row_sums(x))
-            except BufferError:
-                return list(_native_strided_row_sums(_readable(x)))
-        except TypeError as e:
-            retried = _refused(e, (x,))
-            if retried is None:
-                raise
-        return strided_row_sums(*retried)
-    except (TypeError, ValueError, RuntimeError):
+            return list(_native_strided_row_sums(x))
+        except BufferError:
+            return list(_native_strided_row_sums(_readable(x)))
+    except (TypeError, ValueError, RuntimeError) as e:
         _refuse_dataless("strided_row_sums", (x,))
-        retried = _buffer_arrays((x,), (0,))
+        retried = _buffer_arrays((x,), (0,)) or _refused(e, (x,))
         if retried is None:
             raise
     return strided_row_sums(*retried)
@@ -509,6 +443,8 @@ def _refused(error, args):
     type of the value refused."""
     import re
 
+    if not isinstance(error, TypeError):
+        return None
     text = error.args[0] if len(error.args) == 1 and isinstance(error.args[0], str) else ""
     found = re.search(
         r"argument `[^`]*` \(#(\d+)\)((?: element \d+:?)*) expected (.*?), got (OpaquePyObject|Array|Map|Function|Tensor|float|int)\b",
